@@ -1,0 +1,129 @@
+"""The paperpool command line. Each command parses its options, calls the library and
+reports; library errors are PaperpoolError and print as `Error: ...`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .csvio import export_csv, export_json, import_csv, write_planned
+from .pool import require_pool
+from .problems import PaperpoolError, errors, plural, warnings
+from .registry import find_root
+from .validate import validate as validate_pool_at
+from .yamlio import write_atomic
+
+RECORD_KIND_CHOICE = click.Choice(["entries", "exclusions"])
+
+
+class Context:
+    def __init__(self, root: Path | None):
+        self._root = root
+
+    @property
+    def root(self) -> Path:
+        return self._root.resolve() if self._root else find_root(Path.cwd())
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="paperpool")
+@click.option(
+    "--root", type=click.Path(file_okay=False, path_type=Path),
+    help="The pool's folder (the one holding registry.yaml). Default: the nearest such folder at or above the current one.",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None) -> None:
+    """paperpool: a survey's paper pool as data, checked and published.
+
+    Entries and exclusions are YAML files tagged on the taxonomy declared in
+    registry.yaml; every command reads them from the pool's folder."""
+    ctx.obj = Context(root)
+
+
+@cli.command()
+@click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1 when there are any).")
+@pass_context
+def validate(context: Context, strict: bool) -> None:
+    """Check every entry, exclusion and the registry; list every problem.
+
+    Each problem is one line, `path:line: field: what is wrong; how to fix it`,
+    followed by a count. Exit status 0 when clean, 1 on errors."""
+    problems = validate_pool_at(context.root)
+    for problem in problems:
+        click.echo(str(problem))
+    found_errors, found_warnings = len(errors(problems)), len(warnings(problems))
+    if found_errors or found_warnings:
+        click.echo(f"{plural(found_errors, 'error')}, {plural(found_warnings, 'warning')}.")
+    else:
+        pool = require_pool(context.root)
+        click.echo(f"ok: {plural(len(pool.entries), 'entry', 'entries')} and "
+                   f"{plural(len(pool.exclusions), 'exclusion')}, no problems.")
+    if found_errors or (strict and found_warnings):
+        raise click.exceptions.Exit(1)
+
+
+@cli.command("import-csv")
+@click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--exclusions", is_flag=True, help="The file is an exclusion log, not retained entries.")
+@click.option("--bib", "bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A .bib file whose records complete the entries (full author lists, BibTeX fields); matched by arXiv id, link or title.")
+@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as date_added (default: today).")
+@click.option("--dry-run", is_flag=True, help="Check and report, write nothing.")
+@pass_context
+def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_file: Path | None, date_added, dry_run: bool) -> None:
+    """Turn a pool in the source's CSV format into one YAML file per row.
+
+    Refuses to overwrite: if any row's key is already in the pool, or any row is
+    invalid, nothing is written."""
+    pool = require_pool(context.root)
+    kind = "exclusions" if exclusions else "entries"
+    planned = import_csv(pool, csv_file, kind, bib_file, date_added.date() if date_added else None)
+    if not dry_run:
+        write_planned(planned)
+    verb = "would write" if dry_run else "wrote"
+    folder = pool.registry.pool[kind]
+    click.echo(f"{verb} {len(planned)} {kind} to {folder}/")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--exclusions", is_flag=True, help="CSV only: export the exclusion log instead of the entries.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file instead of standard output.")
+@pass_context
+def export(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
+    """Write the pool as CSV (the source's columns first, then paperpool's) or JSON."""
+    pool = require_pool(context.root)
+    problems = errors(validate_pool_at(context.root))
+    if problems:
+        raise PaperpoolError(f"the pool has {plural(len(problems), 'error')} (first: {problems[0]}); run paperpool validate")
+    text = export_csv(pool, "exclusions" if exclusions else "entries") if fmt == "csv" else export_json(pool)
+    if output:
+        write_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def main() -> None:
+    """Entry point: no traceback reaches the user, whatever the input."""
+    try:
+        cli.main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted; nothing was left half-written.", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence, see docstring
+        if os.environ.get("PAPERPOOL_DEBUG"):
+            raise
+        click.echo(f"Error: internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+                   "(set PAPERPOOL_DEBUG=1 to see the traceback).", err=True)
+        sys.exit(1)

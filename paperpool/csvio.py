@@ -1,0 +1,256 @@
+"""The source's CSV format, both ways: import a CSV pool into YAML records, and export
+records as CSV (the source's columns first, in its vocabulary, then paperpool's)."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import identity
+from .bibtex import BibRecord, parse_bib
+from .convert import ConvertError, converter
+from .pool import Pool, Record
+from .problems import PaperpoolError, Problem, plural
+from .registry import CsvColumn, FieldSpec, Registry
+from .validate import KEY_RE, RecordChecker
+from .yamlio import Document, YamlProblem, dump_yaml, read_text, write_atomic
+
+MAX_CSV_BYTES = 50_000_000
+
+BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "number", "pages")
+
+
+# ---------------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------------
+
+def export_csv(pool: Pool, kind: str) -> str:
+    columns = list({c.column: c for c in reversed(_columns(pool.registry, kind))}.values())[::-1]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([column.column for column in columns])
+    for record in sorted(pool.records[kind], key=lambda r: r.key):
+        writer.writerow([converter(c.convert).write(record.data.get(c.field)) for c in columns])
+    return out.getvalue()
+
+
+def export_json(pool: Pool) -> str:
+    document = {
+        "survey": pool.registry.survey,
+        **{kind: [record.data for record in sorted(pool.records[kind], key=lambda r: r.key)] for kind in pool.records},
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2, default=_json_default) + "\n"
+
+
+def _json_default(value):
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _columns(registry: Registry, kind: str) -> list[CsvColumn]:
+    layout = registry.csv.get(kind)
+    if not layout:
+        raise PaperpoolError(f"registry.yaml has no csv layout for {kind}; add one under csv: {kind}:")
+    return layout.get("source_columns", []) + layout.get("extra_columns", [])
+
+
+# ---------------------------------------------------------------------------------
+# Import
+# ---------------------------------------------------------------------------------
+
+@dataclass
+class Planned:
+    path: Path
+    record: dict
+    line: int
+
+
+def import_csv(
+    pool: Pool, csv_path: Path, kind: str, bib_path: Path | None = None, date_added: dt.date | None = None
+) -> list[Planned]:
+    """Read a CSV in the source's format and return the records to write. Raises
+    PaperpoolError listing every problem; nothing is written here."""
+    registry = pool.registry
+    rows = _read_rows(csv_path, registry, kind)
+    bib = _read_bib(bib_path) if bib_path else []
+    specs = registry.fields[kind]
+    folder = registry.folder(kind)
+    existing = {record.key.casefold() for record in pool.all_records()}
+    planned, problems, seen = [], [], {}
+    for line, row in rows:
+        record, row_problems = _record_from_row(row, line, csv_path.name, registry, kind)
+        problems += row_problems
+        if record is None:
+            continue
+        if bib:
+            _merge_bib(record, _match_bib(record, bib))
+        _identifiers_from_links(record, specs)
+        record = _complete(record, specs, registry, kind, date_added or dt.date.today())
+        key = record.get("key")
+        if not isinstance(key, str) or not KEY_RE.match(key):
+            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is not a safe key; use lower-case letters, digits and hyphens"))
+            continue
+        if key.casefold() in seen:
+            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is also on line {seen[key.casefold()]}; keys must be unique"))
+            continue
+        seen[key.casefold()] = line
+        target = folder / f"{key}.yaml"
+        if key.casefold() in existing or target.exists():
+            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
+            continue
+        problems += _check_planned(record, target, line, csv_path.name, registry, kind)
+        planned.append(Planned(target, record, line))
+    if problems:
+        shown = "\n".join(str(p) for p in sorted(problems)[:50])
+        raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
+    return planned
+
+
+def write_planned(planned: list[Planned]) -> None:
+    for item in planned:
+        write_atomic(item.path, dump_yaml(item.record))
+
+
+def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int, dict]]:
+    try:
+        text = read_text(csv_path, MAX_CSV_BYTES)
+    except YamlProblem as exc:
+        raise PaperpoolError(f"{csv_path.name}:{exc.line}: {exc.message}") from None
+    except OSError as exc:
+        raise PaperpoolError(f"{csv_path}: cannot read: {exc.strerror}") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if not header:
+            raise PaperpoolError(f"{csv_path.name}:1: the file is empty; the first line must name the columns")
+        layout = registry.csv.get(kind, {})
+        required = [c.column for c in layout.get("source_columns", [])]
+        known = {c.column for c in _columns(registry, kind)}
+        missing = [name for name in required if name not in header]
+        if missing:
+            raise PaperpoolError(f"{csv_path.name}:1: header lacks column(s) {', '.join(missing)}; the {kind} CSV needs {', '.join(required)}")
+        unknown = [name for name in header if name not in known]
+        if unknown:
+            raise PaperpoolError(f"{csv_path.name}:1: unknown column(s) {', '.join(unknown)}; remove them or declare them under csv: {kind}: in registry.yaml")
+        rows = []
+        for cells in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                raise PaperpoolError(f"{csv_path.name}:{line}: row has {len(cells)} cells but the header has {len(header)}; check for an unquoted comma")
+            rows.append((line, dict(zip(header, cells))))
+    except csv.Error as exc:
+        raise PaperpoolError(f"{csv_path.name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
+    return rows
+
+
+def _record_from_row(row: dict, line: int, name: str, registry: Registry, kind: str):
+    record, problems = {}, []
+    layout = registry.csv[kind]
+    # The extra columns come last so that a full `authors` column wins over `first_author`.
+    for column in layout.get("source_columns", []) + layout.get("extra_columns", []):
+        if column.column not in row:
+            continue
+        try:
+            value = converter(column.convert).read(row[column.column])
+        except ConvertError as exc:
+            problems.append(Problem(name, line, column.column, f"{exc}; correct the cell"))
+            continue
+        if value in (None, [], {}) and record.get(column.field) not in (None, [], {}):
+            continue
+        record[column.field] = value
+    return (None if problems else record), problems
+
+
+def _complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind: str, added: dt.date) -> dict:
+    """Every declared field present, in the registry's order; derived values filled in,
+    and what the CSV cannot know marked with the registry's unknown marker."""
+    marker = registry.unknown_marker
+    complete = {}
+    for name, spec in specs.items():
+        value = record.get(name)
+        if value is None and spec.derived_from:
+            source = registry.vocabularies[specs[spec.derived_from].vocabulary]
+            value = source.maps_to(record.get(spec.derived_from))
+        if value is None and spec.type == "date" and spec.required:
+            value = added
+        if value is None and spec.type == "choice" and spec.required:
+            vocab = registry.vocabularies[spec.vocabulary]
+            value = "unassessed" if vocab.get("unassessed") else marker
+        if value is None and spec.type in ("text_list", "url_list", "choice_list", "key_list"):
+            value = []
+        if value is None and spec.type == "choice_map":
+            value = {}
+        if value is None and spec.required:
+            value = marker
+        complete[name] = value
+    return complete
+
+
+def _identifiers_from_links(record: dict, specs: dict[str, FieldSpec]) -> None:
+    """Fill an empty arXiv / DOI / OpenReview field from a link that carries the id."""
+    found_ids = set()
+    for spec in specs.values():
+        if spec.type == "url_list":
+            for url in record.get(spec.name) or []:
+                if identity.url_problem(url) is None:
+                    found_ids |= set(identity.ids_in_url(url).items())
+    for spec in specs.values():
+        if spec.type == "identifier" and spec.scheme != "prefixed" and not record.get(spec.name):
+            found = sorted(value for scheme, value in found_ids if scheme == spec.scheme)
+            if len(found) == 1:
+                record[spec.name] = found[0]
+
+
+def _check_planned(record: dict, target: Path, line: int, name: str, registry: Registry, kind: str) -> list[Problem]:
+    """Check a planned record with the validator, reporting at the CSV line."""
+    doc = Document(target, record)
+    fake = Record(kind, name, doc)
+    problems = RecordChecker(registry, fake).check()
+    return [Problem(name, line, p.field, p.message, p.severity) for p in problems if p.severity == "error"]
+
+
+def _read_bib(path: Path) -> list[BibRecord]:
+    try:
+        text = read_text(path, MAX_CSV_BYTES)
+    except YamlProblem as exc:
+        raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
+    except OSError as exc:
+        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_bib(text, path.name)
+
+
+def _match_bib(record: dict, bib: list[BibRecord]) -> BibRecord | None:
+    """The .bib record of a CSV row: same arXiv id, else a shared link, else same title."""
+    arxiv = record.get("arxiv_id")
+    tokens = set()
+    for url in record.get("urls") or []:
+        tokens |= identity.url_tokens(url)
+    title = identity.title_key(record.get("title") or "")
+    for test in (
+        lambda b: arxiv and b.arxiv_id == identity.arxiv_id(arxiv),
+        lambda b: any(identity.url_tokens(u) & tokens for u in b.urls),
+        lambda b: identity.title_key(b.title) == title,
+    ):
+        matches = [b for b in bib if test(b)]
+        if len(matches) == 1:
+            return matches[0]
+    return None
+
+
+def _merge_bib(record: dict, bib: BibRecord | None) -> None:
+    if bib is None:
+        return
+    authors = [a for a in bib.authors if a.lower() != "others"]
+    if authors:
+        record["authors"] = authors
+        record["authors_complete"] = len(authors) == len(bib.authors)
+    if bib.doi and not record.get("doi"):
+        record["doi"] = bib.doi
+    record["bibtex"] = {"type": bib.type, "key": bib.key, **{f: bib.fields[f] for f in BIB_FIELDS if bib.fields.get(f)}}

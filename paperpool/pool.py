@@ -1,0 +1,100 @@
+"""Reading a pool: the registry plus one YAML file per entry and per exclusion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .problems import PaperpoolError, Problem
+from .registry import RECORD_KINDS, Registry, load_registry
+from .yamlio import Document, YamlProblem, load_yaml
+
+RECORD_SUFFIX = ".yaml"
+
+
+@dataclass
+class Record:
+    kind: str  # "entries" or "exclusions"
+    rel: str  # path relative to the pool root, for messages
+    doc: Document
+
+    @property
+    def data(self) -> dict:
+        return self.doc.data
+
+    @property
+    def key(self) -> str:
+        return self.doc.path.stem
+
+    def line(self, *path) -> int:
+        return self.doc.line(*path)
+
+
+@dataclass
+class Pool:
+    registry: Registry
+    records: dict[str, list[Record]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.registry.root
+
+    @property
+    def entries(self) -> list[Record]:
+        return self.records["entries"]
+
+    @property
+    def exclusions(self) -> list[Record]:
+        return self.records["exclusions"]
+
+    def all_records(self) -> list[Record]:
+        return [record for kind in RECORD_KINDS for record in self.records[kind]]
+
+
+def load_pool(root: Path) -> tuple[Pool | None, list[Problem]]:
+    """Read every record that can be read; files that cannot are reported, not fatal."""
+    registry, problems = load_registry(root)
+    if registry is None:
+        return None, problems
+    pool = Pool(registry)
+    for kind in RECORD_KINDS:
+        pool.records[kind] = _load_folder(registry, kind, problems)
+    return pool, problems
+
+
+def require_pool(root: Path) -> Pool:
+    """A pool whose registry is usable, or a PaperpoolError naming the first problem."""
+    pool, problems = load_pool(root)
+    if pool is None:
+        raise PaperpoolError(f"{problems[0]} (and {len(problems) - 1} more)" if len(problems) > 1 else str(problems[0]))
+    return pool
+
+
+def _load_folder(registry: Registry, kind: str, problems: list[Problem]) -> list[Record]:
+    folder = registry.folder(kind)
+    rel_folder = registry.pool[kind]
+    if not folder.is_dir():
+        problems.append(Problem(rel_folder, 1, "", f"folder is missing; create {rel_folder}/ (it may be empty)"))
+        return []
+    records = []
+    for path in sorted(folder.iterdir()):
+        rel = f"{rel_folder}/{path.name}"
+        if path.name.startswith("."):
+            continue  # editor swap files, .gitkeep, our own temporary files
+        if path.is_dir() or path.suffix != RECORD_SUFFIX:
+            problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
+            continue
+        try:
+            doc = load_yaml(path)
+        except YamlProblem as exc:
+            problems.append(Problem(rel, exc.line, "", exc.message))
+            continue
+        except OSError as exc:
+            problems.append(Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions"))
+            continue
+        if not isinstance(doc.data, dict):
+            found = type(doc.data).__name__
+            problems.append(Problem(rel, 1, "", f"a record is a mapping of `field: value` lines, not a {found}; see CONTRIBUTING.md"))
+            continue
+        records.append(Record(kind, rel, doc))
+    return records

@@ -1,0 +1,38 @@
+"""Problems found in a pool: collected, never raised, so a contributor sees all of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import click
+
+
+class PaperpoolError(click.ClickException):
+    """An error a command reports as one `Error: ...` line with exit status 1."""
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    path: str
+    line: int
+    field: str
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}: "
+        what = f"{self.field}: " if self.field else ""
+        tag = "warning: " if self.severity == "warning" else ""
+        return f"{where}{what}{tag}{self.message}"
+
+
+def errors(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == "error"]
+
+
+def warnings(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == "warning"]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"

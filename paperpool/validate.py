@@ -1,0 +1,432 @@
+"""Validation: every problem in a pool, each naming its file, line and field and how
+to fix it. Problems are collected and returned; nothing here raises or writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from . import identity
+from .pool import Pool, Record, load_pool
+from .problems import Problem
+from .registry import REGISTRY_FILE, FieldSpec, Registry, lookup
+
+KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
+_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
+
+
+def validate(root: Path) -> list[Problem]:
+    """Load the pool at `root` and return every problem, sorted by file and line."""
+    pool, problems = load_pool(root)
+    if pool is not None:
+        problems += validate_pool(pool)
+    return sorted(set(problems))
+
+
+def validate_pool(pool: Pool) -> list[Problem]:
+    problems: list[Problem] = []
+    registry = pool.registry
+    for record in pool.all_records():
+        problems += RecordChecker(registry, record).check()
+    problems += check_unique_keys(pool)
+    problems += check_unique_fields(pool)
+    problems += check_same_paper(pool)
+    problems += check_similar_titles(pool)
+    problems += check_rules(pool)
+    problems += check_registry_references(pool)
+    return problems
+
+
+# ---------------------------------------------------------------------------------
+# One record against its field specs
+# ---------------------------------------------------------------------------------
+
+class RecordChecker:
+    def __init__(self, registry: Registry, record: Record):
+        self.registry = registry
+        self.record = record
+        self.specs = registry.fields[record.kind]
+        self.problems: list[Problem] = []
+
+    def problem(self, path: tuple, message: str, severity: str = "error") -> None:
+        name = ".".join(str(part) for part in path if not isinstance(part, int))
+        self.problems.append(Problem(self.record.rel, self.record.line(*path), name, message, severity))
+
+    def check(self) -> list[Problem]:
+        self.check_mapping(self.record.data, self.specs, ())
+        self.check_derived(self.record.data, self.specs)
+        return self.problems
+
+    def check_mapping(self, data: dict, specs: dict[str, FieldSpec], path: tuple) -> None:
+        for name in data:
+            if name not in specs:
+                close = difflib.get_close_matches(str(name), list(specs), n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"declare it in {REGISTRY_FILE} or remove it"
+                self.problem(path + (name,), f"unknown field; {hint}")
+        for name, spec in specs.items():
+            value = data.get(name)
+            field_path = path + (name,)
+            if value is None or value == [] or value == {} or value == "":
+                if spec.required:
+                    where = f" under {'.'.join(path)}" if path else ""
+                    self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({_expected(spec, self.registry)})")
+                continue
+            if self.registry.unknown_marker is not None and value == self.registry.unknown_marker:
+                self.problem(field_path, f"not filled in yet; replace {value} with {_expected(spec, self.registry)}", "warning")
+                continue
+            CHECKS[spec.type](self, value, spec, field_path)
+
+    def check_derived(self, data: dict, specs: dict[str, FieldSpec]) -> None:
+        for spec in specs.values():
+            if spec.derived_from is None:
+                continue
+            source_value = data.get(spec.derived_from)
+            source_vocab = self.registry.vocabularies[specs[spec.derived_from].vocabulary]
+            if source_vocab.get(source_value) is None:
+                continue  # the source field's own check reports it
+            expected = source_vocab.maps_to(source_value)
+            actual = data.get(spec.name)
+            if actual != expected:
+                want = f"`{spec.name}: {expected}`" if expected is not None else f"no {spec.name} (remove the line)"
+                self.problem(
+                    (spec.name,) if spec.name in data else (spec.derived_from,),
+                    f"{actual if actual is not None else 'missing'} does not match {spec.derived_from} "
+                    f"'{source_value}', which maps to {expected}; write {want}",
+                )
+
+    def text_value(self, value, path: tuple, what: str = "text") -> bool:
+        if isinstance(value, str):
+            return True
+        raw = self.record.doc.raw.get(path)
+        shown = raw if raw is not None else value
+        self.problem(path, f"must be {what}, but YAML read {shown!r} as a {_yaml_type(value)}; quote it: \"{shown}\"")
+        return False
+
+
+def _yaml_type(value) -> str:
+    return {bool: "boolean", int: "number", float: "number", dt.date: "date", list: "list", dict: "mapping"}.get(type(value), type(value).__name__)
+
+
+def _expected(spec: FieldSpec, registry: Registry) -> str:
+    if spec.vocabulary:
+        ids = registry.vocabularies[spec.vocabulary].ids
+        listed = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+        return f"one of {listed}"
+    return {
+        "key": "a lower-case slug matching the file name", "text": "text", "text_list": "a list of names",
+        "bool": "true or false", "integer": "a whole number", "date": "a date like 2026-04-26",
+        "url": "an http(s) link", "url_list": "a list of http(s) links", "identifier": f"{spec.scheme} identifier",
+        "key_list": "a list of record keys", "mapping": "the sub-fields",
+    }.get(spec.type, spec.type)
+
+
+def _check_key(checker: RecordChecker, value, spec, path) -> None:
+    if not checker.text_value(value, path):
+        return
+    if not KEY_RE.match(value):
+        checker.problem(path, f"'{value}' is not a safe key; use lower-case letters, digits and hyphens (e.g. magrpo, kimi-k2-5)")
+    elif value != checker.record.key:
+        checker.problem(path, f"'{value}' does not match the file name {checker.record.key}.yaml; rename the file or change the key")
+
+
+def _check_text(checker: RecordChecker, value, spec, path) -> None:
+    if not checker.text_value(value, path):
+        return
+    if _CONTROL.search(value):
+        checker.problem(path, "contains control characters; remove them")
+    if spec.max_length and len(value) > spec.max_length:
+        checker.problem(path, f"is {len(value)} characters, over the limit of {spec.max_length}; shorten it")
+
+
+def _check_text_list(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, list):
+        checker.problem(path, f"must be a list, one item per line starting with '- '")
+        return
+    for index, item in enumerate(value):
+        if item is None or item == "":
+            checker.problem(path + (index,), "empty item; remove it")
+        else:
+            _check_text(checker, item, spec, path + (index,))
+
+
+def _check_bool(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, bool):
+        checker.problem(path, f"must be true or false, not {value!r}")
+
+
+def _check_integer(checker: RecordChecker, value, spec, path) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        checker.problem(path, f"must be a whole number, not {value!r}")
+        return
+    top = dt.date.today().year + 1 if spec.max == "next_year" else spec.max
+    if spec.min is not None and value < spec.min:
+        checker.problem(path, f"{value} is before {spec.min}; check the year")
+    if top is not None and value > top:
+        checker.problem(path, f"{value} is after {top}; check the year")
+
+
+def _as_date(value):
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _check_date(checker: RecordChecker, value, spec, path) -> None:
+    date = _as_date(value)
+    if date is None:
+        checker.problem(path, f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26")
+        return
+    if date > dt.date.today():
+        checker.problem(path, f"{date} is in the future; use the date it actually happened")
+    if spec.not_before_field:
+        year = checker.record.data.get(spec.not_before_field)
+        if isinstance(year, int) and not isinstance(year, bool) and date.year < year:
+            checker.problem(path, f"{date} is before the {spec.not_before_field} {year}; one of them is wrong")
+
+
+def _check_url(checker: RecordChecker, value, spec, path) -> None:
+    if not checker.text_value(value, path, "a link"):
+        return
+    why = identity.url_problem(value)
+    if why:
+        checker.problem(path, f"'{value}' {why}; give an http:// or https:// link")
+
+
+def _check_url_list(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, list):
+        checker.problem(path, "must be a list of links, one per line starting with '- '")
+        return
+    seen = set()
+    for index, item in enumerate(value):
+        _check_url(checker, item, spec, path + (index,))
+        if item in seen:
+            checker.problem(path + (index,), f"'{item}' is listed twice; remove one")
+        seen.add(item)
+
+
+def _check_identifier(checker: RecordChecker, value, spec, path) -> None:
+    if not checker.text_value(value, path, "text"):
+        return
+    pattern, example = identity.PATTERNS[spec.scheme]
+    if not pattern.match(value):
+        checker.problem(path, f"'{value}' is not {example}")
+
+
+def _check_choice(checker: RecordChecker, value, spec, path) -> None:
+    vocab = checker.registry.vocabularies[spec.vocabulary]
+    if vocab.get(value) is None:
+        checker.problem(path, _not_in_vocabulary(value, vocab.ids, checker.record.doc.raw.get(path)))
+
+
+def _not_in_vocabulary(value, ids: list[str], raw: str | None = None) -> str:
+    shown = raw if raw is not None else value
+    close = difflib.get_close_matches(str(shown), ids, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return f"'{shown}' is not an allowed value; {hint}use one of {', '.join(ids)}"
+
+
+def _check_choice_list(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, list):
+        checker.problem(path, "must be a list, e.g. [R3, R5]")
+        return
+    for index, item in enumerate(value):
+        _check_choice(checker, item, spec, path + (index,))
+    if len(set(map(str, value))) != len(value):
+        checker.problem(path, "lists a value twice; remove the repeat")
+
+
+def _check_choice_map(checker: RecordChecker, value, spec, path) -> None:
+    keys = checker.registry.vocabularies[spec.keys]
+    if not isinstance(value, dict):
+        checker.problem(path, f"must be a mapping like `{keys.ids[0]}: {checker.registry.vocabularies[spec.vocabulary].ids[0]}`")
+        return
+    for name, item in value.items():
+        if keys.get(name) is None:
+            checker.problem(path + (name,), _not_in_vocabulary(name, keys.ids))
+        else:
+            _check_choice(checker, item, spec, path + (name,))
+
+
+def _check_key_list(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        checker.problem(path, "must be a list of record keys")
+
+
+def _check_mapping(checker: RecordChecker, value, spec, path) -> None:
+    if not isinstance(value, dict):
+        checker.problem(path, f"must be a mapping of sub-fields: {', '.join(spec.fields)}")
+        return
+    checker.check_mapping(value, spec.fields, path)
+
+
+CHECKS = {
+    "key": _check_key,
+    "text": _check_text,
+    "text_list": _check_text_list,
+    "bool": _check_bool,
+    "integer": _check_integer,
+    "date": _check_date,
+    "url": _check_url,
+    "url_list": _check_url_list,
+    "identifier": _check_identifier,
+    "choice": _check_choice,
+    "choice_list": _check_choice_list,
+    "choice_map": _check_choice_map,
+    "key_list": _check_key_list,
+    "mapping": _check_mapping,
+}
+
+
+# ---------------------------------------------------------------------------------
+# Checks across records
+# ---------------------------------------------------------------------------------
+
+def check_unique_keys(pool: Pool) -> list[Problem]:
+    """Keys name files and pages, so they must differ even on a case-blind file system."""
+    problems, seen = [], {}
+    for record in pool.all_records():
+        folded = record.key.casefold()
+        if folded in seen:
+            other = seen[folded]
+            same = "the same key" if other.key == record.key else "a key differing only in case"
+            problems.append(Problem(record.rel, record.line("key"), "key", f"{same} as {other.rel}; keys must be unique, rename one"))
+        else:
+            seen[folded] = record
+    return problems
+
+
+def check_unique_fields(pool: Pool) -> list[Problem]:
+    problems = []
+    for kind, specs in pool.registry.fields.items():
+        for spec in specs.values():
+            if not spec.unique:
+                continue
+            seen = {}
+            for record in pool.records[kind]:
+                value = record.data.get(spec.name)
+                if value is None:
+                    continue
+                if value in seen:
+                    problems.append(Problem(record.rel, record.line(spec.name), spec.name, f"'{value}' is also used by {seen[value].rel}; it must be unique"))
+                else:
+                    seen[value] = record
+    return problems
+
+
+def _identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, str]:
+    """Each (kind, normalised id) the record carries, with the field it came from."""
+    tokens = {}
+    for spec in specs.values():
+        value = record.data.get(spec.name)
+        if not value or not isinstance(value, (str, list)):
+            continue
+        if spec.type == "identifier" and isinstance(value, str):
+            found = identity.identifier_tokens(spec.scheme, value)
+        elif spec.type in ("url", "url_list"):
+            found = set()
+            for url in [value] if isinstance(value, str) else value:
+                if isinstance(url, str) and identity.url_problem(url) is None:
+                    found |= identity.url_tokens(url)
+        else:
+            continue
+        for token in found:
+            tokens.setdefault(token, spec.name)
+    return tokens
+
+
+def check_same_paper(pool: Pool) -> list[Problem]:
+    """The same arXiv id, DOI, OpenReview id or link on two records."""
+    problems, owners = [], {}
+    for record in pool.all_records():
+        allowed = set(record.data.get("distinct_from") or [])
+        for token, field_name in _identity_tokens(record, pool.registry.fields[record.kind]).items():
+            other = owners.get(token)
+            if other is None:
+                owners[token] = record
+            elif other.key not in allowed:
+                what = identity.TOKEN_NAMES.get(token[0], token[0])
+                problems.append(Problem(
+                    record.rel, record.line(field_name), field_name,
+                    f"{what} {token[1]} is also on {other.rel}; a paper is recorded once: merge the two or remove one",
+                ))
+    return problems
+
+
+def check_similar_titles(pool: Pool) -> list[Problem]:
+    """Near-identical titles, entry against entry and entry against exclusion."""
+    from rapidfuzz import fuzz, process
+
+    titled = [r for r in pool.all_records() if isinstance(r.data.get("title"), str) and r.data["title"].strip()]
+    keys = [identity.title_key(r.data["title"]) for r in titled]
+    threshold = pool.registry.title_similarity
+    problems = []
+    # Titles that similar differ in length by little, so compare within a sliding window
+    # over length-sorted titles rather than all pairs.
+    order = sorted(range(len(titled)), key=lambda i: len(keys[i]))
+    window_ratio = threshold / 100.0
+    for position, i in enumerate(order):
+        candidates = []
+        for j in order[position + 1:]:
+            if len(keys[i]) < window_ratio * len(keys[j]) - 1:
+                break
+            candidates.append(j)
+        if not candidates:
+            continue
+        scores = process.extract(keys[i], [keys[j] for j in candidates], scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
+        for _, score, index in scores:
+            a, b = sorted((titled[i], titled[candidates[index]]), key=lambda r: r.rel)
+            if a.kind == "exclusions" and b.kind == "exclusions":
+                continue  # the exclusion log may record one paper screened twice
+            if a.key in (b.data.get("distinct_from") or []) or b.key in (a.data.get("distinct_from") or []):
+                continue
+            problems.append(Problem(
+                b.rel, b.line("title"), "title",
+                f"nearly the same title as {a.rel} ({score:.0f}% alike); if they are different papers, add `distinct_from: [{a.key}]`",
+            ))
+    return problems
+
+
+def check_rules(pool: Pool) -> list[Problem]:
+    problems = []
+    for rule in pool.registry.rules:
+        for record in pool.records[rule.applies_to]:
+            if lookup(record.data, rule.when_field) not in rule.when_in:
+                continue
+            value = lookup(record.data, rule.forbid_field)
+            values = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+            if any(item in rule.forbid_in for item in values):
+                path = tuple(rule.forbid_field.split("."))
+                problems.append(Problem(record.rel, record.line(*path), rule.forbid_field, f"{rule.problem}; {rule.fix}"))
+    return problems
+
+
+def check_registry_references(pool: Pool) -> list[Problem]:
+    """Keys the registry or a record names must exist."""
+    problems = []
+    keys = {record.key for record in pool.all_records()}
+    entry_keys = {record.key for record in pool.entries}
+    doc = pool.registry.document
+    for name, body in (doc.data.get("vocabularies") or {}).items():
+        for index, value in enumerate(body.get("values") or []):
+            for key in (value.get("representatives") or []) if isinstance(value, dict) else []:
+                if key not in entry_keys:
+                    problems.append(Problem(
+                        REGISTRY_FILE, doc.line("vocabularies", name, "values", index, "representatives"),
+                        f"vocabularies.{name}.{value.get('id')}.representatives",
+                        f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
+                    ))
+    for record in pool.all_records():
+        for index, key in enumerate(record.data.get("distinct_from") or []):
+            if isinstance(key, str) and key not in keys:
+                problems.append(Problem(record.rel, record.line("distinct_from", index), "distinct_from", f"'{key}' is not a record in the pool; correct or remove it"))
+    return problems

@@ -1,0 +1,180 @@
+"""Strict YAML reading and safe writing for pool files.
+
+pyyaml's safe_load is too forgiving for data that people edit by hand: it keeps the
+last of two duplicate keys, reads `yes` as True and expands aliases without limit.
+This reader composes the node tree itself so that it can refuse those cases, and it
+remembers the line of every field so that validation can point at it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
+
+_PLAIN_TAGS = {
+    "tag:yaml.org,2002:" + name
+    for name in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")
+}
+
+
+class YamlProblem(Exception):
+    """A file that cannot be read as pool data; carries the line it concerns."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML 1.2-style booleans (only true/false) and no aliases."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(AliasEvent):
+            event = self.peek_event()
+            raise YamlProblem(
+                event.start_mark.line + 1,
+                f"YAML alias '*{event.anchor}' is not allowed in pool files; write the value out in full",
+            )
+        return super().compose_node(parent, index)
+
+
+# Drop YAML 1.1's yes/no/on/off booleans so that `is_rl: yes` stays the word "yes".
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+
+
+@dataclass
+class Document:
+    """A parsed YAML file: its data and the line of each field path."""
+
+    path: Path
+    data: object
+    lines: dict[tuple, int] = field(default_factory=dict)
+    raw: dict[tuple, str] = field(default_factory=dict)
+
+    def line(self, *path) -> int:
+        """The line of a field, or of its nearest enclosing field, or 1."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return 1
+
+
+def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """Read a UTF-8 text file, refusing what is too big, not UTF-8, or carries a BOM."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise YamlProblem(1, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit; an entry should be a few KB")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise YamlProblem(line, f"byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8") from None
+    if text.startswith("\ufeff"):
+        raise YamlProblem(1, "file starts with a byte-order mark; save it as UTF-8 without BOM")
+    return text
+
+
+def parse_yaml(text: str, path: Path) -> Document:
+    """Parse YAML text into a Document, raising YamlProblem with a line on any defect."""
+    if not text.strip():
+        raise YamlProblem(1, "file is empty; write the record's fields as `field: value` lines")
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        doc = Document(path, None)
+        doc.data = _convert(node, (), doc, loader)
+        return doc
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = (exc.problem or str(exc)).strip()
+        hint = "; indent with spaces, not tabs" if "\\t" in problem or "tab" in problem else "; check indentation and quoting"
+        raise YamlProblem(line, f"YAML syntax: {problem}{hint}") from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(1, f"YAML syntax: {exc}; check indentation and quoting") from None
+    except RecursionError:
+        raise YamlProblem(1, "YAML nesting is too deep; pool records are flat field: value lists") from None
+    finally:
+        loader.dispose()
+
+
+def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
+    return parse_yaml(read_text(path, max_bytes), path)
+
+
+def _convert(node, path: tuple, doc: Document, loader: _StrictLoader):
+    line = node.start_mark.line + 1
+    if node.tag not in _PLAIN_TAGS:
+        raise YamlProblem(line, f"YAML tag '{node.tag}' is not allowed; write a plain value")
+    if isinstance(node, MappingNode):
+        result = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise YamlProblem(key_node.start_mark.line + 1, "a field name must be a plain word")
+            key = _convert(key_node, path, doc, loader)
+            key_line = key_node.start_mark.line + 1
+            if not isinstance(key, str):
+                key = str(key)
+            if key in result:
+                first = doc.lines[path + (key,)]
+                raise YamlProblem(
+                    key_line, f"duplicate field '{key}' (first on line {first}); keep one of them"
+                )
+            doc.lines[path + (key,)] = key_line
+            result[key] = _convert(value_node, path + (key,), doc, loader)
+        return result
+    if isinstance(node, SequenceNode):
+        items = []
+        for index, item in enumerate(node.value):
+            doc.lines[path + (index,)] = item.start_mark.line + 1
+            items.append(_convert(item, path + (index,), doc, loader))
+        return items
+    doc.raw[path] = node.value
+    return loader.construct_object(node, deep=True)
+
+
+def dump_yaml(data: dict) -> str:
+    """Emit a record as block YAML, keeping field order; strings that another YAML
+    reader would take for a number, date or boolean are quoted."""
+    return yaml.dump(
+        data,
+        Dumper=yaml.SafeDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and rename it into place, so a
+    reader (or a crash) sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
