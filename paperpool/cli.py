@@ -18,7 +18,7 @@ from .registry import find_root
 from .validate import validate as validate_pool_at
 from .yamlio import write_atomic
 
-RECORD_KIND_CHOICE = click.Choice(["entries", "exclusions"])
+RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
 
 
 class Context:
@@ -90,7 +90,7 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
         write_planned(planned)
     verb = "would write" if dry_run else "wrote"
     folder = pool.registry.pool[kind]
-    click.echo(f"{verb} {len(planned)} {kind} to {folder}/")
+    click.echo(f"{verb} {plural(len(planned), *RECORD_WORDS[kind])} to {folder}/")
 
 
 @cli.command()

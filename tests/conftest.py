@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperpool.cli import cli
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCE = REPO / "tests" / "source"
+
+
+@pytest.fixture
+def pool_copy(tmp_path) -> Path:
+    """A copy of the shipped pool: registry, entries and exclusions."""
+    root = tmp_path / "pool"
+    root.mkdir()
+    shutil.copyfile(REPO / "registry.yaml", root / "registry.yaml")
+    for folder in ("papers", "exclusions"):
+        shutil.copytree(REPO / folder, root / folder)
+    return root
+
+
+@pytest.fixture
+def empty_pool(tmp_path) -> Path:
+    """The shipped registry with no records yet (representatives relaxed)."""
+    root = tmp_path / "empty"
+    root.mkdir()
+    text = (REPO / "registry.yaml").read_text(encoding="utf-8")
+    import re
+
+    text = re.sub(r"representatives: \[[^\]]*\]", "representatives: []", text)
+    (root / "registry.yaml").write_text(text, encoding="utf-8")
+    (root / "papers").mkdir()
+    (root / "exclusions").mkdir()
+    return root
+
+
+class Result:
+    def __init__(self, exit_code: int, output: str):
+        self.exit_code = exit_code
+        self.output = output
+
+
+@pytest.fixture
+def run():
+    """Run the CLI in a folder, as `paperpool ARGS` would, with stderr merged."""
+
+    def invoke(*args: str, cwd: Path) -> Result:
+        runner = CliRunner()
+        import os
+
+        old = Path.cwd()
+        os.chdir(cwd)
+        try:
+            result = runner.invoke(cli, list(args), catch_exceptions=False)
+        finally:
+            os.chdir(old)
+        return Result(result.exit_code, result.output)
+
+    return invoke
+
+
+@pytest.fixture
+def snapshot():
+    """A fingerprint of every file under a folder, to prove nothing was written."""
+
+    def take(root: Path) -> dict[str, str]:
+        return {
+            str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(root.rglob("*"))
+            if path.is_file()
+        }
+
+    return take
