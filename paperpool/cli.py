@@ -56,14 +56,13 @@ def validate(context: Context, strict: bool) -> None:
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
-    problems = validate_pool_at(context.root)
+    pool, problems = validate_pool_at(context.root)
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))
     if found_errors or found_warnings:
         click.echo(f"{plural(found_errors, 'error')}, {plural(found_warnings, 'warning')}.")
     else:
-        pool = require_pool(context.root)
         click.echo(f"ok: {plural(len(pool.entries), 'entry', 'entries')} and "
                    f"{plural(len(pool.exclusions), 'exclusion')}, no problems.")
     if found_errors or (strict and found_warnings):
@@ -100,8 +99,8 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
 @pass_context
 def export(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's) or JSON."""
-    pool = require_pool(context.root)
-    problems = errors(validate_pool_at(context.root))
+    pool, problems = validate_pool_at(context.root)
+    problems = errors(problems)
     if problems:
         raise PaperpoolError(f"the pool has {plural(len(problems), 'error')} (first: {problems[0]}); run paperpool validate")
     text = export_csv(pool, "exclusions" if exclusions else "entries") if fmt == "csv" else export_json(pool)

@@ -18,12 +18,13 @@ KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 _CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
 
 
-def validate(root: Path) -> list[Problem]:
-    """Load the pool at `root` and return every problem, sorted by file and line."""
+def validate(root: Path) -> tuple[Pool | None, list[Problem]]:
+    """Load the pool at `root`; return it (None if the registry is unusable) and every
+    problem, sorted by file and line."""
     pool, problems = load_pool(root)
     if pool is not None:
         problems += validate_pool(pool)
-    return sorted(set(problems))
+    return pool, sorted(set(problems))
 
 
 def validate_pool(pool: Pool) -> list[Problem]:

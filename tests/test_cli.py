@@ -207,7 +207,7 @@ def test_import_csv_dry_run_writes_nothing(run, pool_copy, tmp_path, snapshot):
 
 
 def test_an_unexpected_failure_prints_one_line_not_a_traceback(monkeypatch, capsys, pool_copy):
-    def broken(root):
+    def broken(root):  # noqa: ARG001
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(cli_module, "validate_pool_at", broken)
