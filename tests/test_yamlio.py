@@ -41,9 +41,7 @@ def test_an_alias_bomb_is_refused_at_the_first_alias():
 
 def test_a_scalar_alias_is_refused():
     with pytest.raises(YamlProblem) as info:
-        parse_yaml("key: &k magrpo
-title: *k
-", HERE)
+        parse_yaml("key: &k magrpo\ntitle: *k\n", HERE)
     assert "YAML alias" in info.value.message
 
 
