@@ -61,7 +61,8 @@ def validate(context: Context, strict: bool) -> None:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))
     if found_errors or found_warnings:
-        click.echo(f"{plural(found_errors, 'error')}, {plural(found_warnings, 'warning')}.")
+        strictly = " (--strict: warnings count as errors)" if strict and found_warnings else ""
+        click.echo(f"{plural(found_errors, 'error')}, {plural(found_warnings, 'warning')}{strictly}.")
     else:
         click.echo(f"ok: {plural(len(pool.entries), 'entry', 'entries')} and "
                    f"{plural(len(pool.exclusions), 'exclusion')}, no problems.")

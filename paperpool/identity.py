@@ -28,7 +28,7 @@ def url_problem(url: str) -> str | None:
         return "contains spaces or invisible control characters"
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
-        return f"scheme '{parts.scheme or '(none)'}' is not http or https"
+        return f"uses scheme '{parts.scheme}', not http or https" if parts.scheme else "has no http:// or https:// at the start"
     if not parts.hostname:
         return "has no host name"
     return None

@@ -34,6 +34,9 @@ class Record:
 class Pool:
     registry: Registry
     records: dict[str, list[Record]] = field(default_factory=dict)
+    # keys of files that exist but could not be read: already reported, so references
+    # to them are not reported again as missing
+    unreadable: set[str] = field(default_factory=set)
 
     @property
     def root(self) -> Path:
@@ -58,7 +61,7 @@ def load_pool(root: Path) -> tuple[Pool | None, list[Problem]]:
         return None, problems
     pool = Pool(registry)
     for kind in RECORD_KINDS:
-        pool.records[kind] = _load_folder(registry, kind, problems)
+        pool.records[kind] = _load_folder(registry, kind, problems, pool.unreadable)
     return pool, problems
 
 
@@ -70,7 +73,7 @@ def require_pool(root: Path) -> Pool:
     return pool
 
 
-def _load_folder(registry: Registry, kind: str, problems: list[Problem]) -> list[Record]:
+def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreadable: set[str]) -> list[Record]:
     folder = registry.folder(kind)
     rel_folder = registry.pool[kind]
     if not folder.is_dir():
@@ -87,14 +90,17 @@ def _load_folder(registry: Registry, kind: str, problems: list[Problem]) -> list
         try:
             doc = load_yaml(path)
         except YamlProblem as exc:
-            problems.append(Problem(rel, exc.line, "", exc.message))
+            problems.append(Problem(rel, exc.line, exc.field, exc.message))
+            unreadable.add(path.stem)
             continue
         except OSError as exc:
             problems.append(Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions"))
+            unreadable.add(path.stem)
             continue
         if not isinstance(doc.data, dict):
-            found = type(doc.data).__name__
-            problems.append(Problem(rel, 1, "", f"a record is a mapping of `field: value` lines, not a {found}; see CONTRIBUTING.md"))
+            found = "a list" if isinstance(doc.data, list) else "a single value"
+            problems.append(Problem(rel, 1, "", f"the file holds {found}, but a record is a mapping: one `field: value` per line"))
+            unreadable.add(path.stem)
             continue
         records.append(Record(kind, rel, doc))
     return records

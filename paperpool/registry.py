@@ -6,6 +6,7 @@ checks that it is coherent, collecting every problem with its line.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,7 +141,7 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
     try:
         doc = load_yaml(path)
     except YamlProblem as exc:
-        return None, [Problem(REGISTRY_FILE, exc.line, "", exc.message)]
+        return None, [Problem(REGISTRY_FILE, exc.line, exc.field, exc.message)]
     except OSError as exc:
         return None, [Problem(REGISTRY_FILE, 1, "", f"cannot read: {exc.strerror}; check the file exists and is readable")]
     return _RegistryReader(root, doc).read()
@@ -277,9 +278,11 @@ class _RegistryReader:
             if kind not in fields:
                 self.problem(path + ("applies_to",), "applies_to must be entries or exclusions")
                 continue
-            for field_path in (rule.when_field, rule.forbid_field):
+            for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):
                 if resolve_spec(fields[kind], field_path) is None:
-                    self.problem(path, f"rule '{rule.id}' names unknown field '{field_path}'; use a declared field")
+                    close = difflib.get_close_matches(field_path, list(fields[kind]), n=1)
+                    hint = f"did you mean '{close[0]}'?" if close else f"use a field declared under {RECORD_KINDS[kind]}"
+                    self.problem(path + (part, "field"), f"rule '{rule.id}' names unknown field '{field_path}'; {hint}")
             rules.append(rule)
         return rules
 

@@ -101,14 +101,18 @@ class RecordChecker:
     def text_value(self, value, path: tuple, what: str = "text") -> bool:
         if isinstance(value, str):
             return True
+        if isinstance(value, (list, dict)):
+            self.problem(path, f"must be {what}, not {_yaml_type(value)}; write a single plain value")
+            return False
         raw = self.record.doc.raw.get(path)
         shown = raw if raw is not None else value
-        self.problem(path, f"must be {what}, but YAML read {shown!r} as a {_yaml_type(value)}; quote it: \"{shown}\"")
+        self.problem(path, f"must be {what}, but YAML read {shown!r} as {_yaml_type(value)}; quote it: \"{shown}\"")
         return False
 
 
 def _yaml_type(value) -> str:
-    return {bool: "boolean", int: "number", float: "number", dt.date: "date", list: "list", dict: "mapping"}.get(type(value), type(value).__name__)
+    kinds = {str: "text", bool: "a boolean", int: "a number", float: "a number", dt.date: "a date", list: "a list", dict: "a mapping"}
+    return kinds.get(type(value), "a " + type(value).__name__)
 
 
 def _expected(spec: FieldSpec, registry: Registry) -> str:
@@ -160,13 +164,18 @@ def _check_bool(checker: RecordChecker, value, spec, path) -> None:
 
 def _check_integer(checker: RecordChecker, value, spec, path) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        checker.problem(path, f"must be a whole number, not {value!r}")
+        raw = checker.record.doc.raw.get(path, value)
+        fix = "write the number without quotes" if isinstance(value, str) else "write a whole number"
+        checker.problem(path, f"must be a whole number, but YAML read '{raw}' as {_yaml_type(value)}; {fix}")
         return
+    if not _in_range(value, spec):
+        limit = "next year" if spec.max == "next_year" else spec.max
+        checker.problem(path, f"{value} is outside {spec.min} to {limit}; check the number")
+
+
+def _in_range(value: int, spec: FieldSpec) -> bool:
     top = dt.date.today().year + 1 if spec.max == "next_year" else spec.max
-    if spec.min is not None and value < spec.min:
-        checker.problem(path, f"{value} is before {spec.min}; check the year")
-    if top is not None and value > top:
-        checker.problem(path, f"{value} is after {top}; check the year")
+    return (spec.min is None or value >= spec.min) and (top is None or value <= top)
 
 
 def _as_date(value):
@@ -191,7 +200,9 @@ def _check_date(checker: RecordChecker, value, spec, path) -> None:
         checker.problem(path, f"{date} is in the future; use the date it actually happened")
     if spec.not_before_field:
         year = checker.record.data.get(spec.not_before_field)
-        if isinstance(year, int) and not isinstance(year, bool) and date.year < year:
+        year_spec = checker.specs.get(spec.not_before_field)
+        plausible = isinstance(year, int) and not isinstance(year, bool) and (year_spec is None or _in_range(year, year_spec))
+        if plausible and date.year < year:
             checker.problem(path, f"{date} is before the {spec.not_before_field} {year}; one of them is wrong")
 
 
@@ -210,9 +221,10 @@ def _check_url_list(checker: RecordChecker, value, spec, path) -> None:
     seen = set()
     for index, item in enumerate(value):
         _check_url(checker, item, spec, path + (index,))
-        if item in seen:
-            checker.problem(path + (index,), f"'{item}' is listed twice; remove one")
-        seen.add(item)
+        if isinstance(item, str):
+            if item in seen:
+                checker.problem(path + (index,), f"'{item}' is listed twice; remove one")
+            seen.add(item)
 
 
 def _check_identifier(checker: RecordChecker, value, spec, path) -> None:
@@ -225,15 +237,15 @@ def _check_identifier(checker: RecordChecker, value, spec, path) -> None:
 
 def _check_choice(checker: RecordChecker, value, spec, path) -> None:
     vocab = checker.registry.vocabularies[spec.vocabulary]
-    if vocab.get(value) is None:
+    if not isinstance(value, (str, int, float)) or vocab.get(value) is None:
         checker.problem(path, _not_in_vocabulary(value, vocab.ids, checker.record.doc.raw.get(path)))
 
 
-def _not_in_vocabulary(value, ids: list[str], raw: str | None = None) -> str:
+def _not_in_vocabulary(value, ids: list[str], raw: str | None = None, noun: str = "value") -> str:
     shown = raw if raw is not None else value
     close = difflib.get_close_matches(str(shown), ids, n=1)
     hint = f"did you mean '{close[0]}'? " if close else ""
-    return f"'{shown}' is not an allowed value; {hint}use one of {', '.join(ids)}"
+    return f"'{shown}' is not an allowed {noun}; {hint}use one of {', '.join(ids)}"
 
 
 def _check_choice_list(checker: RecordChecker, value, spec, path) -> None:
@@ -253,7 +265,7 @@ def _check_choice_map(checker: RecordChecker, value, spec, path) -> None:
         return
     for name, item in value.items():
         if keys.get(name) is None:
-            checker.problem(path + (name,), _not_in_vocabulary(name, keys.ids))
+            checker.problem(path + (name,), _not_in_vocabulary(name, keys.ids, noun=keys.label.lower()))
         else:
             _check_choice(checker, item, spec, path + (name,))
 
@@ -299,8 +311,8 @@ def check_unique_keys(pool: Pool) -> list[Problem]:
         folded = record.key.casefold()
         if folded in seen:
             other = seen[folded]
-            same = "the same key" if other.key == record.key else "a key differing only in case"
-            problems.append(Problem(record.rel, record.line("key"), "key", f"{same} as {other.rel}; keys must be unique, rename one"))
+            same = "the same key as" if other.key == record.key else "a key differing only in case from"
+            problems.append(Problem(record.rel, record.line("key"), "key", f"{same} {other.rel}; keys must be unique, rename one"))
         else:
             seen[folded] = record
     return problems
@@ -315,8 +327,8 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
             seen = {}
             for record in pool.records[kind]:
                 value = record.data.get(spec.name)
-                if value is None:
-                    continue
+                if not isinstance(value, (str, int)):
+                    continue  # missing or of the wrong type: the field check reports it
                 if value in seen:
                     problems.append(Problem(record.rel, record.line(spec.name), spec.name, f"'{value}' is also used by {seen[value].rel}; it must be unique"))
                 else:
@@ -349,7 +361,7 @@ def check_same_paper(pool: Pool) -> list[Problem]:
     """The same arXiv id, DOI, OpenReview id or link on two records."""
     problems, owners = [], {}
     for record in pool.all_records():
-        allowed = set(record.data.get("distinct_from") or [])
+        allowed = _distinct_from(record)
         for token, field_name in _identity_tokens(record, pool.registry.fields[record.kind]).items():
             other = owners.get(token)
             if other is None:
@@ -388,13 +400,19 @@ def check_similar_titles(pool: Pool) -> list[Problem]:
             a, b = sorted((titled[i], titled[candidates[index]]), key=lambda r: r.rel)
             if a.kind == "exclusions" and b.kind == "exclusions":
                 continue  # the exclusion log may record one paper screened twice
-            if a.key in (b.data.get("distinct_from") or []) or b.key in (a.data.get("distinct_from") or []):
+            if a.key in _distinct_from(b) or b.key in _distinct_from(a):
                 continue
             problems.append(Problem(
                 b.rel, b.line("title"), "title",
-                f"nearly the same title as {a.rel} ({score:.0f}% alike); if they are different papers, add `distinct_from: [{a.key}]`",
+                f"nearly the same title as {a.rel} ({score:.0f}% alike); keep one record if they are the same paper, "
+                f"or add `distinct_from: [{a.key}]` if they differ",
             ))
     return problems
+
+
+def _distinct_from(record: Record) -> list[str]:
+    value = record.data.get("distinct_from")
+    return [key for key in value if isinstance(key, str)] if isinstance(value, list) else []
 
 
 def check_rules(pool: Pool) -> list[Problem]:
@@ -420,14 +438,16 @@ def check_registry_references(pool: Pool) -> list[Problem]:
     for name, body in (doc.data.get("vocabularies") or {}).items():
         for index, value in enumerate(body.get("values") or []):
             for key in (value.get("representatives") or []) if isinstance(value, dict) else []:
-                if key not in entry_keys:
+                if key not in entry_keys and key not in pool.unreadable:
                     problems.append(Problem(
                         REGISTRY_FILE, doc.line("vocabularies", name, "values", index, "representatives"),
                         f"vocabularies.{name}.{value.get('id')}.representatives",
                         f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
                     ))
     for record in pool.all_records():
-        for index, key in enumerate(record.data.get("distinct_from") or []):
-            if isinstance(key, str) and key not in keys:
-                problems.append(Problem(record.rel, record.line("distinct_from", index), "distinct_from", f"'{key}' is not a record in the pool; correct or remove it"))
+        for key in _distinct_from(record):
+            if key not in keys and key not in pool.unreadable:
+                close = difflib.get_close_matches(key, sorted(keys), n=1)
+                hint = f"did you mean '{close[0]}'?" if close else "correct or remove it"
+                problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}"))
     return problems

@@ -28,10 +28,11 @@ _PLAIN_TAGS = {
 class YamlProblem(Exception):
     """A file that cannot be read as pool data; carries the line it concerns."""
 
-    def __init__(self, line: int, message: str):
+    def __init__(self, line: int, message: str, field: str = ""):
         super().__init__(message)
         self.line = line
         self.message = message
+        self.field = field
 
 
 # libyaml's parser when present (pure-Python composition is ten times slower).
@@ -93,6 +94,7 @@ def parse_yaml(text: str, path: Path) -> Document:
     if not text.strip():
         raise YamlProblem(1, "file is empty; write the record's fields as `field: value` lines")
     loader = _StrictLoader(text)
+    loader.text = text  # kept for the alias report
     try:
         node = loader.get_single_node()
         doc = Document(path, None)
@@ -116,29 +118,43 @@ def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
     return parse_yaml(read_text(path, max_bytes), path)
 
 
+def _field(path: tuple) -> str:
+    return ".".join(str(part) for part in path if not isinstance(part, int))
+
+
+def _shown_tag(tag: str) -> str:
+    return tag.replace("tag:yaml.org,2002:", "!!", 1)
+
+
+def _alias_line(text: str) -> tuple[int, str]:
+    """Where the first alias is. Only called on the error path: libyaml's composer
+    does not report aliases, so re-read the events with the pure-Python parser."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark.line + 1, event.anchor
+    return 1, "?"
+
+
 def _convert(node, path: tuple, doc: Document, loader: _StrictLoader, seen: set[int]):
     line = node.start_mark.line + 1
     # The composer turns an alias into a second reference to the anchored node, so a
     # node met twice is an alias. Refusing it here also stops "billion laughs" at once.
     if id(node) in seen:
-        raise YamlProblem(line, f"YAML alias (of the anchor on line {line}) is not allowed in pool files; write the value out in full")
+        alias_line, anchor = _alias_line(loader.text)
+        raise YamlProblem(alias_line, f"YAML alias '*{anchor}' is not allowed in pool files; write the value out in full", _field(path))
     seen.add(id(node))
     if node.tag not in _PLAIN_TAGS:
-        raise YamlProblem(line, f"YAML tag '{node.tag}' is not allowed; write a plain value")
+        raise YamlProblem(line, f"YAML tag '{_shown_tag(node.tag)}' is not allowed; write a plain value", _field(path))
     if isinstance(node, MappingNode):
         result = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode):
-                raise YamlProblem(key_node.start_mark.line + 1, "a field name must be a plain word")
-            key = _convert(key_node, path, doc, loader, seen)
             key_line = key_node.start_mark.line + 1
-            if not isinstance(key, str):
-                key = str(key)
+            if not isinstance(key_node, ScalarNode) or key_node.tag not in _PLAIN_TAGS:
+                raise YamlProblem(key_line, "a field name must be a plain word", _field(path))
+            key = str(key_node.value)
             if key in result:
                 first = doc.lines[path + (key,)]
-                raise YamlProblem(
-                    key_line, f"duplicate field '{key}' (first on line {first}); keep one of them"
-                )
+                raise YamlProblem(key_line, f"duplicate field '{key}' (first on line {first}); keep one of them", _field(path + (key,)))
             doc.lines[path + (key,)] = key_line
             result[key] = _convert(value_node, path + (key,), doc, loader, seen)
         return result
@@ -149,7 +165,11 @@ def _convert(node, path: tuple, doc: Document, loader: _StrictLoader, seen: set[
             items.append(_convert(item, path + (index,), doc, loader, seen))
         return items
     doc.raw[path] = node.value
-    return loader.construct_object(node, deep=True)
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, yaml.YAMLError):
+        what = "a real date" if node.tag.endswith(":timestamp") else "a value YAML can read"
+        raise YamlProblem(line, f"'{node.value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path)) from None
 
 
 def dump_yaml(data: dict) -> str:
