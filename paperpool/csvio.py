@@ -253,4 +253,7 @@ def _merge_bib(record: dict, bib: BibRecord | None) -> None:
         record["authors_complete"] = len(authors) == len(bib.authors)
     if bib.doi and not record.get("doi"):
         record["doi"] = bib.doi
+    record["urls"] = list(record.get("urls") or []) + [u for u in bib.urls if u not in (record.get("urls") or [])]
     record["bibtex"] = {"type": bib.type, "key": bib.key, **{f: bib.fields[f] for f in BIB_FIELDS if bib.fields.get(f)}}
+    if bib.fields.get("year") and bib.fields["year"] != str(record.get("year")):
+        record["bibtex"]["year"] = bib.fields["year"]  # e.g. the venue's year where the entry gives the preprint's
