@@ -116,13 +116,18 @@ def write_planned(planned: list[Planned]) -> None:
         write_atomic(item.path, dump_yaml(item.record))
 
 
-def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int, dict]]:
+def read_input(path: Path) -> str:
+    """The text of a file given on the command line, or a PaperpoolError saying why not."""
     try:
-        text = read_text(csv_path, MAX_CSV_BYTES)
+        return read_text(path, MAX_CSV_BYTES)
     except YamlProblem as exc:
-        raise PaperpoolError(f"{csv_path.name}:{exc.line}: {exc.message}") from None
+        raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
     except OSError as exc:
-        raise PaperpoolError(f"{csv_path}: cannot read: {exc.strerror}") from None
+        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int, dict]]:
+    text = read_input(csv_path)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, None)
@@ -217,13 +222,7 @@ def _check_planned(record: dict, target: Path, line: int, name: str, registry: R
 
 
 def _read_bib(path: Path) -> list[BibRecord]:
-    try:
-        text = read_text(path, MAX_CSV_BYTES)
-    except YamlProblem as exc:
-        raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
-    except OSError as exc:
-        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_bib(text, path.name)
+    return parse_bib(read_input(path), path.name)
 
 
 def _match_bib(record: dict, bib: list[BibRecord]) -> BibRecord | None:

@@ -77,7 +77,7 @@ def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a UTF-8 text file, refusing what is too big, not UTF-8, or carries a BOM."""
     size = path.stat().st_size
     if size > max_bytes:
-        raise YamlProblem(1, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit; an entry should be a few KB")
+        raise YamlProblem(1, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit; is it the right file?")
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
