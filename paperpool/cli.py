@@ -3,7 +3,6 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 from pathlib import Path

@@ -67,7 +67,6 @@ def _columns(registry: Registry, kind: str) -> list[CsvColumn]:
 class Planned:
     path: Path
     record: dict
-    line: int
 
 
 def import_csv(
@@ -104,7 +103,7 @@ def import_csv(
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
             continue
         problems += _check_planned(record, target, line, csv_path.name, registry, kind)
-        planned.append(Planned(target, record, line))
+        planned.append(Planned(target, record))
     if problems:
         shown = "\n".join(str(p) for p in sorted(problems)[:50])
         raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
@@ -149,7 +148,7 @@ def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int,
                 continue
             if len(cells) != len(header):
                 raise PaperpoolError(f"{csv_path.name}:{line}: row has {len(cells)} cells but the header has {len(header)}; check for an unquoted comma")
-            rows.append((line, dict(zip(header, cells))))
+            rows.append((line, dict(zip(header, cells, strict=True))))
     except csv.Error as exc:
         raise PaperpoolError(f"{csv_path.name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
     return rows

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-from collections import defaultdict
 from pathlib import Path
 
 from . import identity
@@ -148,7 +147,7 @@ def _check_text(checker: RecordChecker, value, spec, path) -> None:
 
 def _check_text_list(checker: RecordChecker, value, spec, path) -> None:
     if not isinstance(value, list):
-        checker.problem(path, f"must be a list, one item per line starting with '- '")
+        checker.problem(path, "must be a list, one item per line starting with '- '")
         return
     for index, item in enumerate(value):
         if item is None or item == "":
