@@ -180,8 +180,7 @@ def _complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kin
     for name, spec in specs.items():
         value = record.get(name)
         if value is None and spec.derived_from:
-            source = registry.vocabularies[specs[spec.derived_from].vocabulary]
-            value = source.maps_to(record.get(spec.derived_from))
+            value = registry.derivation_source(specs, spec).maps_to(record.get(spec.derived_from))
         if value is None and spec.type == "date" and spec.required:
             value = added
         if value is None and spec.type == "choice" and spec.required:
@@ -251,7 +250,8 @@ def _merge_bib(record: dict, bib: BibRecord | None) -> None:
         record["authors_complete"] = len(authors) == len(bib.authors)
     if bib.doi and not record.get("doi"):
         record["doi"] = bib.doi
-    record["urls"] = list(record.get("urls") or []) + [u for u in bib.urls if u not in (record.get("urls") or [])]
+    urls = list(record.get("urls") or [])
+    record["urls"] = urls + [url for url in bib.urls if url not in urls]
     record["bibtex"] = {"type": bib.type, "key": bib.key, **{f: bib.fields[f] for f in BIB_FIELDS if bib.fields.get(f)}}
     if bib.fields.get("year") and bib.fields["year"] != str(record.get("year")):
         record["bibtex"]["year"] = bib.fields["year"]  # e.g. the venue's year where the entry gives the preprint's

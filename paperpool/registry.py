@@ -115,6 +115,10 @@ class Registry:
     def folder(self, kind: str) -> Path:
         return self.root / self.pool[kind]
 
+    def derivation_source(self, specs: dict[str, FieldSpec], spec: FieldSpec) -> Vocabulary:
+        """The vocabulary whose `maps_to` gives a derived field's value."""
+        return self.vocabularies[specs[spec.derived_from].vocabulary]
+
     @property
     def unknown_marker(self) -> str | None:
         return self.pool.get("unknown_marker")

@@ -84,7 +84,7 @@ class RecordChecker:
             if spec.derived_from is None:
                 continue
             source_value = data.get(spec.derived_from)
-            source_vocab = self.registry.vocabularies[specs[spec.derived_from].vocabulary]
+            source_vocab = self.registry.derivation_source(specs, spec)
             if source_vocab.get(source_value) is None:
                 continue  # the source field's own check reports it
             expected = source_vocab.maps_to(source_value)
