@@ -9,11 +9,13 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, claims, gaps, stats
 from .csvio import export_csv, export_json, import_csv, write_planned
+from .frame import build_frames
 from .pool import require_pool
-from .problems import PaperpoolError, errors, plural, warnings
+from .problems import errors, plural, warnings
 from .registry import find_root
+from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
 from .yamlio import write_atomic
 
@@ -99,16 +101,63 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
 @pass_context
 def export(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's) or JSON."""
-    pool, problems = validate_pool_at(context.root)
-    problems = errors(problems)
-    if problems:
-        raise PaperpoolError(f"the pool has {plural(len(problems), 'error')} (first: {problems[0]}); run paperpool validate")
+    pool = require_valid_pool(context.root)
     text = export_csv(pool, "exclusions" if exclusions else "entries") if fmt == "csv" else export_json(pool)
     if output:
         write_atomic(output, text)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@cli.command()
+@click.option("--by", metavar="FIELD", help="Count this field only; with --vs, the rows of a cross-tab.")
+@click.option("--vs", metavar="FIELD", help="With --by: the columns of the cross-tab.")
+@click.option("--format", "fmt", type=click.Choice(list(stats.FORMATS)), default="markdown", show_default=True)
+@pass_context
+def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) -> None:
+    """Headline totals, counts per field and cross-tabs, recomputed from the records.
+
+    Without options: the registry's standard set (statistics section). FIELD is named
+    as in the export's CSV columns, or a derived field such as subdecisions.trained or
+    reward_families. Multi-valued fields count a record once per value."""
+    if vs and not by:
+        raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
+    pool = require_valid_pool(context.root)
+    result = stats.compute(pool.registry, build_frames(pool), by, vs)
+    click.echo(stats.FORMATS[fmt](result), nl=False)
+
+
+@cli.command("gaps")
+@click.option("--format", "fmt", type=click.Choice(list(gaps.FORMATS)), default="markdown", show_default=True)
+@pass_context
+def gaps_command(context: Context, fmt: str) -> None:
+    """The gap tables of the registry's gaps section: every cell with its count and
+    entries, empty and sparse cells marked."""
+    pool = require_valid_pool(context.root)
+    tables = gaps.compute(pool.registry, build_frames(pool))
+    click.echo(gaps.FORMATS[fmt](tables, gaps.sparse_at_most(pool.registry)), nl=False)
+
+
+@cli.command("claims")
+@click.option("--check", is_flag=True, help="Exit 1 when any claim no longer holds, naming it and the records that moved it.")
+@click.option("--format", "fmt", type=click.Choice(list(claims.FORMATS)), default="text", show_default=True)
+@pass_context
+def claims_command(context: Context, check: bool, fmt: str) -> None:
+    """Recompute every claim of the claim ledger (claims.yaml): its value, the rows
+    behind it, and whether it still holds."""
+    pool = require_valid_pool(context.root)
+    ledger, _ = claims.load_claims(pool)  # a valid pool has a well-formed ledger
+    outcomes = claims.evaluate(ledger, build_frames(pool))
+    failing = [o for o in outcomes if not o.holds]
+    if check:
+        for outcome in failing:
+            click.echo(claims.failure_line(outcome))
+        click.echo(claims.summary(outcomes))
+    else:
+        click.echo(claims.FORMATS[fmt](outcomes), nl=False)
+    if check and failing:
+        raise click.exceptions.Exit(1)
 
 
 def main() -> None:
@@ -120,7 +169,7 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("Error: interrupted; nothing was left half-written.", err=True)
         sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - last line of defence, see docstring
+    except Exception as exc:
         if os.environ.get("PAPERPOOL_DEBUG"):
             raise
         click.echo(f"Error: internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "

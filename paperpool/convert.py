@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class ConvertError(ValueError):

@@ -15,8 +15,8 @@ from .bibtex import BibRecord, parse_bib
 from .convert import ConvertError, converter
 from .pool import Pool, Record
 from .problems import PaperpoolError, Problem, plural
-from .registry import CsvColumn, FieldSpec, Registry
-from .validate import KEY_RE, RecordChecker
+from .registry import KEY_RE, CsvColumn, FieldSpec, Registry
+from .validate import RecordChecker
 from .yamlio import Document, YamlProblem, dump_yaml, read_text, write_atomic
 
 MAX_CSV_BYTES = 50_000_000

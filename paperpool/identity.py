@@ -44,8 +44,7 @@ def arxiv_id(value: str) -> str:
 def doi(value: str) -> str:
     value = value.strip().lower()
     for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"):
-        if value.startswith(prefix):
-            value = value[len(prefix):]
+        value = value.removeprefix(prefix)
     return value
 
 

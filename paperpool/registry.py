@@ -7,6 +7,7 @@ checks that it is coherent, collecting every problem with its line.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from .problems import PaperpoolError, Problem
 from .yamlio import Document, YamlProblem, load_yaml
 
 REGISTRY_FILE = "registry.yaml"
+# A record's key: a lower-case slug, also its file name, so never a path.
+KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 
 FIELD_TYPES = {
     "key", "text", "text_list", "bool", "integer", "date", "url", "url_list",
@@ -70,7 +73,7 @@ class FieldSpec:
     derived_from: str | None = None
     unique: bool = False
     not_before_field: str | None = None
-    fields: dict[str, "FieldSpec"] = field(default_factory=dict)
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -107,6 +110,8 @@ class Registry:
     fields: dict[str, dict[str, FieldSpec]]  # "entries" / "exclusions" -> name -> spec
     rules: list[Rule]
     csv: dict[str, dict[str, list[CsvColumn]]]
+    statistics: dict = field(default_factory=dict)  # checked against the pool's columns in analysis
+    gaps: dict = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -122,6 +127,10 @@ class Registry:
     @property
     def unknown_marker(self) -> str | None:
         return self.pool.get("unknown_marker")
+
+    @property
+    def claims_path(self) -> Path:
+        return self.root / self.pool.get("claims", "claims.yaml")
 
     @property
     def title_similarity(self) -> float:
@@ -148,7 +157,20 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
         return None, [Problem(REGISTRY_FILE, exc.line, exc.field, exc.message)]
     except OSError as exc:
         return None, [Problem(REGISTRY_FILE, 1, "", f"cannot read: {exc.strerror}; check the file exists and is readable")]
-    return _RegistryReader(root, doc).read()
+    registry, problems = _RegistryReader(root, doc).read()
+    if registry is not None:
+        problems = _analysis_problems(registry)
+    return (None if problems else registry), problems
+
+
+def _analysis_problems(registry: Registry) -> list[Problem]:
+    """The statistics and gaps sections name columns that exist only once the fields are read."""
+    from .frame import check_combined
+    from .gaps import check_gaps
+    from .stats import check_statistics
+
+    problems = check_combined(registry)
+    return problems or check_statistics(registry) + check_gaps(registry)
 
 
 class _RegistryReader:
@@ -192,9 +214,11 @@ class _RegistryReader:
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
         rules = self.read_rules(fields)
         csv = self.read_csv(fields)
+        statistics = self.section("statistics", required=False)
+        gaps = self.section("gaps", required=False)
         if self.problems:
             return None, self.problems
-        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv)
+        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps)
         return registry, []
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 from . import identity
+from .claims import load_claims
 from .pool import Pool, Record, load_pool
-from .problems import Problem
-from .registry import REGISTRY_FILE, FieldSpec, Registry, lookup
+from .problems import PaperpoolError, Problem, errors, plural
+from .registry import KEY_RE, REGISTRY_FILE, FieldSpec, Registry, lookup
 
-KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 _CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
 
 
@@ -37,7 +37,18 @@ def validate_pool(pool: Pool) -> list[Problem]:
     problems += check_similar_titles(pool)
     problems += check_rules(pool)
     problems += check_registry_references(pool)
+    problems += load_claims(pool)[1]
     return problems
+
+
+def require_valid_pool(root: Path) -> Pool:
+    """The pool at `root` if it has no errors; otherwise a PaperpoolError naming the first."""
+    pool, problems = validate(root)
+    problems = errors(problems)
+    if problems:
+        more = f" and {plural(len(problems) - 1, 'more')}" if len(problems) > 1 else ""
+        raise PaperpoolError(f"the pool is not valid: {problems[0]}{more}; run paperpool validate")
+    return pool
 
 
 # ---------------------------------------------------------------------------------

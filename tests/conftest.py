@@ -18,7 +18,8 @@ def pool_copy(tmp_path) -> Path:
     """A copy of the shipped pool: registry, entries and exclusions."""
     root = tmp_path / "pool"
     root.mkdir()
-    shutil.copyfile(REPO / "registry.yaml", root / "registry.yaml")
+    for name in ("registry.yaml", "claims.yaml"):
+        shutil.copyfile(REPO / name, root / name)
     for folder in ("papers", "exclusions"):
         shutil.copytree(REPO / folder, root / folder)
     return root
@@ -26,13 +27,14 @@ def pool_copy(tmp_path) -> Path:
 
 @pytest.fixture
 def empty_pool(tmp_path) -> Path:
-    """The shipped registry with no records yet (representatives relaxed)."""
+    """The shipped registry with no records yet (representatives relaxed) and no claims."""
     root = tmp_path / "empty"
     root.mkdir()
     text = (REPO / "registry.yaml").read_text(encoding="utf-8")
     import re
 
     text = re.sub(r"representatives: \[[^\]]*\]", "representatives: []", text)
+    text = re.sub(r"\n  claims: claims.yaml\n", "\n", text)
     (root / "registry.yaml").write_text(text, encoding="utf-8")
     (root / "papers").mkdir()
     (root / "exclusions").mkdir()

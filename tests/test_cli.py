@@ -123,7 +123,8 @@ def test_export_refuses_an_invalid_pool(run, pool_copy, snapshot):
     before = snapshot(pool_copy)
     result = run("export", "-o", "x.csv", cwd=pool_copy)
     assert result.exit_code == 1
-    assert result.output.startswith("Error: the pool has 1 error (first: papers/magrpo.yaml:")
+    assert result.output == ("Error: the pool is not valid: papers/magrpo.yaml:16: is_rl: 'maybe' is not an allowed value; "
+                             "use one of yes, partial, no; run paperpool validate\n")
     assert snapshot(pool_copy) == before
 
 

@@ -1,0 +1,236 @@
+"""The claim ledger: each claim of the survey as a query over the records, with the
+value it must keep, checked on every change.
+
+claims.yaml holds a list under `claims:`. Each claim has an id, a statement, a query
+(`where`, the language of paperpool.query; empty selects every record) over the
+entries, the exclusions or both (`over`), the expected count (a number, or a bound
+such as "<= 2"), optionally the rows it expects, and a boundary note saying what the
+number does and does not mean. When rows are recorded they are part of the claim: it
+holds only while exactly those records match.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import operator
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .frame import Frame, empty_frame
+from .pool import Pool
+from .problems import Problem, plural
+from .query import QueryError, parse
+from .registry import KEY_RE
+from .yamlio import YamlProblem, load_yaml
+
+OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries", "exclusions")}
+CLAIM_FIELDS = {"id", "statement", "over", "where", "expected", "rows", "boundary"}
+BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
+BOUNDS = {"==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: str
+    where: str
+    expected: int | str
+    over: str = "entries"
+    rows: list[str] | None = None
+    boundary: str = ""
+    line: int = 1
+
+    def satisfied_by(self, value: int) -> bool:
+        if isinstance(self.expected, int):
+            return value == self.expected
+        op, bound = BOUND_RE.match(self.expected).groups()
+        return BOUNDS[op](value, int(bound))
+
+    @property
+    def expected_text(self) -> str:
+        return str(self.expected).strip()
+
+
+@dataclass
+class Outcome:
+    claim: Claim
+    rows: list[str]
+    entered: list[str] = field(default_factory=list)  # match now, not recorded
+    left: list[str] = field(default_factory=list)  # recorded, no longer match
+
+    @property
+    def value(self) -> int:
+        return len(self.rows)
+
+    @property
+    def holds(self) -> bool:
+        return self.claim.satisfied_by(self.value) and not self.entered and not self.left
+
+    def as_json(self) -> dict:
+        c = self.claim
+        return {"id": c.id, "statement": c.statement, "value": self.value, "expected": c.expected,
+                "holds": self.holds, "rows": self.rows, "where": c.where, "over": c.over,
+                "boundary": c.boundary, "entered": self.entered, "left": self.left}
+
+
+def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
+    """Every well-formed claim, and a problem for each one that is not."""
+    path = pool.registry.claims_path
+    rel = _rel(pool, path)
+    if not path.is_file():
+        if "claims" in pool.registry.pool:
+            return [], [Problem(rel, 1, "", "the claims file named in registry.yaml (pool.claims) is missing; create it or remove the setting")]
+        return [], []
+    try:
+        doc = load_yaml(path)
+    except YamlProblem as exc:
+        return [], [Problem(rel, exc.line, exc.field, exc.message)]
+    items = doc.data.get("claims") if isinstance(doc.data, dict) else None
+    if not isinstance(items, list):
+        return [], [Problem(rel, 1, "claims", "the file holds `claims:` followed by a list of claims")]
+    frames = {kind: empty_frame(pool.registry, kind) for kind in pool.records}
+    claims, problems, seen = [], [], set()
+    for index, item in enumerate(items):
+        problem = functools.partial(_claim_problem, problems, doc, rel, index)
+        claim = _read_claim(item, problem, frames)
+        if claim is None:
+            continue
+        if claim.id in seen:
+            problem("id", f"duplicate claim id '{claim.id}'; ids must be unique")
+            continue
+        seen.add(claim.id)
+        claim.line = doc.line("claims", index)
+        claims.append(claim)
+    return claims, problems
+
+
+def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str) -> None:
+    parts = (index, field_name) if field_name else (index,)
+    problems.append(Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message))
+
+
+def _read_claim(item, problem, frames: dict[str, Frame]) -> Claim | None:
+    if not isinstance(item, dict):
+        problem("", "a claim is a mapping with id, statement, where, expected and boundary")
+        return None
+    for name in sorted(set(item) - CLAIM_FIELDS):
+        problem(name, f"unknown field; a claim has {', '.join(sorted(CLAIM_FIELDS))}")
+    ok = True
+    claim_id = item.get("id")
+    if not isinstance(claim_id, str) or not KEY_RE.match(claim_id):
+        problem("id", "give an id of lower-case letters, digits and hyphens, e.g. message-credit-broad")
+        ok = False
+    if not isinstance(item.get("statement"), str) or not item["statement"].strip():
+        problem("statement", "state the claim in one sentence")
+        ok = False
+    over = item.get("over", "entries")
+    if over not in OVER:
+        problem("over", f"over is one of {', '.join(OVER)}")
+        return None
+    where = item.get("where") or ""
+    if not isinstance(where, str):
+        problem("where", "write the query as text, e.g. \"credit_unit = message\"")
+        return None
+    for kind in OVER[over]:
+        try:
+            parse(where, frames[kind])
+        except QueryError as exc:
+            problem("where", str(exc))
+            ok = False
+            break
+    expected = item.get("expected")
+    if isinstance(expected, bool) or not (isinstance(expected, int) and expected >= 0 or isinstance(expected, str) and BOUND_RE.match(expected)):
+        problem("expected", "give the expected count (e.g. 2) or a bound in quotes (e.g. \"<= 2\")")
+        ok = False
+    # A recorded row that is no longer in the pool is not a problem here: claims --check
+    # reports it as a record that moved the claim, which is what a reviewer needs to see.
+    rows = item.get("rows")
+    if rows is not None and (not isinstance(rows, list) or not all(isinstance(key, str) for key in rows)):
+        problem("rows", "list the keys of the records the claim expects, e.g. [c3, debate-as-reward]")
+        ok = False
+    boundary = item.get("boundary") or ""
+    if not isinstance(boundary, str):
+        problem("boundary", "write the boundary note as text")
+        ok = False
+    if not ok:
+        return None
+    return Claim(claim_id, item["statement"].strip(), where, expected, over, sorted(rows) if rows is not None else None, boundary.strip())
+
+
+def evaluate(claims: list[Claim], frames: dict[str, Frame]) -> list[Outcome]:
+    outcomes = []
+    for claim in claims:
+        rows = sorted(key for kind in OVER[claim.over] for key in parse(claim.where, frames[kind]).keys(frames[kind]))
+        outcome = Outcome(claim, rows)
+        if claim.rows is not None:
+            outcome.entered = sorted(set(rows) - set(claim.rows))
+            outcome.left = sorted(set(claim.rows) - set(rows))
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _rel(pool: Pool, path: Path) -> str:
+    try:
+        return str(path.relative_to(pool.root))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------
+
+def moved(outcome: Outcome) -> str:
+    """Which records moved a claim away from its recorded rows."""
+    parts = []
+    if outcome.entered:
+        parts.append(f"now matching: {', '.join(outcome.entered)}")
+    if outcome.left:
+        parts.append(f"no longer matching: {', '.join(outcome.left)}")
+    return "; ".join(parts)
+
+
+def failure_line(outcome: Outcome) -> str:
+    """One line for a claim that no longer holds: expected, actual, and what moved it."""
+    c = outcome.claim
+    why = moved(outcome) or "rows: " + (", ".join(outcome.rows) or "none")
+    return f"claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why})"
+
+
+def to_text(outcomes: list[Outcome]) -> str:
+    lines = []
+    for outcome in outcomes:
+        c = outcome.claim
+        lines += [
+            f"[{'holds' if outcome.holds else 'FAILS'}] {c.id}: {c.statement}",
+            f"  query:    {c.where or '(every record)'} (over {c.over})",
+            f"  value:    {outcome.value} (expected {c.expected_text})",
+            f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}",
+        ]
+        if outcome.entered or outcome.left:
+            lines.append(f"  moved:    {moved(outcome)}")
+        if c.boundary:
+            lines.append(f"  boundary: {c.boundary}")
+        lines.append("")
+    lines.append(summary(outcomes))
+    return "\n".join(lines) + "\n"
+
+
+def _rows_summary(rows: list[str]) -> str:
+    return "none" if not rows else f"{len(rows)} records ({', '.join(rows[:5])}, ...)"
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    failing = sum(not o.holds for o in outcomes)
+    if not failing:
+        return f"{plural(len(outcomes), 'claim')}: all hold."
+    return f"{plural(len(outcomes), 'claim')}: {failing} no longer {'holds' if failing == 1 else 'hold'}."
+
+
+def to_json(outcomes: list[Outcome]) -> str:
+    return json.dumps([o.as_json() for o in outcomes], ensure_ascii=False, indent=2) + "\n"
+
+
+FORMATS = {"text": to_text, "json": to_json}

@@ -1,0 +1,187 @@
+"""Gap tables: the empty and sparse cells of the taxonomy, each cell with its entries.
+
+The tables are declared in the registry's `gaps` section. A table's rows are the
+values of one field. Its columns are either the values of another field (a cross-tab)
+or a list of named columns, each counting the records whose FIELD (default: the rows'
+field) holds the row's value and that match an optional `where` query.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from . import markdown
+from .frame import NONE, Frame, empty_frame
+from .problems import Problem
+from .query import QueryError, parse
+from .registry import REGISTRY_FILE, Registry
+from .stats import crosstab_frame
+
+DEFAULT_SPARSE = 2
+
+
+@dataclass
+class Cell:
+    keys: list[str]
+    mark: str  # "empty", "sparse" or ""
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+
+@dataclass
+class GapColumn:
+    id: str
+    label: str
+    field: str | None = None
+    where: str = ""
+
+
+@dataclass
+class GapTable:
+    id: str
+    title: str
+    note: str
+    rows: str  # the field whose values are the rows
+    columns: list[tuple[str, str]]  # (id, label)
+    cells: dict[str, dict[str, Cell]] = field(default_factory=dict)
+    row_labels: dict[str, str] = field(default_factory=dict)
+
+    def marked(self, mark: str) -> list[tuple[str, str]]:
+        return [(r, c) for r, cells in self.cells.items() for c, cell in cells.items() if cell.mark == mark]
+
+
+def sparse_at_most(registry: Registry) -> int:
+    return int(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE))
+
+
+def compute(registry: Registry, frames: dict[str, Frame]) -> list[GapTable]:
+    limit = sparse_at_most(registry)
+    frame = frames["entries"]
+    return [_table(registry, frame, body, limit) for body in registry.gaps.get("tables") or []]
+
+
+def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable:
+    rows = body["rows"]
+    table = GapTable(str(body["id"]), str(body.get("title") or body["id"]), str(body.get("note") or ""), rows, [])
+    if isinstance(body["columns"], str):
+        _, keys = crosstab_frame(frame, rows, body["columns"])
+        # a record with no value on an axis is in no cell of the taxonomy
+        keys = keys.drop(index=NONE, columns=NONE, errors="ignore")
+        table.columns = [(str(c), _label(registry, frame, body["columns"], c)) for c in keys.columns]
+        cells = {r: {str(c): keys.at[r, c] for c in keys.columns} for r in keys.index}
+    else:
+        columns = [_column(item) for item in body["columns"]]
+        table.columns = [(c.id, c.label) for c in columns]
+        row_values = frame.values_in_order(rows, [])
+        cells = {r: {} for r in row_values}
+        for column in columns:
+            selected = set(parse(column.where, frame).keys(frame))
+            long = frame.long(column.field or rows)
+            long = long[long["key"].isin(selected)]
+            by_value = long.groupby("value")["key"].agg(lambda keys: sorted(set(keys)))
+            for r in row_values:
+                cells[r][column.id] = by_value.get(r, [])
+    for r, row in cells.items():
+        table.row_labels[str(r)] = _label(registry, frame, rows, r)
+        table.cells[str(r)] = {c: Cell(list(keys), _mark(len(keys), limit)) for c, keys in row.items()}
+    return table
+
+
+def _column(item: dict) -> GapColumn:
+    return GapColumn(str(item.get("id") or item["label"]), str(item["label"]), item.get("field"), item.get("where") or "")
+
+
+def _mark(count: int, limit: int) -> str:
+    return "empty" if count == 0 else "sparse" if count <= limit else ""
+
+
+def _label(registry: Registry, frame: Frame, name: str, value) -> str:
+    """A value's label from the vocabulary that its column's values come from."""
+    for vocabulary in registry.vocabularies.values():
+        if vocabulary.ids == frame.columns[name].vocabulary:
+            found = vocabulary.get(value)
+            return found.label if found else str(value)
+    return str(value)
+
+
+def check_gaps(registry: Registry) -> list[Problem]:
+    """Problems in the registry's gaps section: fields, columns and where-queries."""
+    problems = []
+    frame = empty_frame(registry, "entries")
+    columns = frame.columns
+    if not isinstance(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE), int):
+        problems.append(_problem(registry, ("gaps", "sparse_at_most"), "give a whole number, e.g. `sparse_at_most: 2`"))
+    for index, body in enumerate(registry.gaps.get("tables") or []):
+        path = ("gaps", "tables", index)
+        if not isinstance(body, dict) or "id" not in body or "rows" not in body or "columns" not in body:
+            problems.append(_problem(registry, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
+            continue
+        if body["rows"] not in columns:
+            problems.append(_problem(registry, path + ("rows",), f"unknown field '{body['rows']}' of the entries"))
+            continue
+        if isinstance(body["columns"], str):
+            if body["columns"] not in columns:
+                problems.append(_problem(registry, path + ("columns",), f"unknown field '{body['columns']}' of the entries"))
+            continue
+        for position, item in enumerate(body["columns"] if isinstance(body["columns"], list) else [None]):
+            item_path = path + ("columns", position)
+            if not isinstance(item, dict) or "label" not in item:
+                problems.append(_problem(registry, item_path, "a column needs a label, and may name a field and a where query"))
+                continue
+            name = item.get("field") or body["rows"]
+            if name not in columns or columns[name].vocabulary != columns[body["rows"]].vocabulary:
+                problems.append(_problem(registry, item_path + ("field",),
+                                         f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
+            try:
+                parse(item.get("where") or "", frame)
+            except QueryError as exc:
+                problems.append(_problem(registry, item_path + ("where",), str(exc)))
+    return problems
+
+
+def _problem(registry: Registry, path: tuple, message: str) -> Problem:
+    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
+
+
+# ---------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------
+
+def to_json(tables: list[GapTable], limit: int) -> str:
+    document = {"sparse_at_most": limit, "tables": [{
+        "id": t.id, "title": t.title, "note": t.note, "rows": t.rows,
+        "columns": [{"id": c, "label": label} for c, label in t.columns],
+        "cells": {r: {c: {"count": cell.count, "mark": cell.mark, "keys": cell.keys} for c, cell in row.items()}
+                  for r, row in t.cells.items()},
+        "empty": len(t.marked("empty")), "sparse": len(t.marked("sparse")),
+    } for t in tables]}
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def to_markdown(tables: list[GapTable], limit: int) -> str:
+    parts = [f"Cells with no entry are marked empty; with 1 to {limit}, sparse (the registry's gaps.sparse_at_most)."]
+    for t in tables:
+        parts += ["", f"## {markdown.text(t.title)}", ""]
+        if t.note:
+            parts += [markdown.text(t.note), ""]
+        header = [markdown.text(t.rows)] + [markdown.text(c) for c, _ in t.columns]
+        rows = [[markdown.text(r)] + [_cell_text(cell) for cell in row.values()] for r, row in t.cells.items()]
+        parts.append(markdown.table(header, rows, ["l"] + ["r"] * len(t.columns)))
+        counted = f"{len(t.marked('empty'))} empty and {len(t.marked('sparse'))} sparse of {len(t.cells) * len(t.columns)} cells."
+        parts += ["", f"{counted} Entries per cell:", ""]
+        labels = dict(t.columns)
+        for r, row in t.cells.items():
+            for c, cell in row.items():
+                if cell.count:
+                    parts.append(f"- {markdown.text(r)} x {markdown.text(labels[c])} ({cell.count}): {', '.join(cell.keys)}")
+    return "\n".join(parts) + "\n"
+
+
+def _cell_text(cell: Cell) -> str:
+    return f"{cell.count} {cell.mark}".strip()
+
+
+FORMATS = {"markdown": to_markdown, "json": to_json}

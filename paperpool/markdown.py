@@ -1,0 +1,51 @@
+"""Markdown written from records: text shown as text, tables lined up.
+
+Titles, summaries and venues come from contributors; whatever they hold must render
+as the characters they typed, never as a link, an HTML element, a table cell break or
+code. Everything that writes markdown from record text goes through `text`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# Characters that start markdown syntax anywhere in a line or a table cell ({ } because
+# attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped.
+SPECIAL = re.compile(r"([\\`*_{}\[\]|~])")
+# ... and those that do only at the start of a line (headings, lists, quotes).
+LINE_START = re.compile(r"^(\d*)([#+\-=>.)])")
+# Bidirectional controls reorder what follows them on screen; a reader must see the
+# text in the order it was written, so they are dropped.
+BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+WHITESPACE = re.compile(r"\s+")
+
+
+def text(value) -> str:
+    """`value` as inert markdown on one line: HTML escaped, markdown punctuation escaped."""
+    if value is None:
+        return ""
+    flat = WHITESPACE.sub(" ", str(value).translate(BIDI_CONTROLS)).strip()
+    escaped = SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+    return LINE_START.sub(r"\1\\\2", escaped)
+
+
+def link(label: str, url: str) -> str:
+    """A link whose label is inert and whose address cannot close the link early.
+    Only http(s) addresses reach here: validate refuses every other scheme."""
+    return f"[{text(label)}](<{url.replace('<', '%3C').replace('>', '%3E').replace(' ', '%20')}>)"
+
+
+def table(headers: list[str], rows: list[list], align: list[str] | None = None) -> str:
+    """A pipe table whose columns line up in a terminal. Cells are used as given:
+    escape record text with `text` first. `align` is "l" or "r" per column."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    align = align or ["l"] * len(headers)
+
+    def line(row: list[str]) -> str:
+        padded = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(row, widths, align)]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align)) + "|"
+    return "\n".join([line(headers), rule] + [line(row) for row in cells])
