@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from . import __version__, claims, gaps, stats
+from . import __version__, claims, gaps, readme, stats
 from .csvio import export_csv, export_json, import_csv, write_planned
 from .frame import build_frames
 from .pool import require_pool
-from .problems import errors, plural, warnings
+from .problems import PaperpoolError, errors, plural, warnings
 from .registry import find_root
 from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
@@ -158,6 +158,23 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
         click.echo(claims.FORMATS[fmt](outcomes), nl=False)
     if check and failing:
         raise click.exceptions.Exit(1)
+
+
+@cli.command("readme")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when the block is out of date.")
+@pass_context
+def readme_command(context: Context, check: bool) -> None:
+    """Rewrite the generated block of README.md (between its paperpool:readme markers):
+    headline counts, gap highlights and the paper list by category."""
+    pool = require_valid_pool(context.root)
+    update = readme.plan_update(pool, build_frames(pool))
+    if check:
+        if update.changed:
+            raise PaperpoolError(f"{readme.README}: the generated block is out of date; run paperpool readme and commit the result")
+        click.echo(f"{readme.README}: the generated block is up to date.")
+        return
+    readme.write(update)
+    click.echo(f"{readme.README}: {'block rewritten' if update.changed else 'block already up to date'}.")
 
 
 def main() -> None:

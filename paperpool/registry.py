@@ -112,6 +112,7 @@ class Registry:
     csv: dict[str, dict[str, list[CsvColumn]]]
     statistics: dict = field(default_factory=dict)  # checked against the pool's columns in analysis
     gaps: dict = field(default_factory=dict)
+    display: dict = field(default_factory=dict)  # group_by and tags of the README's paper list
 
     @property
     def path(self) -> Path:
@@ -216,9 +217,10 @@ class _RegistryReader:
         csv = self.read_csv(fields)
         statistics = self.section("statistics", required=False)
         gaps = self.section("gaps", required=False)
+        display = self.read_display(fields["entries"])
         if self.problems:
             return None, self.problems
-        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps)
+        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display)
         return registry, []
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:
@@ -313,6 +315,20 @@ class _RegistryReader:
                     self.problem(path + (part, "field"), f"rule '{rule.id}' names unknown field '{field_path}'; {hint}")
             rules.append(rule)
         return rules
+
+    def read_display(self, specs: dict[str, FieldSpec]) -> dict:
+        display = self.section("display", required=False)
+        group_by = display.get("group_by")
+        if group_by is not None and (group_by not in specs or specs[group_by].type != "choice"):
+            self.problem(("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category")
+        tags = display.get("tags", [])
+        if not isinstance(tags, list):
+            self.problem(("display", "tags"), "list the fields shown as tags, e.g. [reward_family, credit_unit]")
+            return display
+        for index, name in enumerate(tags):
+            if name not in specs:
+                self.problem(("display", "tags", index), f"'{name}' is not a field of the entries")
+        return display
 
     def read_csv(self, fields: dict) -> dict:
         from .convert import CONVERTERS  # the table of named conversions

@@ -1,0 +1,78 @@
+"""The README's generated block: headline counts, gap highlights and the paper list.
+
+Only the text between the two markers is paperpool's; everything around it is the
+authors'. Refusing to guess where the block goes when a marker is missing or doubled
+is what keeps the rest of the README safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import claims, gaps, stats
+from .csvio import read_input
+from .frame import Frame
+from .pool import Pool
+from .problems import PaperpoolError
+from .render import Renderer
+from .views import grouped
+from .yamlio import write_atomic
+
+README = "README.md"
+START = "<!-- paperpool:readme:start -->"
+END = "<!-- paperpool:readme:end -->"
+TEMPLATE = "readme.md.j2"
+# Small tables list their empty cells by name; large ones only count them.
+LIST_EMPTY_UP_TO = 20
+
+
+@dataclass
+class Update:
+    path: Path
+    text: str  # the README with the new block
+    changed: bool
+
+
+def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
+    registry = pool.registry
+    outcomes = claims.evaluate(claims.load_claims(pool)[0], frames)
+    return Renderer(pool.root).render(
+        TEMPLATE,
+        survey=registry.survey,
+        totals=stats.totals(frames),
+        gap_tables=gaps.compute(registry, frames),
+        sparse_at_most=gaps.sparse_at_most(registry),
+        list_empty_up_to=LIST_EMPTY_UP_TO,
+        claims=outcomes,
+        claims_failing=[o for o in outcomes if not o.holds],
+        groups=grouped(pool),
+    ).strip("\n")
+
+
+def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
+    """The README with its block replaced; PaperpoolError when the markers are not one pair."""
+    path = pool.root / README
+    if not path.is_file():
+        raise PaperpoolError(f"{README} is missing; create it with the lines {START} and {END} where the block goes")
+    text = read_input(path)
+    lines = text.split("\n")
+    starts = [n for n, line in enumerate(lines, 1) if line.strip() == START]
+    ends = [n for n, line in enumerate(lines, 1) if line.strip() == END]
+    if len(starts) != 1 or len(ends) != 1:
+        found = ", ".join(f"{marker} on line {n}" for marker, found in ((START, starts), (END, ends)) for n in found)
+        raise PaperpoolError(
+            f"{README}: the generated block needs exactly one line {START} and one line {END} "
+            f"(found: {found or 'neither'}); fix the markers, nothing was changed"
+        )
+    if starts[0] > ends[0]:
+        raise PaperpoolError(f"{README}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
+    block = render_block(pool, frames)
+    new_lines = lines[: starts[0]] + ["", block, ""] + lines[ends[0] - 1:]
+    new_text = "\n".join(new_lines)
+    return Update(path, new_text, new_text != text)
+
+
+def write(update: Update) -> None:
+    if update.changed:
+        write_atomic(update.path, update.text)
