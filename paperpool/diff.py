@@ -1,0 +1,207 @@
+"""What a change to the pool changes: records added, removed or retagged, and every
+count, gap cell and claim that moved. This is what a pull request's reviewer reads.
+
+The pool at a git revision is extracted to a temporary folder with `git archive` and
+read like any other pool, with the registry and claims of that revision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import claims, gaps, markdown, stats
+from .frame import build_frames
+from .pool import Pool
+from .problems import PaperpoolError
+from .registry import REGISTRY_FILE
+from .validate import require_valid_pool
+
+
+@dataclass
+class Snapshot:
+    pool: Pool
+    stats: stats.Stats
+    cells: dict[tuple[str, str, str], list[str]]  # (table title, row, column) -> keys
+    claims: dict[str, claims.Outcome]
+
+
+@dataclass
+class Diff:
+    revision: str
+    added: list[str] = field(default_factory=list)  # "kind/key"
+    removed: list[str] = field(default_factory=list)
+    retagged: dict[str, list[tuple[str, object, object]]] = field(default_factory=dict)  # kind/key -> (field, old, new)
+    counts: list[tuple[str, str, int | None, int | None]] = field(default_factory=list)  # (table, value, old, new); None: not counted
+    cells: list[tuple[tuple[str, str, str], list[str], list[str]]] = field(default_factory=list)
+    claims: list[tuple[str, claims.Outcome | None, claims.Outcome | None]] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.retagged or self.counts or self.cells or self.claims)
+
+
+def snapshot(pool: Pool) -> Snapshot:
+    frames = build_frames(pool)
+    tables = gaps.compute(pool.registry, frames)
+    cells = {(t.title, r, label): cell.keys for t in tables for r, row in t.cells.items()
+             for (c, label) in t.columns for cell in [row[c]]}
+    ledger, _ = claims.load_claims(pool)
+    outcomes = {o.claim.id: o for o in claims.evaluate(ledger, frames)}
+    return Snapshot(pool, stats.compute(pool.registry, frames), cells, outcomes)
+
+
+@contextlib.contextmanager
+def pool_at_revision(root: Path, revision: str):
+    """The valid pool at `revision` of the git repository holding `root`, in a temporary folder."""
+    top = Path(_git(root, "rev-parse", "--show-toplevel",
+                    failure=f"diff compares git revisions, but {root} is not in a git repository ({{detail}})").strip())
+    inside = root.resolve().relative_to(top.resolve()).as_posix()
+    commit = _git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}",
+                  failure=f"git knows no revision '{revision}'; give a commit, branch or tag (e.g. HEAD~1 or main)").strip()
+    with tempfile.TemporaryDirectory(prefix="paperpool-diff-") as folder:
+        archive = Path(folder) / "pool.tar"
+        with archive.open("wb") as out:
+            _git(top, "archive", "--format=tar", commit, "--", inside, out=out,
+                 failure=f"cannot read the pool at {revision}: {{detail}}")
+        with tarfile.open(archive) as tar:
+            tar.extractall(Path(folder) / "tree", filter="data")
+        old_root = Path(folder) / "tree" / ("" if inside == "." else inside)
+        if not (old_root / REGISTRY_FILE).is_file():
+            raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
+        try:
+            yield require_valid_pool(old_root)
+        except PaperpoolError as exc:
+            raise PaperpoolError(f"at {revision}: {exc.message}") from None
+
+
+def _git(cwd: Path, *args: str, failure: str, out=None) -> str:
+    """git's output; on failure a PaperpoolError from `failure` with {detail}, git's last words."""
+    try:
+        result = subprocess.run(["git", *args], cwd=cwd, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    except FileNotFoundError:
+        raise PaperpoolError("diff needs git, which is not installed or not on PATH") from None
+    if result.returncode != 0:
+        detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PaperpoolError(failure.replace("{detail}", detail[-1] if detail else f"git {args[0]} failed"))
+    return "" if out else result.stdout.decode("utf-8", "replace")
+
+
+def compare(revision: str, old: Snapshot, new: Snapshot) -> Diff:
+    diff = Diff(revision)
+    for kind in new.pool.records:
+        before = {r.key: r.data for r in old.pool.records.get(kind, [])}
+        after = {r.key: r.data for r in new.pool.records[kind]}
+        diff.added += [f"{kind}/{key}" for key in sorted(set(after) - set(before))]
+        diff.removed += [f"{kind}/{key}" for key in sorted(set(before) - set(after))]
+        for key in sorted(set(before) & set(after)):
+            changes = [(name, before[key].get(name), after[key].get(name))
+                       for name in dict.fromkeys([*before[key], *after[key]])
+                       if before[key].get(name) != after[key].get(name)]
+            if changes:
+                diff.retagged[f"{kind}/{key}"] = changes
+    diff.counts = _changed_counts(old.stats, new.stats)
+    diff.cells = [(cell, old.cells.get(cell, []), keys) for cell, keys in new.cells.items() if old.cells.get(cell, []) != keys]
+    diff.cells += [(cell, keys, []) for cell, keys in old.cells.items() if cell not in new.cells and keys]
+    for claim_id in dict.fromkeys([*old.claims, *new.claims]):
+        before, after = old.claims.get(claim_id), new.claims.get(claim_id)
+        if before is None or after is None or (before.value, before.holds, before.rows) != (after.value, after.holds, after.rows):
+            diff.claims.append((claim_id, before, after))
+    return diff
+
+
+def _changed_counts(old: stats.Stats, new: stats.Stats) -> list[tuple[str, str, int | None, int | None]]:
+    changed = []
+    for section in ("totals", "counts", "crosstabs"):
+        flat_old, flat_new = _flatten(getattr(old, section), section), _flatten(getattr(new, section), section)
+        for name in dict.fromkeys([*flat_old, *flat_new]):
+            if flat_old.get(name) != flat_new.get(name):
+                changed.append((*name, flat_old.get(name), flat_new.get(name)))
+    return changed
+
+
+def _flatten(table: dict, section: str) -> dict[tuple[str, str], int]:
+    if section == "totals":
+        return {("totals", name): n for name, n in table.items()}
+    if section == "counts":
+        return {(name, value): n for name, counts in table.items() for value, n in counts.items()}
+    return {(name, f"{row} x {col}"): n for name, rows in table.items() for row, cols in rows.items() for col, n in cols.items()}
+
+
+# ---------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------
+
+def to_markdown(diff: Diff) -> str:
+    if diff.empty:
+        return f"No change to the pool since {diff.revision}.\n"
+    parts = [f"# Changes to the pool since {markdown.text(diff.revision)}"]
+    if diff.added or diff.removed or diff.retagged:
+        parts += ["", "## Records", ""]
+        parts += [f"- added: {markdown.text(key)}" for key in diff.added]
+        parts += [f"- removed: {markdown.text(key)}" for key in diff.removed]
+        for key, changes in diff.retagged.items():
+            parts.append(f"- changed: {markdown.text(key)}: " + "; ".join(_change(*c) for c in changes))
+    if diff.claims:
+        parts += ["", "## Claims", "", markdown.table(
+            ["claim", "before", "after"],
+            [[markdown.text(claim_id), _outcome(before), _outcome(after)] for claim_id, before, after in diff.claims])]
+    if diff.counts:
+        parts += ["", "## Counts", "", markdown.table(
+            ["table", "value", "before", "after"],
+            [[markdown.text(t), markdown.text(v), _count(old), _count(new)] for t, v, old, new in diff.counts],
+            ["l", "l", "r", "r"])]
+    if diff.cells:
+        parts += ["", "## Gap cells", "", markdown.table(
+            ["table", "cell", "before", "after"],
+            [[markdown.text(t), markdown.text(f"{r} x {c}"), _keys(old), _keys(new)] for (t, r, c), old, new in diff.cells])]
+    return "\n".join(parts) + "\n"
+
+
+def _change(name: str, old, new) -> str:
+    if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > 40:
+        return f"{markdown.text(name)} edited"
+    return f"{markdown.text(name)} {markdown.text(_shown(old))} → {markdown.text(_shown(new))}"
+
+
+def _shown(value) -> str:
+    if value is None or value == [] or value == {}:
+        return "(none)"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def _outcome(outcome: claims.Outcome | None) -> str:
+    if outcome is None:
+        return "(not in the ledger)"
+    return f"{outcome.value} ({'holds' if outcome.holds else 'FAILS'}, expected {markdown.text(outcome.claim.expected_text)})"
+
+
+def _count(n: int | None) -> str:
+    return "not counted" if n is None else str(n)
+
+
+def _keys(keys: list[str]) -> str:
+    return f"{len(keys)}: {', '.join(keys)}" if keys else "0"
+
+
+def to_json(diff: Diff) -> str:
+    document = {
+        "revision": diff.revision, "added": diff.added, "removed": diff.removed,
+        "changed": {key: [{"field": f, "before": o, "after": n} for f, o, n in changes] for key, changes in diff.retagged.items()},
+        "claims": [{"id": i, "before": b.as_json() if b else None, "after": a.as_json() if a else None} for i, b, a in diff.claims],
+        "counts": [{"table": t, "value": v, "before": o, "after": n} for t, v, o, n in diff.counts],
+        "gap_cells": [{"table": t, "row": r, "column": c, "before": o, "after": n} for (t, r, c), o, n in diff.cells],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
+
+
+FORMATS = {"markdown": to_markdown, "json": to_json}
