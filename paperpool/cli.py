@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__, claims, gaps, readme, stats
+from . import __version__, audit, claims, diff, gaps, readme, stats
 from .csvio import export_csv, export_json, import_csv, write_planned
 from .frame import build_frames
 from .pool import require_pool
@@ -160,6 +160,19 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
         raise click.exceptions.Exit(1)
 
 
+@cli.command("diff")
+@click.argument("revision")
+@click.option("--format", "fmt", type=click.Choice(list(diff.FORMATS)), default="markdown", show_default=True)
+@pass_context
+def diff_command(context: Context, revision: str, fmt: str) -> None:
+    """Compare the pool at a git REVISION (a commit, branch or tag) with the working
+    tree: records added, removed or changed, and every count, gap cell and claim that moved."""
+    new = diff.snapshot(require_valid_pool(context.root))
+    with diff.pool_at_revision(context.root, revision) as old_pool:
+        old = diff.snapshot(old_pool)
+    click.echo(diff.FORMATS[fmt](diff.compare(revision, old, new)), nl=False)
+
+
 @cli.command("readme")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 when the block is out of date.")
 @pass_context
@@ -175,6 +188,22 @@ def readme_command(context: Context, check: bool) -> None:
         return
     readme.write(update)
     click.echo(f"{readme.README}: {'block rewritten' if update.changed else 'block already up to date'}.")
+
+
+@cli.command("audit")
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(list(audit.FORMATS)), default="text", show_default=True)
+@pass_context
+def audit_command(context: Context, file: Path | None, fmt: str) -> None:
+    """Agreement of two readers: per field, the rows, agreements, share and Cohen's
+    kappa, then every disagreement.
+
+    Without FILE: each entry's values against its second_reading, for the fields the
+    second reading re-tags. With FILE: a CSV with a key column and, per field,
+    orig_FIELD (first reader) and ann_FIELD (second reader)."""
+    pool = require_valid_pool(context.root)
+    result = audit.audit_file(pool, file) if file else audit.audit_pool(pool)
+    click.echo(audit.FORMATS[fmt](result), nl=False)
 
 
 def main() -> None:

@@ -57,6 +57,10 @@ def sparse_at_most(registry: Registry) -> int:
     return int(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE))
 
 
+def sparse_range(limit: int) -> str:
+    return "1 entry" if limit == 1 else f"1 to {limit} entries"
+
+
 def compute(registry: Registry, frames: dict[str, Frame]) -> list[GapTable]:
     limit = sparse_at_most(registry)
     frame = frames["entries"]
@@ -162,7 +166,7 @@ def to_json(tables: list[GapTable], limit: int) -> str:
 
 
 def to_markdown(tables: list[GapTable], limit: int) -> str:
-    parts = [f"Cells with no entry are marked empty; with 1 to {limit}, sparse (the registry's gaps.sparse_at_most)."]
+    parts = [f"Cells with no entry are marked empty; with {sparse_range(limit)}, sparse (the registry's gaps.sparse_at_most)."]
     for t in tables:
         parts += ["", f"## {markdown.text(t.title)}", ""]
         if t.note:

@@ -42,7 +42,7 @@ def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
         survey=registry.survey,
         totals=stats.totals(frames),
         gap_tables=gaps.compute(registry, frames),
-        sparse_at_most=gaps.sparse_at_most(registry),
+        sparse_range=gaps.sparse_range(gaps.sparse_at_most(registry)),
         list_empty_up_to=LIST_EMPTY_UP_TO,
         claims=outcomes,
         claims_failing=[o for o in outcomes if not o.holds],

@@ -1,0 +1,210 @@
+"""The second reader's agreement: per field, how often two readers tagged a paper the
+same way, and Cohen's kappa, which discounts the agreement two readers with the same
+habits would reach by chance.
+
+The readings come from the entries (each entry's own values against its
+`second_reading`) or from a CSV with a `key` column and, per field, `orig_FIELD` (the
+first reader) and `ann_FIELD` (the second reader). Which fields the entries' second
+readings re-tag is read from the registry, never listed here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import markdown
+from .csvio import read_input
+from .pool import Pool
+from .problems import PaperpoolError, plural
+from .registry import Registry
+
+SECOND_READING = "second_reading"  # the entry field holding the second reader's tags
+FIRST, SECOND = "orig_", "ann_"  # column prefixes of the two readers in a CSV
+
+
+@dataclass
+class FieldAgreement:
+    rows: int  # rows where both readers gave a value
+    agree: int
+    kappa: float | None  # None when chance agreement is 1 (or there are no rows)
+
+    @property
+    def share(self) -> float | None:
+        return self.agree / self.rows if self.rows else None
+
+    def as_json(self) -> dict:
+        return {"rows": self.rows, "agree": self.agree, "share": self.share, "kappa": self.kappa}
+
+
+@dataclass
+class Disagreement:
+    key: str
+    field: str
+    first: str
+    second: str
+
+
+@dataclass
+class Audit:
+    source: str  # what was read and which side is which, for the heading
+    first_reader: str  # what the first reader's values are called in the disagreements
+    rows: int
+    fields: dict[str, FieldAgreement] = field(default_factory=dict)
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"rows": self.rows, "fields": {name: f.as_json() for name, f in self.fields.items()},
+                "disagreements": [vars(d) for d in self.disagreements]}
+
+
+def compared_fields(registry: Registry) -> list[str]:
+    """The second reading's single-choice fields that re-tag an entry field of the same
+    name, also a single choice: there both readers picked one value from a vocabulary,
+    so agreement and kappa mean something. (Dates, notes and fields the entry lacks
+    are not comparisons.)"""
+    entry = registry.fields["entries"]
+    if SECOND_READING not in entry:
+        raise PaperpoolError(f"registry.yaml declares no {SECOND_READING} under entry_fields; "
+                             "declare it as a mapping of the fields a second reader re-tags")
+    return [name for name, spec in entry[SECOND_READING].fields.items()
+            if spec.type == "choice" and name in entry and entry[name].type == "choice"]
+
+
+def audit_pool(pool: Pool) -> Audit:
+    """Each entry that has a second reading: its current values against the reading's."""
+    fields = compared_fields(pool.registry)
+    read = sorted((r for r in pool.entries if isinstance(r.data.get(SECOND_READING), dict)), key=lambda r: r.key)
+    pairs = [(r.key, name, r.data.get(name), r.data[SECOND_READING].get(name)) for r in read for name in fields]
+    source = (f"{plural(len(read), 'entry', 'entries')} with a {SECOND_READING}: "
+              "each entry's values (first reader) against its second reading")
+    return _compare(source, "entry", len(read), fields, pairs)
+
+
+def audit_file(pool: Pool, path: Path) -> Audit:
+    """A second reader's CSV: each row's orig_FIELD against its ann_FIELD, for every
+    field that has both columns. Other columns (notes, say) are not read."""
+    header, rows = _read_readings(pool, path)
+    fields = [column[len(FIRST):] for column in header
+              if column.startswith(FIRST) and SECOND + column[len(FIRST):] in header]
+    # An empty cell is a field that reader did not tag: left out of that field's rows.
+    pairs = [(row["key"], name, row[FIRST + name].strip() or None, row[SECOND + name].strip() or None)
+             for row in rows for name in fields]
+    source = f"{plural(len(rows), 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
+    return _compare(source, "first reader", len(rows), fields, pairs)
+
+
+def _compare(source: str, first_reader: str, n: int, fields: list[str], pairs: list[tuple]) -> Audit:
+    """pairs: (key, field, first reader's value, second reader's value), in output order."""
+    table = pd.DataFrame(pairs, columns=["key", "field", "first", "second"], dtype=object)
+    audit = Audit(source, first_reader, n)
+    for name in fields:
+        both = table[table["field"] == name].dropna(subset=["first", "second"])
+        agree = both["first"] == both["second"]
+        audit.fields[name] = FieldAgreement(len(both), int(agree.sum()), cohens_kappa(both["first"], both["second"]))
+    read = table.dropna(subset=["first", "second"])
+    audit.disagreements = [Disagreement(*row) for row in read[read["first"] != read["second"]].itertuples(index=False)]
+    return audit
+
+
+def cohens_kappa(first: pd.Series, second: pd.Series) -> float | None:
+    """(p_o - p_e) / (1 - p_e): p_o the share of rows where the readers agree, p_e the
+    chance that two readers tagging independently, each with their own value
+    frequencies, would agree. None when p_e is 1 (both gave every row one same value)
+    or there are no rows: then there is no agreement beyond chance to measure."""
+    n = len(first)
+    agree = int((first == second).sum())
+    # p_e = sum over values of (first's count / n) * (second's count / n). Kept in whole
+    # counts (p_o = agree / n, p_e = chance / n**2) so that p_e == 1 is an exact test.
+    chance = int(first.value_counts().mul(second.value_counts(), fill_value=0).sum())
+    if chance == n * n:
+        return None
+    return (n * agree - chance) / (n * n - chance)
+
+
+def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
+    """The header and rows of a second-reader CSV, or a PaperpoolError saying what to fix."""
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "no such file"
+        raise PaperpoolError(f"{path}: {what}; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns")
+    name = path.name
+    reader = csv.reader(io.StringIO(read_input(path), newline=""))
+    try:
+        header = next(reader, None)
+        if not header:
+            raise PaperpoolError(f"{name}:1: the file is empty; the first line must name the columns: key, then orig_FIELD and ann_FIELD per field")
+        twice = sorted({column for column in header if header.count(column) > 1})
+        if twice:
+            raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
+        if "key" not in header:
+            raise PaperpoolError(f"{name}:1: no key column; name the column of entry keys `key`")
+        if not any(c.startswith(FIRST) and SECOND + c[len(FIRST):] in header for c in header):
+            example = next(iter(compared_fields(pool.registry)), "FIELD")
+            raise PaperpoolError(f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
+                                 f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}")
+        rows, seen = [], {}
+        for cells in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                raise PaperpoolError(f"{name}:{line}: row has {len(cells)} cells but the header has {len(header)}; check for an unquoted comma")
+            row = dict(zip(header, cells, strict=True))
+            key = row["key"].strip()
+            if not key:
+                raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
+            if key in seen:
+                raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {seen[key]}; give one row per entry")
+            seen[key] = line
+            rows.append(row | {"key": key})
+    except csv.Error as exc:
+        raise PaperpoolError(f"{name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
+    if not rows:
+        raise PaperpoolError(f"{name}:2: no rows after the header; add one row per entry read twice")
+    return header, rows
+
+
+# ---------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------
+
+def to_text(audit: Audit) -> str:
+    lines = [f"Agreement of two readers over {audit.source}.",
+             "", markdown.table(["field", "rows", "agree", "share", "kappa"],
+                                [[_one_line(name), f.rows, f.agree, _percent(f.share), _decimal(f.kappa)]
+                                 for name, f in audit.fields.items()], ["l", "r", "r", "r", "r"]),
+             "", "kappa: Cohen's, the agreement beyond what chance would give two readers with these value frequencies."]
+    for name, f in audit.fields.items():
+        if f.kappa is None:
+            why = ("no row has both readers' values" if not f.rows else
+                   "both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined")
+            lines.append(f"kappa n/a for {_one_line(name)}: {why}.")
+    lines += ["", f"{plural(len(audit.disagreements), 'disagreement')}{':' if audit.disagreements else '.'}"]
+    lines += [f"{_one_line(d.key)}: {_one_line(d.field)}: {_one_line(d.first)} ({audit.first_reader}) "
+              f"vs {_one_line(d.second)} (second reader)" for d in audit.disagreements]
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(value) -> str:
+    """A value from a file on one line, with `|` escaped so it cannot split a table cell."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def _percent(share: float | None) -> str:
+    return "n/a" if share is None else f"{share:.1%}"
+
+
+def _decimal(kappa: float | None) -> str:
+    return "n/a" if kappa is None else f"{kappa:.3f}"
+
+
+def to_json(audit: Audit) -> str:
+    return json.dumps(audit.as_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+FORMATS = {"text": to_text, "json": to_json}
