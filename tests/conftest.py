@@ -11,6 +11,23 @@ from paperpool.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "tests" / "source"
+TINY = REPO / "tests" / "pools" / "tiny"  # a tiny pool of another survey, with its own registry
+EXPECTED = REPO / "tests" / "pools" / "tiny-expected"  # its commands' exact outputs
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    """A copy of the tiny pool: its own registry (method, unit, decisions), 5 entries, 2 exclusions."""
+    root = tmp_path / "tiny"
+    shutil.copytree(TINY, root)
+    return root
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` in a file, failing loudly when it is not there."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 @pytest.fixture

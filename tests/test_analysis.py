@@ -5,31 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, SOURCE
-
-TINY = Path(__file__).parent / "pools" / "tiny"
-EXPECTED = Path(__file__).parent / "pools" / "tiny-expected"
-
-
-@pytest.fixture
-def tiny(tmp_path) -> Path:
-    """A copy of the tiny pool: its own registry (method, unit, decisions), 5 entries, 2 exclusions."""
-    root = tmp_path / "tiny"
-    shutil.copytree(TINY, root)
-    return root
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
+from .conftest import EXPECTED, REPO, SOURCE, edit
 
 # ---------------------------------------------------------------------------------
 # stats
