@@ -10,8 +10,6 @@ readings re-tag is read from the registry, never listed here.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import markdown
-from .csvio import read_input
+from .inputs import read_table
 from .pool import Pool
 from .problems import PaperpoolError, plural
 from .registry import Registry
@@ -133,11 +131,9 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
         what = "is a folder" if path.is_dir() else "no such file"
         raise PaperpoolError(f"{path}: {what}; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns")
     name = path.name
-    reader = csv.reader(io.StringIO(read_input(path), newline=""))
-    try:
-        header = next(reader, None)
-        if not header:
-            raise PaperpoolError(f"{name}:1: the file is empty; the first line must name the columns: key, then orig_FIELD and ann_FIELD per field")
+    columns: list[str] = []
+
+    def check_header(header: list[str]) -> None:
         twice = sorted({column for column in header if header.count(column) > 1})
         if twice:
             raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
@@ -147,26 +143,20 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
             example = next(iter(compared_fields(pool.registry)), "FIELD")
             raise PaperpoolError(f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
                                  f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}")
-        rows, seen = [], {}
-        for cells in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) != len(header):
-                raise PaperpoolError(f"{name}:{line}: row has {len(cells)} cells but the header has {len(header)}; check for an unquoted comma")
-            row = dict(zip(header, cells, strict=True))
-            key = row["key"].strip()
-            if not key:
-                raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
-            if key in seen:
-                raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {seen[key]}; give one row per entry")
-            seen[key] = line
-            rows.append(row | {"key": key})
-    except csv.Error as exc:
-        raise PaperpoolError(f"{name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
+        columns.extend(header)
+
+    rows, seen = [], {}
+    for line, row in read_table(path, check_header, ": key, then orig_FIELD and ann_FIELD per field"):
+        key = row["key"].strip()
+        if not key:
+            raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
+        if key in seen:
+            raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {seen[key]}; give one row per entry")
+        seen[key] = line
+        rows.append(row | {"key": key})
     if not rows:
         raise PaperpoolError(f"{name}:2: no rows after the header; add one row per entry read twice")
-    return header, rows
+    return columns, rows
 
 
 # ---------------------------------------------------------------------------------

@@ -13,13 +13,12 @@ from pathlib import Path
 from . import identity
 from .bibtex import BibRecord, parse_bib
 from .convert import ConvertError, converter
+from .inputs import read_input, read_table
 from .pool import Pool, Record
 from .problems import PaperpoolError, Problem, plural
 from .registry import KEY_RE, CsvColumn, FieldSpec, Registry
 from .validate import RecordChecker
-from .yamlio import Document, YamlProblem, dump_yaml, read_text, write_atomic
-
-MAX_CSV_BYTES = 50_000_000
+from .yamlio import Document, dump_yaml, write_atomic
 
 BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "number", "pages")
 
@@ -115,43 +114,20 @@ def write_planned(planned: list[Planned]) -> None:
         write_atomic(item.path, dump_yaml(item.record))
 
 
-def read_input(path: Path) -> str:
-    """The text of a file given on the command line, or a PaperpoolError saying why not."""
-    try:
-        return read_text(path, MAX_CSV_BYTES)
-    except YamlProblem as exc:
-        raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
-    except OSError as exc:
-        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int, dict]]:
-    text = read_input(csv_path)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-        if not header:
-            raise PaperpoolError(f"{csv_path.name}:1: the file is empty; the first line must name the columns")
-        layout = registry.csv.get(kind, {})
-        required = [c.column for c in layout.get("source_columns", [])]
-        known = {c.column for c in _columns(registry, kind)}
+    layout = registry.csv.get(kind, {})
+    required = [c.column for c in layout.get("source_columns", [])]
+    known = {c.column for c in _columns(registry, kind)}
+
+    def check_header(header: list[str]) -> None:
         missing = [name for name in required if name not in header]
         if missing:
             raise PaperpoolError(f"{csv_path.name}:1: header lacks column(s) {', '.join(missing)}; the {kind} CSV needs {', '.join(required)}")
         unknown = [name for name in header if name not in known]
         if unknown:
             raise PaperpoolError(f"{csv_path.name}:1: unknown column(s) {', '.join(unknown)}; remove them or declare them under csv: {kind}: in registry.yaml")
-        rows = []
-        for cells in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) != len(header):
-                raise PaperpoolError(f"{csv_path.name}:{line}: row has {len(cells)} cells but the header has {len(header)}; check for an unquoted comma")
-            rows.append((line, dict(zip(header, cells, strict=True))))
-    except csv.Error as exc:
-        raise PaperpoolError(f"{csv_path.name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
-    return rows
+
+    return read_table(csv_path, check_header, "")
 
 
 def _record_from_row(row: dict, line: int, name: str, registry: Registry, kind: str):

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import claims, gaps, stats
-from .csvio import read_input
 from .frame import Frame
+from .inputs import read_input
 from .pool import Pool
 from .problems import PaperpoolError
 from .render import Renderer
