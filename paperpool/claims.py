@@ -17,13 +17,17 @@ import operator
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .frame import Frame, empty_frame
+from .columns import Column, columns_for
 from .pool import Pool
 from .problems import Problem, plural
 from .query import QueryError, parse
 from .registry import KEY_RE
 from .yamlio import YamlProblem, load_yaml
+
+if TYPE_CHECKING:
+    from .frame import Frame
 
 OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries", "exclusions")}
 CLAIM_FIELDS = {"id", "statement", "over", "where", "expected", "rows", "boundary"}
@@ -90,11 +94,11 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     items = doc.data.get("claims") if isinstance(doc.data, dict) else None
     if not isinstance(items, list):
         return [], [Problem(rel, 1, "claims", "the file holds `claims:` followed by a list of claims")]
-    frames = {kind: empty_frame(pool.registry, kind) for kind in pool.records}
+    columns = {kind: columns_for(pool.registry, kind) for kind in pool.records}
     claims, problems, seen = [], [], set()
     for index, item in enumerate(items):
         problem = functools.partial(_claim_problem, problems, doc, rel, index)
-        claim = _read_claim(item, problem, frames)
+        claim = _read_claim(item, problem, columns)
         if claim is None:
             continue
         if claim.id in seen:
@@ -111,7 +115,7 @@ def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_nam
     problems.append(Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message))
 
 
-def _read_claim(item, problem, frames: dict[str, Frame]) -> Claim | None:
+def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim | None:
     if not isinstance(item, dict):
         problem("", "a claim is a mapping with id, statement, where, expected and boundary")
         return None
@@ -135,7 +139,7 @@ def _read_claim(item, problem, frames: dict[str, Frame]) -> Claim | None:
         return None
     for kind in OVER[over]:
         try:
-            parse(where, frames[kind])
+            parse(where, columns[kind])
         except QueryError as exc:
             problem("where", str(exc))
             ok = False
@@ -162,7 +166,7 @@ def _read_claim(item, problem, frames: dict[str, Frame]) -> Claim | None:
 def evaluate(claims: list[Claim], frames: dict[str, Frame]) -> list[Outcome]:
     outcomes = []
     for claim in claims:
-        rows = sorted(key for kind in OVER[claim.over] for key in parse(claim.where, frames[kind]).keys(frames[kind]))
+        rows = sorted(key for kind in OVER[claim.over] for key in parse(claim.where, frames[kind].columns).keys(frames[kind]))
         outcome = Outcome(claim, rows)
         if claim.rows is not None:
             outcome.entered = sorted(set(rows) - set(claim.rows))

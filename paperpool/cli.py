@@ -3,21 +3,39 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
 
 import click
 
-from . import __version__, audit, claims, diff, gaps, readme, stats
+from . import __version__, claims
 from .csvio import export_csv, export_json, import_csv, write_planned
-from .frame import build_frames
 from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, warnings
 from .registry import find_root
 from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
 from .yamlio import write_atomic
+
+
+class _Lazy:
+    """A library module imported when a command first uses it: the commands that compute
+    tables pay for importing pandas (a third of a second), validate does not."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
+
+
+audit, diff, frame, gaps, readme, stats = map(_Lazy, ("audit", "diff", "frame", "gaps", "readme", "stats"))
+# The --format choices of the commands whose modules load lazily (a test checks them
+# against each module's FORMATS).
+FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"],
+                  "diff": ["markdown", "json"], "audit": ["text", "json"]}
 
 RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
 
@@ -113,7 +131,7 @@ def export(context: Context, fmt: str, exclusions: bool, output: Path | None) ->
 @cli.command()
 @click.option("--by", metavar="FIELD", help="Count this field only; with --vs, the rows of a cross-tab.")
 @click.option("--vs", metavar="FIELD", help="With --by: the columns of the cross-tab.")
-@click.option("--format", "fmt", type=click.Choice(list(stats.FORMATS)), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["stats"]), default="markdown", show_default=True)
 @pass_context
 def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) -> None:
     """Headline totals, counts per field and cross-tabs, recomputed from the records.
@@ -124,18 +142,18 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) ->
     if vs and not by:
         raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
     pool = require_valid_pool(context.root)
-    result = stats.compute(pool.registry, build_frames(pool), by, vs)
+    result = stats.compute(pool.registry, frame.build_frames(pool), by, vs)
     click.echo(stats.FORMATS[fmt](result), nl=False)
 
 
 @cli.command("gaps")
-@click.option("--format", "fmt", type=click.Choice(list(gaps.FORMATS)), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["gaps"]), default="markdown", show_default=True)
 @pass_context
 def gaps_command(context: Context, fmt: str) -> None:
     """The gap tables of the registry's gaps section: every cell with its count and
     entries, empty and sparse cells marked."""
     pool = require_valid_pool(context.root)
-    tables = gaps.compute(pool.registry, build_frames(pool))
+    tables = gaps.compute(pool.registry, frame.build_frames(pool))
     click.echo(gaps.FORMATS[fmt](tables, gaps.sparse_at_most(pool.registry)), nl=False)
 
 
@@ -148,7 +166,7 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
     behind it, and whether it still holds."""
     pool = require_valid_pool(context.root)
     ledger, _ = claims.load_claims(pool)  # a valid pool has a well-formed ledger
-    outcomes = claims.evaluate(ledger, build_frames(pool))
+    outcomes = claims.evaluate(ledger, frame.build_frames(pool))
     failing = [o for o in outcomes if not o.holds]
     if check:
         for outcome in failing:
@@ -162,7 +180,7 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
 
 @cli.command("diff")
 @click.argument("revision")
-@click.option("--format", "fmt", type=click.Choice(list(diff.FORMATS)), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["diff"]), default="markdown", show_default=True)
 @pass_context
 def diff_command(context: Context, revision: str, fmt: str) -> None:
     """Compare the pool at a git REVISION (a commit, branch or tag) with the working
@@ -180,7 +198,7 @@ def readme_command(context: Context, check: bool) -> None:
     """Rewrite the generated block of README.md (between its paperpool:readme markers):
     headline counts, gap highlights and the paper list by category."""
     pool = require_valid_pool(context.root)
-    update = readme.plan_update(pool, build_frames(pool))
+    update = readme.plan_update(pool, frame.build_frames(pool))
     if check:
         if update.changed:
             raise PaperpoolError(f"{readme.README}: the generated block is out of date; run paperpool readme and commit the result")
@@ -192,7 +210,7 @@ def readme_command(context: Context, check: bool) -> None:
 
 @cli.command("audit")
 @click.argument("file", required=False, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(list(audit.FORMATS)), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["audit"]), default="text", show_default=True)
 @pass_context
 def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     """Agreement of two readers: per field, the rows, agreements, share and Cohen's

@@ -12,13 +12,12 @@ import json
 from dataclasses import dataclass, field
 
 from . import markdown
-from .frame import NONE, Frame, empty_frame
-from .problems import Problem
-from .query import QueryError, parse
-from .registry import REGISTRY_FILE, Registry
+from .columns import NONE
+from .frame import Frame
+from .query import parse
+from .registry import Registry
+from .settings import sparse_at_most
 from .stats import crosstab_frame
-
-DEFAULT_SPARSE = 2
 
 
 @dataclass
@@ -53,10 +52,6 @@ class GapTable:
         return [(r, c) for r, cells in self.cells.items() for c, cell in cells.items() if cell.mark == mark]
 
 
-def sparse_at_most(registry: Registry) -> int:
-    return int(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE))
-
-
 def sparse_range(limit: int) -> str:
     return "1 entry" if limit == 1 else f"1 to {limit} entries"
 
@@ -82,7 +77,7 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
         row_values = frame.values_in_order(rows, [])
         cells = {r: {} for r in row_values}
         for column in columns:
-            selected = set(parse(column.where, frame).keys(frame))
+            selected = set(parse(column.where, frame.columns).keys(frame))
             long = frame.long(column.field or rows)
             long = long[long["key"].isin(selected)]
             by_value = long.groupby("value")["key"].agg(lambda keys: sorted(set(keys)))
@@ -109,45 +104,6 @@ def _label(registry: Registry, frame: Frame, name: str, value) -> str:
             found = vocabulary.get(value)
             return found.label if found else str(value)
     return str(value)
-
-
-def check_gaps(registry: Registry) -> list[Problem]:
-    """Problems in the registry's gaps section: fields, columns and where-queries."""
-    problems = []
-    frame = empty_frame(registry, "entries")
-    columns = frame.columns
-    if not isinstance(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE), int):
-        problems.append(_problem(registry, ("gaps", "sparse_at_most"), "give a whole number, e.g. `sparse_at_most: 2`"))
-    for index, body in enumerate(registry.gaps.get("tables") or []):
-        path = ("gaps", "tables", index)
-        if not isinstance(body, dict) or "id" not in body or "rows" not in body or "columns" not in body:
-            problems.append(_problem(registry, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
-            continue
-        if body["rows"] not in columns:
-            problems.append(_problem(registry, path + ("rows",), f"unknown field '{body['rows']}' of the entries"))
-            continue
-        if isinstance(body["columns"], str):
-            if body["columns"] not in columns:
-                problems.append(_problem(registry, path + ("columns",), f"unknown field '{body['columns']}' of the entries"))
-            continue
-        for position, item in enumerate(body["columns"] if isinstance(body["columns"], list) else [None]):
-            item_path = path + ("columns", position)
-            if not isinstance(item, dict) or "label" not in item:
-                problems.append(_problem(registry, item_path, "a column needs a label, and may name a field and a where query"))
-                continue
-            name = item.get("field") or body["rows"]
-            if name not in columns or columns[name].vocabulary != columns[body["rows"]].vocabulary:
-                problems.append(_problem(registry, item_path + ("field",),
-                                         f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
-            try:
-                parse(item.get("where") or "", frame)
-            except QueryError as exc:
-                problems.append(_problem(registry, item_path + ("where",), str(exc)))
-    return problems
-
-
-def _problem(registry: Registry, path: tuple, message: str) -> Problem:
-    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
 
 
 # ---------------------------------------------------------------------------------

@@ -8,21 +8,22 @@
 `=` and `!=` compare a value; on a multi-valued column they ask whether the value is
 among the record's values. `<`, `<=`, `>`, `>=` compare numbers. `in [a, b]` is any of.
 Values are bare words or quoted strings; `null` is a missing value. Nothing is ever
-evaluated as code: a query is tokenised, parsed into a tree of conditions, and each
-condition becomes a pandas mask.
+evaluated as code: a query is tokenised and parsed into a tree of conditions, checked
+against the columns and their vocabularies; paperpool.frame turns the tree into a
+pandas mask. Parsing needs the columns only, not the records (nor pandas).
 """
 
 from __future__ import annotations
 
 import difflib
-import operator
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from .columns import Column
 
-from .frame import Frame
+if TYPE_CHECKING:  # frame imports this module, and pandas; parsing needs neither
+    from .frame import Frame
 
 TOKEN_RE = re.compile(
     r"""\s*(?:
@@ -35,9 +36,7 @@ TOKEN_RE = re.compile(
     re.VERBOSE,
 )
 KEYWORDS = {"and", "or", "not", "in", "null"}
-COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-Mask = Callable[[Frame], pd.Series]
+ORDER = {"<", "<=", ">", ">="}
 
 
 class QueryError(Exception):
@@ -51,22 +50,42 @@ class Token:
     position: int
 
 
+@dataclass(frozen=True)
+class Condition:
+    name: str  # a column
+    op: str  # "=" (any of `values`), "!=", or an order: <, <=, >, >=
+    values: tuple
+
+
+@dataclass(frozen=True)
+class Combine:
+    op: str  # "and" or "or"
+    parts: tuple
+
+
+@dataclass(frozen=True)
+class Negate:
+    part: object
+
+
+Node = Condition | Combine | Negate | None  # None: every record
+
+
 @dataclass
 class Query:
     text: str
-    mask: Mask
+    tree: Node
 
     def keys(self, frame: Frame) -> list[str]:
         """The keys of the records the query selects, in key order."""
-        return sorted(frame.keys[self.mask(frame).to_numpy(dtype=bool)])
+        return frame.select(self.tree)
 
 
-def parse(text: str, frame: Frame) -> Query:
-    """Parse `text` against a frame's columns and vocabularies; an empty query selects all."""
+def parse(text: str, columns: dict[str, Column]) -> Query:
+    """Parse `text` against the columns and their vocabularies; an empty query selects all."""
     if text is None or not str(text).strip():
-        return Query("", lambda f: pd.Series(True, index=f.keys))
-    parser = _Parser(str(text), frame)
-    return Query(str(text), parser.parse())
+        return Query("", None)
+    return Query(str(text), _Parser(str(text), columns).parse())
 
 
 def _tokenise(text: str) -> list[Token]:
@@ -87,12 +106,12 @@ def _tokenise(text: str) -> list[Token]:
 
 
 class _Parser:
-    def __init__(self, text: str, frame: Frame):
+    def __init__(self, text: str, columns: dict[str, Column]):
         self.tokens = _tokenise(text)
         self.index = 0
-        self.frame = frame
+        self.columns = columns
 
-    def parse(self) -> Mask:
+    def parse(self) -> Node:
         mask = self.disjunction()
         token = self.peek()
         if token.kind != "end":
@@ -120,22 +139,21 @@ class _Parser:
             found = "the end of the query" if token.kind == "end" else repr(token.text)
             raise QueryError(f"expected {what} at position {token.position}, found {found}")
 
-    def disjunction(self) -> Mask:
+    def disjunction(self) -> Node:
         parts = [self.conjunction()]
         while self.accept_word("or"):
             parts.append(self.conjunction())
-        return parts[0] if len(parts) == 1 else lambda f: _reduce(operator.or_, parts, f)
+        return parts[0] if len(parts) == 1 else Combine("or", tuple(parts))
 
-    def conjunction(self) -> Mask:
+    def conjunction(self) -> Node:
         parts = [self.negation()]
         while self.accept_word("and"):
             parts.append(self.negation())
-        return parts[0] if len(parts) == 1 else lambda f: _reduce(operator.and_, parts, f)
+        return parts[0] if len(parts) == 1 else Combine("and", tuple(parts))
 
-    def negation(self) -> Mask:
+    def negation(self) -> Node:
         if self.accept_word("not"):
-            inner = self.negation()
-            return lambda f: ~inner(f)
+            return Negate(self.negation())
         if self.peek().text == "(" and self.peek().kind == "punct":
             self.take()
             inner = self.disjunction()
@@ -143,7 +161,7 @@ class _Parser:
             return inner
         return self.condition()
 
-    def condition(self) -> Mask:
+    def condition(self) -> Condition:
         token = self.take()
         if token.kind != "word" or token.text.lower() in KEYWORDS:
             found = "the end of the query" if token.kind == "end" else repr(token.text)
@@ -156,22 +174,17 @@ class _Parser:
                 self.take()
                 values.append(self.value(name))
             self.expect("]", "']' closing the list")
-            return lambda f: _equals(f, name, values)
+            return Condition(name, "=", tuple(values))
         op = self.take()
         if op.kind != "op":
             found = "the end of the query" if op.kind == "end" else repr(op.text)
             raise QueryError(f"expected =, !=, <, <=, >, >= or in after '{name}' at position {op.position}, found {found}")
-        value = self.value(name, numeric=op.text in COMPARE)
-        if op.text == "=":
-            return lambda f: _equals(f, name, [value])
-        if op.text == "!=":
-            return lambda f: ~_equals(f, name, [value])
-        return lambda f: _compare(f, name, COMPARE[op.text], value)
+        return Condition(name, op.text, (self.value(name, numeric=op.text in ORDER),))
 
     def column_name(self, name: str) -> str:
-        if name in self.frame.columns:
+        if name in self.columns:
             return name
-        close = difflib.get_close_matches(name, list(self.frame.columns), n=1)
+        close = difflib.get_close_matches(name, list(self.columns), n=1)
         hint = f"did you mean '{close[0]}'?" if close else "use a field of the records (as in the export's CSV columns)"
         raise QueryError(f"unknown field '{name}'; {hint}")
 
@@ -182,7 +195,7 @@ class _Parser:
             raise QueryError(f"expected a value for '{name}' at position {token.position}, found {found}")
         if token.kind == "word" and token.text.lower() == "null" and not numeric:
             return None
-        column = self.frame.columns[name]
+        column = self.columns[name]
         if numeric or column.numeric:
             try:
                 return int(token.text)
@@ -194,30 +207,3 @@ class _Parser:
             hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(column.vocabulary)}"
             raise QueryError(f"'{token.text}' is not a value of '{name}'; {hint}")
         return token.text
-
-
-def _reduce(combine, parts: list[Mask], frame: Frame) -> pd.Series:
-    result = parts[0](frame)
-    for part in parts[1:]:
-        result = combine(result, part(frame))
-    return result
-
-
-def _equals(frame: Frame, name: str, values: list) -> pd.Series:
-    series = frame.table[name]
-    wanted = [v for v in values if v is not None]
-    if frame.columns[name].multi:
-        long = frame.long(name)
-        mask = frame.keys.isin(long.loc[long["value"].isin(wanted), "key"])
-        if None in values:
-            mask |= (series.map(len) == 0).to_numpy(dtype=bool)
-        return pd.Series(mask, index=frame.keys)
-    mask = series.isin(wanted)
-    if None in values:
-        mask |= series.isna()
-    return mask.astype(bool)
-
-
-def _compare(frame: Frame, name: str, compare, value: int) -> pd.Series:
-    numbers = pd.to_numeric(frame.table[name], errors="coerce")
-    return compare(numbers, value).fillna(False).astype(bool)

@@ -165,13 +165,11 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
 
 
 def _analysis_problems(registry: Registry) -> list[Problem]:
-    """The statistics and gaps sections name columns that exist only once the fields are read."""
-    from .frame import check_combined
-    from .gaps import check_gaps
-    from .stats import check_statistics
+    """The statistics and gaps sections name columns that exist only once the fields are
+    read, so they are checked against a Registry (imported here: settings needs this module)."""
+    from .settings import check_settings
 
-    problems = check_combined(registry)
-    return problems or check_statistics(registry) + check_gaps(registry)
+    return check_settings(registry)
 
 
 class _RegistryReader:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import markdown
-from .frame import Frame, columns_for
-from .problems import PaperpoolError, Problem, plural
-from .registry import REGISTRY_FILE, Registry
+from .frame import Frame
+from .problems import PaperpoolError, plural
+from .registry import Registry
+from .settings import standard_set
 
 TOTALS = ("retained", "excluded", "audited")
 MULTI_VALUED_NOTE = ("Multi-valued fields ({}) count a record once per value, "
@@ -107,48 +108,6 @@ def field_kind(frames: dict[str, Frame], name: str) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"did you mean '{close[0]}'?" if close else "fields are: " + ", ".join(known)
     raise PaperpoolError(f"unknown field '{name}'; {hint}")
-
-
-def standard_set(registry: Registry) -> dict:
-    """{"counts": [(kind, column)], "crosstabs": [(kind, rows, columns)]}, from the registry;
-    without a statistics section, every controlled field of each kind is counted."""
-    plan = {"counts": [], "crosstabs": []}
-    for kind in registry.fields:
-        settings = registry.statistics.get(kind) or {}
-        columns = columns_for(registry, kind)
-        default = [name for name, c in columns.items() if (c.vocabulary or c.numeric) and "." not in name]
-        plan["counts"] += [(kind, name) for name in settings.get("counts", default)]
-        plan["crosstabs"] += [(kind, *pair) for pair in settings.get("crosstabs", [])]
-    return plan
-
-
-def check_statistics(registry: Registry) -> list[Problem]:
-    """Problems in the registry's statistics section: every field it names must exist."""
-    problems = []
-    for kind in registry.fields:
-        settings = registry.statistics.get(kind)
-        if settings is None:
-            continue
-        path = ("statistics", kind)
-        if not isinstance(settings, dict):
-            problems.append(_problem(registry, path, "give `counts: [FIELD, ...]` and `crosstabs: [[ROWS, COLUMNS], ...]`"))
-            continue
-        columns = columns_for(registry, kind)
-        for index, name in enumerate(settings.get("counts") or []):
-            if name not in columns:
-                problems.append(_problem(registry, path + ("counts", index), f"unknown field '{name}' of the {kind}"))
-        for index, pair in enumerate(settings.get("crosstabs") or []):
-            if not (isinstance(pair, list) and len(pair) == 2):
-                problems.append(_problem(registry, path + ("crosstabs", index), "a cross-tab is a pair: [ROWS, COLUMNS]"))
-                continue
-            for name in pair:
-                if name not in columns:
-                    problems.append(_problem(registry, path + ("crosstabs", index), f"unknown field '{name}' of the {kind}"))
-    return problems
-
-
-def _problem(registry: Registry, path: tuple, message: str) -> Problem:
-    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
 
 
 # ---------------------------------------------------------------------------------

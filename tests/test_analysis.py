@@ -280,4 +280,4 @@ def test_query_language_operators(run, tiny):
         "title = 'Gamma prompting'": ["gamma"],
         "": ["alpha", "beta", "delta", "epsilon", "gamma"],
     }
-    assert {query: parse(query, frame).keys(frame) for query in cases} == cases
+    assert {query: parse(query, frame.columns).keys(frame) for query in cases} == cases

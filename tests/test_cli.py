@@ -222,3 +222,18 @@ def test_the_installed_command_runs(pool_copy):
         [sys.executable, "-m", "paperpool", "validate"], cwd=pool_copy, capture_output=True, text=True, check=False
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, SHIPPED_OK, "")
+
+
+def test_format_choices_match_what_each_module_can_write():
+    import importlib
+
+    for name, choices in cli_module.FORMAT_CHOICES.items():
+        assert list(importlib.import_module(f"paperpool.{name}").FORMATS) == choices, name
+
+
+def test_validate_does_not_import_pandas():
+    # validate runs in pre-commit hooks: it must not pay for pandas
+    code = "import sys; from paperpool.cli import main; sys.argv = ['paperpool', 'validate']\n" \
+           "try:\n    main()\nexcept SystemExit:\n    pass\nprint('pandas' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.stdout.splitlines()[-1] == "False"

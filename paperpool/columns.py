@@ -1,0 +1,96 @@
+"""The columns of a record kind, as statistics, gaps and claims name them.
+
+Every column is named as in the export's CSV. Besides the declared fields there are
+columns derived from them:
+- a choice_map field F (sub-decision -> trained/designed) gives F, the keys it has
+  (the sub-decisions an entry touches), and F.VALUE for each value of its value
+  vocabulary (F.trained: the sub-decisions it trains);
+- a mapping field's fields appear dotted (second_reading.agreement);
+- the registry's `statistics.combined` joins fields into one multi-valued column (the
+  primary and further reward families).
+This module knows the columns only, not the records, so that checking the registry and
+the claims does not need pandas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .problems import Problem
+from .registry import REGISTRY_FILE, FieldSpec, Registry
+
+NONE = "(none)"  # how a missing value is counted
+SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
+MULTI = {"text_list", "url_list", "key_list", "choice_list"}
+
+
+@dataclass
+class Column:
+    name: str
+    label: str
+    multi: bool
+    vocabulary: list[str] | None = None  # the possible values in display order; None: open
+    numeric: bool = False
+    map_field: str | None = None  # a choice_map column reads this field's keys
+    map_mode: str | None = None  # ... only the keys whose value is this
+    parts: list[str] = field(default_factory=list)  # a combined column joins these columns
+
+
+def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
+    """Every column of a kind's frame, declared fields first, then the combined ones."""
+    columns = _columns(registry, registry.fields[kind])
+    for name, body in _combined_settings(registry, kind).items():
+        parts = [part for part in body.get("fields") or [] if part in columns]
+        vocabulary = list(dict.fromkeys(v for part in parts for v in (columns[part].vocabulary or [])))
+        columns[name] = Column(name, str(body.get("label") or name), True, vocabulary or None, parts=parts)
+    return columns
+
+
+def check_combined(registry: Registry) -> list[Problem]:
+    """Problems in `statistics.combined`: each joins declared choice fields of one kind."""
+    problems = []
+    for name, body in (registry.statistics.get("combined") or {}).items():
+        path = ("statistics", "combined", name)
+        if not isinstance(body, dict) or not isinstance(body.get("fields"), list) or not body["fields"]:
+            problems.append(_registry_problem(registry, path, "give `fields: [FIELD, ...]`, the fields whose values it joins"))
+            continue
+        kind = body.get("applies_to", "entries")
+        if kind not in registry.fields:
+            problems.append(_registry_problem(registry, path + ("applies_to",), "applies_to must be entries or exclusions"))
+            continue
+        declared = _columns(registry, registry.fields[kind])
+        if name in declared:
+            problems.append(_registry_problem(registry, path, f"'{name}' is already a field; choose another name"))
+        for part in body["fields"]:
+            if part not in declared or declared[part].vocabulary is None:
+                problems.append(_registry_problem(
+                    registry, path + ("fields",), f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary"))
+    return problems
+
+
+def _combined_settings(registry: Registry, kind: str) -> dict:
+    combined = registry.statistics.get("combined") or {}
+    return {name: body for name, body in combined.items()
+            if isinstance(body, dict) and body.get("applies_to", "entries") == kind}
+
+
+def _registry_problem(registry: Registry, path: tuple, message: str) -> Problem:
+    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
+
+
+def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "") -> dict[str, Column]:
+    columns = {}
+    for spec in specs.values():
+        name = prefix + spec.name
+        vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
+        if spec.type == "mapping":
+            columns.update(_columns(registry, spec.fields, name + "."))
+        elif spec.type == "choice_map":
+            keys = registry.vocabularies[spec.keys].ids
+            columns[name] = Column(name, spec.title, True, keys, map_field=name)
+            for mode in vocabulary:
+                label = registry.vocabularies[spec.vocabulary].get(mode).label
+                columns[f"{name}.{mode}"] = Column(f"{name}.{mode}", f"{spec.title}: {label}", True, keys, map_field=name, map_mode=mode)
+        elif spec.type in SINGLE | MULTI:
+            columns[name] = Column(name, spec.title, spec.type in MULTI, vocabulary, spec.type == "integer")
+    return columns
