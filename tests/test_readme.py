@@ -67,3 +67,21 @@ def test_record_text_cannot_break_the_readme(run, tiny):
     gamma = html.split("Gamma", 1)[1].split("</li>")[0]
     assert "<code>" not in gamma and "\u202e" not in gamma
     assert gamma.startswith(" ](https://evil.example) &lt;img src=x onerror=alert(1)&gt; | cell `tick` {: onclick=x} # evil</strong>")
+
+
+def test_a_template_in_the_pools_templates_folder_overrides_the_default(run, tiny):
+    (tiny / "templates").mkdir()
+    (tiny / "templates" / "readme.md.j2").write_text("Custom block: {{ totals.retained }} entries.\n", encoding="utf-8")
+    run("readme", cwd=tiny)
+    assert f"{START}\n\nCustom block: 5 entries.\n\n{END}" in (tiny / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_broken_template_is_one_error_line(run, tiny, snapshot):
+    (tiny / "templates").mkdir()
+    (tiny / "templates" / "readme.md.j2").write_text("Broken {% if %}\n", encoding="utf-8")
+    before = snapshot(tiny)
+    result = run("readme", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: {tiny}/templates/readme.md.j2:1: template error: Expected an expression, "
+        "got 'end of statement block'; fix the template\n"))
+    assert snapshot(tiny) == before
