@@ -49,13 +49,16 @@ def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
 def check_combined(registry: Registry) -> list[Problem]:
     """Problems in `statistics.combined`: each joins declared choice fields of one kind."""
     problems = []
-    for name, body in (registry.statistics.get("combined") or {}).items():
+    combined = registry.statistics.get("combined") or {}
+    if not isinstance(combined, dict):
+        return [_registry_problem(registry, ("statistics", "combined"), "give a mapping: NAME: {label, fields: [FIELD, ...]}")]
+    for name, body in combined.items():
         path = ("statistics", "combined", name)
-        if not isinstance(body, dict) or not isinstance(body.get("fields"), list) or not body["fields"]:
+        if not isinstance(body, dict) or not is_name_list(body.get("fields")) or not body["fields"]:
             problems.append(_registry_problem(registry, path, "give `fields: [FIELD, ...]`, the fields whose values it joins"))
             continue
         kind = body.get("applies_to", "entries")
-        if kind not in registry.fields:
+        if not isinstance(kind, str) or kind not in registry.fields:
             problems.append(_registry_problem(registry, path + ("applies_to",), "applies_to must be entries or exclusions"))
             continue
         declared = _columns(registry, registry.fields[kind])
@@ -68,8 +71,15 @@ def check_combined(registry: Registry) -> list[Problem]:
     return problems
 
 
+def is_name_list(value) -> bool:
+    """Whether a setting is a list of field names."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def _combined_settings(registry: Registry, kind: str) -> dict:
-    combined = registry.statistics.get("combined") or {}
+    combined = registry.statistics.get("combined")
+    if not isinstance(combined, dict):
+        return {}
     return {name: body for name, body in combined.items()
             if isinstance(body, dict) and body.get("applies_to", "entries") == kind}
 

@@ -317,10 +317,10 @@ class _RegistryReader:
     def read_display(self, specs: dict[str, FieldSpec]) -> dict:
         display = self.section("display", required=False)
         group_by = display.get("group_by")
-        if group_by is not None and (group_by not in specs or specs[group_by].type != "choice"):
+        if group_by is not None and (not isinstance(group_by, str) or group_by not in specs or specs[group_by].type != "choice"):
             self.problem(("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category")
         tags = display.get("tags", [])
-        if not isinstance(tags, list):
+        if not isinstance(tags, list) or not all(isinstance(name, str) for name in tags):
             self.problem(("display", "tags"), "list the fields shown as tags, e.g. [reward_family, credit_unit]")
             return display
         for index, name in enumerate(tags):
