@@ -281,3 +281,19 @@ def test_query_language_operators(run, tiny):
         "": ["alpha", "beta", "delta", "epsilon", "gamma"],
     }
     assert {query: parse(query, frame.columns).keys(frame) for query in cases} == cases
+
+
+def test_stats_markdown_of_the_tiny_pool(run, tiny):
+    result = run("stats", cwd=tiny)
+    assert (result.exit_code, result.output) == (0, (EXPECTED / "stats.md").read_text(encoding="utf-8"))
+
+
+def test_commands_work_on_a_pool_with_no_records(run, tiny):
+    for folder in ("papers", "exclusions"):
+        for path in (tiny / folder).iterdir():
+            path.unlink()
+    assert json.loads(run("stats", "--format", "json", cwd=tiny).output)["counts"]["method"] == {"rl": 0, "prompting": 0, "search": 0}
+    gaps = json.loads(run("gaps", "--format", "json", cwd=tiny).output)
+    assert [(t["empty"], t["sparse"]) for t in gaps["tables"]] == [(9, 0), (6, 0)]
+    result = run("claims", "--check", cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (1, "4 claims: 2 no longer hold.")
