@@ -74,6 +74,14 @@ def compared_fields(registry: Registry) -> list[str]:
             if spec.type == "choice" and name in entry and entry[name].type == "choice"]
 
 
+def _example_field(registry: Registry) -> str:
+    """A field to name in a message about a CSV's columns, whatever the registry declares."""
+    try:
+        return next(iter(compared_fields(registry)), "FIELD")
+    except PaperpoolError:
+        return "FIELD"
+
+
 def audit_pool(pool: Pool) -> Audit:
     """Each entry that has a second reading: its current values against the reading's."""
     fields = compared_fields(pool.registry)
@@ -140,7 +148,7 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
         if "key" not in header:
             raise PaperpoolError(f"{name}:1: no key column; name the column of entry keys `key`")
         if not any(c.startswith(FIRST) and SECOND + c[len(FIRST):] in header for c in header):
-            example = next(iter(compared_fields(pool.registry)), "FIELD")
+            example = _example_field(pool.registry)
             raise PaperpoolError(f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
                                  f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}")
         columns.extend(header)

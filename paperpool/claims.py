@@ -62,7 +62,8 @@ class Outcome:
     claim: Claim
     rows: list[str]
     entered: list[str] = field(default_factory=list)  # match now, not recorded
-    left: list[str] = field(default_factory=list)  # recorded, no longer match
+    left: list[str] = field(default_factory=list)  # recorded, in the pool, no longer match
+    gone: list[str] = field(default_factory=list)  # recorded, not in the pool (removed or mistyped)
 
     @property
     def value(self) -> int:
@@ -70,19 +71,21 @@ class Outcome:
 
     @property
     def holds(self) -> bool:
-        return self.claim.satisfied_by(self.value) and not self.entered and not self.left
+        return self.claim.satisfied_by(self.value) and not (self.entered or self.left or self.gone)
 
     def as_json(self) -> dict:
         c = self.claim
         return {"id": c.id, "statement": c.statement, "value": self.value, "expected": c.expected,
                 "holds": self.holds, "rows": self.rows, "where": c.where, "over": c.over,
-                "boundary": c.boundary, "entered": self.entered, "left": self.left}
+                "boundary": c.boundary, "entered": self.entered, "left": self.left, "gone": self.gone}
 
 
 def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     """Every well-formed claim, and a problem for each one that is not."""
     path = pool.registry.claims_path
     rel = _rel(pool, path)
+    if path.is_dir():
+        return [], [Problem(rel, 1, "", "is a folder, but the claim ledger is a YAML file; move the folder or point pool.claims elsewhere")]
     if not path.is_file():
         if "claims" in pool.registry.pool:
             return [], [Problem(rel, 1, "", "the claims file named in registry.yaml (pool.claims) is missing; create it or remove the setting")]
@@ -91,6 +94,8 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
         doc = load_yaml(path)
     except YamlProblem as exc:
         return [], [Problem(rel, exc.line, exc.field, exc.message)]
+    if doc.data is None:
+        return [], [Problem(rel, 1, "", "the file is empty; start it with `claims:` followed by a list of claims")]
     items = doc.data.get("claims") if isinstance(doc.data, dict) else None
     if not isinstance(items, list):
         return [], [Problem(rel, 1, "claims", "the file holds `claims:` followed by a list of claims")]
@@ -130,18 +135,21 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
         problem("statement", "state the claim in one sentence")
         ok = False
     over = item.get("over", "entries")
-    if over not in OVER:
+    if not isinstance(over, str) or over not in OVER:
         problem("over", f"over is one of {', '.join(OVER)}")
         return None
-    where = item.get("where") or ""
+    where = item.get("where", "")
+    if where is None:
+        where = ""
     if not isinstance(where, str):
-        problem("where", "write the query as text, e.g. \"credit_unit = message\"")
+        problem("where", "write the query as text in quotes, e.g. \"credit_unit = message\" (empty: every record)")
         return None
     for kind in OVER[over]:
         try:
             parse(where, columns[kind])
         except QueryError as exc:
-            problem("where", str(exc))
+            both = " (over: all queries the entries and the exclusions, so use fields both have)" if over == "all" else ""
+            problem("where", f"{exc}{both}")
             ok = False
             break
     expected = item.get("expected")
@@ -151,9 +159,18 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
     # A recorded row that is no longer in the pool is not a problem here: claims --check
     # reports it as a record that moved the claim, which is what a reviewer needs to see.
     rows = item.get("rows")
-    if rows is not None and (not isinstance(rows, list) or not all(isinstance(key, str) for key in rows)):
-        problem("rows", "list the keys of the records the claim expects, e.g. [c3, debate-as-reward]")
-        ok = False
+    if rows is not None:
+        if not isinstance(rows, list) or not all(isinstance(key, str) for key in rows):
+            problem("rows", "list the keys of the records the claim expects, e.g. [c3, debate-as-reward]")
+            ok = False
+        elif len(set(rows)) != len(rows):
+            twice = sorted({key for key in rows if rows.count(key) > 1})
+            problem("rows", f"lists {', '.join(twice)} more than once; list each record once")
+            ok = False
+        elif ok and not Claim("", "", "", expected).satisfied_by(len(rows)):
+            problem("rows", f"lists {len(rows)} records, which cannot satisfy expected {str(expected).strip()}; "
+                            "make rows and expected agree")
+            ok = False
     boundary = item.get("boundary") or ""
     if not isinstance(boundary, str):
         problem("boundary", "write the boundary note as text")
@@ -169,8 +186,10 @@ def evaluate(claims: list[Claim], frames: dict[str, Frame]) -> list[Outcome]:
         rows = sorted(key for kind in OVER[claim.over] for key in parse(claim.where, frames[kind].columns).keys(frames[kind]))
         outcome = Outcome(claim, rows)
         if claim.rows is not None:
+            in_pool = set().union(*(frames[kind].keys for kind in OVER[claim.over]))
             outcome.entered = sorted(set(rows) - set(claim.rows))
-            outcome.left = sorted(set(claim.rows) - set(rows))
+            outcome.left = sorted(set(claim.rows) - set(rows) & in_pool)
+            outcome.gone = sorted(set(claim.rows) - in_pool)
         outcomes.append(outcome)
     return outcomes
 
@@ -193,6 +212,8 @@ def moved(outcome: Outcome) -> str:
         parts.append(f"now matching: {', '.join(outcome.entered)}")
     if outcome.left:
         parts.append(f"no longer matching: {', '.join(outcome.left)}")
+    if outcome.gone:
+        parts.append(f"not in the pool: {', '.join(outcome.gone)}")
     return "; ".join(parts)
 
 
@@ -213,7 +234,7 @@ def to_text(outcomes: list[Outcome]) -> str:
             f"  value:    {outcome.value} (expected {c.expected_text})",
             f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}",
         ]
-        if outcome.entered or outcome.left:
+        if moved(outcome):
             lines.append(f"  moved:    {moved(outcome)}")
         if c.boundary:
             lines.append(f"  boundary: {c.boundary}")

@@ -3,6 +3,7 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -14,7 +15,7 @@ from . import __version__, claims
 from .csvio import export_csv, export_json, import_csv, write_planned
 from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, warnings
-from .registry import find_root
+from .registry import REGISTRY_FILE, find_root
 from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
 from .yamlio import write_atomic
@@ -46,13 +47,41 @@ class Context:
 
     @property
     def root(self) -> Path:
-        return self._root.resolve() if self._root else find_root(Path.cwd())
+        if self._root is None:
+            return find_root(Path.cwd())
+        if not (self._root / REGISTRY_FILE).is_file():
+            raise PaperpoolError(f"--root {self._root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
+        return self._root.resolve()
+
+
+class Commands(click.Group):
+    """Usage errors are bad input like any other: one `Error: ...` line and exit status 1,
+    not click's usage block and status 2."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        with _one_line_usage_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx):
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _one_line_usage_errors():
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as exc:
+        where = f"{exc.ctx.command_path} --help" if exc.ctx else "--help"
+        raise PaperpoolError(f"{exc.format_message()} (see {where})") from None
 
 
 pass_context = click.make_pass_decorator(Context)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="paperpool")
 @click.option(
     "--root", type=click.Path(file_okay=False, path_type=Path),
@@ -168,7 +197,7 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
     ledger, _ = claims.load_claims(pool)  # a valid pool has a well-formed ledger
     outcomes = claims.evaluate(ledger, frame.build_frames(pool))
     failing = [o for o in outcomes if not o.holds]
-    if check:
+    if check and fmt == "text":
         for outcome in failing:
             click.echo(claims.failure_line(outcome))
         click.echo(claims.summary(outcomes))

@@ -30,7 +30,8 @@ class Column:
     label: str
     multi: bool
     vocabulary: list[str] | None = None  # the possible values in display order; None: open
-    numeric: bool = False
+    kind: str = "text"  # "number", "date" (ISO text) or "bool" ("true"/"false") compare as such
+    vocabulary_name: str | None = None  # the registry vocabulary its values and labels come from
     map_field: str | None = None  # a choice_map column reads this field's keys
     map_mode: str | None = None  # ... only the keys whose value is this
     parts: list[str] = field(default_factory=list)  # a combined column joins these columns
@@ -41,8 +42,9 @@ def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
     columns = _columns(registry, registry.fields[kind])
     for name, body in _combined_settings(registry, kind).items():
         parts = [part for part in body.get("fields") or [] if part in columns]
-        vocabulary = list(dict.fromkeys(v for part in parts for v in (columns[part].vocabulary or [])))
-        columns[name] = Column(name, str(body.get("label") or name), True, vocabulary or None, parts=parts)
+        first = columns[parts[0]] if parts else Column(name, name, True)
+        columns[name] = Column(name, str(body.get("label") or name), True, first.vocabulary,
+                               vocabulary_name=first.vocabulary_name, parts=parts)
     return columns
 
 
@@ -65,9 +67,15 @@ def check_combined(registry: Registry) -> list[Problem]:
         if name in declared:
             problems.append(_registry_problem(registry, path, f"'{name}' is already a field; choose another name"))
         for part in body["fields"]:
-            if part not in declared or declared[part].vocabulary is None:
+            if part not in declared or declared[part].vocabulary_name is None:
                 problems.append(_registry_problem(
                     registry, path + ("fields",), f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary"))
+        vocabularies = {declared[part].vocabulary_name for part in body["fields"] if part in declared}
+        if len(vocabularies) > 1:
+            problems.append(_registry_problem(
+                registry, path + ("fields",), f"joins fields of different vocabularies ({', '.join(sorted(map(str, vocabularies)))}); join fields of one vocabulary"))
+        if len(set(body["fields"])) != len(body["fields"]):
+            problems.append(_registry_problem(registry, path + ("fields",), "names a field twice; name each once"))
     return problems
 
 
@@ -88,19 +96,26 @@ def _registry_problem(registry: Registry, path: tuple, message: str) -> Problem:
     return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
 
 
-def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "") -> dict[str, Column]:
+KINDS = {"integer": "number", "date": "date", "bool": "bool"}
+BOOL_VALUES = ["true", "false"]
+
+
+def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", parent: str = "") -> dict[str, Column]:
     columns = {}
     for spec in specs.values():
-        name = prefix + spec.name
+        name, label = prefix + spec.name, f"{parent}{spec.title}"
         vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
         if spec.type == "mapping":
-            columns.update(_columns(registry, spec.fields, name + "."))
+            columns.update(_columns(registry, spec.fields, name + ".", f"{label}: "))
         elif spec.type == "choice_map":
             keys = registry.vocabularies[spec.keys].ids
-            columns[name] = Column(name, spec.title, True, keys, map_field=name)
+            columns[name] = Column(name, label, True, keys, vocabulary_name=spec.keys, map_field=name)
             for mode in vocabulary:
-                label = registry.vocabularies[spec.vocabulary].get(mode).label
-                columns[f"{name}.{mode}"] = Column(f"{name}.{mode}", f"{spec.title}: {label}", True, keys, map_field=name, map_mode=mode)
+                mode_label = registry.vocabularies[spec.vocabulary].get(mode).label
+                columns[f"{name}.{mode}"] = Column(f"{name}.{mode}", f"{label}: {mode_label}", True, keys,
+                                                   vocabulary_name=spec.keys, map_field=name, map_mode=mode)
         elif spec.type in SINGLE | MULTI:
-            columns[name] = Column(name, spec.title, spec.type in MULTI, vocabulary, spec.type == "integer")
+            kind = KINDS.get(spec.type, "text")
+            columns[name] = Column(name, label, spec.type in MULTI, BOOL_VALUES if kind == "bool" else vocabulary,
+                                   kind, spec.vocabulary)
     return columns

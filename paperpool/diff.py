@@ -27,7 +27,7 @@ from .validate import require_valid_pool
 class Snapshot:
     pool: Pool
     stats: stats.Stats
-    cells: dict[tuple[str, str, str], list[str]]  # (table title, row, column) -> keys
+    cells: dict[tuple[str, str, str], list[str]]  # (table id, row, column id) -> keys
     claims: dict[str, claims.Outcome]
 
 
@@ -49,8 +49,8 @@ class Diff:
 def snapshot(pool: Pool) -> Snapshot:
     frames = build_frames(pool)
     tables = gaps.compute(pool.registry, frames)
-    cells = {(t.title, r, label): cell.keys for t in tables for r, row in t.cells.items()
-             for (c, label) in t.columns for cell in [row[c]]}
+    # keyed by ids, so that renaming a table or relabelling a value moves no cell
+    cells = {(t.id, r, c): cell.keys for t in tables for r, row in t.cells.items() for c, cell in row.items()}
     ledger, _ = claims.load_claims(pool)
     outcomes = {o.claim.id: o for o in claims.evaluate(ledger, frames)}
     return Snapshot(pool, stats.compute(pool.registry, frames), cells, outcomes)
@@ -102,7 +102,7 @@ def compare(revision: str, old: Snapshot, new: Snapshot) -> Diff:
         for key in sorted(set(before) & set(after)):
             changes = [(name, before[key].get(name), after[key].get(name))
                        for name in dict.fromkeys([*before[key], *after[key]])
-                       if before[key].get(name) != after[key].get(name)]
+                       if _comparable(before[key].get(name)) != _comparable(after[key].get(name))]
             if changes:
                 diff.retagged[f"{kind}/{key}"] = changes
     diff.counts = _changed_counts(old.stats, new.stats)
@@ -113,6 +113,11 @@ def compare(revision: str, old: Snapshot, new: Snapshot) -> Diff:
         if before is None or after is None or (before.value, before.holds, before.rows) != (after.value, after.holds, after.rows):
             diff.claims.append((claim_id, before, after))
     return diff
+
+
+def _comparable(value):
+    """An absent field, null, [] and {} all mean "nothing here"."""
+    return None if value in (None, [], {}) else value
 
 
 def _changed_counts(old: stats.Stats, new: stats.Stats) -> list[tuple[str, str, int | None, int | None]]:
@@ -149,8 +154,9 @@ def to_markdown(diff: Diff) -> str:
             parts.append(f"- changed: {markdown.text(key)}: " + "; ".join(_change(*c) for c in changes))
     if diff.claims:
         parts += ["", "## Claims", "", markdown.table(
-            ["claim", "before", "after"],
-            [[markdown.text(claim_id), _outcome(before), _outcome(after)] for claim_id, before, after in diff.claims])]
+            ["claim", "before", "after", "rows moved"],
+            [[markdown.text(claim_id), _outcome(before), _outcome(after), _moved(before.rows if before else [], after.rows if after else [])]
+             for claim_id, before, after in diff.claims])]
     if diff.counts:
         parts += ["", "## Counts", "", markdown.table(
             ["table", "value", "before", "after"],
@@ -158,8 +164,9 @@ def to_markdown(diff: Diff) -> str:
             ["l", "l", "r", "r"])]
     if diff.cells:
         parts += ["", "## Gap cells", "", markdown.table(
-            ["table", "cell", "before", "after"],
-            [[markdown.text(t), markdown.text(f"{r} x {c}"), _keys(old), _keys(new)] for (t, r, c), old, new in diff.cells])]
+            ["table", "cell", "before", "after", "entries moved"],
+            [[markdown.text(t), markdown.text(f"{r} x {c}"), len(old), len(new), _moved(old, new)]
+             for (t, r, c), old, new in diff.cells], ["l", "l", "r", "r", "l"])]
     return "\n".join(parts) + "\n"
 
 
@@ -189,8 +196,11 @@ def _count(n: int | None) -> str:
     return "not counted" if n is None else str(n)
 
 
-def _keys(keys: list[str]) -> str:
-    return f"{len(keys)}: {', '.join(keys)}" if keys else "0"
+def _moved(before: list[str], after: list[str]) -> str:
+    """Keys that joined (+) and left (-), e.g. `+gamma -delta`."""
+    joined = [f"+{key}" for key in after if key not in before]
+    left = [f"-{key}" for key in before if key not in after]
+    return markdown.text(" ".join(joined + left)) or "(none)"
 
 
 def to_json(diff: Diff) -> str:

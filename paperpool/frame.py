@@ -40,9 +40,8 @@ class Frame:
         if name not in self._long:
             series = self.table[name]
             if self.columns[name].multi:
-                series = series.explode().dropna()
-            else:
-                series = series.fillna(NONE) if series.dtype == object else series
+                series = series.explode()  # a record with no values keeps one row, NaN
+            series = series.fillna(NONE) if series.dtype == object else series
             self._long[name] = pd.DataFrame({"key": series.index, "value": series.to_numpy()})
         return self._long[name]
 
@@ -59,8 +58,11 @@ class Frame:
         if isinstance(node, Negate):
             return ~self.mask(node.part)
         if node.op in ORDER:
-            numbers = pd.to_numeric(self.table[node.name], errors="coerce")
-            return ORDER[node.op](numbers, node.values[0]).fillna(False).astype(bool)
+            column, value = self.table[node.name], node.values[0]
+            if self.columns[node.name].kind == "number":
+                return ORDER[node.op](pd.to_numeric(column, errors="coerce"), value).fillna(False).astype(bool)
+            # ISO dates order as text
+            return column.map(lambda v: v is not None and ORDER[node.op](v, value)).astype(bool)
         equal = self._equals(node.name, node.values)
         return ~equal if node.op == "!=" else equal
 
@@ -106,7 +108,17 @@ def _read(data: dict, name: str, column: Column):
         chosen = lookup(data, column.map_field) or {}
         return tuple(k for k, v in chosen.items() if column.map_mode in (None, v))
     value = lookup(data, name)
-    return _as_tuple(value) if column.multi else value
+    if column.multi:
+        return _as_tuple(value)
+    return value if value is None else SHOWN.get(column.kind, _same)(value)
+
+
+def _same(value):
+    return value
+
+
+# Dates and booleans are held as the text a query writes: 2026-04-26, true, false.
+SHOWN = {"date": lambda value: value.isoformat(), "bool": lambda value: "true" if value else "false"}
 
 
 def _as_tuple(value) -> tuple:

@@ -53,6 +53,8 @@ class GapTable:
 
 
 def sparse_range(limit: int) -> str:
+    if limit == 0:
+        return "no cell is sparse"
     return "1 entry" if limit == 1 else f"1 to {limit} entries"
 
 
@@ -67,14 +69,15 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
     table = GapTable(str(body["id"]), str(body.get("title") or body["id"]), str(body.get("note") or ""), rows, [])
     if isinstance(body["columns"], str):
         _, keys = crosstab_frame(frame, rows, body["columns"])
-        # a record with no value on an axis is in no cell of the taxonomy
-        keys = keys.drop(index=NONE, columns=NONE, errors="ignore")
+        # a record with no value on an axis, or one that is not a cell of the taxonomy
+        # (in_gaps: false, such as "not applicable"), is in no cell
+        keys = keys.loc[_cells(registry, frame, rows, keys.index), _cells(registry, frame, body["columns"], keys.columns)]
         table.columns = [(str(c), _label(registry, frame, body["columns"], c)) for c in keys.columns]
         cells = {r: {str(c): keys.at[r, c] for c in keys.columns} for r in keys.index}
     else:
         columns = [_column(item) for item in body["columns"]]
         table.columns = [(c.id, c.label) for c in columns]
-        row_values = frame.values_in_order(rows, [])
+        row_values = _cells(registry, frame, rows, frame.values_in_order(rows, []))
         cells = {r: {} for r in row_values}
         for column in columns:
             selected = set(parse(column.where, frame.columns).keys(frame))
@@ -93,17 +96,23 @@ def _column(item: dict) -> GapColumn:
     return GapColumn(str(item.get("id") or item["label"]), str(item["label"]), item.get("field"), item.get("where") or "")
 
 
+def _cells(registry: Registry, frame: Frame, name: str, values) -> list:
+    """The values that are cells of the taxonomy: vocabulary values not marked in_gaps: false."""
+    vocabulary = registry.vocabularies.get(frame.columns[name].vocabulary_name or "")
+    if vocabulary is None:
+        return [v for v in values if v != NONE]
+    return [v for v in values if vocabulary.get(v) is not None and vocabulary.get(v).extra.get("in_gaps", True)]
+
+
 def _mark(count: int, limit: int) -> str:
     return "empty" if count == 0 else "sparse" if count <= limit else ""
 
 
 def _label(registry: Registry, frame: Frame, name: str, value) -> str:
     """A value's label from the vocabulary that its column's values come from."""
-    for vocabulary in registry.vocabularies.values():
-        if vocabulary.ids == frame.columns[name].vocabulary:
-            found = vocabulary.get(value)
-            return found.label if found else str(value)
-    return str(value)
+    vocabulary = registry.vocabularies.get(frame.columns[name].vocabulary_name or "")
+    found = vocabulary.get(value) if vocabulary else None
+    return found.label if found else str(value)
 
 
 # ---------------------------------------------------------------------------------
@@ -112,7 +121,7 @@ def _label(registry: Registry, frame: Frame, name: str, value) -> str:
 
 def to_json(tables: list[GapTable], limit: int) -> str:
     document = {"sparse_at_most": limit, "tables": [{
-        "id": t.id, "title": t.title, "note": t.note, "rows": t.rows,
+        "id": t.id, "title": t.title, "note": t.note, "rows": t.rows, "row_labels": t.row_labels,
         "columns": [{"id": c, "label": label} for c, label in t.columns],
         "cells": {r: {c: {"count": cell.count, "mark": cell.mark, "keys": cell.keys} for c, cell in row.items()}
                   for r, row in t.cells.items()},
@@ -132,11 +141,10 @@ def to_markdown(tables: list[GapTable], limit: int) -> str:
         parts.append(markdown.table(header, rows, ["l"] + ["r"] * len(t.columns)))
         counted = f"{len(t.marked('empty'))} empty and {len(t.marked('sparse'))} sparse of {len(t.cells) * len(t.columns)} cells."
         parts += ["", f"{counted} Entries per cell:", ""]
-        labels = dict(t.columns)
         for r, row in t.cells.items():
             for c, cell in row.items():
                 if cell.count:
-                    parts.append(f"- {markdown.text(r)} x {markdown.text(labels[c])} ({cell.count}): {', '.join(cell.keys)}")
+                    parts.append(f"- {markdown.text(r)} x {markdown.text(c)} ({cell.count}): {', '.join(cell.keys)}")
     return "\n".join(parts) + "\n"
 
 

@@ -13,8 +13,9 @@ import re
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
 # attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped.
 SPECIAL = re.compile(r"([\\`*_{}\[\]|~])")
-# ... and those that do only at the start of a line (headings, lists, quotes).
-LINE_START = re.compile(r"^(\d*)([#+\-=>.)])")
+# ... and those that do only at the start of a line: headings and quotes, list items
+# ("- x", "+ x", "1. x", "2) x") and rules or underlines ("---", "===").
+LINE_START = re.compile(r"^(\d*)([#>]|[+\-=.)](?=\s|$|[+\-=]))")
 # Bidirectional controls reorder what follows them on screen; a reader must see the
 # text in the order it was written, so they are dropped.
 BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))

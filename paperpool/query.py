@@ -37,6 +37,7 @@ TOKEN_RE = re.compile(
 )
 KEYWORDS = {"and", "or", "not", "in", "null"}
 ORDER = {"<", "<=", ">", ">="}
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class QueryError(Exception):
@@ -196,12 +197,15 @@ class _Parser:
         if token.kind == "word" and token.text.lower() == "null" and not numeric:
             return None
         column = self.columns[name]
-        if numeric or column.numeric:
+        if numeric and column.kind not in ("number", "date"):
+            raise QueryError(f"'{name}' cannot be compared with <, <=, > or >=; those compare numbers and dates")
+        if column.kind == "number":
             try:
                 return int(token.text)
             except ValueError:
-                if numeric:
-                    raise QueryError(f"'{name}' is compared with {token.text!r}, which is not a number") from None
+                raise QueryError(f"'{name}' is compared with {token.text!r}, which is not a whole number") from None
+        if column.kind == "date" and not DATE_RE.match(token.text):
+            raise QueryError(f"'{name}' is compared with {token.text!r}; write a date as YYYY-MM-DD, e.g. 2026-04-26")
         if column.vocabulary is not None and token.text not in column.vocabulary:
             close = difflib.get_close_matches(token.text, column.vocabulary, n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(column.vocabulary)}"

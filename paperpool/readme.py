@@ -53,10 +53,13 @@ def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
 def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
     """The README with its block replaced; PaperpoolError when the markers are not one pair."""
     path = pool.root / README
+    if path.is_dir():
+        raise PaperpoolError(f"{README} is a folder; the generated block goes into a file {README}")
     if not path.is_file():
         raise PaperpoolError(f"{README} is missing; create it with the lines {START} and {END} where the block goes")
     text = read_input(path)
-    lines = text.split("\n")
+    newline = "\r\n" if "\r\n" in text else "\n"  # keep the file's own line endings
+    lines = text.split(newline)
     starts = [n for n, line in enumerate(lines, 1) if line.strip() == START]
     ends = [n for n, line in enumerate(lines, 1) if line.strip() == END]
     if len(starts) != 1 or len(ends) != 1:
@@ -67,9 +70,9 @@ def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
         )
     if starts[0] > ends[0]:
         raise PaperpoolError(f"{README}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
-    block = render_block(pool, frames)
+    block = render_block(pool, frames).replace("\n", newline)
     new_lines = lines[: starts[0]] + ["", block, ""] + lines[ends[0] - 1:]
-    new_text = "\n".join(new_lines)
+    new_text = newline.join(new_lines)
     return Update(path, new_text, new_text != text)
 
 

@@ -202,6 +202,7 @@ class _RegistryReader:
         for kind in RECORD_KINDS:
             if not isinstance(pool.get(kind), str) or not pool.get(kind):
                 self.problem(("pool", kind), f"name the folder that holds the {kind}, e.g. `{kind}: {kind}`")
+        self.check_pool_settings(pool)
         vocabularies = self.read_vocabularies()
         fields = {
             kind: self.read_fields(self.section(section), (section,), vocabularies)
@@ -220,6 +221,15 @@ class _RegistryReader:
             return None, self.problems
         registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display)
         return registry, []
+
+    def check_pool_settings(self, pool: dict) -> None:
+        if "claims" in pool and (not isinstance(pool["claims"], str) or not pool["claims"].strip()):
+            self.problem(("pool", "claims"), "name the claim ledger's file, e.g. `claims: claims.yaml` (or remove the setting)")
+        if "unknown_marker" in pool and not isinstance(pool["unknown_marker"], str):
+            self.problem(("pool", "unknown_marker"), "give the word that marks an unknown value, e.g. `unknown_marker: TODO`")
+        similarity = pool.get("title_similarity", 93)
+        if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0 < similarity <= 100:
+            self.problem(("pool", "title_similarity"), "give a number from 1 to 100, e.g. `title_similarity: 93`")
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:
         vocabularies = {}
@@ -324,8 +334,8 @@ class _RegistryReader:
             self.problem(("display", "tags"), "list the fields shown as tags, e.g. [reward_family, credit_unit]")
             return display
         for index, name in enumerate(tags):
-            if name not in specs:
-                self.problem(("display", "tags", index), f"'{name}' is not a field of the entries")
+            if name not in specs or specs[name].type not in ("choice", "choice_list", "choice_map"):
+                self.problem(("display", "tags", index), f"'{name}' is not a choice field of the entries; tags show choice fields")
         return display
 
     def read_csv(self, fields: dict) -> dict:

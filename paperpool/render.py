@@ -36,8 +36,11 @@ class Renderer:
         try:
             template = self.env.get_template(name)
             return template.render(**context)
-        except jinja2.TemplateNotFound:
-            raise PaperpoolError(f"no template named {name}; add it to {OVERRIDES}/ or reinstall paperpool") from None
-        except jinja2.TemplateError as exc:
-            where = f"{exc.filename or name}:{exc.lineno}: " if getattr(exc, "lineno", None) else f"{name}: "
-            raise PaperpoolError(f"{where}template error: {exc.message}; fix the template") from None
+        except jinja2.TemplateNotFound as exc:
+            raise PaperpoolError(f"no template named {exc.name} (needed by {name}); add it to {OVERRIDES}/ or correct the name") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise PaperpoolError(f"{exc.filename or name}:{exc.lineno}: template error: {exc.message}; fix the template") from None
+        except UnicodeDecodeError:
+            raise PaperpoolError(f"{OVERRIDES}/{name}: not UTF-8; save the template as UTF-8") from None
+        except Exception as exc:  # noqa: BLE001 - a template is code its author wrote; any failure in it is theirs to fix
+            raise PaperpoolError(f"{name}: template error while rendering: {type(exc).__name__}: {exc}; fix the template") from None

@@ -5,6 +5,8 @@ setting names, so that a typo is a validation problem with its line.
 
 from __future__ import annotations
 
+import difflib
+
 from .columns import check_combined, columns_for, is_name_list
 from .problems import Problem
 from .query import QueryError, parse
@@ -15,6 +17,11 @@ DEFAULT_SPARSE = 2
 
 def check_settings(registry: Registry) -> list[Problem]:
     problems = check_combined(registry)
+    combined = registry.statistics.get("combined")
+    for name, body in combined.items() if isinstance(combined, dict) else []:
+        if isinstance(body, dict):
+            problems += _unknown_keys(registry, ("statistics", "combined", name), body, COMBINED_KEYS)
+    problems += _unknown_keys(registry, ("display",), registry.display, DISPLAY_KEYS)
     return problems or check_statistics(registry) + check_gaps(registry)
 
 
@@ -25,7 +32,7 @@ def standard_set(registry: Registry) -> dict:
     for kind in registry.fields:
         settings = registry.statistics.get(kind) or {}
         columns = columns_for(registry, kind)
-        default = [name for name, c in columns.items() if (c.vocabulary or c.numeric) and "." not in name]
+        default = [name for name, c in columns.items() if (c.vocabulary_name or c.kind == "number") and "." not in name]
         plan["counts"] += [(kind, name) for name in settings.get("counts", default)]
         plan["crosstabs"] += [(kind, *pair) for pair in settings.get("crosstabs", [])]
     return plan
@@ -35,9 +42,18 @@ def sparse_at_most(registry: Registry) -> int:
     return int(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE))
 
 
+STATISTICS_KEYS = {"combined", "entries", "exclusions"}
+COMBINED_KEYS = {"label", "fields", "applies_to"}
+DISPLAY_KEYS = {"group_by", "tags"}
+PLAN_KEYS = {"counts", "crosstabs"}
+GAPS_KEYS = {"sparse_at_most", "tables"}
+TABLE_KEYS = {"id", "title", "note", "rows", "columns"}
+COLUMN_KEYS = {"id", "label", "field", "where"}
+
+
 def check_statistics(registry: Registry) -> list[Problem]:
     """Problems in the registry's statistics section: every field it names must exist."""
-    problems = []
+    problems = _unknown_keys(registry, ("statistics",), registry.statistics, STATISTICS_KEYS)
     for kind in registry.fields:
         settings = registry.statistics.get(kind)
         if settings is None:
@@ -46,6 +62,7 @@ def check_statistics(registry: Registry) -> list[Problem]:
         if not isinstance(settings, dict):
             problems.append(_problem(registry, path, "give `counts: [FIELD, ...]` and `crosstabs: [[ROWS, COLUMNS], ...]`"))
             continue
+        problems += _unknown_keys(registry, path, settings, PLAN_KEYS)
         columns = columns_for(registry, kind)
         counts, crosstabs = settings.get("counts", []), settings.get("crosstabs", [])
         if not is_name_list(counts):
@@ -55,58 +72,94 @@ def check_statistics(registry: Registry) -> list[Problem]:
             problems.append(_problem(registry, path + ("crosstabs",), "list the cross-tabs: [[ROWS, COLUMNS], ...]"))
             crosstabs = []
         for index, name in enumerate(counts):
-            if name not in columns:
-                problems.append(_problem(registry, path + ("counts", index), f"unknown field '{name}' of the {kind}"))
+            problems += _unknown_field(registry, path + ("counts", index), name, columns, kind)
         for index, pair in enumerate(crosstabs):
             if not (is_name_list(pair) and len(pair) == 2):
                 problems.append(_problem(registry, path + ("crosstabs", index), "a cross-tab is a pair: [ROWS, COLUMNS]"))
                 continue
             for name in pair:
-                if name not in columns:
-                    problems.append(_problem(registry, path + ("crosstabs", index), f"unknown field '{name}' of the {kind}"))
+                problems += _unknown_field(registry, path + ("crosstabs", index), name, columns, kind)
     return problems
 
 
 def check_gaps(registry: Registry) -> list[Problem]:
     """Problems in the registry's gaps section: fields, columns and where-queries."""
-    problems = []
+    problems = _unknown_keys(registry, ("gaps",), registry.gaps, GAPS_KEYS)
     columns = columns_for(registry, "entries")
     limit = registry.gaps.get("sparse_at_most", DEFAULT_SPARSE)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         problems.append(_problem(registry, ("gaps", "sparse_at_most"), "give a whole number of 0 or more, e.g. `sparse_at_most: 2`"))
-    tables = registry.gaps.get("tables") or []
+    tables = registry.gaps.get("tables", [])
     if not isinstance(tables, list):
         return problems + [_problem(registry, ("gaps", "tables"), "list the gap tables: - {id, title, rows, columns}")]
+    seen_ids = set()
     for index, body in enumerate(tables):
         path = ("gaps", "tables", index)
         if not isinstance(body, dict) or "id" not in body or "rows" not in body or "columns" not in body:
             problems.append(_problem(registry, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
             continue
+        problems += _unknown_keys(registry, path, body, TABLE_KEYS)
+        if str(body["id"]) in seen_ids:
+            problems.append(_problem(registry, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"))
+        seen_ids.add(str(body["id"]))
         if not isinstance(body["rows"], str) or not isinstance(body["columns"], (str, list)):
             problems.append(_problem(registry, path, "rows names a field; columns names a field or lists columns"))
             continue
-        if body["rows"] not in columns:
-            problems.append(_problem(registry, path + ("rows",), f"unknown field '{body['rows']}' of the entries"))
+        if _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries"):
+            problems += _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries")
+            continue
+        if columns[body["rows"]].vocabulary_name is None:
+            problems.append(_problem(registry, path + ("rows",), f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field"))
             continue
         if isinstance(body["columns"], str):
-            if body["columns"] not in columns:
-                problems.append(_problem(registry, path + ("columns",), f"unknown field '{body['columns']}' of the entries"))
+            unknown = _unknown_field(registry, path + ("columns",), body["columns"], columns, "entries")
+            if unknown:
+                problems += unknown
+            elif columns[body["columns"]].vocabulary_name is None:
+                problems.append(_problem(registry, path + ("columns",), f"'{body['columns']}' has no vocabulary; use a choice field"))
             continue
-        for position, item in enumerate(body["columns"] if isinstance(body["columns"], list) else [None]):
-            item_path = path + ("columns", position)
-            if (not isinstance(item, dict) or not isinstance(item.get("label"), str)
-                    or not isinstance(item.get("field") or "", str) or not isinstance(item.get("where") or "", str)):
-                problems.append(_problem(registry, item_path, "a column needs a label, and may name a field and a where query, all text"))
-                continue
-            name = item.get("field") or body["rows"]
-            if name not in columns or columns[name].vocabulary != columns[body["rows"]].vocabulary:
-                problems.append(_problem(registry, item_path + ("field",),
-                                         f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
-            try:
-                parse(item.get("where") or "", columns)
-            except QueryError as exc:
-                problems.append(_problem(registry, item_path + ("where",), str(exc)))
+        problems += _check_gap_columns(registry, path, body, columns)
     return problems
+
+
+def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dict) -> list[Problem]:
+    problems, seen_ids = [], set()
+    for position, item in enumerate(body["columns"]):
+        item_path = path + ("columns", position)
+        if (not isinstance(item, dict) or not isinstance(item.get("label"), str)
+                or not isinstance(item.get("field") or "", str) or not isinstance(item.get("where", ""), (str, type(None)))):
+            problems.append(_problem(registry, item_path, "a column needs a label, and may name a field and a where query, all text"))
+            continue
+        problems += _unknown_keys(registry, item_path, item, COLUMN_KEYS)
+        column_id = str(item.get("id") or item["label"])
+        if column_id in seen_ids:
+            problems.append(_problem(registry, item_path, f"a second column with id '{column_id}'; give each column its own id"))
+        seen_ids.add(column_id)
+        name = item.get("field") or body["rows"]
+        if name not in columns or columns[name].vocabulary_name != columns[body["rows"]].vocabulary_name:
+            problems.append(_problem(registry, item_path + ("field",),
+                                     f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
+        try:
+            parse(item.get("where") or "", columns)
+        except QueryError as exc:
+            problems.append(_problem(registry, item_path + ("where",), str(exc)))
+    return problems
+
+
+def _unknown_keys(registry: Registry, path: tuple, body: dict, allowed: set[str]) -> list[Problem]:
+    return [_problem(registry, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
+            for key in body if key not in allowed]
+
+
+def _unknown_field(registry: Registry, path: tuple, name: str, columns: dict, kind: str) -> list[Problem]:
+    if name in columns:
+        return []
+    return [_problem(registry, path, f"unknown field '{name}' of the {kind}; {_did_you_mean(name, columns)}")]
+
+
+def _did_you_mean(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(sorted(known))}"
 
 
 def _problem(registry: Registry, path: tuple, message: str) -> Problem:

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import identity
 from .claims import load_claims
 from .pool import Pool, Record, load_pool
-from .problems import PaperpoolError, Problem, errors, plural
+from .problems import PaperpoolError, Problem, errors
 from .registry import KEY_RE, REGISTRY_FILE, FieldSpec, Registry, lookup
 
 _CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
@@ -46,7 +46,7 @@ def require_valid_pool(root: Path) -> Pool:
     pool, problems = validate(root)
     problems = errors(problems)
     if problems:
-        more = f" and {plural(len(problems) - 1, 'more')}" if len(problems) > 1 else ""
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise PaperpoolError(f"the pool is not valid: {problems[0]}{more}; run paperpool validate")
     return pool
 
@@ -100,13 +100,15 @@ class RecordChecker:
                 continue  # the source field's own check reports it
             expected = source_vocab.maps_to(source_value)
             actual = data.get(spec.name)
-            if actual != expected:
-                want = f"`{spec.name}: {expected}`" if expected is not None else f"no {spec.name} (remove the line)"
-                self.problem(
-                    (spec.name,) if spec.name in data else (spec.derived_from,),
-                    f"{actual if actual is not None else 'missing'} does not match {spec.derived_from} "
-                    f"'{source_value}', which maps to {expected}; write {want}",
-                )
+            if actual == expected:
+                continue
+            if spec.name not in data:  # reported on the line of the field it derives from
+                self.problem((spec.derived_from,), f"{spec.name} is missing; {spec.derived_from} '{source_value}' "
+                                                   f"maps to {expected}, so add `{spec.name}: {expected}`")
+                continue
+            maps = f"which maps to {expected}" if expected is not None else "which maps to no value"
+            self.problem((spec.name,), f"{actual} does not match {spec.derived_from} '{source_value}', "
+                                       f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
 
     def text_value(self, value, path: tuple, what: str = "text") -> bool:
         if isinstance(value, str):

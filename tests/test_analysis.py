@@ -168,7 +168,8 @@ def test_gap_table_naming_an_unknown_field_is_a_registry_problem(run, tiny):
     edit(tiny / "registry.yaml", "      rows: method\n", "      rows: methods\n")
     result = run("validate", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "registry.yaml:73: gaps.tables.0.rows: unknown field 'methods' of the entries\n1 error, 0 warnings.\n"))
+        "registry.yaml:73: gaps.tables.0.rows: unknown field 'methods' of the entries; did you mean 'method'?\n"
+        "1 error, 0 warnings.\n"))
 
 
 # ---------------------------------------------------------------------------------
@@ -207,7 +208,7 @@ def test_removing_a_recorded_row_breaks_the_claim(run, tiny):
     result = run("claims", "--check", cwd=tiny)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "claim 'rl-entries' no longer holds: expected 3, found 2 (no longer matching: delta)")
+        "claim 'rl-entries' no longer holds: expected 3, found 2 (not in the pool: delta)")
 
 
 def test_claims_json_lists_id_statement_value_expected_holds_rows(run, tiny):
@@ -245,7 +246,7 @@ def test_shipped_claims_carry_the_papers_numbers(run):
                                "a query is conditions like `field = value` joined by and / or / not")),
     ("method = rl and", "claims.yaml:4: claims[0].where: expected a field name at position 16, found the end of the query"),
     ("(method = rl", "claims.yaml:4: claims[0].where: expected ')' at position 13, found the end of the query"),
-    ("year >= soon", "claims.yaml:4: claims[0].where: 'year' is compared with 'soon', which is not a number"),
+    ("year >= soon", "claims.yaml:4: claims[0].where: 'year' is compared with 'soon', which is not a whole number"),
 ])
 def test_a_bad_query_is_a_validation_problem_naming_the_line(run, tiny, where, message):
     edit(tiny / "claims.yaml", 'where: "method = rl"', f'where: "{where}"')
@@ -297,3 +298,87 @@ def test_commands_work_on_a_pool_with_no_records(run, tiny):
     assert [(t["empty"], t["sparse"]) for t in gaps["tables"]] == [(9, 0), (6, 0)]
     result = run("claims", "--check", cwd=tiny)
     assert (result.exit_code, result.output.splitlines()[-1]) == (1, "4 claims: 2 no longer hold.")
+
+
+# What a reviewer broke: each bad setting is a validation problem with its line, never a crash.
+@pytest.mark.parametrize("file, old, new, expected", [
+    ("claims.yaml", "    where: \"method = rl\"\n", "    over: [entries]\n    where: \"method = rl\"\n",
+     "claims.yaml:4: claims[0].over: over is one of entries, exclusions, all"),
+    ("claims.yaml", "where: \"method = rl\"", "where: 0",
+     "claims.yaml:4: claims[0].where: write the query as text in quotes, e.g. \"credit_unit = message\" (empty: every record)"),
+    ("claims.yaml", "rows: [alpha, beta, delta]", "rows: [alpha, beta]",
+     "claims.yaml:6: claims[0].rows: lists 2 records, which cannot satisfy expected 3; make rows and expected agree"),
+    ("claims.yaml", "rows: [alpha, beta, delta]", "rows: [alpha, alpha, delta]",
+     "claims.yaml:6: claims[0].rows: lists alpha more than once; list each record once"),
+    ("claims.yaml", "    over: all\n", "    over: all\n    where: \"unit = team\"\n",
+     ("claims.yaml:20: claims[3].where: unknown field 'unit'; use a field of the records (as in the export's CSV columns) "
+     "(over: all queries the entries and the exclusions, so use fields both have)")),
+    ("claims.yaml", "where: \"method = rl\"", "where: \"year = soon\"",
+     "claims.yaml:4: claims[0].where: 'year' is compared with 'soon', which is not a whole number"),
+    ("claims.yaml", "where: \"method = rl\"", "where: \"unit < 3\"",
+     "claims.yaml:4: claims[0].where: 'unit' cannot be compared with <, <=, > or >=; those compare numbers and dates"),
+    ("registry.yaml", "  claims: claims.yaml\n", "  claims:\n",
+     "registry.yaml:13: pool.claims: name the claim ledger's file, e.g. `claims: claims.yaml` (or remove the setting)"),
+    ("registry.yaml", "  title_similarity: 93\n", "  title_similarity: abc\n",
+     "registry.yaml:12: pool.title_similarity: give a number from 1 to 100, e.g. `title_similarity: 93`"),
+    ("registry.yaml", "        - {id: trained, label: \"Trained\", field: decisions.trained}\n",
+     "        - {id: touched, label: \"Trained\", field: decisions.trained}\n",
+     "registry.yaml:80: gaps.tables.1.columns.1: a second column with id 'touched'; give each column its own id"),
+    ("registry.yaml", "    - id: decisions\n", "    - id: method-unit\n",
+     "registry.yaml:75: gaps.tables.1.id: a second table with id 'method-unit'; give each table its own id"),
+    ("registry.yaml", "      rows: decisions\n", "      rows: year\n",
+     "registry.yaml:77: gaps.tables.1.rows: 'year' has no vocabulary, so it has no rows to draw; use a choice field"),
+    ("registry.yaml", "      columns: unit\n", "      columns: unit\n      colour: red\n",
+     "registry.yaml:75: gaps.tables.0.colour: unknown setting 'colour'; did you mean 'columns'?"),
+    ("registry.yaml", "    counts: [method, unit", "    counts: [methd, unit",
+     "registry.yaml:62: statistics.entries.counts.0: unknown field 'methd' of the entries; did you mean 'method'?"),
+    ("registry.yaml", "  sparse_at_most: 1\n", "  sparse_at_most: two\n",
+     "registry.yaml:69: gaps.sparse_at_most: give a whole number of 0 or more, e.g. `sparse_at_most: 2`"),
+    ("registry.yaml", "  group_by: method\n", "  group_by: [method]\n",
+     "registry.yaml:84: display.group_by: '['method']' is not a choice field of the entries; group by one, e.g. category"),
+    ("registry.yaml", "  tags: [unit, decisions]\n", "  tags: [unit, summary]\n",
+     "registry.yaml:85: display.tags.1: 'summary' is not a choice field of the entries; tags show choice fields"),
+])
+def test_bad_settings_are_validation_problems(run, tiny, file, old, new, expected):
+    edit(tiny / file, old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[0]) == (1, expected)
+
+
+def test_dates_and_booleans_are_queryable(run, tiny):
+    from paperpool.frame import build_frame
+    from paperpool.pool import require_pool
+    from paperpool.query import QueryError, parse
+
+    registry_path = tiny / "registry.yaml"
+    edit(registry_path, "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  added: {type: date}\n  open: {type: bool}\n")
+    edit(tiny / "papers" / "alpha.yaml", "summary:", "added: 2026-04-26\nopen: true\nsummary:")
+    edit(tiny / "papers" / "beta.yaml", "summary:", "added: 2025-01-02\nopen: false\nsummary:")
+    frame = build_frame(require_pool(tiny), "entries")
+    cases = {"added = 2026-04-26": ["alpha"], "added < 2026-01-01": ["beta"], "open = true": ["alpha"],
+             "open = false": ["beta"], "open = null": ["delta", "epsilon", "gamma"]}
+    assert {query: parse(query, frame.columns).keys(frame) for query in cases} == cases
+    with pytest.raises(QueryError, match="write a date as YYYY-MM-DD"):
+        parse("added = yesterday", frame.columns)
+    with pytest.raises(QueryError, match="'yes' is not a value of 'open'; use one of true, false"):
+        parse("open = yes", frame.columns)
+
+
+def test_not_applicable_values_are_no_gap_cells(run):
+    tables = {t["id"]: t for t in json.loads(run("gaps", "--format", "json", cwd=REPO).output)["tables"]}
+    assert "NA" not in tables["topology-unit"]["cells"]
+    assert len(tables["topology-unit"]["cells"]) * len(tables["topology-unit"]["columns"]) == 6 * 8
+
+
+def test_claims_check_in_json(run, tiny):
+    edit(tiny / "papers" / "gamma.yaml", "method: prompting", "method: rl")
+    result = run("claims", "--check", "--format", "json", cwd=tiny)
+    assert result.exit_code == 1
+    assert [o["holds"] for o in json.loads(result.output)] == [False, True, True, True]
+
+
+def test_usage_errors_are_one_line(run, tiny):
+    result = run("stats", "--format", "xml", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "Error: Invalid value for '--format': 'xml' is not one of 'markdown', 'json', 'csv'. (see cli stats --help)\n"))
