@@ -41,7 +41,8 @@ class Frame:
             series = self.table[name]
             if self.columns[name].multi:
                 series = series.explode()  # a record with no values keeps one row, NaN
-            series = series.fillna(NONE) if series.dtype == object else series
+            if not pd.api.types.is_numeric_dtype(series):  # pandas may infer str or object
+                series = series.fillna(NONE)
             self._long[name] = pd.DataFrame({"key": series.index, "value": series.to_numpy()})
         return self._long[name]
 

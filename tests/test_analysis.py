@@ -35,8 +35,8 @@ def test_stats_json_has_the_documented_shape(run, tiny):
         "counts": {
             "method": {"rl": 3, "prompting": 1, "search": 1},
             "unit": {"team": 1, "agent": 2, "step": 1, "(none)": 1},
-            "decisions": {"D1": 2, "D2": 1},
-            "decisions.trained": {"D1": 1, "D2": 0},
+            "decisions": {"D1": 2, "D2": 1, "(none)": 2},
+            "decisions.trained": {"D1": 1, "D2": 0, "(none)": 4},
             "year": {"2024": 1, "2025": 2, "2026": 2},
             "stage": {"abstract": 1, "full_text": 1},
         },
@@ -54,7 +54,7 @@ def test_stats_csv_is_one_tidy_table(run, tiny):
     assert (result.exit_code, result.output) == (0, (
         "table,row,column,count\n"
         "totals,retained,,5\ntotals,excluded,,2\ntotals,audited,,7\n"
-        "decisions,D1,,2\ndecisions,D2,,1\n"
+        "decisions,D1,,2\ndecisions,D2,,1\ndecisions,(none),,2\n"
     ))
 
 
