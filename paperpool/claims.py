@@ -44,7 +44,7 @@ class Claim:
     over: str = "entries"
     rows: list[str] | None = None
     boundary: str = ""
-    line: int = 1
+    source: str = ""  # file:line where the claim is written, for messages
 
     def satisfied_by(self, value: int) -> bool:
         if isinstance(self.expected, int):
@@ -110,7 +110,7 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             problem("id", f"duplicate claim id '{claim.id}'; ids must be unique")
             continue
         seen.add(claim.id)
-        claim.line = doc.line("claims", index)
+        claim.source = f"{rel}:{doc.line('claims', index)}"
         claims.append(claim)
     return claims, problems
 
@@ -221,7 +221,7 @@ def failure_line(outcome: Outcome) -> str:
     """One line for a claim that no longer holds: expected, actual, and what moved it."""
     c = outcome.claim
     why = moved(outcome) or "rows: " + (", ".join(outcome.rows) or "none")
-    return f"claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why})"
+    return f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why})"
 
 
 def to_text(outcomes: list[Outcome]) -> str:

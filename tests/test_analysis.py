@@ -190,7 +190,7 @@ def test_a_retag_that_breaks_a_claim_names_it_and_the_entry_that_moved_it(run, t
     before = snapshot(tiny)
     result = run("claims", "--check", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "claim 'rl-entries' no longer holds: expected 3, found 4 (now matching: gamma)\n"
+        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 4 (now matching: gamma)\n"
         "4 claims: 1 no longer holds.\n"))
     assert snapshot(tiny) == before
 
@@ -199,7 +199,7 @@ def test_a_bound_claim_breaks_past_its_bound(run, tiny):
     edit(tiny / "papers" / "epsilon.yaml", "unit: null", "unit: step")
     result = run("claims", "--check", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "claim 'few-step-units' no longer holds: expected <= 1, found 2 (rows: delta, epsilon)\n"
+        "claims.yaml:13: claim 'few-step-units' no longer holds: expected <= 1, found 2 (rows: delta, epsilon)\n"
         "4 claims: 1 no longer holds.\n"))
 
 
@@ -208,7 +208,7 @@ def test_removing_a_recorded_row_breaks_the_claim(run, tiny):
     result = run("claims", "--check", cwd=tiny)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "claim 'rl-entries' no longer holds: expected 3, found 2 (not in the pool: delta)")
+        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 2 (not in the pool: delta)")
 
 
 def test_claims_json_lists_id_statement_value_expected_holds_rows(run, tiny):
