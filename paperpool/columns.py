@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .problems import Problem
-from .registry import REGISTRY_FILE, FieldSpec, Registry
+from .registry import FieldSpec, Registry, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
@@ -53,29 +53,29 @@ def check_combined(registry: Registry) -> list[Problem]:
     problems = []
     combined = registry.statistics.get("combined") or {}
     if not isinstance(combined, dict):
-        return [_registry_problem(registry, ("statistics", "combined"), "give a mapping: NAME: {label, fields: [FIELD, ...]}")]
+        return [registry_problem(registry.document, ("statistics", "combined"), "give a mapping: NAME: {label, fields: [FIELD, ...]}")]
     for name, body in combined.items():
         path = ("statistics", "combined", name)
         if not isinstance(body, dict) or not is_name_list(body.get("fields")) or not body["fields"]:
-            problems.append(_registry_problem(registry, path, "give `fields: [FIELD, ...]`, the fields whose values it joins"))
+            problems.append(registry_problem(registry.document, path, "give `fields: [FIELD, ...]`, the fields whose values it joins"))
             continue
         kind = body.get("applies_to", "entries")
         if not isinstance(kind, str) or kind not in registry.fields:
-            problems.append(_registry_problem(registry, path + ("applies_to",), "applies_to must be entries or exclusions"))
+            problems.append(registry_problem(registry.document, path + ("applies_to",), "applies_to must be entries or exclusions"))
             continue
         declared = _columns(registry, registry.fields[kind])
         if name in declared:
-            problems.append(_registry_problem(registry, path, f"'{name}' is already a field; choose another name"))
+            problems.append(registry_problem(registry.document, path, f"'{name}' is already a field; choose another name"))
         for part in body["fields"]:
             if part not in declared or declared[part].vocabulary_name is None:
-                problems.append(_registry_problem(
-                    registry, path + ("fields",), f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary"))
+                problems.append(registry_problem(
+                    registry.document, path + ("fields",), f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary"))
         vocabularies = {declared[part].vocabulary_name for part in body["fields"] if part in declared}
         if len(vocabularies) > 1:
-            problems.append(_registry_problem(
-                registry, path + ("fields",), f"joins fields of different vocabularies ({', '.join(sorted(map(str, vocabularies)))}); join fields of one vocabulary"))
+            problems.append(registry_problem(
+                registry.document, path + ("fields",), f"joins fields of different vocabularies ({', '.join(sorted(map(str, vocabularies)))}); join fields of one vocabulary"))
         if len(set(body["fields"])) != len(body["fields"]):
-            problems.append(_registry_problem(registry, path + ("fields",), "names a field twice; name each once"))
+            problems.append(registry_problem(registry.document, path + ("fields",), "names a field twice; name each once"))
     return problems
 
 
@@ -90,10 +90,6 @@ def _combined_settings(registry: Registry, kind: str) -> dict:
         return {}
     return {name: body for name, body in combined.items()
             if isinstance(body, dict) and body.get("applies_to", "entries") == kind}
-
-
-def _registry_problem(registry: Registry, path: tuple, message: str) -> Problem:
-    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
 
 
 KINDS = {"integer": "number", "date": "date", "bool": "bool"}

@@ -98,10 +98,14 @@ def _column(item: dict) -> GapColumn:
 
 def _cells(registry: Registry, frame: Frame, name: str, values) -> list:
     """The values that are cells of the taxonomy: vocabulary values not marked in_gaps: false."""
-    vocabulary = registry.vocabularies.get(frame.columns[name].vocabulary_name or "")
+    vocabulary = _vocabulary(registry, frame, name)
     if vocabulary is None:
         return [v for v in values if v != NONE]
     return [v for v in values if vocabulary.get(v) is not None and vocabulary.get(v).extra.get("in_gaps", True)]
+
+
+def _vocabulary(registry: Registry, frame: Frame, name: str):
+    return registry.vocabularies.get(frame.columns[name].vocabulary_name or "")
 
 
 def _mark(count: int, limit: int) -> str:
@@ -110,7 +114,7 @@ def _mark(count: int, limit: int) -> str:
 
 def _label(registry: Registry, frame: Frame, name: str, value) -> str:
     """A value's label from the vocabulary that its column's values come from."""
-    vocabulary = registry.vocabularies.get(frame.columns[name].vocabulary_name or "")
+    vocabulary = _vocabulary(registry, frame, name)
     found = vocabulary.get(value) if vocabulary else None
     return found.label if found else str(value)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 import click
@@ -36,3 +37,9 @@ def warnings(problems: list[Problem]) -> list[Problem]:
 
 def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
+
+
+def suggest(name: str, known, otherwise: str) -> str:
+    """How to fix an unknown name: the closest known one, or `otherwise`."""
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return f"did you mean '{close[0]}'?" if close else otherwise

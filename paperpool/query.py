@@ -15,12 +15,12 @@ pandas mask. Parsing needs the columns only, not the records (nor pandas).
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .columns import Column
+from .problems import suggest
 
 if TYPE_CHECKING:  # frame imports this module, and pandas; parsing needs neither
     from .frame import Frame
@@ -185,8 +185,7 @@ class _Parser:
     def column_name(self, name: str) -> str:
         if name in self.columns:
             return name
-        close = difflib.get_close_matches(name, list(self.columns), n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "use a field of the records (as in the export's CSV columns)"
+        hint = suggest(name, self.columns, "use a field of the records (as in the export's CSV columns)")
         raise QueryError(f"unknown field '{name}'; {hint}")
 
     def value(self, name: str, numeric: bool = False):
@@ -207,7 +206,6 @@ class _Parser:
         if column.kind == "date" and not DATE_RE.match(token.text):
             raise QueryError(f"'{name}' is compared with {token.text!r}; write a date as YYYY-MM-DD, e.g. 2026-04-26")
         if column.vocabulary is not None and token.text not in column.vocabulary:
-            close = difflib.get_close_matches(token.text, column.vocabulary, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(column.vocabulary)}"
+            hint = suggest(token.text, column.vocabulary, f"use one of {', '.join(column.vocabulary)}")
             raise QueryError(f"'{token.text}' is not a value of '{name}'; {hint}")
         return token.text

@@ -6,12 +6,11 @@ checks that it is coherent, collecting every problem with its line.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import PaperpoolError, Problem
+from .problems import PaperpoolError, Problem, suggest
 from .yamlio import Document, YamlProblem, load_yaml
 
 REGISTRY_FILE = "registry.yaml"
@@ -138,6 +137,11 @@ class Registry:
         return float(self.pool.get("title_similarity", 93))
 
 
+def registry_problem(document: Document, path: tuple, message: str) -> Problem:
+    """A problem in registry.yaml at a path of keys, with that path's line."""
+    return Problem(REGISTRY_FILE, document.line(*path), ".".join(str(part) for part in path), message)
+
+
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds a registry."""
     start = start.resolve()
@@ -179,8 +183,7 @@ class _RegistryReader:
         self.problems: list[Problem] = []
 
     def problem(self, path: tuple, message: str) -> None:
-        field_name = ".".join(str(part) for part in path)
-        self.problems.append(Problem(REGISTRY_FILE, self.doc.line(*path), field_name, message))
+        self.problems.append(registry_problem(self.doc, path, message))
 
     def section(self, name: str, kind=dict, required=True):
         data = self.doc.data if isinstance(self.doc.data, dict) else {}
@@ -318,8 +321,7 @@ class _RegistryReader:
                 continue
             for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):
                 if resolve_spec(fields[kind], field_path) is None:
-                    close = difflib.get_close_matches(field_path, list(fields[kind]), n=1)
-                    hint = f"did you mean '{close[0]}'?" if close else f"use a field declared under {RECORD_KINDS[kind]}"
+                    hint = suggest(field_path, fields[kind], f"use a field declared under {RECORD_KINDS[kind]}")
                     self.problem(path + (part, "field"), f"rule '{rule.id}' names unknown field '{field_path}'; {hint}")
             rules.append(rule)
         return rules

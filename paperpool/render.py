@@ -30,7 +30,6 @@ class Renderer:
         )
         self.env.filters["md"] = markdown.text
         self.env.filters["md_link"] = markdown.link
-        self.env.filters["md_table"] = markdown.table
 
     def render(self, name: str, **context) -> str:
         try:

@@ -5,12 +5,10 @@ setting names, so that a typo is a validation problem with its line.
 
 from __future__ import annotations
 
-import difflib
-
 from .columns import check_combined, columns_for, is_name_list
-from .problems import Problem
+from .problems import Problem, suggest
 from .query import QueryError, parse
-from .registry import REGISTRY_FILE, Registry
+from .registry import Registry, registry_problem
 
 DEFAULT_SPARSE = 2
 
@@ -60,22 +58,22 @@ def check_statistics(registry: Registry) -> list[Problem]:
             continue
         path = ("statistics", kind)
         if not isinstance(settings, dict):
-            problems.append(_problem(registry, path, "give `counts: [FIELD, ...]` and `crosstabs: [[ROWS, COLUMNS], ...]`"))
+            problems.append(registry_problem(registry.document, path, "give `counts: [FIELD, ...]` and `crosstabs: [[ROWS, COLUMNS], ...]`"))
             continue
         problems += _unknown_keys(registry, path, settings, PLAN_KEYS)
         columns = columns_for(registry, kind)
         counts, crosstabs = settings.get("counts", []), settings.get("crosstabs", [])
         if not is_name_list(counts):
-            problems.append(_problem(registry, path + ("counts",), "list the fields to count: [FIELD, ...]"))
+            problems.append(registry_problem(registry.document, path + ("counts",), "list the fields to count: [FIELD, ...]"))
             counts = []
         if not isinstance(crosstabs, list):
-            problems.append(_problem(registry, path + ("crosstabs",), "list the cross-tabs: [[ROWS, COLUMNS], ...]"))
+            problems.append(registry_problem(registry.document, path + ("crosstabs",), "list the cross-tabs: [[ROWS, COLUMNS], ...]"))
             crosstabs = []
         for index, name in enumerate(counts):
             problems += _unknown_field(registry, path + ("counts", index), name, columns, kind)
         for index, pair in enumerate(crosstabs):
             if not (is_name_list(pair) and len(pair) == 2):
-                problems.append(_problem(registry, path + ("crosstabs", index), "a cross-tab is a pair: [ROWS, COLUMNS]"))
+                problems.append(registry_problem(registry.document, path + ("crosstabs", index), "a cross-tab is a pair: [ROWS, COLUMNS]"))
                 continue
             for name in pair:
                 problems += _unknown_field(registry, path + ("crosstabs", index), name, columns, kind)
@@ -88,35 +86,35 @@ def check_gaps(registry: Registry) -> list[Problem]:
     columns = columns_for(registry, "entries")
     limit = registry.gaps.get("sparse_at_most", DEFAULT_SPARSE)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        problems.append(_problem(registry, ("gaps", "sparse_at_most"), "give a whole number of 0 or more, e.g. `sparse_at_most: 2`"))
+        problems.append(registry_problem(registry.document, ("gaps", "sparse_at_most"), "give a whole number of 0 or more, e.g. `sparse_at_most: 2`"))
     tables = registry.gaps.get("tables", [])
     if not isinstance(tables, list):
-        return problems + [_problem(registry, ("gaps", "tables"), "list the gap tables: - {id, title, rows, columns}")]
+        return problems + [registry_problem(registry.document, ("gaps", "tables"), "list the gap tables: - {id, title, rows, columns}")]
     seen_ids = set()
     for index, body in enumerate(tables):
         path = ("gaps", "tables", index)
         if not isinstance(body, dict) or "id" not in body or "rows" not in body or "columns" not in body:
-            problems.append(_problem(registry, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
+            problems.append(registry_problem(registry.document, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
             continue
         problems += _unknown_keys(registry, path, body, TABLE_KEYS)
         if str(body["id"]) in seen_ids:
-            problems.append(_problem(registry, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"))
+            problems.append(registry_problem(registry.document, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"))
         seen_ids.add(str(body["id"]))
         if not isinstance(body["rows"], str) or not isinstance(body["columns"], (str, list)):
-            problems.append(_problem(registry, path, "rows names a field; columns names a field or lists columns"))
+            problems.append(registry_problem(registry.document, path, "rows names a field; columns names a field or lists columns"))
             continue
         if _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries"):
             problems += _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries")
             continue
         if columns[body["rows"]].vocabulary_name is None:
-            problems.append(_problem(registry, path + ("rows",), f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field"))
+            problems.append(registry_problem(registry.document, path + ("rows",), f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field"))
             continue
         if isinstance(body["columns"], str):
             unknown = _unknown_field(registry, path + ("columns",), body["columns"], columns, "entries")
             if unknown:
                 problems += unknown
             elif columns[body["columns"]].vocabulary_name is None:
-                problems.append(_problem(registry, path + ("columns",), f"'{body['columns']}' has no vocabulary; use a choice field"))
+                problems.append(registry_problem(registry.document, path + ("columns",), f"'{body['columns']}' has no vocabulary; use a choice field"))
             continue
         problems += _check_gap_columns(registry, path, body, columns)
     return problems
@@ -128,39 +126,34 @@ def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dic
         item_path = path + ("columns", position)
         if (not isinstance(item, dict) or not isinstance(item.get("label"), str)
                 or not isinstance(item.get("field") or "", str) or not isinstance(item.get("where", ""), (str, type(None)))):
-            problems.append(_problem(registry, item_path, "a column needs a label, and may name a field and a where query, all text"))
+            problems.append(registry_problem(registry.document, item_path, "a column needs a label, and may name a field and a where query, all text"))
             continue
         problems += _unknown_keys(registry, item_path, item, COLUMN_KEYS)
         column_id = str(item.get("id") or item["label"])
         if column_id in seen_ids:
-            problems.append(_problem(registry, item_path, f"a second column with id '{column_id}'; give each column its own id"))
+            problems.append(registry_problem(registry.document, item_path, f"a second column with id '{column_id}'; give each column its own id"))
         seen_ids.add(column_id)
         name = item.get("field") or body["rows"]
         if name not in columns or columns[name].vocabulary_name != columns[body["rows"]].vocabulary_name:
-            problems.append(_problem(registry, item_path + ("field",),
+            problems.append(registry_problem(registry.document, item_path + ("field",),
                                      f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
         try:
             parse(item.get("where") or "", columns)
         except QueryError as exc:
-            problems.append(_problem(registry, item_path + ("where",), str(exc)))
+            problems.append(registry_problem(registry.document, item_path + ("where",), str(exc)))
     return problems
 
 
 def _unknown_keys(registry: Registry, path: tuple, body: dict, allowed: set[str]) -> list[Problem]:
-    return [_problem(registry, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
+    return [registry_problem(registry.document, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
             for key in body if key not in allowed]
 
 
 def _unknown_field(registry: Registry, path: tuple, name: str, columns: dict, kind: str) -> list[Problem]:
     if name in columns:
         return []
-    return [_problem(registry, path, f"unknown field '{name}' of the {kind}; {_did_you_mean(name, columns)}")]
+    return [registry_problem(registry.document, path, f"unknown field '{name}' of the {kind}; {_did_you_mean(name, columns)}")]
 
 
 def _did_you_mean(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(sorted(known))}"
-
-
-def _problem(registry: Registry, path: tuple, message: str) -> Problem:
-    return Problem(REGISTRY_FILE, registry.document.line(*path), ".".join(map(str, path)), message)
+    return suggest(name, known, f"use one of {', '.join(sorted(known))}")

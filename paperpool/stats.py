@@ -7,7 +7,6 @@ Which fields are counted and which cross-tabs make the standard set is the regis
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ import pandas as pd
 
 from . import markdown
 from .frame import Frame
-from .problems import PaperpoolError, plural
+from .problems import PaperpoolError, plural, suggest
 from .registry import Registry
 from .settings import standard_set
 
@@ -105,9 +104,7 @@ def field_kind(frames: dict[str, Frame], name: str) -> str:
         if name in frame.columns:
             return kind
     known = sorted(set().union(*(frame.columns for frame in frames.values())))
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f"did you mean '{close[0]}'?" if close else "fields are: " + ", ".join(known)
-    raise PaperpoolError(f"unknown field '{name}'; {hint}")
+    raise PaperpoolError(f"unknown field '{name}'; {suggest(name, known, 'fields are: ' + ', '.join(known))}")
 
 
 # ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import identity
 from .claims import load_claims
 from .pool import Pool, Record, load_pool
-from .problems import PaperpoolError, Problem, errors
+from .problems import PaperpoolError, Problem, errors, suggest
 from .registry import KEY_RE, REGISTRY_FILE, FieldSpec, Registry, lookup
 
 _CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
@@ -74,8 +74,7 @@ class RecordChecker:
     def check_mapping(self, data: dict, specs: dict[str, FieldSpec], path: tuple) -> None:
         for name in data:
             if name not in specs:
-                close = difflib.get_close_matches(str(name), list(specs), n=1)
-                hint = f"did you mean '{close[0]}'?" if close else f"declare it in {REGISTRY_FILE} or remove it"
+                hint = suggest(name, specs, f"declare it in {REGISTRY_FILE} or remove it")
                 self.problem(path + (name,), f"unknown field; {hint}")
         for name, spec in specs.items():
             value = data.get(name)
@@ -459,7 +458,6 @@ def check_registry_references(pool: Pool) -> list[Problem]:
     for record in pool.all_records():
         for key in _distinct_from(record):
             if key not in keys and key not in pool.unreadable:
-                close = difflib.get_close_matches(key, sorted(keys), n=1)
-                hint = f"did you mean '{close[0]}'?" if close else "correct or remove it"
+                hint = suggest(key, sorted(keys), "correct or remove it")
                 problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}"))
     return problems
