@@ -33,6 +33,7 @@ class _Lazy:
 
 
 audit, diff, frame, gaps, readme, stats = map(_Lazy, ("audit", "diff", "frame", "gaps", "readme", "stats"))
+sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"],
@@ -251,6 +252,38 @@ def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     pool = require_valid_pool(context.root)
     result = audit.audit_file(pool, file) if file else audit.audit_pool(pool)
     click.echo(audit.FORMATS[fmt](result), nl=False)
+
+
+@cli.command("build")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the built site (default: mkdocs.yml's site_dir, else build/site). Replaced only when the build succeeds.")
+@click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True,
+              help="The engine that turns the pages into HTML: mkdocs-material, or its successor Zensical.")
+@click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
+@pass_context
+def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None) -> None:
+    """Build the browsable site: validate the pool (an invalid pool is not built),
+    render every page from the templates, build the HTML, then swap the new site in
+    for the old one. Prints how long each stage took and where the site is."""
+    def report(stage: str, seconds: float) -> None:
+        click.echo(f"{stage:>9}  {seconds:6.2f} s")
+
+    result = sitebuild.build(context.root, out, engine, report, keep_pages=keep_pages)
+    total = sum(seconds for _, seconds in result.timings)
+    click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
+
+
+@cli.command("serve")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder of the built site (as for build).")
+@click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
+@pass_context
+def serve_command(context: Context, out: Path | None, engine: str, host: str, port: int) -> None:
+    """A live preview: build the site, serve it, and rebuild when an entry, the
+    registry, a template or a hand-written page changes; open pages reload by themselves."""
+    sitegen_serve.serve(context.root, out, engine, host, port, click.echo)
 
 
 def main() -> None:

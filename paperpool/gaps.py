@@ -71,13 +71,13 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
         _, keys = crosstab_frame(frame, rows, body["columns"])
         # a record with no value on an axis, or one that is not a cell of the taxonomy
         # (in_gaps: false, such as "not applicable"), is in no cell
-        keys = keys.loc[_cells(registry, frame, rows, keys.index), _cells(registry, frame, body["columns"], keys.columns)]
+        keys = keys.loc[cell_values(registry, frame, rows, keys.index), cell_values(registry, frame, body["columns"], keys.columns)]
         table.columns = [(str(c), _label(registry, frame, body["columns"], c)) for c in keys.columns]
         cells = {r: {str(c): keys.at[r, c] for c in keys.columns} for r in keys.index}
     else:
         columns = [_column(item) for item in body["columns"]]
         table.columns = [(c.id, c.label) for c in columns]
-        row_values = _cells(registry, frame, rows, frame.values_in_order(rows, []))
+        row_values = cell_values(registry, frame, rows, frame.values_in_order(rows, []))
         cells = {r: {} for r in row_values}
         for column in columns:
             selected = set(parse(column.where, frame.columns).keys(frame))
@@ -96,7 +96,7 @@ def _column(item: dict) -> GapColumn:
     return GapColumn(str(item.get("id") or item["label"]), str(item["label"]), item.get("field"), item.get("where") or "")
 
 
-def _cells(registry: Registry, frame: Frame, name: str, values) -> list:
+def cell_values(registry: Registry, frame: Frame, name: str, values) -> list:
     """The values that are cells of the taxonomy: vocabulary values not marked in_gaps: false."""
     vocabulary = _vocabulary(registry, frame, name)
     if vocabulary is None:

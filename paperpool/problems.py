@@ -12,6 +12,20 @@ class PaperpoolError(click.ClickException):
     """An error a command reports as one `Error: ...` line with exit status 1."""
 
 
+class InvalidPool(PaperpoolError):
+    """A pool a command refuses to work on: every problem is listed, one per line, then
+    the one `Error: ...` line."""
+
+    def __init__(self, problems: list[Problem], message: str):
+        super().__init__(message)
+        self.problems = problems
+
+    def show(self, file=None) -> None:
+        for problem in self.problems:
+            click.echo(str(problem), err=True)
+        super().show(file)
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     path: str

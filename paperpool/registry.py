@@ -27,6 +27,8 @@ SPEC_KEYS = {
     "min", "max", "derived_from", "fields", "unique", "not_before_field",
 }
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
+SECTIONS = ("survey", "pool", "vocabularies", "entry_fields", "exclusion_fields", "rules",
+            "statistics", "gaps", "display", "site", "bibtex_export", "csv")
 
 
 @dataclass
@@ -112,6 +114,8 @@ class Registry:
     statistics: dict = field(default_factory=dict)  # checked against the pool's columns in analysis
     gaps: dict = field(default_factory=dict)
     display: dict = field(default_factory=dict)  # group_by and tags of the README's paper list
+    site: dict = field(default_factory=dict)  # what `paperpool build` puts on the site
+    bibtex_export: dict = field(default_factory=dict)  # how an entry is cited as BibTeX
 
     @property
     def path(self) -> Path:
@@ -220,10 +224,18 @@ class _RegistryReader:
         statistics = self.section("statistics", required=False)
         gaps = self.section("gaps", required=False)
         display = self.read_display(fields["entries"])
+        site = self.section("site", required=False)
+        bibtex_export = self.section("bibtex_export", required=False)
+        self.check_sections()
         if self.problems:
             return None, self.problems
-        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display)
+        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, site, bibtex_export)
         return registry, []
+
+    def check_sections(self) -> None:
+        for name in self.doc.data:
+            if name not in SECTIONS:
+                self.problem((name,), f"unknown section '{name}'; {suggest(str(name), SECTIONS, 'sections are: ' + ', '.join(SECTIONS))}")
 
     def check_pool_settings(self, pool: dict) -> None:
         if "claims" in pool and (not isinstance(pool["claims"], str) or not pool["claims"].strip()):

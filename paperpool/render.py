@@ -8,6 +8,7 @@ the `md` filter; a template never re-parses it, so jinja syntax in a title stays
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import jinja2
@@ -30,6 +31,7 @@ class Renderer:
         )
         self.env.filters["md"] = markdown.text
         self.env.filters["md_link"] = markdown.link
+        self.env.globals["href"] = href
 
     def render(self, name: str, **context) -> str:
         try:
@@ -43,3 +45,17 @@ class Renderer:
             raise PaperpoolError(f"{OVERRIDES}/{name}: not UTF-8; save the template as UTF-8") from None
         except Exception as exc:  # noqa: BLE001 - a template is code its author wrote; any failure in it is theirs to fix
             raise PaperpoolError(f"{name}: template error while rendering: {type(exc).__name__}: {exc}; fix the template") from None
+
+
+@jinja2.pass_context
+def href(context, target: str) -> str:
+    """The relative link from the page being rendered (the context's `here`, a path in
+    the site's docs folder) to `target` (such a path, maybe with #anchor)."""
+    return relative(target, context["here"])
+
+
+def relative(target: str, here: str) -> str:
+    """The link from page `here` to `target` (both paths in one folder tree)."""
+    path, _, anchor = target.partition("#")
+    link = posixpath.relpath(path, posixpath.dirname(here) or ".") if path else ""
+    return link + (f"#{anchor}" if anchor else "")

@@ -18,9 +18,16 @@ def check_settings(registry: Registry) -> list[Problem]:
     combined = registry.statistics.get("combined")
     for name, body in combined.items() if isinstance(combined, dict) else []:
         if isinstance(body, dict):
-            problems += _unknown_keys(registry, ("statistics", "combined", name), body, COMBINED_KEYS)
-    problems += _unknown_keys(registry, ("display",), registry.display, DISPLAY_KEYS)
-    return problems or check_statistics(registry) + check_gaps(registry)
+            problems += unknown_keys(registry, ("statistics", "combined", name), body, COMBINED_KEYS)
+    problems += unknown_keys(registry, ("display",), registry.display, DISPLAY_KEYS)
+    return problems or check_statistics(registry) + check_gaps(registry) + check_site(registry)
+
+
+def check_site(registry: Registry) -> list[Problem]:
+    from . import bibwrite  # both build on this module's helpers
+    from .sitegen.settings import check_site
+
+    return check_site(registry) + bibwrite.check_settings(registry)
 
 
 def standard_set(registry: Registry) -> dict:
@@ -51,7 +58,7 @@ COLUMN_KEYS = {"id", "label", "field", "where"}
 
 def check_statistics(registry: Registry) -> list[Problem]:
     """Problems in the registry's statistics section: every field it names must exist."""
-    problems = _unknown_keys(registry, ("statistics",), registry.statistics, STATISTICS_KEYS)
+    problems = unknown_keys(registry, ("statistics",), registry.statistics, STATISTICS_KEYS)
     for kind in registry.fields:
         settings = registry.statistics.get(kind)
         if settings is None:
@@ -60,7 +67,7 @@ def check_statistics(registry: Registry) -> list[Problem]:
         if not isinstance(settings, dict):
             problems.append(registry_problem(registry.document, path, "give `counts: [FIELD, ...]` and `crosstabs: [[ROWS, COLUMNS], ...]`"))
             continue
-        problems += _unknown_keys(registry, path, settings, PLAN_KEYS)
+        problems += unknown_keys(registry, path, settings, PLAN_KEYS)
         columns = columns_for(registry, kind)
         counts, crosstabs = settings.get("counts", []), settings.get("crosstabs", [])
         if not is_name_list(counts):
@@ -70,19 +77,19 @@ def check_statistics(registry: Registry) -> list[Problem]:
             problems.append(registry_problem(registry.document, path + ("crosstabs",), "list the cross-tabs: [[ROWS, COLUMNS], ...]"))
             crosstabs = []
         for index, name in enumerate(counts):
-            problems += _unknown_field(registry, path + ("counts", index), name, columns, kind)
+            problems += unknown_field(registry, path + ("counts", index), name, columns, kind)
         for index, pair in enumerate(crosstabs):
             if not (is_name_list(pair) and len(pair) == 2):
                 problems.append(registry_problem(registry.document, path + ("crosstabs", index), "a cross-tab is a pair: [ROWS, COLUMNS]"))
                 continue
             for name in pair:
-                problems += _unknown_field(registry, path + ("crosstabs", index), name, columns, kind)
+                problems += unknown_field(registry, path + ("crosstabs", index), name, columns, kind)
     return problems
 
 
 def check_gaps(registry: Registry) -> list[Problem]:
     """Problems in the registry's gaps section: fields, columns and where-queries."""
-    problems = _unknown_keys(registry, ("gaps",), registry.gaps, GAPS_KEYS)
+    problems = unknown_keys(registry, ("gaps",), registry.gaps, GAPS_KEYS)
     columns = columns_for(registry, "entries")
     limit = registry.gaps.get("sparse_at_most", DEFAULT_SPARSE)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
@@ -96,21 +103,21 @@ def check_gaps(registry: Registry) -> list[Problem]:
         if not isinstance(body, dict) or "id" not in body or "rows" not in body or "columns" not in body:
             problems.append(registry_problem(registry.document, path, "a gap table needs id, rows (a field) and columns (a field or a list)"))
             continue
-        problems += _unknown_keys(registry, path, body, TABLE_KEYS)
+        problems += unknown_keys(registry, path, body, TABLE_KEYS)
         if str(body["id"]) in seen_ids:
             problems.append(registry_problem(registry.document, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"))
         seen_ids.add(str(body["id"]))
         if not isinstance(body["rows"], str) or not isinstance(body["columns"], (str, list)):
             problems.append(registry_problem(registry.document, path, "rows names a field; columns names a field or lists columns"))
             continue
-        if _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries"):
-            problems += _unknown_field(registry, path + ("rows",), body["rows"], columns, "entries")
+        if unknown_field(registry, path + ("rows",), body["rows"], columns, "entries"):
+            problems += unknown_field(registry, path + ("rows",), body["rows"], columns, "entries")
             continue
         if columns[body["rows"]].vocabulary_name is None:
             problems.append(registry_problem(registry.document, path + ("rows",), f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field"))
             continue
         if isinstance(body["columns"], str):
-            unknown = _unknown_field(registry, path + ("columns",), body["columns"], columns, "entries")
+            unknown = unknown_field(registry, path + ("columns",), body["columns"], columns, "entries")
             if unknown:
                 problems += unknown
             elif columns[body["columns"]].vocabulary_name is None:
@@ -128,7 +135,7 @@ def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dic
                 or not isinstance(item.get("field") or "", str) or not isinstance(item.get("where", ""), (str, type(None)))):
             problems.append(registry_problem(registry.document, item_path, "a column needs a label, and may name a field and a where query, all text"))
             continue
-        problems += _unknown_keys(registry, item_path, item, COLUMN_KEYS)
+        problems += unknown_keys(registry, item_path, item, COLUMN_KEYS)
         column_id = str(item.get("id") or item["label"])
         if column_id in seen_ids:
             problems.append(registry_problem(registry.document, item_path, f"a second column with id '{column_id}'; give each column its own id"))
@@ -144,12 +151,12 @@ def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dic
     return problems
 
 
-def _unknown_keys(registry: Registry, path: tuple, body: dict, allowed: set[str]) -> list[Problem]:
+def unknown_keys(registry: Registry, path: tuple, body: dict, allowed: set[str]) -> list[Problem]:
     return [registry_problem(registry.document, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
             for key in body if key not in allowed]
 
 
-def _unknown_field(registry: Registry, path: tuple, name: str, columns: dict, kind: str) -> list[Problem]:
+def unknown_field(registry: Registry, path: tuple, name: str, columns: dict, kind: str) -> list[Problem]:
     if name in columns:
         return []
     return [registry_problem(registry.document, path, f"unknown field '{name}' of the {kind}; {_did_you_mean(name, columns)}")]

@@ -1,0 +1,138 @@
+"""Writing entries as BibTeX, with bibtexparser, as the registry's `bibtex_export` says.
+
+Text fields are LaTeX-encoded (so `{`, `%`, `&` or `$` in a title cannot break the
+record or turn into markup when cited); identifiers and links are written verbatim,
+with only the characters that would end a BibTeX value percent-encoded.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import bibtexparser
+from bibtexparser import model
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from .problems import Problem
+from .registry import Registry, lookup, registry_problem, resolve_spec
+
+VERBATIM_TYPES = {"url", "url_list", "identifier"}
+DEFAULT_TYPE = "misc"
+SETTINGS = {"key", "type", "authors_complete", "fields"}
+# Without a bibtex_export section, the conventional field names are used where declared.
+DEFAULT_FIELDS = {"title": ["title"], "author": ["authors"], "year": ["year"], "doi": ["doi"], "url": ["urls", "url"]}
+
+# Characters with no LaTeX form (CJK, say) are kept as they are; pylatexenc would log a
+# warning for each, which a build must not print.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces", unknown_char_policy="keep")
+_FORMAT = bibtexparser.BibtexFormat()
+_FORMAT.indent = "  "
+_FORMAT.block_separator = "\n"
+
+
+def check_settings(registry: Registry) -> list[Problem]:
+    """Every field `bibtex_export` names must be a declared entry field."""
+    settings = registry.bibtex_export
+    problems = []
+    specs = registry.fields["entries"]
+
+    def problem(path: tuple, message: str) -> None:
+        problems.append(registry_problem(registry.document, ("bibtex_export",) + path, message))
+
+    for key in settings:
+        if key not in SETTINGS:
+            problem((key,), f"unknown setting '{key}'; use {', '.join(sorted(SETTINGS))}")
+    sources = {"key": settings.get("key", []), "type": settings.get("type", [])}
+    fields = settings.get("fields", {})
+    if not isinstance(fields, dict):
+        problem(("fields",), "give a mapping: BIBTEX_FIELD: [ENTRY_FIELD, ...]")
+        fields = {}
+    for path, names in [((name,), value) for name, value in sources.items()] + [(("fields", name), value) for name, value in fields.items()]:
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            problem(path, "list the entry fields to take the value from, first set wins: [FIELD, ...]")
+            continue
+        for index, name in enumerate(names):
+            if resolve_spec(specs, name) is None:
+                problem(path + (index,), f"'{name}' is not a field of the entries; name one declared in entry_fields")
+    complete = settings.get("authors_complete")
+    if complete is not None and (not isinstance(complete, str) or resolve_spec(specs, complete) is None):
+        problem(("authors_complete",), "name the bool field that says whether the author list is complete, e.g. authors_complete")
+    return problems
+
+
+def entry_bibtex(registry: Registry, data: dict) -> str:
+    """One entry as a BibTeX record."""
+    library = bibtexparser.Library()
+    library.add(_entry(registry, data))
+    return bibtexparser.write_string(library, bibtex_format=_FORMAT)
+
+
+def pool_bibtex(registry: Registry, records: list[dict]) -> str:
+    """Many entries as one .bib file, in the order given. Each is written on its own:
+    bibtexparser refuses a library in which two records share a citation key."""
+    return "\n".join(entry_bibtex(registry, data) for data in records)
+
+
+def _settings(registry: Registry) -> dict:
+    if registry.bibtex_export:
+        return registry.bibtex_export
+    specs = registry.fields["entries"]
+    fields = {name: [s for s in sources if s in specs] for name, sources in DEFAULT_FIELDS.items()}
+    return {"fields": {name: sources for name, sources in fields.items() if sources},
+            "authors_complete": "authors_complete" if "authors_complete" in specs else None}
+
+
+def _entry(registry: Registry, data: dict) -> model.Entry:
+    settings = _settings(registry)
+    specs = registry.fields["entries"]
+    key = _first(data, settings.get("key", ["key"])) or data.get("key")
+    kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
+    fields = []
+    for name, sources in (settings.get("fields") or {}).items():
+        value, source = _first_with_source(data, sources)
+        if value in (None, "", [], {}):
+            continue
+        spec = resolve_spec(specs, source)
+        if spec is not None and spec.type in VERBATIM_TYPES:
+            text = _verbatim(value[0] if isinstance(value, list) else value)
+        elif isinstance(value, list):
+            names = [str(item) for item in value]
+            if settings.get("authors_complete") and lookup(data, settings["authors_complete"]) is False:
+                names.append("others")
+            text = " and ".join(_latex(item) if item != "others" else item for item in names)
+        else:
+            text = _latex(" ".join(str(value).split()))
+        fields.append(model.Field(name, text))
+        if spec is not None and spec.scheme == "arxiv" and name == "eprint":
+            fields.append(model.Field("archiveprefix", "arXiv"))
+    return model.Entry(str(kind), _citation_key(str(key)), fields)
+
+
+def _latex(text: str) -> str:
+    # a straight double quote is safe inside a braced value; pylatexenc would write ''
+    return '"'.join(_ENCODER.unicode_to_latex(part) for part in text.split('"'))
+
+
+def _first(data: dict, sources: list[str]):
+    return _first_with_source(data, sources)[0]
+
+
+def _first_with_source(data: dict, sources: list[str]):
+    for source in sources:
+        value = lookup(data, source)
+        if value not in (None, "", [], {}):
+            return value, source
+    return None, sources[0] if sources else ""
+
+
+def _verbatim(value) -> str:
+    text = str(value)
+    for char, code in (("{", "%7B"), ("}", "%7D"), ("\\", "%5C"), (" ", "%20")):
+        text = text.replace(char, code)
+    return text
+
+
+def _citation_key(key: str) -> str:
+    # a key holding a comma, brace or space would end the record's header early
+    return "".join(char for char in key if char not in ',{}()"#%~\\ \t\n') or "entry"

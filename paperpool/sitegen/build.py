@@ -1,0 +1,244 @@
+"""`paperpool build`: load, validate, analyse, render, write, build, replace.
+
+The new site is built beside the old one and swapped in only when the engine succeeded,
+so a failed or interrupted build leaves the last good site as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .. import bibwrite, csvio
+from ..problems import InvalidPool, PaperpoolError, errors, plural
+from ..render import Renderer
+from ..validate import validate
+from . import datasets, engine, feed, paths
+from .analysis import Analysis, analyse
+from .figures import Figures, draw
+from .pages import Page, page_context, plan, recent
+
+TITLE_LOOKALIKES = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "\uff06", '"': "\u201d", "'": "\u2019"})
+MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
+ASSET_FILES = ("browser.js", "browser.css", "site.css")
+INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
+
+
+@dataclass
+class Result:
+    out: Path
+    pages: int
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+
+def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
+          report: Callable[[str, float], None] | None = None, extra_js: list[str] | None = None,
+          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None) -> Result:
+    """Build the site into `out`; `extra_files` are added to the docs and `extra_js` to
+    every page (the live preview's reload script). With `keep_pages`, the generated
+    pages and data files (not the charts or paperpool's own assets) are also written
+    there, for reviewing what the templates produce."""
+    config = engine.read_config(root)
+    out = (out or root / config.get("site_dir", engine.DEFAULT_SITE)).resolve()
+    handwritten = (root / config.get("docs_dir", engine.DEFAULT_DOCS)).resolve()
+    _check_out(root, out, handwritten)
+    if keep_pages is not None:
+        keep_pages = keep_pages.resolve()
+        _check_out(root, keep_pages, handwritten, "--keep-pages")
+    stage = _Stages(report)
+    with stage("validate"):
+        pool = _valid_pool(root)
+    with stage("analyse"):
+        analysis = analyse(pool)
+    with stage("charts"):
+        figures = draw(analysis)
+    with stage("render"):
+        intro = _read_intro(handwritten)
+        pages = plan(analysis, figures, intro)
+        files = render(analysis, pages, figures, config.get("site_url")) | _handwritten(handwritten, pages) | (extra_files or {})
+    with _staging(out) as staging:
+        with stage("write"):
+            docs, site = staging / "docs", staging / "site"
+            write_files(docs, files)
+            config_path = staging / engine.CONFIG
+            nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
+            engine.write_config(engine.site_config(config, root, docs, site, nav, extra_js or []), config_path)
+        with stage(engine_name):
+            engine.run(engine_name, config_path)
+        with stage("replace"):
+            # the build's time tells the live preview that a new site has landed
+            (site / MARKER).write_text(f"built by paperpool at {time.time()}; `paperpool build` replaces this folder\n", encoding="utf-8")
+            replace(site, out)
+    if keep_pages is not None:
+        keep(files, keep_pages)
+    return Result(out, len(pages), stage.timings)
+
+
+def keep(files: dict[str, str | bytes], folder: Path) -> None:
+    """The generated pages and data files, without the charts and paperpool's own assets."""
+    generated = {path: text for path, text in files.items()
+                 if not path.startswith((paths.CHARTS, f"{paths.ASSETS}/browser.", f"{paths.ASSETS}/site."))}
+    with _staging(folder) as staging:
+        write_files(staging / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
+        replace(staging / "pages", folder)
+
+
+def _valid_pool(root: Path):
+    pool, problems = validate(root)
+    if errors(problems):
+        raise InvalidPool(errors(problems), f"the pool is not valid ({plural(len(errors(problems)), 'error')} above); "
+                                            "nothing was built, the previous site is unchanged")
+    return pool
+
+
+def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
+    """Every generated file of the docs folder: path -> text."""
+    renderer = Renderer(analysis.pool.root)
+    files = {page.path: front_matter(page.title) + renderer.render(page.template, **page_context(analysis, page)) for page in pages}
+    for figure in figures.statistics + ([figures.flow] if figures.flow else []):
+        chart = figure.chart
+        files[f"{paths.CHARTS}/{chart.id}-light.svg"] = chart.light
+        files[f"{paths.CHARTS}/{chart.id}-dark.svg"] = chart.dark
+    files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
+    files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
+    files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
+    files |= downloads(analysis)
+    for name in ASSET_FILES:
+        files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.assets").joinpath(name).read_text(encoding="utf-8")
+    return files
+
+
+def front_matter(title: str) -> str:
+    """The page's title for the browser tab, the navigation and search, set explicitly:
+    left to itself, the engine takes it from the first heading, and mkdocs-material
+    writes that into <title> with its HTML entities decoded, so a title holding
+    `&lt;/title&gt;&lt;script&gt;` would become live markup there."""
+    return f"---\ntitle: {json.dumps(safe_title(title))}\n---\n\n"
+
+
+def safe_title(title: str) -> str:
+    # look-alike characters for the five that HTML gives meaning to: whatever a theme
+    # does with the title (escape it, unescape it, strip tags), it stays text
+    return str(title).translate(TITLE_LOOKALIKES)
+
+
+def downloads(analysis: Analysis) -> dict[str, str]:
+    pool = analysis.pool
+    files = {"downloads/pool.bib": bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries]),
+             "downloads/pool.json": csvio.export_json(pool)}
+    for kind in pool.registry.fields:
+        if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
+            files[f"downloads/{kind}.csv"] = csvio.export_csv(pool, kind)
+    return files
+
+
+def write_files(docs: Path, files: dict[str, str | bytes]) -> None:
+    for relative, text in files.items():
+        path = docs / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+def replace(new: Path, out: Path) -> None:
+    """Put the new site where the old one was. The old one is moved aside first and
+    deleted last; if the process dies between the two renames, the next build puts the
+    old one back (see _recover)."""
+    old = out.with_name(out.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        out.rename(old)
+    new.rename(out)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _recover(out: Path) -> None:
+    old = out.with_name(out.name + ".old")
+    if old.exists() and not out.exists():
+        old.rename(out)
+
+
+@contextlib.contextmanager
+def _staging(out: Path) -> Iterator[Path]:
+    """A scratch folder beside the output (same file system, so the final rename is one
+    step), removed whatever happens."""
+    _recover(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        yield staging
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") -> None:
+    """Refuse an output folder whose replacement would lose something: the pool, its
+    pages, or a folder paperpool did not build."""
+    root = root.resolve()
+    if out == root or root.is_relative_to(out) or out == handwritten or handwritten.is_relative_to(out):
+        raise PaperpoolError(f"{option} {out}: would replace the pool's own files; choose a folder of its own, such as build/site")
+    if out.is_file():
+        raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
+
+
+def _read_intro(handwritten: Path) -> str:
+    path = handwritten / INTRO
+    if not path.is_file():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    # the generated home page has its own title; the intro's first heading is dropped
+    lines = text.lstrip().splitlines()
+    return "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).strip()
+
+
+def _handwritten(handwritten: Path, pages: list[Page]) -> dict[str, str]:
+    """The pool's own pages and files besides the intro, copied as they are; a name the
+    build generates is refused rather than silently overwritten."""
+    if not handwritten.is_dir():
+        return {}
+    generated = {page.path for page in pages}
+    files = {}
+    for path in sorted(handwritten.rglob("*")):
+        relative = path.relative_to(handwritten).as_posix()
+        if not path.is_file() or relative == INTRO:
+            continue
+        if relative in generated or relative.startswith(("assets/paperpool/", "entries/", "axes/", "downloads/")):
+            raise PaperpoolError(f"{handwritten.name}/{relative}: the build generates this path; rename your page")
+        files[relative] = path.read_text(encoding="utf-8") if path.suffix == ".md" else path.read_bytes()
+    return files
+
+
+def _handwritten_nav(handwritten: Path) -> list:
+    if not handwritten.is_dir():
+        return []
+    return [path.relative_to(handwritten).as_posix() for path in sorted(handwritten.rglob("*.md"))
+            if path.relative_to(handwritten).as_posix() != INTRO]
+
+
+class _Stages:
+    def __init__(self, report):
+        self.report = report
+        self.timings: list[tuple[str, float]] = []
+
+    @contextlib.contextmanager
+    def __call__(self, name: str):
+        start = time.perf_counter()
+        yield
+        elapsed = time.perf_counter() - start
+        self.timings.append((name, elapsed))
+        if self.report:
+            self.report(name, elapsed)

@@ -1,0 +1,59 @@
+"""The Atom feed of recently added entries (RFC 4287), written with ElementTree so that
+every title and summary is escaped as text, whatever it holds."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from ..views import EntryView
+from . import paths
+from .analysis import Analysis
+
+ATOM = "http://www.w3.org/2005/Atom"
+# XML 1.0 cannot carry most control characters, even escaped; a title holding one would
+# make the whole feed unreadable, so they are dropped
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def atom(analysis: Analysis, recent: list[EntryView], site_url: str | None) -> str:
+    registry = analysis.registry
+    date_field = (analysis.site.get("recent") or {}).get("field")
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    ET.register_namespace("", ATOM)
+    feed = ET.Element(f"{{{ATOM}}}feed")
+    _text(feed, "title", f"{registry.survey.get('title', 'Paper pool')}: recently added")
+    _text(feed, "id", base + paths.FEED if base else f"urn:paperpool:{paths.slug(registry.survey.get('title', 'pool'))}:feed")
+    _text(feed, "updated", _timestamp(recent[0].record.get(date_field)) if recent and date_field else "1970-01-01T00:00:00Z")
+    ET.SubElement(feed, f"{{{ATOM}}}link", rel="self", href=base + paths.FEED)
+    ET.SubElement(feed, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + _html(paths.RECENT))
+    author = ET.SubElement(feed, f"{{{ATOM}}}author")
+    _text(author, "name", ", ".join(registry.survey.get("authors") or ["paperpool"]))
+    for view in recent:
+        entry = ET.SubElement(feed, f"{{{ATOM}}}entry")
+        _text(entry, "title", view.title)
+        # the paper's own address is its lasting identity; the site's page may move
+        _text(entry, "id", view.links[0].url if view.links else f"urn:paperpool:entry:{view.key}")
+        _text(entry, "updated", _timestamp(view.record.get(date_field)))
+        ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + _html(paths.entry(view.key)))
+        for link in view.links[:1]:
+            ET.SubElement(entry, f"{{{ATOM}}}link", rel="related", href=link.url)
+        for name in view.record.get("authors") or []:
+            author = ET.SubElement(entry, f"{{{ATOM}}}author")
+            _text(author, "name", name)
+        if view.summary:
+            _text(entry, "summary", view.summary)
+    ET.indent(feed)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
+
+
+def _text(parent: ET.Element, tag: str, text: str) -> None:
+    ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = _NOT_XML.sub("", str(text))
+
+
+def _timestamp(value) -> str:
+    return f"{value}T00:00:00Z" if value else "1970-01-01T00:00:00Z"
+
+
+def _html(page: str) -> str:
+    return page.removesuffix(".md") + ".html"

@@ -1,0 +1,156 @@
+"""The site's pages: which exist, where, and what each template is given.
+
+Every page is a markdown file rendered from a template found by name (the pool's own
+templates/site/ first, then paperpool's), so a survey restyles any page by adding a file
+of the same name. Entry pages and axis-value pages stay out of the navigation: its size
+must not grow with the pool (mkdocs-material renders the whole navigation into each page).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..gaps import sparse_at_most, sparse_range
+from ..views import EntryView
+from . import entrypage, paths
+from .analysis import Analysis
+from .figures import Figures
+
+BACKTICKS = re.compile(r"`+")
+
+
+@dataclass
+class Page:
+    path: str
+    template: str
+    title: str  # for the navigation
+    context: dict = field(default_factory=dict)
+    in_nav: bool = False
+
+
+@dataclass
+class Group:
+    label: str  # "" when the entries are not divided
+    entries: list[EntryView]
+
+
+def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
+    """Every generated page, those in the navigation in its order."""
+    site = analysis.site
+    pages = [
+        Page(paths.HOME, "site/home.md.j2", "Home", {"intro": intro, "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
+                                                     "gaps_summary": _gaps_summary(analysis)}, True),
+        Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True),
+    ]
+    for name in site.get("axes") or []:
+        pages.append(Page(paths.axis(name), "site/axis.md.j2", analysis.column_label(name), {"axis": _axis(analysis, name)}, True))
+        pages += _value_pages(analysis, name)
+    pages += [
+        Page(paths.STATISTICS, "site/statistics.md.j2", "Statistics", {"charts": figures.statistics}, True),
+        Page(paths.GAPS, "site/gaps.md.j2", "Gaps", {"sparse_range": sparse_range(sparse_at_most(analysis.registry))}, True),
+        Page(paths.CLAIMS, "site/claims.md.j2", "Claims", {"failing": [o for o in analysis.outcomes if not o.holds]}, True),
+        Page(paths.EXCLUSIONS, "site/exclusions.md.j2", "Exclusion log", {"dataset": "exclusions", "flow": figures.flow,
+                                                                          "breakdown": _exclusion_breakdown(analysis)}, True),
+        Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
+        Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
+        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {}, True),
+        Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {}, True),
+    ]
+    pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}) for table in analysis.gap_tables]
+    pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
+              for record in analysis.entries]
+    return pages
+
+
+def page_context(analysis: Analysis, page: Page) -> dict:
+    """What every template gets besides its own context."""
+    context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
+               "root": paths.root_of(page.path), "paths": paths, "page_title": page.title}
+    if page.template == "site/entry.md.j2":
+        key = page.context["key"]
+        rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
+        context.update(entry=analysis.views[key], rows=rows, sections=sections, bibtex=analysis.bibtex[key],
+                       fence=fence_for(analysis.bibtex[key]))
+    return context | page.context
+
+
+@dataclass
+class Axis:
+    name: str
+    label: str
+    description: str
+    values: list[tuple[str, str, str, int]]  # (id, label, description, entries)
+
+
+def _axis(analysis: Analysis, name: str) -> Axis:
+    members = analysis.members(name)
+    column = analysis.frames["entries"].columns[name]
+    vocabulary = analysis.registry.vocabularies[column.vocabulary_name]
+    values = [(v, label, description, len(members.get(v, []))) for v, label, description in analysis.values(name)]
+    return Axis(name, column.label, vocabulary.description, values)
+
+
+def _value_pages(analysis: Analysis, name: str) -> list[Page]:
+    axis = _axis(analysis, name)
+    members = analysis.members(name)
+    pages = []
+    for value, label, description, _ in axis.values:
+        groups = _groups(analysis, name, value, members.get(value, []))
+        pages.append(Page(analysis.value_paths[name][value], "site/axis_value.md.j2", label,
+                          {"axis": axis, "value": value, "label": label, "description": description, "groups": groups}))
+    return pages
+
+
+def _groups(analysis: Analysis, name: str, value: str, keys: list[str]) -> list[Group]:
+    """The entries holding a value, divided where the column says how they hold it: a
+    combined column by the field that holds the value (primary or further family), a
+    sub-decision map by its mode (trained or designed)."""
+    column = analysis.frames["entries"].columns[name]
+    views = analysis.views_of(keys)
+    if column.parts:
+        return [Group(analysis.column_label(part), [v for v in views if value in _as_list(v.record.get(part))])
+                for part in column.parts if any(value in _as_list(v.record.get(part)) for v in views)]
+    if column.map_field and not column.map_mode:
+        spec = analysis.registry.fields["entries"][column.map_field]
+        modes = analysis.registry.vocabularies[spec.vocabulary].values
+        return [Group(mode.label, [v for v in views if (v.record.get(column.map_field) or {}).get(value) == mode.id])
+                for mode in modes if any((v.record.get(column.map_field) or {}).get(value) == mode.id for v in views)]
+    return [Group("", views)] if views else []
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def recent(analysis: Analysis) -> list[EntryView]:
+    settings = analysis.site.get("recent") or {}
+    name = settings.get("field")
+    if not name:
+        return []
+    dated = [view for view in analysis.views.values() if view.record.get(name)]
+    dated.sort(key=lambda view: (str(view.record[name]), view.key), reverse=True)
+    return dated[: settings.get("limit", 30)]
+
+
+def _gaps_summary(analysis: Analysis) -> list[tuple]:
+    return [(table, len(table.marked("empty")), len(table.marked("sparse")), len(table.cells) * len(table.columns))
+            for table in analysis.gap_tables]
+
+
+def _exclusion_breakdown(analysis: Analysis) -> dict | None:
+    flow = (analysis.site.get("exclusion_log") or {}).get("flow")
+    if not flow:
+        return None
+    frame = analysis.frames["exclusions"]
+    from ..stats import crosstab  # pandas, like the rest of the analysis
+
+    # reasons down, stages across: there are fewer stages than reasons, and the table fits
+    table = crosstab(frame, flow["reason"], flow["stage"])
+    return {"rows": flow["reason"], "columns": flow["stage"], "table": table}
+
+
+def fence_for(text: str) -> str:
+    """A code fence longer than any run of backticks in the text, so the text cannot end it."""
+    longest = max((len(run) for run in BACKTICKS.findall(text)), default=0)
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,77 @@
+"""Where each page of the site lives, and links between pages.
+
+Pages are markdown files in the build's docs folder; links between them are relative
+`.md` links, so that mkdocs (or Zensical) checks every one of them in strict mode and
+writes the right URL whatever `use_directory_urls` says.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+HOME = "index.md"
+BROWSE = "browse.md"
+STATISTICS = "statistics.md"
+GAPS = "gaps.md"
+CLAIMS = "claims.md"
+EXCLUSIONS = "exclusions.md"
+RECENT = "recent.md"
+DOWNLOADS = "downloads.md"
+TRACES = "traces.md"
+CONTRIBUTING = "contributing.md"
+FEED = "feed.xml"
+ASSETS = "assets/paperpool"
+DATA = "assets/paperpool/data"
+CHARTS = "assets/paperpool/charts"
+
+
+def slug(value) -> str:
+    return _NOT_SLUG.sub("-", str(value).lower()).strip("-") or "value"
+
+
+def entry(key: str) -> str:
+    # keys are validated slugs (registry KEY_RE), safe as file names
+    return f"entries/{key}.md"
+
+
+def axis(name: str) -> str:
+    return f"axes/{slug(name)}.md"
+
+
+def gap_table(table_id: str) -> str:
+    return f"gaps/{slug(table_id)}.md"
+
+
+def cell_anchor(row, column) -> str:
+    return f"cell-{slug(row)}-{slug(column)}"
+
+
+class ValuePaths:
+    """The page of each value of an axis: one slug per value, unique within the axis even
+    when two ids differ only in case or punctuation."""
+
+    def __init__(self, name: str, values: list):
+        self._paths = {}
+        taken = set()
+        for value in values:
+            base = candidate = slug(value)
+            number = 2
+            while candidate in taken:
+                candidate, number = f"{base}-{number}", number + 1
+            taken.add(candidate)
+            self._paths[value] = f"axes/{slug(name)}/{candidate}.md"
+
+    def __getitem__(self, value) -> str:
+        return self._paths[value]
+
+    def __contains__(self, value) -> bool:
+        return value in self._paths
+
+
+def root_of(here: str) -> str:
+    """The relative path from page `here` to the site root ("" or "../", ...), as the
+    faceted browser needs it to resolve its data's links."""
+    depth = here.count("/")
+    return "../" * depth

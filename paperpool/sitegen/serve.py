@@ -1,0 +1,88 @@
+"""`paperpool serve`: build, serve the site on localhost, and rebuild whenever an entry,
+the registry, a template or a hand-written page changes.
+
+Changes are found by polling modification times, which works the same on every system
+and needs no extra package. Pages built for the preview carry a small script that
+reloads the browser when a new build lands. A failed rebuild is reported and the last
+good site stays up.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..problems import PaperpoolError
+from . import build
+
+POLL_SECONDS = 0.5
+IGNORED = {"build", "__pycache__", "node_modules", "tests"}
+RELOAD_SCRIPT = "assets/paperpool/reload.js"
+# Asks for the build marker every second and reloads the page when it changes.
+RELOAD_JS = """(function () {
+  var marker = new URL("../../MARKER", document.currentScript.src).href, last = null;
+  setInterval(function () {
+    fetch(marker, {cache: "no-store"}).then(function (r) { return r.text(); }).then(function (text) {
+      if (last !== null && text !== last) { location.reload(); }
+      last = text;
+    }).catch(function () {});
+  }, 1000);
+})();
+""".replace("MARKER", build.MARKER)
+
+
+def watched_files(root: Path, out: Path) -> dict[Path, float]:
+    """Every file whose change may alter the site, with its modification time: the
+    pool's top-level YAML files and everything in its folders, but for hidden folders,
+    build/ and the site itself."""
+    found = {}
+    for top in sorted(root.iterdir()):
+        if top.name.startswith(".") or top.name in IGNORED or out.is_relative_to(top.resolve()):
+            continue
+        files = [top] if top.suffix in (".yaml", ".yml") else sorted(top.rglob("*")) if top.is_dir() else []
+        for path in files:
+            try:
+                if path.is_file():
+                    found[path] = path.stat().st_mtime_ns
+            except OSError:
+                continue  # removed while we looked; the next poll sees it gone
+    return found
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
+          say: Callable[[str], None], should_stop: Callable[[], bool] = lambda: False) -> None:
+    rebuild = functools.partial(build.build, root, out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS})
+    result = rebuild()  # the first build must succeed: there is nothing to serve otherwise
+    handler = functools.partial(_Quiet, directory=str(result.out))
+    try:
+        server = http.server.ThreadingHTTPServer((host, port), handler)
+    except OSError as exc:
+        raise PaperpoolError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port") from None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    say(f"serving {result.out} at http://{host}:{server.server_port}/ ; watching the pool for changes (Ctrl-C stops)")
+    seen = watched_files(root, result.out)
+    try:
+        while not should_stop():
+            time.sleep(POLL_SECONDS)
+            now = watched_files(root, result.out)
+            if now == seen:
+                continue
+            changed = sorted({str(p.relative_to(root)) for p in set(now) ^ set(seen) | {p for p in now if seen.get(p) != now[p]}})
+            seen = now
+            started = time.perf_counter()
+            try:
+                rebuild()
+                say(f"rebuilt after a change to {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s")
+            except PaperpoolError as exc:
+                say(f"Error: {exc.format_message()} (still serving the last good site)")
+    finally:
+        server.shutdown()

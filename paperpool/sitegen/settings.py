@@ -1,0 +1,168 @@
+"""The registry's `site` section: which fields get axis pages, what the faceted browsers
+filter on, which charts the statistics page draws. Checked when the registry is read,
+so a typo is a validation problem with its line, not a failed build.
+
+Each setting is described by a small shape: the record kind whose field it names and
+what that field must be (a controlled field for pages and filters, a number for a
+range, a date for "recently added").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..columns import columns_for
+from ..problems import Problem
+from ..registry import KEY_RE, Registry, registry_problem
+from ..settings import unknown_field, unknown_keys
+
+
+@dataclass(frozen=True)
+class FieldShape:
+    kind: str  # "entries" or "exclusions"
+    want: str  # "any", "controlled" (has a vocabulary), "number" or "date"
+    many: bool = False
+
+
+@dataclass(frozen=True)
+class Count:
+    pass
+
+
+def _entries(want: str, many: bool = False) -> FieldShape:
+    return FieldShape("entries", want, many)
+
+
+def _exclusions(want: str, many: bool = False) -> FieldShape:
+    return FieldShape("exclusions", want, many)
+
+
+SHAPE = {
+    "axes": _entries("controlled", many=True),
+    "home_axes": _entries("controlled", many=True),
+    "browser": {"facets": _entries("controlled", many=True), "range": _entries("number"),
+                "columns": _entries("any", many=True)},
+    "exclusion_log": {"facets": _exclusions("controlled", many=True), "columns": _exclusions("any", many=True),
+                      "flow": {"stage": _exclusions("controlled"), "reason": _exclusions("controlled")}},
+    "recent": {"field": _entries("date"), "limit": Count()},
+}
+CHART_SHAPES = {
+    "bars": {"field": _entries("controlled")},
+    "stacked_bars": {"x": _entries("any"), "stack": _entries("controlled")},
+    "heatmap": {"rows": _entries("controlled"), "columns": _entries("controlled")},
+}
+CHART_KEYS = {"id", "type", "title"}
+WANTED = {"controlled": "a field with a vocabulary", "number": "a number field", "date": "a date field"}
+
+
+def check_site(registry: Registry) -> list[Problem]:
+    site = registry.site
+    problems = unknown_keys(registry, ("site",), site, set(SHAPE) | {"charts"})
+    columns = {kind: columns_for(registry, kind) for kind in registry.fields}
+    checker = _Checker(registry, columns, problems)
+    for key, shape in SHAPE.items():
+        if key in site:
+            checker.check(("site", key), site[key], shape)
+    checker.check_charts(site.get("charts", []))
+    axes = site.get("axes") or []
+    for index, name in enumerate(site.get("home_axes") or []):
+        if isinstance(axes, list) and name not in axes:
+            problems.append(registry_problem(registry.document, ("site", "home_axes", index), f"'{name}' is not one of site.axes; add it there or remove it here"))
+    return problems
+
+
+class _Checker:
+    def __init__(self, registry: Registry, columns: dict, problems: list[Problem]):
+        self.registry, self.columns, self.problems = registry, columns, problems
+
+    def problem(self, path: tuple, message: str) -> None:
+        self.problems.append(registry_problem(self.registry.document, path, message))
+
+    def check(self, path: tuple, value, shape) -> None:
+        if isinstance(shape, dict):
+            if not isinstance(value, dict):
+                self.problem(path, f"give a mapping with {', '.join(shape)}")
+                return
+            self.problems += unknown_keys(self.registry, path, value, set(shape))
+            for key, inner in shape.items():
+                if key in value:
+                    self.check(path + (key,), value[key], inner)
+        elif isinstance(shape, Count):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                self.problem(path, "give a whole number of 1 or more")
+        elif shape.many:
+            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                self.problem(path, "list field names: [FIELD, ...]")
+                return
+            for index, name in enumerate(value):
+                self.check_field(path + (index,), name, shape)
+        elif not isinstance(value, str):
+            self.problem(path, "name one field")
+        else:
+            self.check_field(path, value, shape)
+
+    def check_field(self, path: tuple, name: str, shape: FieldShape) -> None:
+        columns = self.columns[shape.kind]
+        unknown = unknown_field(self.registry, path, name, columns, shape.kind)
+        if unknown:
+            self.problems += unknown
+            return
+        column = columns[name]
+        fits = {"any": True, "controlled": column.vocabulary_name is not None,
+                "number": column.kind == "number", "date": column.kind == "date"}[shape.want]
+        if not fits:
+            self.problem(path, f"'{name}' is not {WANTED[shape.want]}; name {WANTED[shape.want]}")
+
+    def check_charts(self, charts) -> None:
+        if not isinstance(charts, list):
+            self.problem(("site", "charts"), "list the charts: - {id, type, title, ...}")
+            return
+        seen = set()
+        for index, chart in enumerate(charts):
+            path = ("site", "charts", index)
+            kind = chart.get("type") if isinstance(chart, dict) else None
+            if kind not in CHART_SHAPES or not isinstance(chart.get("id"), str) or not KEY_RE.match(chart["id"]):
+                self.problem(path, f"a chart needs an id (lower-case letters, digits and dashes: it names the chart's file) and a type ({', '.join(CHART_SHAPES)})")
+                continue
+            if chart["id"] in seen:
+                self.problem(path + ("id",), f"a second chart with id '{chart['id']}'; give each chart its own id")
+            seen.add(chart["id"])
+            shape = CHART_SHAPES[kind]
+            self.problems += unknown_keys(self.registry, path, chart, CHART_KEYS | set(shape))
+            for key, inner in shape.items():
+                if key not in chart:
+                    self.problem(path, f"a {kind} chart needs `{key}`")
+                else:
+                    self.check(path + (key,), chart[key], inner)
+
+
+def effective(registry: Registry) -> dict:
+    """The `site` section with a default for each setting it leaves out, so that a
+    registry without one still gets a complete site: an axis page, a filter and a bar
+    chart for each declared controlled field, a year range if there is a number field,
+    "recently added" by the first date field."""
+    site = dict(registry.site)
+    entries = columns_for(registry, "entries")
+    exclusions = columns_for(registry, "exclusions")
+    declared = registry.fields["entries"]
+    controlled = [name for name, column in entries.items() if column.vocabulary_name and name in declared]
+    site.setdefault("axes", controlled)
+    site.setdefault("home_axes", site["axes"][:3])
+    numbers = [name for name, column in entries.items() if column.kind == "number" and name in declared]
+    browser = dict(site.get("browser") or {})
+    browser.setdefault("facets", site["axes"])
+    browser.setdefault("columns", [name for name in site["axes"][:4] if not entries[name].multi])
+    if numbers:
+        browser.setdefault("range", numbers[0])
+    site["browser"] = browser
+    log = dict(site.get("exclusion_log") or {})
+    excluded_controlled = [name for name, column in exclusions.items() if column.vocabulary_name and name in registry.fields["exclusions"]]
+    log.setdefault("facets", excluded_controlled)
+    log.setdefault("columns", excluded_controlled)
+    site["exclusion_log"] = log
+    dates = [name for name, column in entries.items() if column.kind == "date" and name in declared]
+    if dates:
+        site.setdefault("recent", {"field": dates[0]})
+    site.setdefault("charts", [{"id": f"per-{name.replace('_', '-').replace('.', '-')}", "type": "bars", "field": name,
+                                "title": f"Entries per {entries[name].label.lower()}"} for name in site["home_axes"]])
+    return site

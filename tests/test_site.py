@@ -1,0 +1,317 @@
+"""`paperpool build`: the real mkdocs-material (and Zensical) build of a fixture pool.
+
+The fixture is the tiny pool plus one hostile entry whose text holds a script, an
+image with onerror, markdown links and template syntax. The golden pages are in
+tests/pools/tiny-expected/site/; after a deliberate change to the pages, regenerate
+them with
+
+    paperpool --root tests/pools/tiny build --out /tmp/tiny-site --keep-pages tests/pools/tiny-expected/site
+
+and review the diff.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import bibtexparser
+import pytest
+from bibtexparser import middlewares
+
+from paperpool.frame import build_frames
+from paperpool.pool import require_pool
+from paperpool.query import parse
+from paperpool.sitegen.build import MARKER
+from paperpool.sitegen.linkcheck import check_site
+
+from .conftest import EXPECTED, TINY, edit
+
+HOSTILE_TITLE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> {{ 7*7 }} {% if 1 %}x{% endif %} [click](javascript:alert(1))'
+HOSTILE = f"""key: hostile
+title: '{HOSTILE_TITLE}'
+authors: ["O'Brien, <b>Eve</b>", "{{{{ user }}}}, Mallory"]
+year: 2026
+urls: ["https://example.org/hostile?a=1&b=<2>"]
+method: search
+unit: step
+decisions: {{D2: designed}}
+added: 2026-05-01
+summary: 'Pretends: <iframe src="javascript:alert(1)"></iframe> ![x](javascript:alert(2)) {{: onclick="alert(3)"}} `code` $x$ 100%'
+"""
+STAGES = ("validate", "analyse", "charts", "render", "write", "mkdocs", "replace")
+
+
+def hostile_pool(root: Path) -> Path:
+    shutil.copytree(TINY, root)
+    edit(root / "registry.yaml", "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  added: {type: date, label: \"Added\"}\n")
+    (root / "papers" / "hostile.yaml").write_text(HOSTILE, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The hostile tiny pool, built once: (pool root, site, kept pages, CLI output)."""
+    from click.testing import CliRunner
+
+    from paperpool.cli import cli
+
+    base = tmp_path_factory.mktemp("built")
+    root = hostile_pool(base / "pool")
+    site, kept = base / "site", base / "pages"
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(site), "--keep-pages", str(kept)])
+    assert result.exit_code == 0, result.output
+    return root, site, kept, result.output
+
+
+def test_build_reports_each_stage_and_where_the_site_is(built):
+    _, site, _, output = built
+    lines = output.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == list(STAGES)
+    assert all(re.fullmatch(r"\s*\w+\s+\d+\.\d\d s", line) for line in lines[:-1])
+    assert re.fullmatch(rf"built 29 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
+
+
+def test_every_page_the_issue_names_is_built(built):
+    _, site, _, _ = built
+    for page in ("index", "browse", "statistics", "gaps", "claims", "exclusions", "recent", "downloads", "traces",
+                 "contributing", "axes/method", "axes/method/rl", "axes/unit/step", "axes/decisions/d2",
+                 "entries/alpha", "entries/hostile", "gaps/method-unit"):
+        assert (site / f"{page}.html").is_file(), page
+    for download in ("feed.xml", "downloads/pool.bib", "downloads/pool.json", "assets/paperpool/charts/per-method-light.svg"):
+        assert (site / download).is_file(), download
+    assert (site / MARKER).is_file()
+
+
+def test_every_internal_link_and_anchor_resolves(built):
+    _, site, _, _ = built
+    assert [str(broken) for broken in check_site(site)] == []
+
+
+def test_entry_pages_are_not_in_the_navigation(built):
+    _, site, _, _ = built
+    home = (site / "index.html").read_text(encoding="utf-8")
+    # mkdocs-material's sidebars come before the content: the primary one is the navigation
+    nav = home[home.index("md-sidebar--primary"):home.index("md-sidebar--secondary")]
+    assert "browse.html" in nav and "axes/method.html" in nav
+    assert "entries/" not in nav and "axes/method/rl.html" not in nav
+
+
+class _Elements(html.parser.HTMLParser):
+    """Every element of a page, and the text of its scripts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements, self.scripts, self._in_script = [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def test_hostile_text_is_shown_as_text_on_every_page(built):
+    _, site, _, _ = built
+    for path in site.rglob("*.html"):
+        page = _Elements()
+        page.feed(path.read_text(encoding="utf-8"))
+        name = path.relative_to(site).as_posix()
+        assert not [tag for tag, _ in page.elements if tag in ("iframe", "b")], name
+        assert not [(tag, a) for tag, attrs in page.elements for a in attrs if a.startswith("on")], name
+        assert not [v for _, attrs in page.elements for v in attrs.values() if v and v.strip().lower().startswith("javascript:")], name
+        assert not [text for text in page.scripts if "pwned" in text], name
+    page = (site / "entries" / "hostile.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in page
+    assert "{{ 7*7 }}" in page and "{% if 1 %}x{% endif %}" in page and "49" not in page
+
+
+def test_only_web_links_leave_the_site(built):
+    _, site, _, _ = built
+    hrefs = []
+    for path in site.rglob("*.html"):
+        page = _Elements()
+        page.feed(path.read_text(encoding="utf-8"))
+        hrefs += [attrs[a] for _, attrs in page.elements for a in ("href", "src") if attrs.get(a)]
+    schemes = {href.split(":", 1)[0].lower() for href in hrefs if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href)}
+    assert schemes <= {"http", "https"}
+
+
+def test_the_feed_is_atom_with_titles_as_text(built):
+    _, site, _, _ = built
+    feed = ET.parse(site / "feed.xml").getroot()
+    atom = "{http://www.w3.org/2005/Atom}"
+    titles = [entry.find(f"{atom}title").text for entry in feed.iter(f"{atom}entry")]
+    assert titles == [HOSTILE_TITLE]  # the only entry with a date of addition
+    assert "<script>" not in (site / "feed.xml").read_text(encoding="utf-8")
+
+
+def test_the_bibtex_download_reads_back_as_the_records(built):
+    root, site, _, _ = built
+    library = bibtexparser.parse_string((site / "downloads" / "pool.bib").read_text(encoding="utf-8"),
+                                        append_middleware=[middlewares.LatexDecodingMiddleware()])
+    assert not library.failed_blocks
+    titles = {entry.key: entry["title"] for entry in library.entries}
+    pool = require_pool(root)
+    assert titles == {record.key: record.data["title"] for record in pool.entries}
+
+
+def test_gap_cells_on_the_site_are_the_gaps_command_s(built, run):
+    root, _, kept, _ = built
+    expected = json.loads(run("gaps", "--format", "json", cwd=root).output)
+    shown = {}
+    for table in expected["tables"]:
+        page = (kept / "gaps" / f"{table['id']}.md").read_text(encoding="utf-8")
+        shown[table["id"]] = {(row, col): int(n) for n, row, col in re.findall(r"\[(\d+)\]\([^)#]*#cell-([a-z0-9-]+?)-([a-z0-9-]+)\)", page)}
+        assert shown[table["id"]] == {(row.lower(), col.lower()): cell["count"] for row, cells in table["cells"].items()
+                                      for col, cell in cells.items()}
+
+
+def test_claims_page_shows_every_claim_with_its_live_value(built, run):
+    root, _, kept, _ = built
+    page = (kept / "claims.md").read_text(encoding="utf-8")
+    for claim in json.loads(run("claims", "--format", "json", cwd=root).output):
+        assert f"Live value: **{claim['value']}**" in page.split(f"#claim-{claim['id']}")[-1]
+
+
+def test_browser_facets_select_what_the_query_language_selects(built):
+    root, _, kept, _ = built
+    script = (kept / "assets" / "paperpool" / "data" / "entries.js").read_text(encoding="utf-8")
+    data = json.loads(script.split('["entries"]=', 1)[1].rstrip().rstrip(";"))
+    frames = build_frames(require_pool(root))
+    for facet in data["facets"]:
+        for value in facet["values"]:
+            chosen = sorted(r["key"] for r in data["records"] if value["id"] in r["facets"][facet["field"]])
+            query = parse(f"{facet['field']} = {value['id']}", frames["entries"].columns)
+            assert chosen == sorted(query.keys(frames["entries"])), (facet["field"], value["id"])
+
+
+def test_golden_pages(tmp_path, run):
+    """The whole generated markdown of the tiny pool's build, byte for byte (see the
+    module's docstring for the command that regenerates it)."""
+    kept = tmp_path / "pages"
+    assert run("--root", str(TINY), "build", "--out", str(tmp_path / "site"), "--keep-pages", str(kept), cwd=tmp_path).exit_code == 0
+    expected_dir = EXPECTED / "site"
+    produced = {p.relative_to(kept).as_posix() for p in kept.rglob("*") if p.is_file() and p.name != MARKER}
+    expected = {p.relative_to(expected_dir).as_posix() for p in expected_dir.rglob("*") if p.is_file() and p.name != MARKER}
+    assert produced == expected
+    for name in sorted(produced):
+        assert (kept / name).read_text(encoding="utf-8") == (expected_dir / name).read_text(encoding="utf-8"), name
+
+
+# ---------------------------------------------------------------------------------
+# Failures leave the last good site as it was
+# ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def pool_and_site(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    site = tmp_path / "site"
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    return root, site
+
+
+def _snapshot(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+
+
+def test_an_invalid_pool_is_not_built(pool_and_site, run):
+    root, site = pool_and_site
+    before = _snapshot(site)
+    edit(root / "papers" / "alpha.yaml", "method: rl", "method: telepathy")
+    result = run("build", "--out", str(site), cwd=root)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "papers/alpha.yaml:6: method: 'telepathy' is not an allowed value; use one of rl, prompting, search",
+        "Error: the pool is not valid (1 error above); nothing was built, the previous site is unchanged",
+    ]
+    assert _snapshot(site) == before
+    assert [p.name for p in site.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_failed_engine_build_keeps_the_previous_site(pool_and_site, run):
+    root, site = pool_and_site
+    before = _snapshot(site)
+    (root / "site").mkdir()
+    (root / "site" / "notes.md").write_text("# Notes\n\nSee [the missing page](missing.md).\n", encoding="utf-8")
+    result = run("build", "--out", str(site), cwd=root)
+    assert result.exit_code == 1
+    error = result.output.splitlines()[-1]
+    assert error.startswith("Error: mkdocs build failed: WARNING")
+    assert "notes.md" in error and "missing.md" in error and error.endswith("; the previous site was left as it was")
+    assert _snapshot(site) == before
+    assert [p.name for p in site.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_build_interrupted_between_the_two_renames_is_recovered(pool_and_site, run):
+    root, site = pool_and_site
+    site.rename(site.with_name("site.old"))  # as if the process died after moving the old site aside
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    assert (site / "index.html").is_file() and not site.with_name("site.old").exists()
+
+
+@pytest.mark.parametrize("target, message", [
+    (".", "would replace the pool's own files; choose a folder of its own, such as build/site"),
+    ("papers/..", "would replace the pool's own files; choose a folder of its own, such as build/site"),
+    ("foreign", "holds files paperpool did not build; choose an empty or new folder (nothing was changed)"),
+])
+def test_out_is_never_a_folder_paperpool_did_not_build(tmp_path, run, target, message):
+    root = hostile_pool(tmp_path / "pool")
+    (root / "foreign").mkdir()
+    (root / "foreign" / "thesis.tex").write_text("mine", encoding="utf-8")
+    result = run("build", "--out", target, cwd=root)
+    assert result.exit_code == 1
+    assert result.output == f"Error: --out {(root / target).resolve()}: {message}\n"
+    assert (root / "foreign" / "thesis.tex").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_handwritten_page_may_not_take_a_generated_page_s_name(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    (root / "site").mkdir()
+    (root / "site" / "browse.md").write_text("# Mine\n", encoding="utf-8")
+    result = run("build", "--out", str(tmp_path / "out"), cwd=root)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == "Error: site/browse.md: the build generates this path; rename your page"
+
+
+def test_handwritten_pages_and_the_intro_are_used(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    (root / "site").mkdir()
+    (root / "site" / "index.md").write_text("# Ignored title\n\nOur own words about the pool.\n", encoding="utf-8")
+    (root / "site" / "method.md").write_text("# How we searched\n\nBack [home](index.md).\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("build", "--out", str(out), cwd=root).exit_code == 0
+    assert "Our own words about the pool." in (out / "index.html").read_text(encoding="utf-8")
+    assert "How we searched" in (out / "method.html").read_text(encoding="utf-8")
+    assert check_site(out) == []
+
+
+def test_a_pool_template_overrides_the_default_by_name(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    (root / "templates" / "site").mkdir(parents=True)
+    (root / "templates" / "site" / "traces.md.j2").write_text("# Traces\n\nOur traces live elsewhere.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("build", "--out", str(out), cwd=root).exit_code == 0
+    assert "Our traces live elsewhere." in (out / "traces.html").read_text(encoding="utf-8")
+
+
+def test_zensical_builds_the_same_site(built, tmp_path, run):
+    root, site, _, _ = built
+    out = tmp_path / "zensical"
+    result = run("build", "--engine", "zensical", "--out", str(out), cwd=root)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[5].split()[0] == "zensical"
+
+    def pages(folder: Path) -> set[str]:
+        return {p.relative_to(folder).as_posix() for p in folder.rglob("*.html")}
+
+    assert pages(out) == pages(site)
+    assert check_site(out) == []
+    assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in (out / "entries" / "hostile.html").read_text(encoding="utf-8")
