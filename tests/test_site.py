@@ -315,3 +315,33 @@ def test_zensical_builds_the_same_site(built, tmp_path, run):
     assert pages(out) == pages(site)
     assert check_site(out) == []
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in (out / "entries" / "hostile.html").read_text(encoding="utf-8")
+
+
+def test_serve_rebuilds_when_an_entry_changes(tmp_path):
+    """The live preview, as a contributor runs it: a real server, a real edit."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    root = hostile_pool(tmp_path / "pool")
+    server = subprocess.Popen([sys.executable, "-m", "paperpool", "serve", "--port", "0", "--out", str(tmp_path / "site")],
+                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        first = server.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/)", first).group(1)
+
+        def heading() -> str:
+            page = urllib.request.urlopen(url + "entries/alpha.html", timeout=10).read().decode()
+            return re.search(r"<h1[^>]*>([^<]*)", page).group(1)
+
+        assert heading() == "Alpha: learning to split tasks"
+        edit(root / "papers" / "alpha.yaml", "Alpha: learning", "Alpha: learning again")
+        assert server.stdout.readline().startswith("rebuilt after a change to papers/alpha.yaml in ")
+        assert heading() == "Alpha: learning again to split tasks"
+        edit(root / "papers" / "alpha.yaml", "method: rl", "method: telepathy")
+        assert server.stdout.readline().startswith("papers/alpha.yaml:6: method: 'telepathy' is not an allowed value")
+        assert server.stdout.readline().startswith("Error: the pool is not valid (1 error above)")
+        assert heading() == "Alpha: learning again to split tasks"  # the last good site stays up
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -83,6 +83,8 @@ def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
                 rebuild()
                 say(f"rebuilt after a change to {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s")
             except PaperpoolError as exc:
+                for problem in getattr(exc, "problems", []):
+                    say(str(problem))
                 say(f"Error: {exc.format_message()} (still serving the last good site)")
     finally:
         server.shutdown()
