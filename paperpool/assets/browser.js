@@ -183,7 +183,11 @@
       this.heads = this.columns.map((c) => h("th", {
         scope: "col", "data-field": c.field, className: c.kind === "number" ? "pp-num" : null,
       }, [h("button", { type: "button", className: "pp-sort", text: cellText(c.label || c.field),
-        onclick: () => this.sortBy(c.field) })]));
+        // Sort on the press, not the click: leaving the search box on that press may
+        // re-filter the table and move the columns, and the release would then land on
+        // another header, so the click would be lost. Keyboard clicks (detail 0) sort too.
+        onpointerdown: (event) => { if (event.button === 0) this.sortBy(c.field); },
+        onclick: (event) => { if (event.detail === 0) this.sortBy(c.field); } })]));
       this.tbody = h("tbody");
       const plural = this.noun[1];
       this.table = h("table", { className: "pp-table", "aria-label": plural.charAt(0).toUpperCase() + plural.slice(1) }, [

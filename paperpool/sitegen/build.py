@@ -101,7 +101,7 @@ def _valid_pool(root: Path):
 def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
     """Every generated file of the docs folder: path -> text."""
     renderer = Renderer(analysis.pool.root)
-    files = {page.path: front_matter(page.title) + renderer.render(page.template, **page_context(analysis, page)) for page in pages}
+    files = {page.path: front_matter(page) + renderer.render(page.template, **page_context(analysis, page)) for page in pages}
     for figure in figures.statistics + ([figures.flow] if figures.flow else []):
         chart = figure.chart
         files[f"{paths.CHARTS}/{chart.id}-light.svg"] = chart.light
@@ -115,12 +115,14 @@ def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: st
     return files
 
 
-def front_matter(title: str) -> str:
+def front_matter(page: Page) -> str:
     """The page's title for the browser tab, the navigation and search, set explicitly:
     left to itself, the engine takes it from the first heading, and mkdocs-material
     writes that into <title> with its HTML entities decoded, so a title holding
-    `&lt;/title&gt;&lt;script&gt;` would become live markup there."""
-    return f"---\ntitle: {json.dumps(safe_title(title))}\n---\n\n"
+    `&lt;/title&gt;&lt;script&gt;` would become live markup there. A wide page hides
+    the table of contents to give its table the room."""
+    hide = "hide: [toc]\n" if page.wide else ""
+    return f"---\ntitle: {json.dumps(safe_title(page.title))}\n{hide}---\n\n"
 
 
 def safe_title(title: str) -> str:

@@ -73,6 +73,8 @@ def _check(site: Path, pages: dict, name: str, link: str) -> str | None:
         target, path = posixpath.join(target, "index.html"), path / "index.html"
     if not path.is_file():
         return "no such file"
-    if parts.fragment and target.endswith(".html") and unquote(parts.fragment) not in pages[target].ids:
+    # a fragment holding "=" is a page's state (the faceted browser's filter), not an anchor
+    state = "=" in parts.fragment
+    if parts.fragment and not state and target.endswith(".html") and unquote(parts.fragment) not in pages[target].ids:
         return f"no anchor #{parts.fragment} in {target}"
     return None

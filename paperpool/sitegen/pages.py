@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from ..gaps import sparse_at_most, sparse_range
 from ..views import EntryView
@@ -27,12 +28,20 @@ class Page:
     title: str  # for the navigation
     context: dict = field(default_factory=dict)
     in_nav: bool = False
+    wide: bool = False  # a table that needs the room the table of contents would take
 
 
 @dataclass
 class Group:
     label: str  # "" when the entries are not divided
-    entries: list[EntryView]
+    entries: list[EntryView]  # the newest LIST_LIMIT of them
+    total: int = 0
+
+
+# A page lists at most this many entries of one group; the browser, filtered to the same
+# value, has them all. Keeps a page's size (and the search index's share of it: Zensical
+# refuses a page with more than 32,768 words) independent of the pool's.
+LIST_LIMIT = 200
 
 
 def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
@@ -41,23 +50,24 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
     pages = [
         Page(paths.HOME, "site/home.md.j2", "Home", {"intro": intro, "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
                                                      "gaps_summary": _gaps_summary(analysis)}, True),
-        Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True),
+        Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True, wide=True),
     ]
     for name in site.get("axes") or []:
         pages.append(Page(paths.axis(name), "site/axis.md.j2", analysis.column_label(name), {"axis": _axis(analysis, name)}, True))
         pages += _value_pages(analysis, name)
     pages += [
         Page(paths.STATISTICS, "site/statistics.md.j2", "Statistics", {"charts": figures.statistics}, True),
-        Page(paths.GAPS, "site/gaps.md.j2", "Gaps", {"sparse_range": sparse_range(sparse_at_most(analysis.registry))}, True),
+        Page(paths.GAPS, "site/gaps.md.j2", "Gaps", {"sparse_range": sparse_range(sparse_at_most(analysis.registry))}, True, wide=True),
         Page(paths.CLAIMS, "site/claims.md.j2", "Claims", {"failing": [o for o in analysis.outcomes if not o.holds]}, True),
         Page(paths.EXCLUSIONS, "site/exclusions.md.j2", "Exclusion log", {"dataset": "exclusions", "flow": figures.flow,
-                                                                          "breakdown": _exclusion_breakdown(analysis)}, True),
+                                                                          "breakdown": _exclusion_breakdown(analysis)}, True, wide=True),
         Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
         Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
         Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {}, True),
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {}, True),
     ]
-    pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}) for table in analysis.gap_tables]
+    pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
+              for table in analysis.gap_tables]
     pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
               for record in analysis.entries]
     return pages
@@ -66,7 +76,7 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
 def page_context(analysis: Analysis, page: Page) -> dict:
     """What every template gets besides its own context."""
     context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
-               "root": paths.root_of(page.path), "paths": paths, "page_title": page.title}
+               "root": paths.root_of(page.path), "paths": paths, "page_title": page.title, "list_limit": LIST_LIMIT}
     if page.template == "site/entry.md.j2":
         key = page.context["key"]
         rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
@@ -97,8 +107,13 @@ def _value_pages(analysis: Analysis, name: str) -> list[Page]:
     pages = []
     for value, label, description, _ in axis.values:
         groups = _groups(analysis, name, value, members.get(value, []))
+        for group in groups:
+            group.total, group.entries = len(group.entries), group.entries[:LIST_LIMIT]
+        # the browser's state, not an anchor: written as a plain link the engines do not check
+        browse = f"{name}={quote(str(value), safe='')}" if name in analysis.site["browser"]["facets"] else None
         pages.append(Page(analysis.value_paths[name][value], "site/axis_value.md.j2", label,
-                          {"axis": axis, "value": value, "label": label, "description": description, "groups": groups}))
+                          {"axis": axis, "value": value, "label": label, "description": description, "groups": groups,
+                           "browse": browse}))
     return pages
 
 
