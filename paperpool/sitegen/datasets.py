@@ -32,7 +32,7 @@ def entries(analysis: Analysis) -> dict:
         searchable = [view.title, view.key, view.venue, view.summary, *(view.record.get("authors") or [])]
         records.append({
             "key": key,
-            "href": paths.entry(key).removesuffix(".md") + ".html",
+            "href": paths.html(paths.entry(key)),
             "cells": cells,
             "facets": {name: facet_values[name].get(key, []) for name in facets},
             "range": _number(frame.table.at[key, range_field]) if range_field else None,

@@ -26,7 +26,7 @@ def atom(analysis: Analysis, recent: list[EntryView], site_url: str | None) -> s
     _text(feed, "id", base + paths.FEED if base else f"urn:paperpool:{paths.slug(registry.survey.get('title', 'pool'))}:feed")
     _text(feed, "updated", _timestamp(recent[0].record.get(date_field)) if recent and date_field else "1970-01-01T00:00:00Z")
     ET.SubElement(feed, f"{{{ATOM}}}link", rel="self", href=base + paths.FEED)
-    ET.SubElement(feed, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + _html(paths.RECENT))
+    ET.SubElement(feed, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + paths.html(paths.RECENT))
     author = ET.SubElement(feed, f"{{{ATOM}}}author")
     _text(author, "name", ", ".join(registry.survey.get("authors") or ["paperpool"]))
     for view in recent:
@@ -35,7 +35,7 @@ def atom(analysis: Analysis, recent: list[EntryView], site_url: str | None) -> s
         # the paper's own address is its lasting identity; the site's page may move
         _text(entry, "id", view.links[0].url if view.links else f"urn:paperpool:entry:{view.key}")
         _text(entry, "updated", _timestamp(view.record.get(date_field)))
-        ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + _html(paths.entry(view.key)))
+        ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + paths.html(paths.entry(view.key)))
         for link in view.links[:1]:
             ET.SubElement(entry, f"{{{ATOM}}}link", rel="related", href=link.url)
         for name in view.record.get("authors") or []:
@@ -53,7 +53,3 @@ def _text(parent: ET.Element, tag: str, text: str) -> None:
 
 def _timestamp(value) -> str:
     return f"{value}T00:00:00Z" if value else "1970-01-01T00:00:00Z"
-
-
-def _html(page: str) -> str:
-    return page.removesuffix(".md") + ".html"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from ..gaps import sparse_at_most, sparse_range
+from ..stats import crosstab
 from ..views import EntryView
 from . import entrypage, paths
 from .analysis import Analysis
@@ -76,7 +77,7 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
 def page_context(analysis: Analysis, page: Page) -> dict:
     """What every template gets besides its own context."""
     context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
-               "root": paths.root_of(page.path), "paths": paths, "page_title": page.title, "list_limit": LIST_LIMIT}
+               "root": paths.root_of(page.path), "paths": paths, "list_limit": LIST_LIMIT}
     if page.template == "site/entry.md.j2":
         key = page.context["key"]
         rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
@@ -158,8 +159,6 @@ def _exclusion_breakdown(analysis: Analysis) -> dict | None:
     if not flow:
         return None
     frame = analysis.frames["exclusions"]
-    from ..stats import crosstab  # pandas, like the rest of the analysis
-
     # reasons down, stages across: there are fewer stages than reasons, and the table fits
     table = crosstab(frame, flow["reason"], flow["stage"])
     return {"rows": flow["reason"], "columns": flow["stage"], "table": table}

@@ -70,6 +70,11 @@ class ValuePaths:
         return value in self._paths
 
 
+def html(page: str) -> str:
+    """Where a page is in the built site (the build sets use_directory_urls: false)."""
+    return page.removesuffix(".md") + ".html"
+
+
 def root_of(here: str) -> str:
     """The relative path from page `here` to the site root ("" or "../", ...), as the
     faceted browser needs it to resolve its data's links."""
