@@ -15,6 +15,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from .problems import Problem
 from .registry import Registry, lookup, registry_problem, resolve_spec
+from .settings import unknown_keys
 
 VERBATIM_TYPES = {"url", "url_list", "identifier"}
 DEFAULT_TYPE = "misc"
@@ -40,9 +41,7 @@ def check_settings(registry: Registry) -> list[Problem]:
     def problem(path: tuple, message: str) -> None:
         problems.append(registry_problem(registry.document, ("bibtex_export",) + path, message))
 
-    for key in settings:
-        if key not in SETTINGS:
-            problem((key,), f"unknown setting '{key}'; use {', '.join(sorted(SETTINGS))}")
+    problems += unknown_keys(registry, ("bibtex_export",), settings, SETTINGS)
     sources = {"key": settings.get("key", []), "type": settings.get("type", [])}
     fields = settings.get("fields", {})
     if not isinstance(fields, dict):
@@ -68,13 +67,8 @@ def entry_bibtex(registry: Registry, data: dict) -> str:
     return bibtexparser.write_string(library, bibtex_format=_FORMAT)
 
 
-def pool_bibtex(registry: Registry, records: list[dict]) -> str:
-    """Many entries as one .bib file, in the order given. Each is written on its own:
-    bibtexparser refuses a library in which two records share a citation key."""
-    return "\n".join(entry_bibtex(registry, data) for data in records)
-
-
-def _settings(registry: Registry) -> dict:
+def export_settings(registry: Registry) -> dict:
+    """The registry's bibtex_export, or the conventional fields where it has none."""
     if registry.bibtex_export:
         return registry.bibtex_export
     specs = registry.fields["entries"]
@@ -84,7 +78,7 @@ def _settings(registry: Registry) -> dict:
 
 
 def _entry(registry: Registry, data: dict) -> model.Entry:
-    settings = _settings(registry)
+    settings = export_settings(registry)
     specs = registry.fields["entries"]
     key = _first(data, settings.get("key", ["key"])) or data.get("key")
     kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import bibwrite, csvio
+from .. import csvio
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
@@ -133,7 +133,9 @@ def safe_title(title: str) -> str:
 
 def downloads(analysis: Analysis) -> dict[str, str]:
     pool = analysis.pool
-    files = {"downloads/pool.bib": bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries]),
+    # each entry written on its own (bibtexparser refuses a library in which two records
+    # share a citation key), once, in the analysis
+    files = {"downloads/pool.bib": "\n".join(analysis.bibtex[record.key] for record in pool.entries),
              "downloads/pool.json": csvio.export_json(pool)}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer

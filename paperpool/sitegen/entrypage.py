@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import markdown
+from .. import bibwrite, markdown
 from ..registry import FieldSpec
 from ..render import relative
 from . import paths
@@ -49,7 +49,7 @@ def metadata(analysis: Analysis, data: dict, here: str) -> tuple[list[Row], list
 
 
 def _bibtex_sources(analysis: Analysis) -> list[list[str]]:
-    settings = analysis.registry.bibtex_export
+    settings = bibwrite.export_settings(analysis.registry)
     return [settings.get("key") or [], settings.get("type") or []] + list((settings.get("fields") or {}).values())
 
 
