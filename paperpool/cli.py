@@ -12,10 +12,12 @@ from pathlib import Path
 import click
 
 from . import __version__, claims
-from .csvio import export_csv, export_json, import_csv, write_planned
+from .csvio import export_csv, export_json, import_csv
 from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, warnings
 from .registry import REGISTRY_FILE, find_root
+from .stubs import write_planned
+from .traces import cli as trace_commands
 from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
 from .yamlio import write_atomic
@@ -284,6 +286,9 @@ def serve_command(context: Context, out: Path | None, engine: str, host: str, po
     """A live preview: build the site, serve it, and rebuild when an entry, the
     registry, a template or a hand-written page changes; open pages reload by themselves."""
     sitegen_serve.serve(context.root, out, engine, host, port, click.echo)
+
+
+cli.add_command(trace_commands.trace)
 
 
 def main() -> None:

@@ -7,18 +7,16 @@ import csv
 import datetime as dt
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import identity
 from .bibtex import BibRecord, parse_bib
 from .convert import ConvertError, converter
 from .inputs import read_input, read_table
-from .pool import Pool, Record
+from .pool import Pool
 from .problems import PaperpoolError, Problem, plural
-from .registry import KEY_RE, CsvColumn, FieldSpec, Registry
-from .validate import RecordChecker
-from .yamlio import Document, dump_yaml, write_atomic
+from .registry import KEY_RE, CsvColumn, Registry
+from .stubs import Planned, check_planned, complete, identifiers_from_links
 
 BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "number", "pages")
 
@@ -62,12 +60,6 @@ def _columns(registry: Registry, kind: str) -> list[CsvColumn]:
 # Import
 # ---------------------------------------------------------------------------------
 
-@dataclass
-class Planned:
-    path: Path
-    record: dict
-
-
 def import_csv(
     pool: Pool, csv_path: Path, kind: str, bib_path: Path | None = None, date_added: dt.date | None = None
 ) -> list[Planned]:
@@ -87,8 +79,8 @@ def import_csv(
             continue
         if bib:
             _merge_bib(record, _match_bib(record, bib))
-        _identifiers_from_links(record, specs)
-        record = _complete(record, specs, registry, kind, date_added or dt.date.today())
+        identifiers_from_links(record, specs)
+        record = complete(record, specs, registry, kind, date_added or dt.date.today())
         key = record.get("key")
         if not isinstance(key, str) or not KEY_RE.match(key):
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is not a safe key; use lower-case letters, digits and hyphens"))
@@ -101,17 +93,12 @@ def import_csv(
         if key.casefold() in existing or target.exists():
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
             continue
-        problems += _check_planned(record, target, line, csv_path.name, registry, kind)
+        problems += check_planned(record, target, line, csv_path.name, registry, kind)
         planned.append(Planned(target, record))
     if problems:
         shown = "\n".join(str(p) for p in sorted(problems)[:50])
         raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
     return planned
-
-
-def write_planned(planned: list[Planned]) -> None:
-    for item in planned:
-        write_atomic(item.path, dump_yaml(item.record))
 
 
 def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int, dict]]:
@@ -146,53 +133,6 @@ def _record_from_row(row: dict, line: int, name: str, registry: Registry, kind: 
             continue
         record[column.field] = value
     return (None if problems else record), problems
-
-
-def _complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind: str, added: dt.date) -> dict:
-    """Every declared field present, in the registry's order; derived values filled in,
-    and what the CSV cannot know marked with the registry's unknown marker."""
-    marker = registry.unknown_marker
-    complete = {}
-    for name, spec in specs.items():
-        value = record.get(name)
-        if value is None and spec.derived_from:
-            value = registry.derivation_source(specs, spec).maps_to(record.get(spec.derived_from))
-        if value is None and spec.type == "date" and spec.required:
-            value = added
-        if value is None and spec.type == "choice" and spec.required:
-            vocab = registry.vocabularies[spec.vocabulary]
-            value = "unassessed" if vocab.get("unassessed") else marker
-        if value is None and spec.type in ("text_list", "url_list", "choice_list", "key_list"):
-            value = []
-        if value is None and spec.type == "choice_map":
-            value = {}
-        if value is None and spec.required:
-            value = marker
-        complete[name] = value
-    return complete
-
-
-def _identifiers_from_links(record: dict, specs: dict[str, FieldSpec]) -> None:
-    """Fill an empty arXiv / DOI / OpenReview field from a link that carries the id."""
-    found_ids = set()
-    for spec in specs.values():
-        if spec.type == "url_list":
-            for url in record.get(spec.name) or []:
-                if identity.url_problem(url) is None:
-                    found_ids |= set(identity.ids_in_url(url).items())
-    for spec in specs.values():
-        if spec.type == "identifier" and spec.scheme != "prefixed" and not record.get(spec.name):
-            found = sorted(value for scheme, value in found_ids if scheme == spec.scheme)
-            if len(found) == 1:
-                record[spec.name] = found[0]
-
-
-def _check_planned(record: dict, target: Path, line: int, name: str, registry: Registry, kind: str) -> list[Problem]:
-    """Check a planned record with the validator, reporting at the CSV line."""
-    doc = Document(target, record)
-    fake = Record(kind, name, doc)
-    problems = RecordChecker(registry, fake).check()
-    return [Problem(name, line, p.field, p.message, p.severity) for p in problems if p.severity == "error"]
 
 
 def _read_bib(path: Path) -> list[BibRecord]:

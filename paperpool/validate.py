@@ -347,7 +347,7 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
     return problems
 
 
-def _identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, str]:
+def identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, str]:
     """Each (kind, normalised id) the record carries, with the field it came from."""
     tokens = {}
     for spec in specs.values():
@@ -373,7 +373,7 @@ def check_same_paper(pool: Pool) -> list[Problem]:
     problems, owners = [], {}
     for record in pool.all_records():
         allowed = _distinct_from(record)
-        for token, field_name in _identity_tokens(record, pool.registry.fields[record.kind]).items():
+        for token, field_name in identity_tokens(record, pool.registry.fields[record.kind]).items():
             other = owners.get(token)
             if other is None:
                 owners[token] = record

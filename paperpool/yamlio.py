@@ -197,3 +197,17 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write a file that must not exist yet, atomically: a complete temporary file is
+    hard-linked to the name, which fails (FileExistsError) when the name is taken, even
+    if another process took it a moment ago."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

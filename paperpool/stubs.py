@@ -1,0 +1,131 @@
+"""New records on their way into the pool (from a CSV, a .bib file or `paperpool add`):
+completed to every declared field, checked, compared with the records already there,
+and written without ever replacing a file."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from . import identity
+from .pool import Pool, Record
+from .problems import PaperpoolError, Problem
+from .registry import FieldSpec, Registry
+from .validate import RecordChecker, identity_tokens
+from .yamlio import Document, dump_yaml, write_new
+
+
+@dataclass
+class Planned:
+    path: Path
+    record: dict
+
+
+def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind: str, added: dt.date) -> dict:
+    """Every declared field present, in the registry's order; derived values filled in,
+    and what the source cannot know marked with the registry's unknown marker."""
+    marker = registry.unknown_marker
+    completed = {}
+    for name, spec in specs.items():
+        value = record.get(name)
+        if value is None and spec.derived_from:
+            value = registry.derivation_source(specs, spec).maps_to(record.get(spec.derived_from))
+        if value is None and spec.type == "date" and spec.required:
+            value = added
+        if value is None and spec.type == "choice" and spec.required:
+            vocab = registry.vocabularies[spec.vocabulary]
+            value = "unassessed" if vocab.get("unassessed") else marker
+        if value is None and spec.type in ("text_list", "url_list", "choice_list", "key_list"):
+            value = [marker] if spec.required and spec.type == "text_list" else []
+        if value is None and spec.type == "choice_map":
+            value = {}
+        if value is None and spec.required:
+            value = marker
+        completed[name] = value
+    return completed
+
+
+def identifiers_from_links(record: dict, specs: dict[str, FieldSpec]) -> None:
+    """Fill an empty arXiv / DOI / OpenReview field from a link that carries the id."""
+    found_ids = set()
+    for spec in specs.values():
+        if spec.type == "url_list":
+            for url in record.get(spec.name) or []:
+                if identity.url_problem(url) is None:
+                    found_ids |= set(identity.ids_in_url(url).items())
+    for spec in specs.values():
+        if spec.type == "identifier" and spec.scheme != "prefixed" and not record.get(spec.name):
+            found = sorted(value for scheme, value in found_ids if scheme == spec.scheme)
+            if len(found) == 1:
+                record[spec.name] = found[0]
+
+
+def planned_record(record: dict, target: Path, source: str, kind: str) -> Record:
+    """A record not yet written, as the validator sees records; `source` names where it
+    comes from in messages."""
+    return Record(kind, source, Document(target, record))
+
+
+def check_planned(record: dict, target: Path, line: int, name: str, registry: Registry, kind: str) -> list[Problem]:
+    """Check a planned record with the validator, reporting at the source's line."""
+    problems = RecordChecker(registry, planned_record(record, target, name, kind)).check()
+    return [Problem(name, line, p.field, p.message, p.severity) for p in problems if p.severity == "error"]
+
+
+class PoolIndex:
+    """What the pool already holds, for telling whether a new record is a paper already
+    recorded: the same arXiv id, DOI, OpenReview id or link, or a title at least
+    `pool.title_similarity` alike (rapidfuzz's ratio of the lower-cased words, 0-100)."""
+
+    def __init__(self, pool: Pool):
+        self.registry = pool.registry
+        self.threshold = pool.registry.title_similarity
+        self.keys = {record.key.casefold(): record.rel for record in pool.all_records()}
+        self.tokens: dict[tuple, str] = {}
+        self.titles: list[str] = []
+        self.title_owners: list[str] = []
+        for record in pool.all_records():
+            self.add(record)
+
+    def add(self, record: Record) -> None:
+        """Count a record in (a planned one too, so that a file's own repeats are caught)."""
+        self.keys[record.key.casefold()] = record.rel
+        for token in identity_tokens(record, self.registry.fields[record.kind]):
+            self.tokens.setdefault(token, record.rel)
+        title = record.data.get("title")
+        if isinstance(title, str) and title.strip():
+            self.titles.append(identity.title_key(title))
+            self.title_owners.append(record.rel)
+
+    def same_paper(self, record: Record) -> str | None:
+        """Why `record` is a paper the pool already has ("papers/x.yaml: same arXiv id
+        2412.01928"), or None."""
+        allowed = set(record.data.get("distinct_from") or [])
+        for token in sorted(identity_tokens(record, self.registry.fields[record.kind])):
+            owner = self.tokens.get(token)
+            if owner and Path(owner).stem not in allowed:
+                return f"{owner}: same {identity.TOKEN_NAMES.get(token[0], token[0])} {token[1]}"
+        title = record.data.get("title")
+        if isinstance(title, str) and title.strip() and self.titles:
+            best = process.extractOne(identity.title_key(title), self.titles, scorer=fuzz.ratio, score_cutoff=self.threshold)
+            if best and Path(self.title_owners[best[2]]).stem not in allowed:
+                return f"{self.title_owners[best[2]]}: title {best[1]:.0f}% alike"
+        return None
+
+    def key_taken(self, key: str) -> str | None:
+        return self.keys.get(key.casefold())
+
+
+def write_planned(planned: list[Planned]) -> None:
+    """Write each new record; refuse (before writing any) when a file is already there."""
+    for item in planned:
+        if item.path.exists():
+            raise PaperpoolError(f"{item.path}: already exists; paperpool never overwrites a record: choose another key")
+    for item in planned:
+        try:
+            write_new(item.path, dump_yaml(item.record))
+        except FileExistsError:
+            raise PaperpoolError(f"{item.path}: appeared while writing; paperpool never overwrites a record: choose another key") from None
