@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 
 import bibtexparser
 from bibtexparser import middlewares
+from bibtexparser.middlewares.names import NameParts
+from bibtexparser.model import DuplicateBlockKeyBlock
+from pylatexenc.latex2text import LatexNodes2Text
 
 from . import identity
 from .problems import PaperpoolError
 
-_ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
-_URL_IN_TEXT = re.compile(r"https?://[^\s;{}]+")
+ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+URL_IN_TEXT = re.compile(r"https?://[^\s;{}]+")
+_LATEX = LatexNodes2Text()
+# The library logs each unreadable block as well; the command reports them itself.
+logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 
 
 @dataclass
@@ -31,7 +38,7 @@ class BibRecord:
     def urls(self) -> list[str]:
         found = []
         for name in ("url", "howpublished"):
-            for url in _URL_IN_TEXT.findall(self.fields.get(name, "")):
+            for url in URL_IN_TEXT.findall(self.fields.get(name, "")):
                 if url not in found:
                     found.append(url)
         return found
@@ -41,7 +48,7 @@ class BibRecord:
         if self.fields.get("eprint") and self.fields.get("archiveprefix", "arxiv").lower() == "arxiv":
             return identity.arxiv_id(self.fields["eprint"])
         for name in ("journal", "note", "url", "howpublished"):
-            match = _ARXIV_IN_TEXT.search(self.fields.get(name, ""))
+            match = ARXIV_IN_TEXT.search(self.fields.get(name, ""))
             if match:
                 return identity.arxiv_id(match.group(1))
         return None
@@ -53,22 +60,47 @@ class BibRecord:
 
 
 def parse_bib(text: str, name: str) -> list[BibRecord]:
-    """Parse BibTeX text; a block bibtexparser cannot read is an error with its line."""
-    library = bibtexparser.parse_string(
-        text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()]
-    )
-    if library.failed_blocks:
-        block = library.failed_blocks[0]
-        reason = str(getattr(block, "error", "") or "unreadable block").split("\n")[0]
-        raise PaperpoolError(f"{name}:{block.start_line + 1}: BibTeX cannot be read ({reason}); check the braces and commas of that record")
+    """Parse BibTeX text. Every block bibtexparser cannot read (unbalanced braces, a
+    missing comma, a citation key used twice) is an error with its line; all of them
+    are listed in one PaperpoolError."""
+    library = bibtexparser.parse_string(text, append_middleware=[
+        middlewares.SeparateCoAuthors(), middlewares.SplitNameParts(), middlewares.LatexDecodingMiddleware()])
+    problems = [_failed_block(block, library, text, name) for block in library.failed_blocks]
+    if problems:
+        raise PaperpoolError(problems[0] if len(problems) == 1 else f"{name}: {len(problems)} unreadable records:\n" + "\n".join(problems))
     records = []
     for entry in library.entries:
         fields = {}
         authors = []
         for item in entry.fields:
             if item.key.lower() == "author":
-                authors = [" ".join(str(a).split()) for a in item.value] if isinstance(item.value, list) else [str(item.value)]
+                authors = [_name(parts) for parts in item.value] if isinstance(item.value, list) else [_decode(str(item.value))]
             else:
                 fields[item.key.lower()] = " ".join(str(item.value).split())
-        records.append(BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, fields, authors))
+        records.append(BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, fields, [a for a in authors if a]))
     return records
+
+
+def _failed_block(block, library, text: str, name: str) -> str:
+    line = block.start_line + 1  # bibtexparser counts from 0
+    if isinstance(block, DuplicateBlockKeyBlock):
+        first = next((e.start_line + 1 for e in library.entries if e.key == block.key), None)
+        where = f" (first on line {first})" if first else ""
+        return f"{name}:{line}: citation key '{block.key}' is used twice{where}; give each record its own key"
+    error = getattr(block, "error", None)
+    reason = " ".join(str(getattr(error, "abort_reason", "") or "").split()).rstrip(".")
+    end = getattr(error, "end_index", None)
+    stopped = f", noticed on line {text.count(chr(10), 0, end) + 1}" if isinstance(end, int) else ""
+    detail = f" ({reason}{stopped})" if reason else ""
+    return f"{name}:{line}: this record cannot be read{detail}; check its braces, quotes and commas"
+
+
+def _name(parts: NameParts) -> str:
+    """One author as 'von Last, Jr., First', the pool's form, whatever form the .bib used."""
+    last = _decode(" ".join(parts.von + parts.last))
+    rest = [_decode(" ".join(part)) for part in (parts.jr, parts.first) if part]
+    return ", ".join([last, *rest]) if last else ", ".join(rest)
+
+
+def _decode(text: str) -> str:
+    return " ".join(_LATEX.latex_to_text(text).split())

@@ -4,6 +4,7 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import importlib
 import os
 import sys
@@ -34,7 +35,7 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-audit, diff, frame, gaps, readme, stats = map(_Lazy, ("audit", "diff", "frame", "gaps", "readme", "stats"))
+audit, bibimport, diff, frame, gaps, readme, stats = map(_Lazy, ("audit", "bibimport", "diff", "frame", "gaps", "readme", "stats"))
 sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -142,6 +143,36 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
     verb = "would write" if dry_run else "wrote"
     folder = pool.registry.pool[kind]
     click.echo(f"{verb} {plural(len(planned), *RECORD_WORDS[kind])} to {folder}/")
+
+
+@cli.command("import-bib")
+@click.argument("bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--exclusions", is_flag=True, help="Write exclusion records (to be given a stage and reason), not entries.")
+@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as the date added or screened (default: today).")
+@click.option("--dry-run", is_flag=True, help="Report what would be created and skipped; write nothing.")
+@pass_context
+def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_added, dry_run: bool) -> None:
+    """Write one stub record per BibTeX record, for the tags to be filled in.
+
+    A record with the same arXiv id, DOI, OpenReview id or link as a record of the pool
+    (or of the file), or a title at least pool.title_similarity alike, is skipped and
+    named as a duplicate. What the .bib cannot say is marked TODO, which validate lists.
+    Never overwrites; an unreadable .bib writes nothing."""
+    pool = require_pool(context.root)
+    kind = "exclusions" if exclusions else "entries"
+    result = bibimport.import_bib(pool, bib_file, kind, date_added.date() if date_added else dt.date.today())
+    if not dry_run:
+        write_planned([created.planned for created in result.created])
+    verb = "would create" if dry_run else "created"
+    for created in result.created:
+        renamed = f"; key '{created.renamed_from}' is taken" if created.renamed_from else ""
+        click.echo(f"{verb} {created.planned.path.relative_to(pool.root)} from {created.source}{renamed}")
+    for skipped in result.skipped:
+        click.echo(f"skipped {skipped.source}: duplicate of {skipped.duplicate_of}")
+    summary = f"{verb} {plural(len(result.created), *RECORD_WORDS[kind])}, skipped {plural(len(result.skipped), 'duplicate')}"
+    todo = pool.registry.unknown_marker
+    hint = f"; fill in the {todo} fields, then run paperpool validate" if result.created and todo and not dry_run else ""
+    click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
 
 
 @cli.command()

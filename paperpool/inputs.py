@@ -14,10 +14,10 @@ from .yamlio import YamlProblem, read_text
 MAX_INPUT_BYTES = 50_000_000
 
 
-def read_input(path: Path) -> str:
+def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """The text of a file given on the command line, or a PaperpoolError saying why not."""
     try:
-        return read_text(path, MAX_INPUT_BYTES)
+        return read_text(path, max_bytes)
     except YamlProblem as exc:
         raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
     except OSError as exc:

@@ -24,10 +24,10 @@ def check_settings(registry: Registry) -> list[Problem]:
 
 
 def check_site(registry: Registry) -> list[Problem]:
-    from . import bibwrite  # both build on this module's helpers
+    from . import bibimport, bibwrite  # all build on this module's helpers
     from .sitegen.settings import check_site
 
-    return check_site(registry) + bibwrite.check_settings(registry)
+    return check_site(registry) + bibwrite.check_settings(registry) + bibimport.check_settings(registry)
 
 
 def standard_set(registry: Registry) -> dict:

@@ -32,14 +32,16 @@ def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind
     for name, spec in specs.items():
         value = record.get(name)
         if value is None and spec.derived_from:
-            value = registry.derivation_source(specs, spec).maps_to(record.get(spec.derived_from))
+            source = record.get(spec.derived_from)
+            # not known until its source is: marked, so that validate says what to write
+            value = marker if source in (None, marker) else registry.derivation_source(specs, spec).maps_to(source)
         if value is None and spec.type == "date" and spec.required:
             value = added
         if value is None and spec.type == "choice" and spec.required:
             vocab = registry.vocabularies[spec.vocabulary]
             value = "unassessed" if vocab.get("unassessed") else marker
         if value is None and spec.type in ("text_list", "url_list", "choice_list", "key_list"):
-            value = [marker] if spec.required and spec.type == "text_list" else []
+            value = marker if spec.required else []
         if value is None and spec.type == "choice_map":
             value = {}
         if value is None and spec.required:
@@ -101,18 +103,18 @@ class PoolIndex:
             self.title_owners.append(record.rel)
 
     def same_paper(self, record: Record) -> str | None:
-        """Why `record` is a paper the pool already has ("papers/x.yaml: same arXiv id
-        2412.01928"), or None."""
+        """Which record `record` duplicates and why ("papers/x.yaml (same arXiv id
+        2412.01928)"), or None."""
         allowed = set(record.data.get("distinct_from") or [])
         for token in sorted(identity_tokens(record, self.registry.fields[record.kind])):
             owner = self.tokens.get(token)
             if owner and Path(owner).stem not in allowed:
-                return f"{owner}: same {identity.TOKEN_NAMES.get(token[0], token[0])} {token[1]}"
+                return f"{owner} (same {identity.TOKEN_NAMES.get(token[0], token[0])} {token[1]})"
         title = record.data.get("title")
         if isinstance(title, str) and title.strip() and self.titles:
             best = process.extractOne(identity.title_key(title), self.titles, scorer=fuzz.ratio, score_cutoff=self.threshold)
             if best and Path(self.title_owners[best[2]]).stem not in allowed:
-                return f"{self.title_owners[best[2]]}: title {best[1]:.0f}% alike"
+                return f"{self.title_owners[best[2]]} (title {best[1]:.0f}% alike)"
         return None
 
     def key_taken(self, key: str) -> str | None:

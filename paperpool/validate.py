@@ -85,6 +85,8 @@ class RecordChecker:
                     self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({_expected(spec, self.registry)})")
                 continue
             if self.registry.unknown_marker is not None and value == self.registry.unknown_marker:
+                if spec.derived_from and self.registry.derivation_source(specs, spec).get(data.get(spec.derived_from)):
+                    continue  # its source is filled in, so check_derived says what to write
                 self.problem(field_path, f"not filled in yet; replace {value} with {_expected(spec, self.registry)}", "warning")
                 continue
             CHECKS[spec.type](self, value, spec, field_path)
@@ -106,7 +108,7 @@ class RecordChecker:
                                                    f"maps to {expected}, so add `{spec.name}: {expected}`")
                 continue
             maps = f"which maps to {expected}" if expected is not None else "which maps to no value"
-            self.problem((spec.name,), f"{actual} does not match {spec.derived_from} '{source_value}', "
+            self.problem((spec.name,), f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
                                        f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
 
     def text_value(self, value, path: tuple, what: str = "text") -> bool:
@@ -338,8 +340,8 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
             seen = {}
             for record in pool.records[kind]:
                 value = record.data.get(spec.name)
-                if not isinstance(value, (str, int)):
-                    continue  # missing or of the wrong type: the field check reports it
+                if not isinstance(value, (str, int)) or value == pool.registry.unknown_marker:
+                    continue  # missing, of the wrong type or not filled in: the field check reports it
                 if value in seen:
                     problems.append(Problem(record.rel, record.line(spec.name), spec.name, f"'{value}' is also used by {seen[value].rel}; it must be unique"))
                 else:

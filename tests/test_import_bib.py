@@ -1,0 +1,169 @@
+"""`paperpool import-bib`: stubs for new papers only, duplicates named, nothing overwritten."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from paperpool.stubs import Planned, write_planned
+
+from .conftest import REPO, edit
+
+BIB = REPO / "tests" / "bib"
+
+# The 5 records of tests/bib/new-papers.bib: MALT again (same arXiv id as papers/malt.yaml),
+# a new TMLR paper, the Puppeteer paper again (its title with a full stop), a new arXiv
+# paper, and the same new paper a second time.
+REPORT = (
+    "{verb} papers/garcia2026-swarm.yaml from new-papers.bib:9 (Garcia2026:Swarm)\n"
+    "{verb} papers/newone.yaml from new-papers.bib:22 (newone)\n"
+    "skipped new-papers.bib:1 (motwani2024malt): duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
+    "skipped new-papers.bib:17 (dup2): duplicate of papers/puppeteer.yaml (title 100% alike)\n"
+    "skipped new-papers.bib:28 (newone2): duplicate of new-papers.bib:22 (newone) (title 100% alike)\n"
+)
+
+# What a contributor fills in after the import: every TODO the stubs carry.
+FILLED = {
+    "category": "rl_method", "is_rl": "'yes'", "reward_type": "orchestration", "reward_family": "R7",
+    "credit_granularity": "orchestrator", "credit_unit": "orchestrator", "orchestration_form": "swarm",
+    "scenario": "general", "is_core": "core", "verified": "partial", "evidence_level": "preprint",
+    "summary": "Learns when an orchestrator should stop spawning sub-agents.",
+}
+
+
+def test_import_bib_writes_exactly_the_new_papers(run, pool_copy, snapshot):
+    before = snapshot(pool_copy)
+    result = run("import-bib", str(BIB / "new-papers.bib"), "--date-added", "2026-11-20", cwd=pool_copy)
+    assert result.exit_code == 0
+    assert result.output == REPORT.format(verb="created") + (
+        "created 2 entries, skipped 3 duplicates; fill in the TODO fields, then run paperpool validate.\n")
+    after = snapshot(pool_copy)
+    assert {name: digest for name, digest in after.items() if name in before} == before  # no file changed
+    assert sorted(set(after) - set(before)) == ["papers/garcia2026-swarm.yaml", "papers/newone.yaml"]
+
+    stub = (pool_copy / "papers" / "garcia2026-swarm.yaml").read_text(encoding="utf-8")
+    assert stub.startswith(
+        "key: garcia2026-swarm\n"
+        "title: 'Learning to Stop: RL for Orchestrator Halting in Agent Swarms'\n"
+        "authors:\n- García, María\n- Müller, Jörg\n- van der Berg, Anna\n"  # LaTeX decoded, "Last, First"
+        "authors_complete: true\n"
+        "affiliation: null\n"
+        "year: 2026\n"
+        "venue: Transactions on Machine Learning Research\n"
+        "arxiv_id: null\n"
+        "doi: 10.1234/tmlr.2026.0042\n"
+        "openreview_id: AbCdEf1234\n"  # from the OpenReview link
+        "urls:\n- https://openreview.net/forum?id=AbCdEf1234\n"
+        "category: TODO\n"
+    )
+    assert "date_added: 2026-11-20\n" in stub
+    assert stub.endswith("bibtex:\n  type: article\n  key: Garcia2026:Swarm\n  journal: Transactions on Machine Learning Research\n"
+                         "second_reading: null\n")
+    other = (pool_copy / "papers" / "newone.yaml").read_text(encoding="utf-8")
+    assert "arxiv_id: '2610.01234'\n" in other  # from `note = {arXiv:2610.01234}`
+    assert "urls:\n- https://arxiv.org/abs/2610.01234\n" in other  # no link in the .bib: the id's page
+
+    result = run("validate", cwd=pool_copy)
+    assert result.exit_code == 0 and result.output.endswith("0 errors, 24 warnings.\n")
+    for key in ("garcia2026-swarm", "newone"):
+        for name, value in FILLED.items():
+            edit(pool_copy / "papers" / f"{key}.yaml", f"\n{name}: TODO\n", f"\n{name}: {value}\n")
+    result = run("validate", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (0, "ok: 86 entries and 32 exclusions, no problems.\n")
+
+
+def test_import_bib_dry_run_writes_nothing(run, pool_copy, snapshot):
+    before = snapshot(pool_copy)
+    result = run("import-bib", str(BIB / "new-papers.bib"), "--dry-run", cwd=pool_copy)
+    assert result.exit_code == 0
+    assert result.output == REPORT.format(verb="would create") + (
+        "would create 2 entries, skipped 3 duplicates (dry run: nothing written).\n")
+    assert snapshot(pool_copy) == before
+
+
+def test_import_bib_twice_skips_everything_the_second_time(run, pool_copy):
+    assert run("import-bib", str(BIB / "new-papers.bib"), cwd=pool_copy).exit_code == 0
+    result = run("import-bib", str(BIB / "new-papers.bib"), cwd=pool_copy)
+    assert result.exit_code == 0
+    assert result.output.splitlines()[:2] == [
+        "skipped new-papers.bib:1 (motwani2024malt): duplicate of papers/malt.yaml (same arXiv id 2412.01928)",
+        "skipped new-papers.bib:9 (Garcia2026:Swarm): duplicate of papers/garcia2026-swarm.yaml (same DOI 10.1234/tmlr.2026.0042)",
+    ]
+    assert result.output.endswith("created 0 entries, skipped 5 duplicates.\n")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("@misc{a,\n  title = {Unbalanced {braces},\n  year = 2023\n}\n@misc{b, title={Fine}}\n",
+         "Error: bad.bib:1: this record cannot be read (Unexpected block start: `@misc`. Was still looking for "
+         "field-value closing `,` or `}`, noticed on line 5); check its braces, quotes and commas\n"),
+        ("@misc{a, title={One}, year={2024}}\n\n@misc{a, title={Two}, year={2024}}\n",
+         "Error: bad.bib:3: citation key 'a' is used twice (first on line 1); give each record its own key\n"),
+        ("@misc{a, title={A paper on credit}, year={2024}}\n@misc{b, author={Doe, Jane}, year={2024}}\n",
+         "Error: bad.bib: nothing imported, 1 problem:\nbad.bib:2: title: record 'b' has no title; add title = {...} to it\n"),
+        ("@misc{a, title={A paper on credit}, year={2024}, url={javascript:alert(1)}}\n",
+         "Error: bad.bib: nothing imported, 1 problem:\nbad.bib:1: urls: 'javascript:alert(1)' uses scheme 'javascript', not http or https; give an http:// or https:// link\n"),
+        ("% only a comment\n", "Error: bad.bib: no BibTeX records found; a record starts like @article{key, ...\n"),
+        ("@misc{a, title={x}}\n".ljust(5_000_001, " "),
+         "Error: bad.bib:1: file is 5,000,001 bytes, over the 5,000,000-byte limit; is it the right file?\n"),
+    ],
+    ids=["unbalanced-braces", "duplicate-citation-key", "no-title", "javascript-link", "no-records", "too-large"],
+)
+def test_import_bib_bad_input_writes_nothing(run, pool_copy, tmp_path, snapshot, text, message):
+    (tmp_path / "bad.bib").write_text(text, encoding="utf-8")
+    before = snapshot(pool_copy)
+    result = run("import-bib", str(tmp_path / "bad.bib"), cwd=pool_copy)
+    assert (result.exit_code, result.output) == (1, message)
+    assert snapshot(pool_copy) == before
+
+
+def test_import_bib_gives_a_taken_key_a_suffix(run, pool_copy, tmp_path):
+    (tmp_path / "k.bib").write_text("@misc{MALT, title={A different paper called MALT}, year={2026}, author={Roe, Rick}}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "k.bib"), cwd=pool_copy)
+    assert result.output.splitlines()[0] == "created papers/malt-2.yaml from k.bib:1 (MALT); key 'malt' is taken"
+    assert (pool_copy / "papers" / "malt.yaml").read_text(encoding="utf-8").startswith("key: malt\ntitle: 'MALT: Improving")
+
+
+def test_import_bib_exclusions(run, pool_copy):
+    result = run("import-bib", "--exclusions", str(BIB / "new-papers.bib"), "--date-added", "2026-11-20", cwd=pool_copy)
+    assert result.exit_code == 0
+    text = (pool_copy / "exclusions" / "newone.yaml").read_text(encoding="utf-8")
+    assert text == (
+        "key: newone\nrecord_id: TODO\ntitle: 'Spawn Budgets: Credit for Sub-Agent Creation'\nsource: TODO\nquery_family: TODO\n"
+        "identifier: arXiv:2610.01234\nurl: https://arxiv.org/abs/2610.01234\ndate_screened: 2026-11-20\nstage: TODO\n"
+        "reason_code: TODO\nreason: TODO\ndistinct_from: []\n"
+    )
+    assert run("validate", cwd=pool_copy).output.endswith("0 errors, 12 warnings.\n")
+
+
+def test_import_bib_into_another_surveys_pool(run, tiny, tmp_path):
+    """No bibtex_import section: the conventional field names the tiny registry declares."""
+    (tmp_path / "t.bib").write_text("@article{Roe2026, title={Halting {RL} agents}, author={Rick Roe and others}, year={2026}, "
+                                    "url={https://example.org/halting}}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "t.bib"), "--date-added", "2026-11-20", cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/roe2026.yaml from t.bib:1 (Roe2026)")
+    assert (tiny / "papers" / "roe2026.yaml").read_text(encoding="utf-8") == (
+        "key: roe2026\ntitle: Halting RL agents\nauthors:\n- Roe, Rick\nyear: 2026\nurls:\n- https://example.org/halting\n"
+        "method: TODO\nunit: null\ndecisions: {}\nsummary: TODO\n"
+    )
+
+
+def test_registry_bibtex_import_section_is_checked(run, pool_copy):
+    edit(pool_copy / "registry.yaml", "    venue: [journal, booktitle, publisher]", "    venu: [journal, booktitle, publisher]")
+    result = run("validate", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert "registry.yaml:" in result.output and "'venu' is not a field of the entries" in result.output
+
+
+def test_write_planned_never_replaces_a_file(tmp_path):
+    target = tmp_path / "papers" / "x.yaml"
+    target.parent.mkdir()
+    target.write_text("key: x\n", encoding="utf-8")
+    with pytest.raises(Exception, match="already exists; paperpool never overwrites a record"):
+        write_planned([Planned(tmp_path / "papers" / "y.yaml", {"key": "y"}), Planned(target, {"key": "x"})])
+    assert target.read_text(encoding="utf-8") == "key: x\n"
+    assert not (tmp_path / "papers" / "y.yaml").exists()  # refused before writing any
+    assert sorted(p.name for p in Path(tmp_path / "papers").iterdir()) == ["x.yaml"]
