@@ -8,6 +8,7 @@ with only the characters that would end a BibTeX value percent-encoded.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import bibtexparser
 from bibtexparser import model
@@ -77,30 +78,60 @@ def export_settings(registry: Registry) -> dict:
             "authors_complete": "authors_complete" if "authors_complete" in specs else None}
 
 
-def _entry(registry: Registry, data: dict) -> model.Entry:
+@dataclass
+class Citation:
+    """An entry as the registry says it is cited, before any encoding: BibTeX's type,
+    key, and (field, value) pairs; a value is a string, or a list of names."""
+
+    type: str
+    key: str
+    fields: list[tuple[str, str | list[str]]]
+    verbatim: set[str]  # fields written as they are (links, identifiers)
+    others: bool  # the author list is incomplete
+
+
+def citation(registry: Registry, data: dict) -> Citation:
     settings = export_settings(registry)
     specs = registry.fields["entries"]
     key = _first(data, settings.get("key", ["key"])) or data.get("key")
     kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
-    fields = []
+    fields, verbatim = [], set()
     for name, sources in (settings.get("fields") or {}).items():
         value, source = _first_with_source(data, sources)
         if value in (None, "", [], {}):
             continue
         spec = resolve_spec(specs, source)
         if spec is not None and spec.type in VERBATIM_TYPES:
+            verbatim.add(name)
+            fields.append((name, [str(item) for item in value] if isinstance(value, list) else str(value)))
+        elif isinstance(value, list):
+            fields.append((name, [str(item) for item in value]))
+        else:
+            fields.append((name, " ".join(str(value).split())))
+        if spec is not None and spec.scheme == "arxiv" and name == "eprint":
+            fields.append(("archiveprefix", "arXiv"))
+    others = bool(settings.get("authors_complete")) and lookup(data, settings["authors_complete"]) is False
+    return Citation(str(kind), str(key), fields, verbatim, others)
+
+
+def _entry(registry: Registry, data: dict) -> model.Entry:
+    cited = citation(registry, data)
+    fields = []
+    for name, value in cited.fields:
+        if name in cited.verbatim:
             text = _verbatim(value[0] if isinstance(value, list) else value)
         elif isinstance(value, list):
-            names = [str(item) for item in value]
-            if settings.get("authors_complete") and lookup(data, settings["authors_complete"]) is False:
-                names.append("others")
-            text = " and ".join(_latex(item) if item != "others" else item for item in names)
+            text = " and ".join([_latex(item) for item in value] + (["others"] if cited.others else []))
         else:
-            text = _latex(" ".join(str(value).split()))
+            text = _latex(value)
         fields.append(model.Field(name, text))
-        if spec is not None and spec.scheme == "arxiv" and name == "eprint":
-            fields.append(model.Field("archiveprefix", "arXiv"))
-    return model.Entry(str(kind), _citation_key(str(key)), fields)
+    return model.Entry(cited.type, _citation_key(cited.key), fields)
+
+
+def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
+    """Every entry as BibTeX, in key order, each record written on its own (bibtexparser
+    refuses a library in which two records share a citation key)."""
+    return "\n".join(entry_bibtex(registry, data) for data in sorted(entries, key=lambda d: str(d.get("key"))))
 
 
 def _latex(text: str) -> str:

@@ -35,7 +35,8 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-audit, bibimport, diff, frame, gaps, readme, stats = map(_Lazy, ("audit", "bibimport", "diff", "frame", "gaps", "readme", "stats"))
+audit, bibimport, bibwrite, diff, frame, gaps, readme, ris, stats = map(
+    _Lazy, ("audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "readme", "ris", "stats"))
 sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -175,15 +176,27 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
     click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
 
 
+EXPORTS = {
+    "csv": lambda pool, kind: export_csv(pool, kind),
+    "json": lambda pool, kind: export_json(pool),
+    "bib": lambda pool, kind: bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries]),
+    "ris": lambda pool, kind: ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
+}
+
+
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(EXPORTS)), default="csv", show_default=True)
 @click.option("--exclusions", is_flag=True, help="CSV only: export the exclusion log instead of the entries.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file instead of standard output.")
 @pass_context
 def export(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
-    """Write the pool as CSV (the source's columns first, then paperpool's) or JSON."""
+    """Write the pool as CSV (the source's columns first, then paperpool's), JSON (every
+    record, every field), BibTeX or RIS (the retained entries, keyed by their keys, cited
+    as the registry's bibtex_export says)."""
+    if exclusions and fmt != "csv":
+        raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
     pool = require_valid_pool(context.root)
-    text = export_csv(pool, "exclusions" if exclusions else "entries") if fmt == "csv" else export_json(pool)
+    text = EXPORTS[fmt](pool, "exclusions" if exclusions else "entries")
     if output:
         write_atomic(output, text)
         click.echo(f"wrote {output}", err=True)

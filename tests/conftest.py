@@ -75,7 +75,7 @@ def run():
         old = Path.cwd()
         os.chdir(cwd)
         try:
-            result = runner.invoke(cli, list(args), catch_exceptions=False)
+            result = runner.invoke(cli, list(args), prog_name="paperpool", catch_exceptions=False)
         finally:
             os.chdir(old)
         return Result(result.exit_code, result.output)

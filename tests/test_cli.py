@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+import click
 import pytest
 
 from paperpool import cli as cli_module
@@ -18,12 +19,20 @@ from .conftest import REPO, SOURCE
 SHIPPED_OK = "ok: 84 entries and 32 exclusions, no problems.\n"
 
 
+def _commands(group, path=()):
+    for name, command in group.commands.items():
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+
+
 def test_every_command_has_help(run, pool_copy):
     assert cli.commands, "no commands registered"
-    for name, command in cli.commands.items():
-        result = run(name, "--help", cwd=pool_copy)
+    for path, command in _commands(cli):
+        result = run(*path, "--help", cwd=pool_copy)
+        name = " ".join(path)
         assert result.exit_code == 0, name
-        assert result.output.startswith(f"Usage: cli {name}"), name
+        assert result.output.startswith(f"Usage: paperpool {name}"), name
         assert command.help and len(command.help.split()) >= 5, f"{name} needs a real description"
 
 

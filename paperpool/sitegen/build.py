@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import csvio
+from .. import csvio, ris
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
@@ -135,7 +135,8 @@ def downloads(analysis: Analysis) -> dict[str, str]:
     pool = analysis.pool
     # each entry written on its own (bibtexparser refuses a library in which two records
     # share a citation key), once, in the analysis
-    files = {"downloads/pool.bib": "\n".join(analysis.bibtex[record.key] for record in pool.entries),
+    files = {"downloads/pool.bib": "\n".join(analysis.bibtex[key] for key in sorted(analysis.bibtex)),
+             "downloads/pool.ris": ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
              "downloads/pool.json": csvio.export_json(pool)}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer

@@ -1,0 +1,82 @@
+"""`paperpool export --format bib|ris`: the pool as citations that read back to the records."""
+
+from __future__ import annotations
+
+import bibtexparser
+import rispy
+from bibtexparser import middlewares
+
+from .conftest import edit
+
+# Characters that mean something to BibTeX or LaTeX, in a title and an author name.
+HOSTILE_TITLE = 'Costs {and} 100% of $x$ & y_1 #2 ~ \\emph{z} "quoted" Über'
+
+
+def _read_bib(text: str) -> dict:
+    library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
+    assert not library.failed_blocks
+    return {entry.key: {field.key: field.value for field in entry.fields} for entry in library.entries}
+
+
+def _records(root) -> dict:
+    import yaml
+
+    return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((root / "papers").glob("*.yaml"))}
+
+
+def test_bib_export_reads_back_to_the_records(run, pool_copy):
+    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'", f"title: '{HOSTILE_TITLE}'")
+    result = run("export", "--format", "bib", cwd=pool_copy)
+    assert result.exit_code == 0
+    cited = _read_bib(result.output)
+    records = _records(pool_copy)
+    assert list(cited) == sorted(records)  # keyed by the entries' keys, in key order
+    for key, record in records.items():
+        fields = cited[key]
+        assert fields["title"] == record["title"], key
+        assert [str(name) for name in fields["author"] if name != "others"] == record["authors"], key
+        assert ("others" in fields["author"]) == (record["authors_complete"] is False), key
+        assert fields["year"] == str((record.get("bibtex") or {}).get("year") or record["year"]), key
+        assert fields.get("doi") == record["doi"], key
+        assert fields.get("eprint") == record["arxiv_id"], key
+        assert fields["url"] == record["urls"][0], key
+    assert cited["malt"]["title"] == HOSTILE_TITLE
+
+
+def test_ris_export_reads_back_to_the_records(run, pool_copy):
+    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'", f"title: '{HOSTILE_TITLE}'")
+    result = run("export", "--format", "ris", cwd=pool_copy)
+    assert result.exit_code == 0
+    cited = {entry["id"]: entry for entry in rispy.loads(result.output)}
+    records = _records(pool_copy)
+    assert list(cited) == sorted(records)
+    for key, record in records.items():
+        entry = cited[key]
+        assert entry["title"] == record["title"], key
+        assert entry["authors"] == record["authors"], key
+        assert entry["year"] == str((record.get("bibtex") or {}).get("year") or record["year"]), key
+        assert entry.get("doi") == record["doi"], key
+        assert entry["urls"] == record["urls"], key
+    assert cited["malt"]["type_of_reference"] == "CPAPER"  # @inproceedings
+    assert cited["malt"]["title"] == HOSTILE_TITLE
+
+
+def test_ris_record_exactly(run, pool_copy):
+    result = run("export", "--format", "ris", cwd=pool_copy)
+    records = result.output.split("\n\n")
+    assert records[[r.split("\n")[1] for r in records].index("ID  - malt")] + "\n" == (
+        "TY  - CPAPER\nID  - malt\nTI  - MALT: Improving Reasoning with Multi-Agent LLM Training\nAU  - Motwani, Sumeet Ramesh\n"
+        "PY  - 2025\nT2  - Conference on Language Modeling (COLM)\nN1  - arXiv:2412.01928\nUR  - https://arxiv.org/abs/2412.01928\nER  -\n"
+    )
+
+
+def test_export_to_a_file(run, pool_copy, tmp_path):
+    result = run("export", "--format", "bib", "-o", str(tmp_path / "pool.bib"), cwd=pool_copy)
+    assert (result.exit_code, result.output) == (0, f"wrote {tmp_path / 'pool.bib'}\n")
+    assert len(_read_bib((tmp_path / "pool.bib").read_text(encoding="utf-8"))) == 84
+
+
+def test_exclusions_only_as_csv(run, pool_copy):
+    result = run("export", "--format", "ris", "--exclusions", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1, "Error: --exclusions goes with --format csv; the other formats hold the whole pool or its entries (see paperpool export --help)\n")
