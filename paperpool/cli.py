@@ -21,7 +21,7 @@ from .stubs import write_planned
 from .traces import cli as trace_commands
 from .validate import require_valid_pool
 from .validate import validate as validate_pool_at
-from .yamlio import write_atomic
+from .yamlio import dump_yaml, write_atomic
 
 
 class _Lazy:
@@ -35,8 +35,8 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-audit, bibimport, bibwrite, diff, frame, gaps, readme, ris, stats = map(
-    _Lazy, ("audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "readme", "ris", "stats"))
+adding, audit, bibimport, bibwrite, diff, frame, gaps, readme, ris, stats = map(
+    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "readme", "ris", "stats"))
 sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -144,6 +144,58 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
     verb = "would write" if dry_run else "wrote"
     folder = pool.registry.pool[kind]
     click.echo(f"{verb} {plural(len(planned), *RECORD_WORDS[kind])} to {folder}/")
+
+
+@cli.command("add")
+@click.argument("key", required=False)
+@click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
+              help="A field's value, e.g. --set title='...' --set authors='Doe, Jane; Roe, Rick' --set year=2026 "
+                   "--set subdecisions='O1:trained'. Lists are separated by ;. Repeat for each field.")
+@click.option("--exclusion", is_flag=True, help="Add a record to the exclusion log instead of an entry.")
+@click.option("--interactive/--no-interactive", default=None,
+              help="Ask for each field not given with --set, offering the registry's values (default: when the input is a terminal).")
+@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as the date added or screened (default: today).")
+@click.option("--dry-run", is_flag=True, help="Check and show the record; write nothing.")
+@pass_context
+def add_command(context: Context, key: str | None, assignments: tuple[str, ...], exclusion: bool, interactive: bool | None,
+                date_added, dry_run: bool) -> None:
+    """Add one paper to the pool as a new YAML record with every field present.
+
+    Values come from --set options and, at a terminal, from questions that list the
+    registry's values for each field; what stays unknown is marked TODO, which validate
+    lists. KEY defaults to the first author's surname, the year and a title word. Refuses
+    a taken key and a paper the pool already records (same id, link or title)."""
+    pool = require_pool(context.root)
+    kind = "exclusions" if exclusion else "entries"
+    given = adding.parse_assignments(pool.registry, kind, list(assignments))
+    if interactive if interactive is not None else sys.stdin.isatty():
+        for question in adding.questions(pool.registry, kind, given):
+            click.echo("\n".join(["", *question.explanation]) if question.explanation else "")
+            value = click.prompt(question.prompt, default="", show_default=False,
+                                 value_proc=_prompt_reader(question, pool.registry, kind))
+            if value is not None:
+                given[question.name] = value
+        key = key or click.prompt("\nKey (the file name)", default=adding.suggested_key(given))
+    planned = adding.plan_record(pool, kind, key or adding.suggested_key(given), given,
+                                 date_added.date() if date_added else dt.date.today())
+    if dry_run:
+        click.echo(dump_yaml(planned.record), nl=False)
+    else:
+        write_planned([planned])
+    left = adding.unknown_fields(pool.registry, planned.record)
+    verb = "would create" if dry_run else "created"
+    todo = f"; still {pool.registry.unknown_marker}: {', '.join(left)}" if left else ""
+    click.echo(f"{verb} {planned.path.relative_to(pool.root)}{todo}. "
+               "Then: paperpool validate, and paperpool diff HEAD to see which counts, gap cells and claims it moves.")
+
+
+def _prompt_reader(question, registry, kind):
+    def read(answer: str):
+        try:
+            return question.read(answer, registry, kind)
+        except ValueError as exc:
+            raise click.UsageError(f"{exc}; try again, or press Enter to leave it unknown") from None
+    return read
 
 
 @cli.command("import-bib")

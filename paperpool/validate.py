@@ -13,6 +13,7 @@ from .claims import load_claims
 from .pool import Pool, Record, load_pool
 from .problems import PaperpoolError, Problem, errors, suggest
 from .registry import KEY_RE, REGISTRY_FILE, FieldSpec, Registry, lookup
+from .yamlio import Document
 
 _CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
 
@@ -121,6 +122,15 @@ class RecordChecker:
         shown = raw if raw is not None else value
         self.problem(path, f"must be {what}, but YAML read {shown!r} as {_yaml_type(value)}; quote it: \"{shown}\"")
         return False
+
+
+def check_value(registry: Registry, kind: str, spec: FieldSpec, value) -> list[str]:
+    """What validate would say about one value of one field, before any file exists."""
+    if registry.unknown_marker is not None and value == registry.unknown_marker:
+        return []
+    checker = RecordChecker(registry, Record(kind, "", Document(Path(spec.name), {spec.name: value})))
+    CHECKS[spec.type](checker, value, spec, (spec.name,))
+    return [problem.message for problem in checker.problems]
 
 
 def _yaml_type(value) -> str:
