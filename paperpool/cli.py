@@ -35,8 +35,8 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, bibwrite, diff, frame, gaps, readme, ris, stats = map(
-    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "readme", "ris", "stats"))
+adding, audit, bibimport, bibwrite, diff, frame, gaps, newsurvey, readme, ris, stats = map(
+    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "newsurvey", "readme", "ris", "stats"))
 sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -196,6 +196,19 @@ def _prompt_reader(question, registry, kind):
         except ValueError as exc:
             raise click.UsageError(f"{exc}; try again, or press Enter to leave it unknown") from None
     return read
+
+
+@cli.command("new-survey")
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option("--title", help="The survey's title (default: made from the folder's name); edit registry.yaml to change it later.")
+def new_survey_command(directory: Path, title: str | None) -> None:
+    """Start the pool of another survey in DIRECTORY (new or empty): a registry with an
+    example axis, a sample entry, the claim ledger, mkdocs.yml, a README with its
+    generated block, and a GitHub Actions workflow. validate and build work in it at once."""
+    written = newsurvey.create(directory, title, dt.date.today())
+    click.echo(f"created {directory}: {', '.join(written)}")
+    click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add or paperpool import-bib, "
+               "paperpool validate and paperpool build.")
 
 
 @cli.command("import-bib")

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 
 from . import markdown
-from .problems import PaperpoolError
+from .problems import PaperpoolError, plural
 
 OVERRIDES = "templates"
 
@@ -31,6 +31,7 @@ class Renderer:
         )
         self.env.filters["md"] = markdown.text
         self.env.filters["md_link"] = markdown.link
+        self.env.filters["plural"] = plural  # {{ n | plural("entry", "entries") }} -> "1 entry"
         self.env.globals["href"] = href
 
     def render(self, name: str, **context) -> str:

@@ -193,6 +193,7 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, _mode_for(path))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -208,6 +209,26 @@ def write_new(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, _mode_for(path))
         os.link(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _mode_for(path: Path) -> int:
+    """The replaced file's permissions, or a new file's usual ones: mkstemp creates its
+    file readable by its owner only, which a README or a record must not end up with."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; done once, at import, before any thread
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_UMASK = _read_umask()

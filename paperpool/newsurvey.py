@@ -1,0 +1,79 @@
+"""`paperpool new-survey DIR`: a working pool for another survey, from the skeleton
+shipped in paperpool/skeleton/ (files ending in .j2 are rendered with the survey's
+title, the date and paperpool's version; the others are copied as they are).
+
+The pool is assembled in a temporary folder beside DIR and renamed into place once it
+validates, so DIR is either untouched or complete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import tempfile
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+import jinja2
+
+from . import __version__
+from .problems import PaperpoolError
+
+# Names a Python package cannot ship as they are (hidden files, a folder with a dot)
+RENAMES = {"gitignore": ".gitignore", "github": ".github"}
+EMPTY_FOLDERS = ("exclusions",)
+SKIP = {"__init__.py", "__pycache__"}
+
+
+def create(target: Path, title: str | None, today: dt.date) -> list[str]:
+    """Write the new pool to `target` (a new or empty folder); the files written."""
+    target = target.absolute()
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
+    if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
+        raise PaperpoolError("--title: give the survey's title on one line")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__}
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    try:
+        written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
+        for folder in EMPTY_FOLDERS:
+            (staging / folder).mkdir()
+        _fill_readme(staging)
+        if target.exists():
+            target.rmdir()
+        os.rename(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])
+
+
+def _copy(source: Traversable, destination: Path, context: dict, relative: Path) -> list[str]:
+    written = []
+    for item in sorted(source.iterdir(), key=lambda t: t.name):
+        if item.name in SKIP:
+            continue
+        name = RENAMES.get(item.name, item.name)
+        if item.is_dir():
+            (destination / name).mkdir()
+            written += _copy(item, destination / name, context, relative / name)
+            continue
+        text = item.read_text(encoding="utf-8")
+        if name.endswith(".j2"):
+            name = name.removesuffix(".j2")
+            text = jinja2.Environment(keep_trailing_newline=True, autoescape=False).from_string(text).render(context)
+        (destination / name).write_text(text, encoding="utf-8")
+        written.append(str(relative / name))
+    return written
+
+
+def _fill_readme(root: Path) -> None:
+    """The README's generated block, so that `readme --check` passes from the start."""
+    from . import frame, readme
+    from .validate import require_valid_pool
+
+    pool = require_valid_pool(root)
+    readme.write(readme.plan_update(pool, frame.build_frames(pool)))

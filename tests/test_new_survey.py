@@ -1,0 +1,58 @@
+"""`paperpool new-survey`: another survey's pool that validates and builds at once."""
+
+from __future__ import annotations
+
+import yaml
+
+
+def test_new_survey_validates_and_builds(run, tmp_path):
+    result = run("new-survey", "halting", "--title", 'Halting in agent systems: a "survey"', cwd=tmp_path)
+    assert result.exit_code == 0
+    assert result.output == (
+        "created halting: .github/workflows/paperpool.yml, .gitignore, README.md, claims.yaml, exclusions/, mkdocs.yml, "
+        "papers/schulman2017proximal.yaml, registry.yaml, site/index.md\n"
+        "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add or paperpool import-bib, "
+        "paperpool validate and paperpool build.\n")
+    root = tmp_path / "halting"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["halting"]  # no staging folder left
+    assert yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"] == 'Halting in agent systems: a "survey"'
+    assert (run("validate", cwd=root).output, run("claims", "--check", cwd=root).output, run("readme", "--check", cwd=root).output) == (
+        "ok: 1 entry and 0 exclusions, no problems.\n", "1 claim: all hold.\n", "README.md: the generated block is up to date.\n")
+    result = run("build", cwd=root)
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("/index.html\n") and (root / "build" / "site" / "index.html").is_file()
+    assert (root / "build" / "site" / "entries" / "schulman2017proximal.html").is_file()
+    assert "Approach x setting" in (root / "build" / "site" / "gaps.html").read_text(encoding="utf-8")
+    # the pool takes new papers straight away
+    result = run("add", "--no-interactive", "--set", "title=Learning to halt", "--set", "authors=Roe, Rick", "--set", "year=2026",
+                 "--set", "urls=https://example.org/halt", "--set", "approach=training", "--set", "summary=Halts early.", cwd=root)
+    assert result.exit_code == 0 and result.output.startswith("created papers/roe2026learning.yaml. Then:")
+    assert run("validate", cwd=root).output == "ok: 2 entries and 0 exclusions, no problems.\n"
+
+
+def test_new_survey_workflow_runs_the_checks(run, tmp_path):
+    run("new-survey", "s", cwd=tmp_path)
+    workflow = yaml.safe_load((tmp_path / "s" / ".github" / "workflows" / "paperpool.yml").read_text(encoding="utf-8"))
+    steps = [step.get("run", step.get("uses")) for step in workflow["jobs"]["check"]["steps"]]
+    assert steps[3:8] == ["paperpool validate", "paperpool claims --check", "paperpool readme --check",
+                          'paperpool diff "origin/${{ github.base_ref }}" >> "$GITHUB_STEP_SUMMARY"', "paperpool build"]
+    assert workflow["jobs"]["deploy"]["steps"][0]["uses"] == "actions/deploy-pages@v4"
+    assert yaml.safe_load((tmp_path / "s" / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"] == "The s survey"
+
+
+def test_new_survey_refuses_a_folder_in_use(run, tmp_path, snapshot):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    result = run("new-survey", "taken", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {tmp_path / 'taken'}: already exists and is not empty; new-survey starts a pool in a new or empty folder\n")
+    result = run("new-survey", "other", "--title", "two\nlines", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, "Error: --title: give the survey's title on one line\n")
+    assert snapshot(tmp_path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_new_survey_in_an_empty_folder(run, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert run("new-survey", "empty", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "empty" / "registry.yaml").is_file()
