@@ -83,12 +83,12 @@ class RecordChecker:
             if value is None or value == [] or value == {} or value == "":
                 if spec.required:
                     where = f" under {'.'.join(path)}" if path else ""
-                    self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({_expected(spec, self.registry)})")
+                    self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({expected_value(spec, self.registry)})")
                 continue
             if self.registry.unknown_marker is not None and value == self.registry.unknown_marker:
                 if spec.derived_from and self.registry.derivation_source(specs, spec).get(data.get(spec.derived_from)):
                     continue  # its source is filled in, so check_derived says what to write
-                self.problem(field_path, f"not filled in yet; replace {value} with {_expected(spec, self.registry)}", "warning")
+                self.problem(field_path, f"not filled in yet; replace {value} with {expected_value(spec, self.registry)}", "warning")
                 continue
             CHECKS[spec.type](self, value, spec, field_path)
 
@@ -138,15 +138,21 @@ def _yaml_type(value) -> str:
     return kinds.get(type(value), "a " + type(value).__name__)
 
 
-def _expected(spec: FieldSpec, registry: Registry) -> str:
+def _listed(ids: list[str]) -> str:
+    return ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+
+
+def expected_value(spec: FieldSpec, registry: Registry) -> str:
     if spec.vocabulary:
-        ids = registry.vocabularies[spec.vocabulary].ids
-        listed = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
-        return f"one of {listed}"
+        listed = _listed(registry.vocabularies[spec.vocabulary].ids)
+        if spec.keys:
+            return f"a mapping from {_listed(registry.vocabularies[spec.keys].ids)} to one of {listed}"
+        return f"a list of any of {listed}" if spec.type == "choice_list" else f"one of {listed}"
     return {
         "key": "a lower-case slug matching the file name", "text": "text", "text_list": "a list of names",
         "bool": "true or false", "integer": "a whole number", "date": "a date like 2026-04-26",
-        "url": "an http(s) link", "url_list": "a list of http(s) links", "identifier": f"{spec.scheme} identifier",
+        "url": "an http(s) link", "url_list": "a list of http(s) links",
+        "identifier": identity.PATTERNS[spec.scheme][1] if spec.scheme in identity.PATTERNS else "an identifier",
         "key_list": "a list of record keys", "mapping": "the sub-fields",
     }.get(spec.type, spec.type)
 

@@ -57,7 +57,7 @@ class _Formatter:
     def __init__(self, analysis: Analysis, here: str):
         self.analysis = analysis
         self.here = here
-        self.axis_of = _axis_of_field(analysis)
+        self.axis_of = axis_of_field(analysis)
 
     def value(self, spec: FieldSpec, value, name: str) -> str:
         kind = spec.type
@@ -96,7 +96,7 @@ class _Formatter:
         return f"[{markdown.text(view.title)}]({relative(paths.entry(key), self.here)})"
 
 
-def _axis_of_field(analysis: Analysis) -> dict[str, str]:
+def axis_of_field(analysis: Analysis) -> dict[str, str]:
     """Field -> the axis whose value pages show it: the field itself, the combined column
     that joins it (further reward families -> reward families), or the column derived
     from a sub-decision map."""

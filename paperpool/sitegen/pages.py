@@ -17,6 +17,7 @@ from ..stats import crosstab
 from ..views import EntryView
 from . import entrypage, paths
 from .analysis import Analysis
+from .fieldguide import field_guide
 from .figures import Figures
 
 BACKTICKS = re.compile(r"`+")
@@ -65,7 +66,7 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
         Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
         Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
         Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {}, True),
-        Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {}, True),
+        Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
     ]
     pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
               for table in analysis.gap_tables]
