@@ -188,31 +188,27 @@ def dump_yaml(data: dict) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder and rename it into place, so a
     reader (or a crash) sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(tmp, _mode_for(path))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_then(path, text, os.replace)
 
 
 def write_new(path: Path, text: str) -> None:
     """Write a file that must not exist yet, atomically: a complete temporary file is
     hard-linked to the name, which fails (FileExistsError) when the name is taken, even
     if another process took it a moment ago."""
+    _write_then(path, text, os.link)
+
+
+def _write_then(path: Path, text: str, put) -> None:
+    """Write `text` to a complete temporary file beside `path`, then put(tmp, path)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.chmod(tmp, _mode_for(path))
-        os.link(tmp, path)
+        put(tmp, path)
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)  # gone already after a replace
 
 
 def _mode_for(path: Path) -> int:
