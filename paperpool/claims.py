@@ -220,8 +220,10 @@ def moved(outcome: Outcome) -> str:
 def failure_line(outcome: Outcome) -> str:
     """One line for a claim that no longer holds: expected, actual, and what moved it."""
     c = outcome.claim
-    why = moved(outcome) or "rows: " + (", ".join(outcome.rows) or "none")
-    return f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why})"
+    rows = ", ".join(outcome.rows) if len(outcome.rows) <= 20 else _rows_summary(outcome.rows)
+    why = moved(outcome) or "rows: " + (rows or "none")
+    return (f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why}); "
+            f"if the records are right, update the claim's expected value (and its statement and rows)")
 
 
 def to_text(outcomes: list[Outcome]) -> str:

@@ -190,7 +190,7 @@ def test_a_retag_that_breaks_a_claim_names_it_and_the_entry_that_moved_it(run, t
     before = snapshot(tiny)
     result = run("claims", "--check", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 4 (now matching: gamma)\n"
+        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 4 (now matching: gamma); if the records are right, update the claim's expected value (and its statement and rows)\n"
         "4 claims: 1 no longer holds.\n"))
     assert snapshot(tiny) == before
 
@@ -199,7 +199,7 @@ def test_a_bound_claim_breaks_past_its_bound(run, tiny):
     edit(tiny / "papers" / "epsilon.yaml", "unit: null", "unit: step")
     result = run("claims", "--check", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "claims.yaml:13: claim 'few-step-units' no longer holds: expected <= 1, found 2 (rows: delta, epsilon)\n"
+        "claims.yaml:13: claim 'few-step-units' no longer holds: expected <= 1, found 2 (rows: delta, epsilon); if the records are right, update the claim's expected value (and its statement and rows)\n"
         "4 claims: 1 no longer holds.\n"))
 
 
@@ -208,7 +208,7 @@ def test_removing_a_recorded_row_breaks_the_claim(run, tiny):
     result = run("claims", "--check", cwd=tiny)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 2 (not in the pool: delta)")
+        "claims.yaml:2: claim 'rl-entries' no longer holds: expected 3, found 2 (not in the pool: delta); if the records are right, update the claim's expected value (and its statement and rows)")
 
 
 def test_claims_json_lists_id_statement_value_expected_holds_rows(run, tiny):
@@ -381,4 +381,4 @@ def test_claims_check_in_json(run, tiny):
 def test_usage_errors_are_one_line(run, tiny):
     result = run("stats", "--format", "xml", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "Error: Invalid value for '--format': 'xml' is not one of 'markdown', 'json', 'csv'. (see cli stats --help)\n"))
+        "Error: Invalid value for '--format': 'xml' is not one of 'markdown', 'json', 'csv'. (see paperpool stats --help)\n"))

@@ -219,5 +219,5 @@ def test_audit_of_a_folder_is_one_error(run, pool_copy, snapshot):
 def test_audit_help(run, pool_copy):
     result = run("audit", "--help", cwd=pool_copy)
     assert result.exit_code == 0
-    assert result.output.startswith("Usage: cli audit [OPTIONS] [FILE]\n")
+    assert result.output.startswith("Usage: paperpool audit [OPTIONS] [FILE]\n")
     assert "Cohen's" in result.output and "--format [text|json]" in result.output
