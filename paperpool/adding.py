@@ -16,8 +16,8 @@ from .convert import ConvertError, converter
 from .pool import Pool
 from .problems import PaperpoolError, Problem, suggest
 from .registry import FieldSpec, Registry
-from .stubs import Planned, PoolIndex, complete, planned_record
-from .validate import RecordChecker, check_value
+from .stubs import Planned, PoolIndex, complete, identifiers_from_links, planned_record
+from .validate import RecordChecker, check_value, expected_value
 
 # How a typed answer is read, by field type; lists are separated by ";" (names hold commas).
 READERS = {
@@ -47,7 +47,8 @@ class Question:
         try:
             value = converter(READERS[self.spec.type] or None).read(answer)
         except ConvertError as exc:
-            raise ValueError(str(exc)) from None
+            hint = f" ({expected_value(self.spec, registry)})" if self.spec.vocabulary else ""  # which names and values
+            raise ValueError(f"{exc}{hint}") from None
         problems = check_value(registry, kind, self.spec, value)
         if problems:
             raise ValueError(problems[0])
@@ -125,16 +126,19 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     pool already records the same paper."""
     registry = pool.registry
     index = PoolIndex(pool)
-    taken = index.key_taken(key)
-    if taken:
-        raise PaperpoolError(f"key '{key}' is taken by {taken}; paperpool never overwrites a record: choose another key")
-    record = complete({**given, "key": key}, registry.fields[kind], registry, kind, added)
+    specs = registry.fields[kind]
+    given = dict(given)
+    identifiers_from_links(given, specs)
+    record = complete({**given, "key": key}, specs, registry, kind, added)
     target = registry.folder(kind) / f"{key}.yaml"
     planned = planned_record(record, target, str(target.relative_to(registry.root)), kind)
-    duplicate = index.same_paper(planned)
+    duplicate = index.same_paper(planned)  # before the key: "already here" says more than "key taken"
     if duplicate:
         raise PaperpoolError(f"this paper is already in the pool: {duplicate}; if it is a different paper, "
                              f"add --set distinct_from=KEY naming that record")
+    taken = index.key_taken(key)
+    if taken:
+        raise PaperpoolError(f"key '{key}' is taken by {taken}; paperpool never overwrites a record: choose another key")
     problems = [p for p in RecordChecker(registry, planned).check() if p.severity == "error"]
     if problems:
         raise PaperpoolError(f"{_described(problems)}; nothing written")

@@ -41,6 +41,7 @@ DEFAULT_FIELDS = {
 }
 _DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s,;{}]+)")
 _YEAR = re.compile(r"\b(\d{4})\b")
+_ARXIV_PREPRINT = re.compile(r"^arxiv(?: e-prints| preprint)?(?:,? *arxiv)?[: ]*\d{4}\.\d{4,5}(?:v\d+)?$", re.IGNORECASE)
 LINKS = {"arxiv": "https://arxiv.org/abs/{}", "doi": "https://doi.org/{}", "openreview": "https://openreview.net/forum?id={}"}
 PREFIXES = {"arxiv": "arXiv:", "doi": "DOI:", "openreview": "OpenReview:"}
 
@@ -76,7 +77,11 @@ def _ids(bib: BibRecord, sources: list[str]) -> dict[str, str]:
 
 def _read_text(bib, sources, spec):
     values = _values(bib, sources)
-    return " ".join(values[0].split()) if values else None
+    if not values:
+        return None
+    text = " ".join(values[0].split())
+    # arXiv's own BibTeX says journal = {arXiv preprint arXiv:2410.08115}: the venue is arXiv
+    return "arXiv" if _ARXIV_PREPRINT.match(text) else text
 
 
 def _read_integer(bib, sources, spec):

@@ -186,7 +186,7 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
     verb = "would create" if dry_run else "created"
     todo = f"; still {pool.registry.unknown_marker}: {', '.join(left)}" if left else ""
     click.echo(f"{verb} {planned.path.relative_to(pool.root)}{todo}. "
-               "Then: paperpool validate, and paperpool diff HEAD to see which counts, gap cells and claims it moves.")
+               "Then: paperpool validate, and paperpool diff main to see which counts, gap cells and claims it moves.")
 
 
 def _prompt_reader(question, registry, kind):

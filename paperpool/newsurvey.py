@@ -20,6 +20,8 @@ import jinja2
 
 from . import __version__
 from .problems import PaperpoolError
+from .registry import REGISTRY_FILE
+from .yamlio import UMASK
 
 # Names a Python package cannot ship as they are (hidden files, a folder with a dot)
 RENAMES = {"gitignore": ".gitignore", "github": ".github"}
@@ -34,6 +36,7 @@ def create(target: Path, title: str | None, today: dt.date) -> list[str]:
         raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
     if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
         raise PaperpoolError("--title: give the survey's title on one line")
+    _refuse_inside_a_pool(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__}
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
@@ -42,6 +45,9 @@ def create(target: Path, title: str | None, today: dt.date) -> list[str]:
         for folder in EMPTY_FOLDERS:
             (staging / folder).mkdir()
         _fill_readme(staging)
+        # mkdtemp makes its folder private; the pool gets an ordinary folder's permissions
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o777 & ~UMASK
+        os.chmod(staging, mode)
         if target.exists():
             target.rmdir()
         os.rename(staging, target)
@@ -49,6 +55,12 @@ def create(target: Path, title: str | None, today: dt.date) -> list[str]:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])
+
+
+def _refuse_inside_a_pool(target: Path) -> None:
+    for folder in [target, *target.parents]:
+        if (folder / REGISTRY_FILE).is_file():
+            raise PaperpoolError(f"{target}: inside the pool at {folder}; start a new survey in a folder of its own")
 
 
 def _copy(source: Traversable, destination: Path, context: dict, relative: Path) -> list[str]:

@@ -55,5 +55,7 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 def suggest(name: str, known, otherwise: str) -> str:
     """How to fix an unknown name: the closest known one, or `otherwise`."""
-    close = difflib.get_close_matches(str(name), list(known), n=1)
+    known = [str(item) for item in known]
+    same_but_case = [item for item in known if item.casefold() == str(name).casefold()]
+    close = same_but_case or difflib.get_close_matches(str(name), known, n=1)
     return f"did you mean '{close[0]}'?" if close else otherwise

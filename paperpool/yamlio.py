@@ -104,7 +104,7 @@ def parse_yaml(text: str, path: Path) -> Document:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = (exc.problem or str(exc)).strip()
-        hint = "; indent with spaces, not tabs" if "\\t" in problem or "tab" in problem else "; check indentation and quoting"
+        hint = _syntax_hint(problem, text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else "")
         raise YamlProblem(line, f"YAML syntax: {problem}{hint}") from None
     except yaml.YAMLError as exc:
         raise YamlProblem(1, f"YAML syntax: {exc}; check indentation and quoting") from None
@@ -112,6 +112,15 @@ def parse_yaml(text: str, path: Path) -> Document:
         raise YamlProblem(1, "YAML nesting is too deep; pool records are flat field: value lists") from None
     finally:
         loader.dispose()
+
+
+def _syntax_hint(problem: str, line_text: str) -> str:
+    """How to fix the usual hand-editing mistakes behind libyaml's terse messages."""
+    if "\\t" in problem or "tab" in problem or "\t" in line_text:
+        return "; the line holds a tab: indent with spaces"
+    if "mapping values are not allowed" in problem:
+        return "; a value holding ': ' must be quoted, e.g. notes: 'See also: ...'"
+    return "; check indentation and quoting"
 
 
 def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
@@ -217,7 +226,7 @@ def _mode_for(path: Path) -> int:
     try:
         return path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        return 0o666 & ~_UMASK
+        return 0o666 & ~UMASK
 
 
 def _read_umask() -> int:
@@ -227,4 +236,4 @@ def _read_umask() -> int:
     return umask
 
 
-_UMASK = _read_umask()
+UMASK = _read_umask()

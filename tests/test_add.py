@@ -17,7 +17,7 @@ def test_add_from_options_writes_every_field(run, pool_copy, snapshot):
     result = run("add", "--no-interactive", "--date-added", "2026-11-20", *SETS, cwd=pool_copy)
     assert (result.exit_code, result.output) == (0, (
         "created papers/doe2026learning.yaml; still TODO: category, is_rl, credit_granularity, credit_unit, orchestration_form, "
-        "scenario, is_core, verified, evidence_level, summary. Then: paperpool validate, and paperpool diff HEAD to see which "
+        "scenario, is_core, verified, evidence_level, summary. Then: paperpool validate, and paperpool diff main to see which "
         "counts, gap cells and claims it moves.\n"))
     after = snapshot(pool_copy)
     assert set(after) - set(before) == {"papers/doe2026learning.yaml"}
@@ -79,10 +79,17 @@ def test_add_asks_offering_the_registry_values(tiny):
     assert "Error: 'rl-ish' is not an allowed value; use one of rl, prompting, search; try again, or press Enter to leave it unknown\n" in result.output
     assert "  D1                       Split\n  D2                       Halt\n  each as NAME:MODE, MODE one of trained, designed\n" in result.output
     assert result.output.endswith("Key (the file name) [roe2026halting]: \ncreated papers/roe2026halting.yaml. Then: paperpool validate, "
-                                  "and paperpool diff HEAD to see which counts, gap cells and claims it moves.\n")
+                                  "and paperpool diff main to see which counts, gap cells and claims it moves.\n")
     assert (tiny / "papers" / "roe2026halting.yaml").read_text(encoding="utf-8") == (
         "key: roe2026halting\ntitle: Halting agents with RL\nauthors:\n- Roe, Rick\nyear: 2026\nurls:\n- https://example.org/halting\n"
         "method: rl\nunit: null\ndecisions:\n  D2: trained\nsummary: Learns when to halt.\n")
+
+
+def test_add_takes_the_arxiv_id_from_a_link(run, pool_copy):
+    result = run("add", "x2026", "--no-interactive", "--set", "title=A paper found by its link", "--set", "urls=https://arxiv.org/abs/2609.00001v2",
+                 cwd=pool_copy)
+    assert result.exit_code == 0
+    assert "arxiv_id: '2609.00001'\n" in (pool_copy / "papers" / "x2026.yaml").read_text(encoding="utf-8")
 
 
 def test_add_dry_run_shows_the_record(run, pool_copy, snapshot):
@@ -93,6 +100,6 @@ def test_add_dry_run_shows_the_record(run, pool_copy, snapshot):
     assert result.exit_code == 0
     assert result.output.startswith("key: screened\nrecord_id: TODO\ntitle: A screened paper\n")
     assert result.output.endswith("would create exclusions/screened.yaml; still TODO: record_id, source, query_family, stage, "
-                                  "reason_code, reason. Then: paperpool validate, and paperpool diff HEAD to see which counts, "
+                                  "reason_code, reason. Then: paperpool validate, and paperpool diff main to see which counts, "
                                   "gap cells and claims it moves.\n")
     assert snapshot(pool_copy) == before

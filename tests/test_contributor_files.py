@@ -46,7 +46,7 @@ def test_ci_workflow_runs_the_ci_command_and_posts_the_diff():
     for words in _paperpool_commands(runs):
         _assert_real(words)
     test_script = (REPO / "scripts" / "test").read_text(encoding="utf-8")
-    for check in ("paperpool validate", "pytest", "paperpool claims --check", "paperpool readme --check"):
+    for check in ("paperpool validate --strict", "pytest", "paperpool claims --check", "paperpool readme --check"):
         assert check in test_script
 
 

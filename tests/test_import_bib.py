@@ -120,6 +120,17 @@ def test_import_bib_bad_input_writes_nothing(run, pool_copy, tmp_path, snapshot,
     assert snapshot(pool_copy) == before
 
 
+def test_import_bib_reads_arxivs_own_bibtex(run, pool_copy, tmp_path):
+    """The BibTeX arXiv's "Export citation" gives: the venue is arXiv, not the journal line."""
+    (tmp_path / "a.bib").write_text("@article{chen2024optima,\n  title={Optima: Optimizing Effectiveness and Efficiency for LLM-Based "
+                                    "Multi-Agent System},\n  author={Chen, Weize and Yuan, Jiarui and others},\n  "
+                                    "journal={arXiv preprint arXiv:2410.08115},\n  year={2024}\n}\n", encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "a.bib"), cwd=pool_copy).exit_code == 0
+    text = (pool_copy / "papers" / "chen2024optima.yaml").read_text(encoding="utf-8")
+    assert "authors_complete: false\n" in text and "venue: arXiv\n" in text and "arxiv_id: '2410.08115'\n" in text
+    assert "urls:\n- https://arxiv.org/abs/2410.08115\n" in text
+
+
 def test_import_bib_gives_a_taken_key_a_suffix(run, pool_copy, tmp_path):
     (tmp_path / "k.bib").write_text("@misc{MALT, title={A different paper called MALT}, year={2026}, author={Roe, Rick}}\n", encoding="utf-8")
     result = run("import-bib", str(tmp_path / "k.bib"), cwd=pool_copy)

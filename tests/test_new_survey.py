@@ -53,6 +53,26 @@ def test_new_survey_refuses_a_folder_in_use(run, tmp_path, snapshot):
 
 
 def test_new_survey_in_an_empty_folder(run, tmp_path):
-    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty").mkdir(mode=0o750)
+    (tmp_path / "empty").chmod(0o750)
     assert run("new-survey", "empty", cwd=tmp_path).exit_code == 0
     assert (tmp_path / "empty" / "registry.yaml").is_file()
+    assert (tmp_path / "empty").stat().st_mode & 0o777 == 0o750  # the folder keeps its permissions
+    assert run("new-survey", "fresh", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "fresh").stat().st_mode & 0o777 == 0o777 & ~_umask()  # not mkdtemp's private 0700
+
+
+def test_new_survey_refuses_a_folder_inside_a_pool(run, pool_copy, snapshot):
+    before = snapshot(pool_copy)
+    result = run("new-survey", "papers/sub", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {pool_copy / 'papers' / 'sub'}: inside the pool at {pool_copy}; start a new survey in a folder of its own\n")
+    assert snapshot(pool_copy) == before
+
+
+def _umask() -> int:
+    import os
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask

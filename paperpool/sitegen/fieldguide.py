@@ -17,6 +17,7 @@ class GuideValue:
     label: str
     description: str
     page: str | None  # the value's page, when its field is one of the site's axes
+    maps_to: str | None  # the value a derived field takes from it (a reward type's family)
 
 
 @dataclass
@@ -29,6 +30,7 @@ class GuideField:
     vocabulary: str  # the vocabulary's description, for a controlled field
     values: list[GuideValue]
     modes: list[GuideValue]  # a map's values (trained, designed), whose keys are `values`
+    derives: str  # the label of the field whose value follows from this one's, if any
 
 
 def field_guide(analysis: Analysis) -> dict[str, list[GuideField]]:
@@ -44,8 +46,9 @@ def field_guide(analysis: Analysis) -> dict[str, list[GuideField]]:
             axis = axes.get(name) if kind == "entries" else None
             values = [_value(analysis, value, axis) for value in vocabulary.values] if vocabulary else []
             modes = [_value(analysis, value, None) for value in registry.vocabularies[spec.vocabulary].values] if spec.keys else []
+            derives = next((other.title for other in specs.values() if other.derived_from == name), "")
             fields.append(GuideField(name, spec.title, expected_value(spec, registry), spec.required, spec.help,
-                                     vocabulary.description if vocabulary else "", values, modes))
+                                     vocabulary.description if vocabulary else "", values, modes, derives))
         guide[kind] = fields
     return guide
 
@@ -53,4 +56,5 @@ def field_guide(analysis: Analysis) -> dict[str, list[GuideField]]:
 def _value(analysis: Analysis, value, axis: str | None) -> GuideValue:
     paths = analysis.value_paths.get(axis) if axis else None
     page = paths[value.id] if paths is not None and value.id in paths else None
-    return GuideValue(value.id, value.label, value.description, page)
+    maps_to = value.extra.get("maps_to")
+    return GuideValue(value.id, value.label, value.description, page, None if maps_to is None else str(maps_to))
