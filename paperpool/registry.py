@@ -28,7 +28,7 @@ SPEC_KEYS = {
 }
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
 SECTIONS = ("survey", "pool", "vocabularies", "entry_fields", "exclusion_fields", "rules",
-            "statistics", "gaps", "display", "site", "bibtex_export", "bibtex_import", "csv")
+            "statistics", "gaps", "display", "site", "bibtex_export", "bibtex_import", "csv", "traces")
 
 
 @dataclass
@@ -117,6 +117,7 @@ class Registry:
     site: dict = field(default_factory=dict)  # what `paperpool build` puts on the site
     bibtex_export: dict = field(default_factory=dict)  # how an entry is cited as BibTeX
     bibtex_import: dict = field(default_factory=dict)  # how a BibTeX record becomes a stub
+    traces: dict = field(default_factory=dict)  # the pool's orchestration traces (read by paperpool.traces.mapping)
 
     @property
     def path(self) -> Path:
@@ -228,11 +229,12 @@ class _RegistryReader:
         site = self.section("site", required=False)
         bibtex_export = self.section("bibtex_export", required=False)
         bibtex_import = self.section("bibtex_import", required=False)
+        traces = self.section("traces", required=False)
         self.check_sections()
         if self.problems:
             return None, self.problems
         registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, site, bibtex_export,
-                            bibtex_import=bibtex_import)
+                            bibtex_import=bibtex_import, traces=traces)
         return registry, []
 
     def check_sections(self) -> None:

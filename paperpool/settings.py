@@ -20,7 +20,14 @@ def check_settings(registry: Registry) -> list[Problem]:
         if isinstance(body, dict):
             problems += unknown_keys(registry, ("statistics", "combined", name), body, COMBINED_KEYS)
     problems += unknown_keys(registry, ("display",), registry.display, DISPLAY_KEYS)
-    return problems or check_statistics(registry) + check_gaps(registry) + check_site(registry)
+    return problems or check_statistics(registry) + check_gaps(registry) + check_site(registry) + check_traces(registry)
+
+
+def check_traces(registry: Registry) -> list[Problem]:
+    """The traces section is the trace package's to read and check."""
+    from .traces.mapping import check_registry
+
+    return check_registry(registry)
 
 
 def check_site(registry: Registry) -> list[Problem]:

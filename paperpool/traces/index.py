@@ -1,0 +1,307 @@
+"""A trace as arrays: every event's time, type and agent, every edge's two ends, so that
+the graph rules and the metrics run in time linear in events plus edges, mostly inside
+numpy.
+
+Reading a parsed trace is bound by memory, not by arithmetic: its objects are scattered
+over hundreds of megabytes, and each pass over the events pays a cache miss per event.
+So the events are read in one Python pass that takes every field the rules and metrics
+need, each name turned into a code while its event is still in cache.
+
+Events and edges that broke the schema are kept in place (pointers stay the file's
+positions) but made inert: their time is NaN, which no comparison holds for, and their
+type and agent are unknown, so no graph rule reports again on what the schema said.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import schema
+
+MISSING = -1  # an edge end that names no event
+BROKEN = -2  # an edge the schema refused: not judged again
+
+
+@dataclass
+class TraceIndex:
+    source: object  # where single events and edges are read from, for messages
+    n: int
+    n_edges: int
+    index: dict  # event id -> position of its first occurrence
+    t: np.ndarray  # float64, NaN for an inert event
+    type_code: np.ndarray  # int8 position in schema.event_types(), -1 when inert
+    agent_code: np.ndarray  # int64 position in agent_names, -1 when inert
+    agent_names: list  # each name in `agent` or `to`, in order of first appearance
+    tool_names: list  # each name in `tool`, in the same way
+    src: np.ndarray  # int64 event position, MISSING or BROKEN
+    dst: np.ndarray
+    edge_code: np.ndarray  # int8 position in schema.edge_types(), -1 when broken
+    fields: dict  # to, tool, call, decision: (positions of the events that have it, values)
+    tokens: np.ndarray  # per event with a cost (positions in fields["cost"])
+    seconds: np.ndarray
+    rewards: dict  # (credit unit, channel) -> the sum of the rewards attached to events
+    broken_events: set = field(default_factory=set)
+    calls: dict = field(default_factory=dict)  # tool_result position -> tool_call position it answers
+    actor_code: np.ndarray | None = None  # agent_code, with each answered tool_result given to its caller
+    _cache: dict = field(default_factory=dict)
+
+    def event(self, position: int) -> dict:
+        return self.source.item("events", position)
+
+    def edge(self, position: int) -> dict:
+        return self.source.item("edges", position)
+
+    def code(self, event_type: str) -> int:
+        return EVENT_CODES[event_type]
+
+    def positions(self, event_type: str) -> np.ndarray:
+        return np.flatnonzero(self.type_code == EVENT_CODES[event_type])
+
+    def edge_mask(self, edge_types) -> np.ndarray:
+        codes = [EDGE_CODES[name] for name in edge_types]
+        return np.isin(self.edge_code, codes) & (self.src >= 0) & (self.dst >= 0)
+
+    def coded(self, key: str) -> np.ndarray:
+        """`to` (a position in agent_names) or `tool` (in tool_names) of every event, -1
+        where the event has none."""
+        if ("coded", key) not in self._cache:
+            column = np.full(self.n, -1, dtype=np.int64)
+            positions, codes = self.fields[key]
+            column[positions] = codes
+            self._cache["coded", key] = column
+        return self._cache["coded", key]
+
+    def cost_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions, tokens, seconds) of the events that declare a cost; 0 where a cost
+        leaves one of them out."""
+        return self.fields["cost"][0], self.tokens, self.seconds
+
+    def agent_table(self) -> AgentTable:
+        """Per actor: first and last time, earliest event, event count (once the tool
+        results are paired, so that a result counts for the agent that called)."""
+        if "agents" not in self._cache:
+            self._cache["agents"] = AgentTable.of(self)
+        return self._cache["agents"]
+
+    def time_order(self) -> np.ndarray:
+        """Event positions by time, ties in file order: usually the file's own order,
+        which is checked in one pass before any sorting is done."""
+        t = np.nan_to_num(self.t, nan=-1.0)
+        if t.size < 2 or bool(np.all(t[1:] >= t[:-1])):
+            return np.arange(t.size)
+        return np.argsort(t, kind="stable")
+
+
+@dataclass
+class AgentTable:
+    names: list  # agents that do some event's work, in order of first appearance
+    index: dict  # name -> position in names
+    code: np.ndarray  # each event's actor, as a position in names (-1: none)
+    of_name: np.ndarray  # a position in the index's agent_names -> the position in names (-1: does nothing)
+    first_t: np.ndarray
+    last_t: np.ndarray
+    first_event: np.ndarray  # the position of each actor's earliest event
+    events: np.ndarray  # how many events each actor does
+
+    @classmethod
+    def of(cls, ix: TraceIndex) -> AgentTable:
+        code = ix.agent_code if ix.actor_code is None else ix.actor_code
+        acting = code >= 0
+        counts = np.bincount(code[acting], minlength=len(ix.agent_names))
+        keep = counts > 0  # a name only ever spawned, or a tool whose results go to its callers
+        of_name = np.where(keep, np.cumsum(keep) - 1, -1)
+        if not keep.all():
+            code = np.where(acting, of_name[np.maximum(code, 0)], -1)
+            counts = counts[keep]
+        names = [name for name, kept in zip(ix.agent_names, keep.tolist()) if kept]
+        k = len(names)
+        first_t, last_t = np.full(k, np.inf), np.full(k, -np.inf)
+        np.minimum.at(first_t, code[acting], ix.t[acting])
+        np.maximum.at(last_t, code[acting], ix.t[acting])
+        # an actor's earliest event: among its events at its first time, the first in the file
+        at_first = np.flatnonzero(acting & (ix.t == first_t[np.maximum(code, 0)])) if k else np.zeros(0, dtype=np.int64)
+        first_event = np.full(k, ix.n, dtype=np.int64)
+        np.minimum.at(first_event, code[at_first], at_first)
+        return cls(names, dict(zip(names, range(k))), code, of_name, first_t, last_t, first_event, counts)
+
+
+# Vocabulary codes; None, the type of an inert event or edge, is -1.
+EVENT_CODES = {name: code for code, name in enumerate(schema.event_types())} | {None: -1}
+EDGE_CODES = {name: code for code, name in enumerate(schema.edge_types())} | {None: -1}
+# The optional event fields read: `to` of spawns, returns and messages, `tool` of tool
+# calls and results, `call` of results, cost, rewards and decision of any event.
+OPTIONAL = ("to", "tool", "call", "cost", "decision")
+
+
+class Builder:
+    """Reads events, then edges, a chunk at a time, into a TraceIndex. Each chunk's
+    columns become arrays as soon as it is read, and its ids enter the id index while
+    they are still in cache."""
+
+    def __init__(self):
+        self.columns: dict[str, list] = {name: [] for name in ("t", "type", "agent", "tokens", "seconds")}
+        self.optional = {key: ([], []) for key in OPTIONAL}
+        # names become codes while each event is in cache: new ones are numbered
+        # len - 1 (0, 1, ...); None, an inert event's agent, is -1
+        self.agent_codes, self.tool_codes = {None: -1}, {None: -1}
+        self.rewards: dict = {}
+        self.broken_events: set[int] = set()
+        self.edge_parts: list[tuple] = []
+        self.broken_edges: list[int] = []
+        self.index: dict = {}
+        self.n = 0
+
+    def add_events(self, events: list, offset: int, broken: set[int]) -> None:
+        if broken:
+            events = [_inert_event(e, offset + i) if offset + i in broken else e for i, e in enumerate(events)]
+            self.broken_events |= broken
+        chunk = _Chunk()
+        _read_events(self, chunk, events, offset)
+        for name, values, kind in (("t", chunk.times, np.float64), ("type", chunk.types, np.int8), ("agent", chunk.agents, np.int64),
+                                   ("tokens", chunk.tokens, np.float64), ("seconds", chunk.seconds, np.float64)):
+            self.columns[name].append(np.array(values, dtype=kind))
+        self._add_ids(compact(chunk.ids), offset)
+        self.n += len(events)
+
+    def _add_ids(self, ids: list, offset: int) -> None:
+        fresh = dict(zip(ids, range(offset, offset + len(ids))))
+        if len(fresh) == len(ids) and not self.index:
+            self.index = fresh  # the first chunk, or the whole trace
+            return
+        if len(fresh) == len(ids) and not (fresh.keys() & self.index.keys()):
+            self.index.update(fresh)
+            return
+        for position, identifier in enumerate(ids, start=offset):  # a repeated id keeps its first event
+            self.index.setdefault(identifier, position)
+
+    def add_edges(self, edges: list, offset: int, broken: set[int]) -> None:
+        if broken:
+            edges = [_INERT_EDGE if offset + i in broken else e for i, e in enumerate(edges)]
+            self.broken_edges += sorted(broken)
+        count = len(edges)
+        self.edge_parts.append((_ends(self.index, edges, _SRC), _ends(self.index, edges, _DST),
+                                np.fromiter(map(EDGE_CODES.__getitem__, map(_TYPE, edges)), dtype=np.int8, count=count)))
+
+    def build(self, source) -> TraceIndex:
+        parts = self.edge_parts or [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))]
+        src, dst, edge_code = (np.concatenate([part[column] for part in parts]) for column in range(3))
+        if self.broken_edges:
+            src[self.broken_edges] = BROKEN
+            dst[self.broken_edges] = BROKEN
+        columns = {name: np.concatenate(arrays) if arrays else np.zeros(0) for name, arrays in self.columns.items()}
+        fields = {key: (np.array(positions, dtype=np.int64), values) for key, (positions, values) in self.optional.items()}
+        for key in ("to", "tool"):
+            fields[key] = fields[key][0], np.array(fields[key][1], dtype=np.int64)
+        del self.agent_codes[None], self.tool_codes[None]
+        return TraceIndex(source, self.n, src.size, self.index, columns["t"].astype(np.float64), columns["type"].astype(np.int8),
+                          columns["agent"].astype(np.int64), list(self.agent_codes), list(self.tool_codes), src, dst, edge_code,
+                          fields, columns["tokens"].astype(np.float64), columns["seconds"].astype(np.float64), self.rewards,
+                          self.broken_events)
+
+
+class _Chunk:
+    """The per-event columns of one chunk, while it is read."""
+
+    def __init__(self):
+        self.ids, self.times, self.types, self.agents, self.tokens, self.seconds = [], [], [], [], [], []
+
+
+def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> None:
+    """One pass over the events for everything the rules and metrics read. Written out
+    field by field, with the appends bound beforehand and each optional field looked for
+    only in the event types that use it: this loop is most of the time validation takes
+    beyond parsing and the schema."""
+    (to_at, to), (tool_at, tool), (call_at, call), (cost_at, _), (decision_at, decision) = (
+        (positions.append, values.append) for positions, values in builder.optional.values())
+    add_id, add_t, add_type, add_agent, add_tokens, add_seconds = (
+        chunk.ids.append, chunk.times.append, chunk.types.append, chunk.agents.append, chunk.tokens.append, chunk.seconds.append)
+    agent_codes, tool_codes, rewards = builder.agent_codes, builder.tool_codes, builder.rewards
+    type_codes, agent_code, tool_code, reward_sum = EVENT_CODES, agent_codes.get, tool_codes.get, rewards.get
+    calls_tool, answers_tool = EVENT_CODES["tool_call"], EVENT_CODES["tool_result"]
+    names_agent = {EVENT_CODES[name] for name in ("spawn", "return", "message")}
+    i = offset - 1
+    for e in events:
+        i += 1
+        add_id(e["id"])
+        add_t(e["t"])
+        kind = type_codes[e["type"]]
+        add_type(kind)
+        name = e["agent"]
+        if (code := agent_code(name)) is None:
+            code = agent_codes[name] = len(agent_codes) - 1
+        add_agent(code)
+        if kind == calls_tool or kind == answers_tool:
+            name = e["tool"]
+            if (code := tool_code(name)) is None:
+                code = tool_codes[name] = len(tool_codes) - 1
+            tool_at(i)
+            tool(code)
+            if kind == answers_tool and "call" in e:
+                call_at(i)
+                call(e["call"])
+        elif kind in names_agent and "to" in e:
+            name = e["to"]
+            if (code := agent_code(name)) is None:
+                code = agent_codes[name] = len(agent_codes) - 1
+            to_at(i)
+            to(code)
+        if "cost" in e:
+            cost_at(i)
+            spent = e["cost"]
+            add_tokens(spent.get("tokens", 0))
+            add_seconds(spent.get("seconds", 0))
+        if "rewards" in e:
+            for reward in e["rewards"]:
+                key = reward["unit"], reward["channel"]
+                rewards[key] = reward_sum(key, 0.0) + reward["value"]
+        if "decision" in e:
+            decision_at(i)
+            decision(e["decision"])
+
+
+def broken_positions(findings, section: str) -> set[int]:
+    """The positions in `section` (events or edges) that some finding points into."""
+    prefix = f"/{section}/"
+    broken = set()
+    for finding in findings:
+        if finding.pointer.startswith(prefix):
+            head = finding.pointer[len(prefix):].split("/", 1)[0]
+            if head.isascii() and head.isdigit():
+                broken.add(int(head))
+    return broken
+
+
+def compact(strings: list) -> list:
+    """The same strings as new objects side by side in memory. A dict keyed by them is
+    built and searched twice as fast: a lookup's cost is mostly the cache miss of reading
+    a key scattered among the parsed events. Unchanged when they are not all text."""
+    try:
+        parts = _SEPARATOR.join(strings).split(_SEPARATOR)
+    except TypeError:
+        return strings
+    return parts if len(parts) == len(strings) else strings  # a name with the separator in it
+
+
+_SEPARATOR = "\x00"
+_TYPE, _SRC, _DST = operator.itemgetter("type"), operator.itemgetter("src"), operator.itemgetter("dst")
+
+
+def _ends(index: dict, edges: list, end) -> np.ndarray:
+    try:
+        return np.fromiter(map(index.__getitem__, map(end, edges)), dtype=np.int64, count=len(edges))
+    except KeyError:  # some edge names no event: the slower lookup that marks it
+        return np.fromiter((index.get(name, MISSING) for name in map(end, edges)), dtype=np.int64, count=len(edges))
+
+
+_INERT_EDGE = {"src": None, "dst": None, "type": None}
+
+
+def _inert_event(event, position: int) -> dict:
+    identifier = event.get("id") if isinstance(event, dict) else None
+    if not isinstance(identifier, str) or not identifier:
+        identifier = ("unusable id", position)  # matches no edge end, collides with nothing
+    return {"id": identifier, "t": math.nan, "type": None, "agent": None}

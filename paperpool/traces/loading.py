@@ -1,0 +1,154 @@
+"""Reading a trace file: refuse what is too big before reading it, then parse with orjson.
+
+orjson is three times faster than the standard library on large traces and refuses NaN,
+Infinity and numbers too large for a double by itself; when it does, the file is parsed a
+second time with the standard library (only then) to name every offending number by its
+JSON pointer. Any other defect is one line with the line and column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+from pathlib import Path
+
+import orjson
+
+from .schema import Finding, pointer
+
+# A million events with their edges is about 200 MB of JSON; past this a file is a
+# mistake, or needs splitting into runs, and parsing it would take more memory than a
+# laptop has to spare.
+MAX_TRACE_BYTES = 512 * 1024 * 1024
+MAX_DEPTH = 1024  # orjson's own limit: deeper nesting is refused before Python recurses
+
+
+class TraceUnreadable(Exception):
+    """A file that is no trace at all: its findings say why, one line each."""
+
+    def __init__(self, findings: list[Finding]):
+        super().__init__(findings[0].message)
+        self.findings = findings
+
+
+@contextlib.contextmanager
+def no_gc_pauses():
+    """A trace parses into millions of small dicts and lists that hold no reference
+    cycles; the cycle collector would walk them again and again while they are made
+    (a third of the parse time), so it waits until they are all built."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def read_trace(path: Path, max_bytes: int = MAX_TRACE_BYTES):
+    """The parsed JSON of a trace file, whole, or TraceUnreadable."""
+    return parse_trace(read_bytes(path, max_bytes))
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
+    """A trace file's bytes, refused by its size before any is read."""
+    try:
+        if path.is_dir():
+            raise TraceUnreadable([Finding("", "is a folder, not a trace file; name a .json trace file")])
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise TraceUnreadable([Finding("", f"file is {size:,} bytes, over the {max_bytes:,}-byte limit for a trace; "
+                                               "is it the right file? (a longer run can be split into several traces)")])
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TraceUnreadable([Finding("", f"cannot read the file: {exc.strerror}; check the path and its permissions")]) from None
+    if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the file
+        raise TraceUnreadable([Finding("", "file is empty; a trace is a JSON object with trace_id, events and edges")])
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise TraceUnreadable([Finding("", "file starts with a byte-order mark; save it as UTF-8 without BOM")])
+    return data
+
+
+def parse_trace(data: bytes):
+    try:
+        with no_gc_pauses():
+            return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise TraceUnreadable(_explain(exc, data)) from None
+
+
+def explain_bytes(data: bytes) -> list[Finding]:
+    """Why `data` is no JSON trace (it is known not to parse)."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return _explain(exc, data)
+    return [Finding("", "the file could not be read as a trace; check that it is a JSON trace")]
+
+
+def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
+    where = f"line {exc.lineno}, column {exc.colno}"
+    if "depth limit" in exc.msg:
+        return [Finding("", f"nesting is deeper than {MAX_DEPTH:,} levels at {where}; "
+                            "a trace nests only a few levels, so this is not a trace file")]
+    if "end of data" in exc.msg or "EOF" in exc.msg:
+        return [Finding("", f"the JSON stops in the middle ({where}): the file is truncated; export or copy it again")]
+    findings = _non_finite_numbers(data)
+    if findings:
+        return findings
+    return [Finding("", f"not JSON at {where}: {exc.msg}; check that the file is a JSON trace")]
+
+
+_NOT_FINITE = object()
+
+
+def _non_finite_numbers(data: bytes) -> list[Finding]:
+    """The pointers of NaN, Infinity and too-large numbers, which JSON does not allow and
+    a trace's costs and rewards must not hold; empty when the problem is another one."""
+    def constant(text: str):
+        return _NOT_FINITE, text
+
+    def number(text: str):
+        try:
+            value = float(text)
+        except OverflowError:  # an integer literal with hundreds of digits
+            value = float("inf")
+        return (_NOT_FINITE, text) if value in (float("inf"), float("-inf")) else value
+
+    try:
+        document = json.loads(data, parse_constant=constant, parse_float=number,
+                              parse_int=lambda text: number(text) if len(text) > 300 else int(text))
+    except (ValueError, RecursionError):
+        return []
+    findings: list[Finding] = []
+    _collect(document, [], findings)
+    return findings
+
+
+def _collect(node, path: list, findings: list[Finding]) -> None:
+    if isinstance(node, tuple) and node and node[0] is _NOT_FINITE:
+        text = node[1] if len(node[1]) <= 24 else node[1][:21] + "..."
+        what = "NaN" if node[1] == "NaN" else text
+        findings.append(Finding(pointer(path), f"{what} is not a finite number, which JSON and traces require; "
+                                               "write a finite number (costs and rewards must be finite)"))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            _collect(value, path + [key], findings)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            _collect(value, path + [index], findings)
+
+
+def dump_trace(trace: dict) -> str:
+    """A trace as the JSON paperpool writes: two-space indents, one event or edge a line."""
+    lines = ["{"]
+    items = list(trace.items())
+    for position, (key, value) in enumerate(items):
+        comma = "," if position < len(items) - 1 else ""
+        if key in ("events", "edges") and value:
+            body = ",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in value)
+            lines.append(f'  "{key}": [\n{body}\n  ]{comma}')
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    return "\n".join(lines) + "\n}\n"

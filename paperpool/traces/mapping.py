@@ -1,0 +1,135 @@
+"""Which trace events count as which orchestration sub-decision: the survey's taxonomy,
+so it is data. The package ships a default (subdecisions.yaml beside this module); a pool
+whose registry.yaml has a `traces:` section with `subdecisions` replaces it.
+
+The registry's section:
+
+    traces:
+      folder: traces            # the pool's example traces (the site's gallery)
+      vocabulary: subdecision   # the vocabulary whose ids and labels the keys below are
+      subdecisions:             # sub-decision id -> the event types that count for it
+        O1: [spawn, despawn]
+        ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..problems import Problem, suggest
+from ..yamlio import parse_yaml
+from . import schema
+
+DEFAULT_FILE = "subdecisions.yaml"
+TRACES_KEYS = {"folder", "vocabulary", "subdecisions"}
+
+
+@dataclass(frozen=True)
+class Subdecisions:
+    events: dict[str, list[str]]  # sub-decision id -> event types, in display order
+    labels: dict[str, str]
+    source: str  # where the mapping was read from, for the text report
+
+    def label(self, decision: str) -> str:
+        return self.labels.get(decision, decision)
+
+
+def default() -> Subdecisions:
+    text = resources.files(__package__).joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
+    data = parse_yaml(text, Path(DEFAULT_FILE)).data
+    return Subdecisions({key: list(value) for key, value in data["subdecisions"].items()},
+                        dict(data.get("labels") or {}), f"paperpool's {DEFAULT_FILE}")
+
+
+def for_registry(registry) -> Subdecisions:
+    """The registry's mapping when it declares one (a checked registry), else the default."""
+    section = getattr(registry, "traces", None) or {}
+    if "subdecisions" not in section:
+        return default()
+    vocabulary = registry.vocabularies.get(section.get("vocabulary"))
+    labels = {value.id: value.label for value in vocabulary.values} if vocabulary else {}
+    return Subdecisions({key: list(value) for key, value in section["subdecisions"].items()}, labels, "registry.yaml")
+
+
+def check_registry(registry) -> list[Problem]:
+    """Problems in the registry's `traces:` section, each with its line."""
+    from ..registry import registry_problem
+    from ..settings import unknown_keys
+
+    section = getattr(registry, "traces", None) or {}
+    document = registry.document
+    problems = unknown_keys(registry, ("traces",), section, TRACES_KEYS)
+    folder = section.get("folder", "traces")
+    if not isinstance(folder, str) or not folder.strip() or Path(folder).is_absolute() or ".." in Path(folder).parts:
+        problems.append(registry_problem(document, ("traces", "folder"), "name the folder of the pool's traces, e.g. `folder: traces`"))
+    vocabulary = section.get("vocabulary")
+    ids = None
+    if vocabulary is not None:
+        if vocabulary not in registry.vocabularies:
+            problems.append(registry_problem(document, ("traces", "vocabulary"), f"no vocabulary named '{vocabulary}'; "
+                                             + suggest(str(vocabulary), registry.vocabularies, "name one declared under vocabularies")))
+        else:
+            ids = registry.vocabularies[vocabulary].ids
+    mapping = section.get("subdecisions")
+    if mapping is None:
+        return problems
+    if not isinstance(mapping, dict) or not mapping:
+        return problems + [registry_problem(document, ("traces", "subdecisions"), "map each sub-decision to its event types, e.g. `O1: [spawn]`")]
+    if ids is None and vocabulary is None:
+        problems.append(registry_problem(document, ("traces", "vocabulary"), "name the vocabulary of the sub-decisions, e.g. `vocabulary: subdecision`"))
+    types = schema.event_types()
+    for key, value in mapping.items():
+        path = ("traces", "subdecisions", key)
+        if ids is not None and key not in ids:
+            problems.append(registry_problem(document, path, f"'{key}' is not a value of vocabulary '{vocabulary}'; "
+                                             + suggest(str(key), ids, "use one of " + ", ".join(ids))))
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            problems.append(registry_problem(document, path, "list the event types that count for it, e.g. [spawn, despawn]"))
+            continue
+        for index, event_type in enumerate(value):
+            if event_type not in types:
+                problems.append(registry_problem(document, path + (index,), f"'{event_type}' is not an event type of the trace schema; "
+                                                 + suggest(event_type, types, "use one of " + ", ".join(types))))
+    return problems
+
+
+def _pool_registry(root: Path | None):
+    """The registry of the pool at `root` (--root), or of the pool around the current
+    folder, or None outside any pool. An invalid registry is an error: its mapping could
+    be the wrong one."""
+    from ..problems import InvalidPool, PaperpoolError
+    from ..registry import REGISTRY_FILE, find_root, load_registry
+
+    if root is None:
+        try:
+            root = find_root(Path.cwd())
+        except PaperpoolError:
+            return None
+    elif not (root / REGISTRY_FILE).is_file():
+        raise PaperpoolError(f"--root {root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
+    registry, problems = load_registry(root)
+    if registry is None:
+        raise InvalidPool(problems, f"{REGISTRY_FILE} is not valid (problems above); fix it, or run outside the pool "
+                                    "to use paperpool's default sub-decision mapping")
+    return registry
+
+
+def for_pool(root: Path | None) -> Subdecisions:
+    registry = _pool_registry(root)
+    return default() if registry is None else for_registry(registry)
+
+
+def pool_traces(root: Path | None) -> list[Path]:
+    """The .json files of the pool's traces folder (registry `traces.folder`, default traces)."""
+    from ..problems import PaperpoolError
+
+    registry = _pool_registry(root)
+    if registry is None:
+        raise PaperpoolError("no trace files named and no pool here; name the files: paperpool trace validate FILE...")
+    folder = registry.root / (registry.traces.get("folder") or "traces")
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise PaperpoolError(f"no .json traces in {folder}; name the files: paperpool trace validate FILE...")
+    return files

@@ -1,0 +1,324 @@
+"""Orchestration measures recomputed from a valid trace's event graph.
+
+The json report (`paperpool trace metrics --format json`) has these keys, in this order;
+they are stable: new keys may be added, none renamed or removed.
+
+    trace_id, topology       as the trace gives them (topology null when absent)
+    events, edges            how many
+    agents                   distinct agents: whoever does an event's work (the caller, for a
+                             tool_result) and whoever is spawned
+    spawns                   spawn events
+    max_fanout               the most sub-agents one agent spawns in one wave, a wave ending
+                             when that agent aggregates (0 without spawns)
+    depth                    spawn depth: 0 when nobody is spawned, 1 when only the root
+                             agents spawn, and so on (an agent's spawner is the one of its
+                             earliest spawn)
+    messages, tool_calls, aggregations   events of those types
+    event_types              {event type: count}, every type of the schema in its order
+    stopped                  whether a stop event was recorded (the O5 decision)
+    stop_t                   the time of the first stop event, or null
+    subdecisions             {sub-decision id: events that count for it}, in the mapping's order
+                             (the mapping is data: see subdecisions.yaml and mapping.py)
+    total_work_events        events (each is one unit of work)
+    critical_path_events     events on the longest chain of dependencies
+    parallelism_speedup_events   total_work_events / critical_path_events
+    total_work_s             the agents' busy time added up: each agent is busy from its spawn
+                             (or, when nobody spawns it, its first event) to its last event:
+                             a lane of the timeline
+    critical_path_s          the longest chain of dependencies in time: its last event's time
+                             minus its first event's
+    parallelism_speedup      total_work_s / critical_path_s, null when critical_path_s is 0
+    protocol_overhead        messages per tool call, null without tool calls
+    costs                    {tokens|seconds: {events: summed per-event costs, declared: the
+                             trace's total or null}, tool_calls|messages: {events: counted,
+                             declared: ...}, wall_clock_s: {declared: ...}}; seconds are
+                             declared as costs.compute_s
+    rewards                  {declared: the trace's rewards per channel, by_unit: {credit unit:
+                             {channel: sum of the events' attached rewards}}}; units in the
+                             schema's order, only those with rewards
+    agent_share              {agent: {events, share, busy_s, share_s}} in order of each agent's
+                             first event: its events and their share of all events, its busy
+                             time and its share of total_work_s
+
+Dependencies, for the critical path, are the ordering edges (which validation guarantees run
+forward in time and form no cycle) and every other edge that runs strictly forward in time;
+together they form no cycle, so the longest chain is found in one pass in time order.
+Numbers are rounded to 6 decimals.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import repeat
+
+import numpy as np
+
+from ..problems import plural
+from . import rules, schema
+from .index import TraceIndex
+from .loading import no_gc_pauses
+from .mapping import Subdecisions
+
+FORMATS = ("text", "json")
+
+
+def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
+    """The measures of a trace that validated (its index built and its tool results paired)."""
+    with no_gc_pauses():  # a large trace's objects are still alive: a collection would walk them all
+        return _compute(ix, trace, mapping)
+
+
+def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
+    counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(schema.event_types()))
+    by_type = dict(zip(schema.event_types(), counts.tolist()))
+    depth, fanout = spawn_tree(ix)
+    chain_events, chain_s = critical_path(ix)
+    total_s = float(agent_lanes(ix)[2].sum())
+    stops = ix.positions("stop")
+    result = {
+        "trace_id": trace.get("trace_id"),
+        "topology": trace.get("topology"),
+        "events": ix.n,
+        "edges": ix.n_edges,
+        "agents": int(rules.agent_mask(ix).sum()),
+        "spawns": by_type["spawn"],
+        "max_fanout": fanout,
+        "depth": depth,
+        "messages": by_type["message"],
+        "tool_calls": by_type["tool_call"],
+        "aggregations": by_type["aggregate"],
+        "event_types": by_type,
+        "stopped": bool(stops.size),
+        "stop_t": _round(ix.t[stops].min()) if stops.size else None,
+        "subdecisions": subdecision_counts(ix, by_type, mapping),
+        "total_work_events": ix.n,
+        "critical_path_events": chain_events,
+        "parallelism_speedup_events": _ratio(ix.n, chain_events),
+        "total_work_s": _round(total_s),
+        "critical_path_s": _round(chain_s),
+        "parallelism_speedup": _ratio(total_s, chain_s),
+        "protocol_overhead": _ratio(by_type["message"], by_type["tool_call"]),
+        "costs": costs(ix, trace, by_type),
+        "rewards": rewards(ix, trace),
+        "agent_share": agent_share(ix, total_s),
+    }
+    return result
+
+
+def agent_lanes(ix: TraceIndex) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(names, events, busy seconds) per agent, in order of first appearance in time. An
+    agent is busy from its spawn (or, unspawned, its first event) to its last event."""
+    if "lanes" not in ix._cache:
+        table = ix.agent_table()
+        start = table.first_t.copy()
+        agents, spawn_at = rules.first_spawns(ix)
+        code = table.of_name[agents]
+        acting = code >= 0
+        np.minimum.at(start, code[acting], ix.t[spawn_at[acting]])
+        appearance = np.lexsort((table.first_event, start))
+        ix._cache["lanes"] = ([table.names[c] for c in appearance.tolist()], table.events[appearance],
+                              (table.last_t - start)[appearance])
+    return ix._cache["lanes"]
+
+
+def agent_share(ix: TraceIndex, total_s: float) -> dict[str, dict]:
+    names, events, busy = agent_lanes(ix)
+    share = np.round(events / ix.n, 6).tolist() if ix.n else [None] * len(names)
+    share_s = np.round(busy / total_s, 6).tolist() if total_s else [None] * len(names)
+    rows = zip(events.tolist(), share, np.round(busy, 6).tolist(), share_s)
+    return {name: {"events": e, "share": s, "busy_s": b, "share_s": bs} for name, (e, s, b, bs) in zip(names, rows)}
+
+
+def spawn_tree(ix: TraceIndex) -> tuple[int, int]:
+    """(depth, largest fan-out) of who spawned whom. An agent's spawner is the agent of its
+    earliest spawn; fan-out counts the spawns one agent makes in one wave, a wave ending
+    when that agent aggregates."""
+    spawns = ix.positions("spawn")
+    if not spawns.size:
+        return 0, 0
+    spawner = ix.agent_table().code
+    chosen = np.flatnonzero((ix.type_code == ix.code("spawn")) | (ix.type_code == ix.code("aggregate")))
+    chosen = chosen[np.lexsort((chosen, ix.t[chosen], spawner[chosen]))]  # by agent, then in time order
+    ends_wave = ix.type_code[chosen] == ix.code("aggregate")
+    new_agent = np.r_[True, spawner[chosen][1:] != spawner[chosen][:-1]]
+    wave = np.cumsum(ends_wave | new_agent)
+    fanout = int(np.bincount(wave[~ends_wave]).max())
+    # Parents in the code space of agent names (spawners act, so they have agent codes there).
+    children, parents = ix.coded("to")[spawns], ix.agent_code[spawns]
+    latest_first = np.argsort(ix.t[spawns], kind="stable")[::-1]
+    parent = np.full(len(ix.agent_names), -1, dtype=np.int64)
+    earliest = np.unique(children[latest_first][::-1], return_index=True)  # first in time order
+    parent[earliest[0]] = parents[latest_first][::-1][earliest[1]]
+    return _depth(parent), fanout
+
+
+def _depth(parent: np.ndarray) -> int:
+    """The longest chain of parents, one level per numpy pass (spawn trees are shallow);
+    a spawn loop, which never settles, is walked in Python instead."""
+    depth = np.zeros(parent.size, dtype=np.int64)
+    has_parent = parent >= 0
+    for _ in range(64):
+        deeper = np.where(has_parent, depth[np.maximum(parent, 0)] + 1, 0)
+        if np.array_equal(deeper, depth):
+            return int(depth.max(initial=0))
+        depth = deeper
+    known: dict[int, int] = {}
+    for start in np.flatnonzero(has_parent).tolist():
+        chain, node = [], start
+        while parent[node] >= 0 and node not in known and node not in chain:
+            chain.append(node)
+            node = int(parent[node])
+        base = known.get(node, 0)  # a root, a known depth, or where a loop closes
+        for offset, member in enumerate(reversed(chain), start=1):
+            known[member] = base + offset
+    return max(known.values(), default=0)
+
+
+def critical_path(ix: TraceIndex) -> tuple[int, float]:
+    """(events, seconds) along the longest chain of dependencies."""
+    if ix.n == 0:
+        return 0, 0.0
+    both = (ix.src >= 0) & (ix.dst >= 0)
+    ordering = ix.edge_mask(schema.ordering_edge_types())
+    forward = both & (ix.t[np.maximum(ix.src, 0)] < ix.t[np.maximum(ix.dst, 0)])
+    chosen = np.flatnonzero(ordering | forward)
+    src, dst = ix.src[chosen], ix.dst[chosen]
+    order = ix.time_order()
+    in_file_order = bool(np.all(order[1:] > order[:-1])) if order.size > 1 else True
+    rank = dst if in_file_order else _rank(order)[dst]
+    if np.any((src if in_file_order else _rank(order)[src]) >= rank):
+        # ordering edges between events of one time, listed against the file's order
+        rank = _topological_rank(ix.n, src, dst, order)[dst]
+    by_target = np.argsort(rank, kind="stable")
+    length = [1] * ix.n
+    start = ix.t.tolist()  # the earliest time a chain ending at each event starts
+    for a, b in zip(src[by_target].tolist(), dst[by_target].tolist()):
+        # edges come in the order of their targets, so every chain into `a` is complete
+        longer = length[a] + 1
+        if longer > length[b]:  # noqa: PLR1730 (max() is a call per edge, in the hottest loop)
+            length[b] = longer
+        earlier = start[a]
+        if earlier < start[b]:  # noqa: PLR1730
+            start[b] = earlier
+    return max(length), float(np.max(ix.t - np.array(start)))
+
+
+def _rank(order: np.ndarray) -> np.ndarray:
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
+def _topological_rank(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Kahn's algorithm, taking ready events in time order: linear, used only when some
+    edge joins two events of one time in the order opposite to the file's."""
+    indegree = np.bincount(dst, minlength=n).tolist()
+    outgoing: list[list[int]] = [[] for _ in range(n)]
+    for a, b in zip(src.tolist(), dst.tolist()):
+        outgoing[a].append(b)
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    import heapq
+
+    ready = [(int(position[i]), i) for i in range(n) if indegree[i] == 0]
+    heapq.heapify(ready)
+    rank = np.empty(n, dtype=np.int64)
+    done = 0
+    while ready:
+        _, node = heapq.heappop(ready)
+        rank[node] = done
+        done += 1
+        for nxt in outgoing[node]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                heapq.heappush(ready, (int(position[nxt]), nxt))
+    return rank
+
+
+def subdecision_counts(ix: TraceIndex, by_type: dict, mapping: Subdecisions) -> dict[str, int]:
+    """Events per sub-decision: by type, except an event whose `decision` names one."""
+    counts = {decision: sum(by_type.get(t, 0) for t in types) for decision, types in mapping.events.items()}
+    positions, decisions = ix.fields["decision"]
+    ids = list(counts)
+    named = np.fromiter(map({decision: k for k, decision in enumerate(ids)}.get, decisions, repeat(-1)), dtype=np.int64,
+                        count=len(decisions))
+    known = named >= 0  # a value that is no sub-decision of this mapping leaves the event counted by its type
+    types = schema.event_types()
+    moved = np.bincount(ix.type_code[positions[known]], minlength=len(types))
+    for code, count in enumerate(moved.tolist()):
+        for decision, mapped in mapping.events.items():
+            if count and types[code] in mapped:
+                counts[decision] -= count
+    for k, count in enumerate(np.bincount(named[known], minlength=len(ids)).tolist()):
+        counts[ids[k]] += count
+    return counts
+
+
+def costs(ix: TraceIndex, trace: dict, by_type: dict) -> dict:
+    tokens, seconds = rules.event_costs(ix)
+    declared = trace.get("costs") or {}
+    return {
+        "tokens": {"events": _round(tokens), "declared": declared.get("tokens")},
+        "seconds": {"events": _round(seconds), "declared": declared.get("compute_s")},
+        "wall_clock_s": {"declared": declared.get("wall_clock_s")},
+        "tool_calls": {"events": by_type["tool_call"], "declared": declared.get("tool_calls")},
+        "messages": {"events": by_type["message"], "declared": declared.get("messages")},
+    }
+
+
+def rewards(ix: TraceIndex, trace: dict) -> dict:
+    by_unit: dict[str, dict[str, float]] = {}
+    for (unit, channel), total in ix.rewards.items():
+        by_unit.setdefault(unit, {})[channel] = total
+    ordered = {unit: {ch: _round(v) for ch, v in sorted(by_unit[unit].items())} for unit in schema.credit_units() if unit in by_unit}
+    return {"declared": dict(trace.get("rewards") or {}), "by_unit": ordered}
+
+
+def _round(value) -> float:
+    return round(float(value), 6)
+
+
+def _ratio(numerator, denominator) -> float | None:
+    return _round(numerator / denominator) if denominator else None
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_text(result: dict, mapping: Subdecisions) -> str:
+    def show(value) -> str:
+        if value is None:
+            return "n/a"
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+    lines = [f"trace {result['trace_id']} ({result['topology'] or 'topology not given'})",
+             f"  events {show(result['events'])}, edges {show(result['edges'])}, agents {show(result['agents'])}",
+             f"  spawns {show(result['spawns'])}, largest fan-out {show(result['max_fanout'])}, spawn depth {show(result['depth'])}",
+             f"  messages {show(result['messages'])}, tool calls {show(result['tool_calls'])}, aggregations {show(result['aggregations'])}",
+             "  stopped: " + (f"yes, at t={show(result['stop_t'])}" if result["stopped"] else "no stop event recorded"),
+             f"sub-decisions (event types from {mapping.source}):"]
+    for decision, count in result["subdecisions"].items():
+        lines.append(f"  {decision} {mapping.label(decision)}: {show(count)}")
+    lines += ["work and critical path:",
+              (f"  in events: {show(result['total_work_events'])} of work, {show(result['critical_path_events'])} on the critical path, "
+              f"speedup {show(result['parallelism_speedup_events'])}"),
+              (f"  in time: {show(result['total_work_s'])} s of work, {show(result['critical_path_s'])} s on the critical path, "
+              f"speedup {show(result['parallelism_speedup'])}"),
+              f"  protocol overhead (messages per tool call): {show(result['protocol_overhead'])}",
+              "costs (events' sum / declared):"]
+    for name, pair in result["costs"].items():
+        lines.append(f"  {name}: {show(pair.get('events', '-'))} / {show(pair['declared'])}")
+    lines.append("rewards:")
+    declared = result["rewards"]["declared"]
+    lines.append("  declared: " + (", ".join(f"{k} {show(v)}" for k, v in declared.items()) or "none"))
+    for unit, channels in result["rewards"]["by_unit"].items():
+        lines.append(f"  credited to {unit}: " + ", ".join(f"{k} {show(v)}" for k, v in channels.items()))
+    if not result["rewards"]["by_unit"]:
+        lines.append("  no event carries a reward")
+    lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, busy s, share of time")
+    for name, share in result["agent_share"].items():
+        lines.append(f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}")
+    return "\n".join(lines) + "\n"

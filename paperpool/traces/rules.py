@@ -1,0 +1,302 @@
+"""The graph rules of a trace, the ones no JSON Schema can state. Each rule reports every
+event or edge that breaks it, by JSON pointer, and each runs in time linear in events plus
+edges: vectorised over the index's arrays where it can, one Python pass where it cannot.
+
+The rules: event ids are unique; every edge names existing events; the ordering edges
+(the schema's x-ordering-edge-types: causal, spawn, return, aggregate) run forward in time
+and form no cycle; an agent acts no earlier than the spawn that creates it; every
+tool_result answers a tool_call made no later; a return goes to an agent of the trace;
+the events' costs add up to no more than the declared totals. That costs and rewards are
+finite and costs not negative is the loader's and the schema's to say (NaN, Infinity and
+numbers past a double's range are refused by pointer; costs have a minimum of 0).
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+
+import numpy as np
+
+from ..problems import suggest
+from . import schema
+from .index import MISSING, TraceIndex
+from .schema import Finding
+
+
+def check(ix: TraceIndex, trace: dict, schema_findings=()) -> list[Finding]:
+    """Every graph rule's findings; `schema_findings` tell which parts not to judge twice."""
+    findings = unique_ids(ix) + edge_ends(ix) + ordering(ix)
+    findings += tool_results(ix)  # pairs results with calls, which sets the actors
+    findings += spawned_agents_act_after_spawn(ix) + returns_reach_agents(ix)
+    if not any(f.pointer == "/costs" or f.pointer.startswith("/costs/") for f in schema_findings):
+        findings += costs_within_totals(ix, trace)
+    return findings
+
+
+def unique_ids(ix: TraceIndex) -> list[Finding]:
+    if len(ix.index) == ix.n:
+        return []
+    findings = []
+    for offset, events in ix.source.chunks("events"):  # read again only when some id is repeated
+        for position, event in enumerate(events, start=offset):
+            identifier = event.get("id") if isinstance(event, dict) else None
+            first = ix.index.get(identifier) if isinstance(identifier, str) else None
+            if first is not None and first != position:
+                findings.append(Finding(f"/events/{position}/id", f"id '{identifier}' is already the id of /events/{first}; "
+                                                                  "give each event its own id"))
+    return findings
+
+
+def edge_ends(ix: TraceIndex) -> list[Finding]:
+    findings = []
+    for end, positions in (("src", ix.src), ("dst", ix.dst)):
+        for k in np.flatnonzero(positions == MISSING).tolist():
+            name = ix.edge(k)[end]
+            findings.append(Finding(f"/edges/{k}/{end}", f"no event has id '{name}'; "
+                                    + suggest(name, ix.index if len(ix.index) < 10_000 else (), "name an event of this trace, or add the event")))
+    return findings
+
+
+def _ordering_words() -> str:
+    names = [name for name in schema.edge_types() if name in schema.ordering_edge_types()]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def ordering(ix: TraceIndex) -> list[Finding]:
+    """Ordering edges run forward in time (or stay at one time) and form no cycle. With
+    every one forward, a cycle can only join events of a single time, so only those edges
+    are searched, unless some edge already runs backwards."""
+    mask = ix.edge_mask(schema.ordering_edge_types())
+    ordered = np.flatnonzero(mask)
+    t_src, t_dst = ix.t[ix.src[ordered]], ix.t[ix.dst[ordered]]
+    backwards = ordered[t_src > t_dst]
+    findings = []
+    for k in backwards.tolist():
+        edge, a, b = ix.edge(k), ix.src[k], ix.dst[k]
+        findings.append(Finding(f"/edges/{k}", f"{edge['type']} edge {edge['src']} -> {edge['dst']} goes back in time "
+                                f"(t={_num(ix.t[a])} -> t={_num(ix.t[b])}); it must lead to an event at the same time or later: "
+                                "swap src and dst, or correct the times"))
+    searched = ordered if backwards.size else ordered[t_src == t_dst]
+    for cycle in find_cycles(ix.src[searched].tolist(), ix.dst[searched].tolist(), searched.tolist()):
+        names = [ix.edge(k)["src"] for k in cycle] + [ix.edge(cycle[-1])["dst"]]
+        findings.append(Finding(f"/edges/{cycle[-1]}", f"{_ordering_words()} edges form a cycle {' -> '.join(names)}; "
+                                "an event cannot wait on itself: remove or reverse one of these edges"))
+    return findings
+
+
+def find_cycles(sources: list[int], targets: list[int], edge_ids: list[int]) -> list[list[int]]:
+    """One cycle (as the edge ids along it) per edge that closes one in a depth-first
+    search: every cyclic part of the graph is reported, in time linear in its size."""
+    outgoing: dict[int, list[tuple[int, int]]] = {}
+    for a, b, k in zip(sources, targets, edge_ids):
+        outgoing.setdefault(a, []).append((b, k))
+    state: dict[int, int] = {}  # absent: unseen; 1: on the current path; 2: done
+    cycles = []
+    for root in outgoing:
+        if root in state:
+            continue
+        path_nodes, path_edges = [root], []
+        on_path = {root: 0}
+        state[root] = 1
+        stack = [iter(outgoing.get(root, ()))]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                node = path_nodes.pop()
+                del on_path[node]
+                state[node] = 2
+                if path_edges:
+                    path_edges.pop()
+                continue
+            nxt, k = step
+            if state.get(nxt) == 1:
+                cycles.append(path_edges[on_path[nxt]:] + [k])
+            elif nxt not in state:
+                state[nxt] = 1
+                on_path[nxt] = len(path_nodes)
+                path_nodes.append(nxt)
+                path_edges.append(k)
+                stack.append(iter(outgoing.get(nxt, ())))
+    return sorted(cycles, key=lambda cycle: cycle[-1])
+
+
+def tool_results(ix: TraceIndex) -> list[Finding]:
+    """Pair each tool_result with the tool_call it answers: the one its `call` names, else
+    a tool_call with an edge into it, else the latest tool_call of the same tool made no
+    later. The pairs say whose work a result is (the caller's); a result with none is a
+    problem."""
+    results = ix.positions("tool_result")
+    ix.actor_code = ix.agent_code
+    if results.size == 0:
+        return []
+    findings: list[Finding] = []
+    call_at, call_names = ix.fields["call"]
+    named_call = np.full(ix.n, MISSING, dtype=np.int64)
+    named_call[call_at] = np.fromiter(map(ix.index.get, call_names, repeat(MISSING)), dtype=np.int64, count=len(call_names))
+    has_call = np.zeros(ix.n, dtype=bool)
+    has_call[call_at] = True
+    calls, given = named_call[results], has_call[results]
+    linked = _linked_calls(ix, results)
+    calls[~given] = linked[~given]
+    checked = np.flatnonzero(calls >= 0)
+    wrong = np.zeros(results.size, dtype=bool)
+    wrong[checked] = _mismatch(ix, results[checked], calls[checked])
+    for k in np.flatnonzero(given & ((calls < 0) | wrong)).tolist():
+        if calls[k] not in ix.broken_events:  # the schema has said what is wrong with the call
+            r = int(results[k])
+            findings.append(Finding(f"/events/{r}/call", _call_problem(ix, r, int(calls[k]), ix.event(r)["call"])))
+    calls[wrong] = MISSING  # a wrong call answers nothing; a wrong linked one leaves the result to pair by tool
+    unpaired = np.flatnonzero(~given & (calls < 0))
+    if unpaired.size:
+        findings += _pair_by_tool(ix, results, calls, unpaired)
+    paired = calls >= 0
+    ix.calls = dict(zip(results[paired].tolist(), calls[paired].tolist()))
+    ix.actor_code = ix.agent_code.copy()
+    ix.actor_code[results[paired]] = ix.agent_code[calls[paired]]
+    return findings
+
+
+def _linked_calls(ix: TraceIndex, results: np.ndarray) -> np.ndarray:
+    """For each result, the first tool_call with an edge into it, or MISSING."""
+    both = np.flatnonzero((ix.src >= 0) & (ix.dst >= 0))
+    into = both[(ix.type_code[ix.src[both]] == ix.code("tool_call")) & (ix.type_code[ix.dst[both]] == ix.code("tool_result"))]
+    by_result = np.full(ix.n, MISSING, dtype=np.int64)
+    if into.size:
+        targets, first = np.unique(ix.dst[into], return_index=True)  # the first edge in the file wins
+        by_result[targets] = ix.src[into[first]]
+    return by_result[results]
+
+
+def _mismatch(ix: TraceIndex, results: np.ndarray, calls: np.ndarray) -> np.ndarray:
+    """Whether each pairing is wrong: not a tool_call, another tool, or a later call."""
+    bad = (ix.type_code[calls] != ix.code("tool_call")) | (ix.t[calls] > ix.t[results])
+    fine = np.flatnonzero(~bad)
+    tools = ix.coded("tool")
+    bad[fine] = tools[calls[fine]] != tools[results[fine]]
+    return bad
+
+
+def _call_problem(ix: TraceIndex, r: int, a: int, named: str) -> str:
+    if a < 0:
+        return f"no event has id '{named}'; name the tool_call this result answers"
+    call, result = ix.event(a), ix.event(r)
+    if ix.type_code[a] != ix.code("tool_call"):
+        return f"'{named}' is a {call['type']} event, not a tool_call; name the tool_call this result answers"
+    if call["tool"] != result["tool"]:
+        return f"'{named}' calls '{call['tool']}', not '{result['tool']}'; name a call of the same tool"
+    return f"'{named}' comes later (t={_num(ix.t[a])}) than this result (t={_num(ix.t[r])}); a result answers an earlier call"
+
+
+def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpaired: np.ndarray) -> list[Finding]:
+    """Pair the remaining results by tool name, in time order; `calls` is filled in."""
+    waiting = dict(zip(results[unpaired].tolist(), unpaired.tolist()))
+    candidates = np.concatenate([ix.positions("tool_call"), results[unpaired]])
+    order = candidates[np.lexsort((candidates, np.nan_to_num(ix.t[candidates], nan=-1.0)))].tolist()
+    tools = [ix.tool_names[code] for code in ix.coded("tool")[order].tolist()]
+    latest: dict[str, int] = {}
+    findings = []
+    for i, tool in zip(order, tools):
+        if i not in waiting:
+            latest[tool] = i
+            continue
+        a = latest.get(tool)
+        if a is None:
+            findings.append(Finding(f"/events/{i}", f"tool_result of '{tool}' answers no tool_call: there is no call of "
+                                    f"'{tool}' at or before t={_num(ix.t[i])}; add the tool_call, or name it in `call`"))
+        else:
+            calls[waiting[i]] = a
+    return findings
+
+
+def spawn_targets(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
+    """The spawn events, and the agent each creates (a position in ix.agent_names)."""
+    spawns = ix.positions("spawn")
+    return spawns, ix.coded("to")[spawns]
+
+
+def first_spawns(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
+    """(agent, its earliest spawn) for every spawned agent, agents as in ix.agent_names."""
+    spawns, targets = spawn_targets(ix)
+    in_time = np.argsort(ix.t[spawns], kind="stable")
+    agents, first = np.unique(targets[in_time], return_index=True)
+    return agents, spawns[in_time][first]
+
+
+def spawned_agents_act_after_spawn(ix: TraceIndex) -> list[Finding]:
+    agents, spawn_at = first_spawns(ix)
+    if not agents.size:
+        return []
+    table = ix.agent_table()
+    code = table.of_name[agents]
+    if not table.names:  # nobody acts (every event broke the schema)
+        return []
+    early = np.flatnonzero((code >= 0) & (table.first_t[np.maximum(code, 0)] < ix.t[spawn_at]))
+    findings = []
+    for k in early.tolist():
+        name, s, i = ix.agent_names[agents[k]], int(spawn_at[k]), int(table.first_event[code[k]])
+        findings.append(Finding(f"/events/{i}/t", f"agent '{name}' acts at t={_num(ix.t[i])}, before the spawn that creates it "
+                                f"(/events/{s}, t={_num(ix.t[s])}); correct the times, or spawn it earlier"))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def agent_mask(ix: TraceIndex) -> np.ndarray:
+    """Which of ix.agent_names are agents of the trace: they act, or are spawned."""
+    if "agent mask" not in ix._cache:
+        mask = ix.agent_table().of_name >= 0
+        mask[spawn_targets(ix)[1]] = True
+        ix._cache["agent mask"] = mask
+    return ix._cache["agent mask"]
+
+
+def returns_reach_agents(ix: TraceIndex) -> list[Finding]:
+    returns = ix.positions("return")
+    targets = ix.coded("to")[returns]
+    stray = np.flatnonzero(~agent_mask(ix)[targets])
+    if not stray.size:
+        return []
+    names = [ix.agent_names[code] for code in np.flatnonzero(agent_mask(ix)).tolist()]
+    findings = []
+    for r, code in zip(returns[stray].tolist(), targets[stray].tolist()):
+        to = ix.agent_names[code]
+        findings.append(Finding(f"/events/{r}/to", f"return goes to '{to}', which is no agent of this trace; "
+                                + suggest(to, names, "return to the agent that spawned or called this one")))
+    return findings
+
+
+def event_costs(ix: TraceIndex) -> tuple[float, float]:
+    """(tokens, seconds) summed over the events that declare a cost."""
+    _, tokens, seconds = ix.cost_columns()
+    return float(tokens.sum()), float(seconds.sum())
+
+
+def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
+    declared = trace.get("costs")
+    if not isinstance(declared, dict):
+        return []
+    tokens, seconds = event_costs(ix)
+    findings = []
+    if "tokens" in declared and _exceeds(tokens, declared["tokens"]):
+        findings.append(Finding("/costs/tokens", f"the events' costs add up to {_num(tokens)} tokens, more than the declared "
+                                f"{_num(declared['tokens'])}; correct the total or the events' costs"))
+    if "compute_s" in declared and _exceeds(seconds, declared["compute_s"]):
+        findings.append(Finding("/costs/compute_s", f"the events' costs add up to {_num(seconds)} s, more than the declared "
+                                f"{_num(declared['compute_s'])} s of compute; correct the total or the events' costs"))
+    if "wall_clock_s" in declared:
+        limit = declared["wall_clock_s"]
+        positions, _, each = ix.cost_columns()
+        for i, took in zip(positions[each > limit].tolist(), each[each > limit].tolist()):
+            findings.append(Finding(f"/events/{i}/cost/seconds", f"the event took {_num(took)} s, longer than the "
+                                    f"whole run (wall_clock_s {_num(limit)}); correct one of them"))
+    return findings
+
+
+def _exceeds(summed: float, declared: float) -> bool:
+    """More than declared, beyond what adding up decimal fractions in binary can err by."""
+    return summed > declared + 1e-9 * max(1.0, abs(declared))
+
+
+def _num(value) -> str:
+    """A number as a person writes it: 3 rather than 3.0, thousands separated."""
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:,.6g}"

@@ -1,0 +1,275 @@
+"""The orchestration-trace JSON Schema: loading it, validating a trace against it with
+jsonschema-rs, and turning each of the library's errors into one line that says what is
+wrong and how to fix it.
+
+The schema file is the single statement of the format: the event, edge and credit-unit
+vocabularies and the edge types that must run forward in time are read from it here, so
+that no list of them is written twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+import jsonschema_rs
+
+from ..problems import suggest
+
+SCHEMA_FILE = "orchestration-trace.v1.schema.json"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in a trace: where (a JSON pointer, "" for the whole document) and what."""
+
+    pointer: str
+    message: str
+
+    def line(self, file: str) -> str:
+        """One line, always: a line break or other control character from the trace (a key
+        may hold one) is shown escaped."""
+        text = f"{self.pointer}: {self.message}" if self.pointer else self.message
+        return f"{file}: {printable(text)}"
+
+    def sort_key(self) -> tuple:
+        # The schema's order of the top-level fields (trace_id ... events, edges, ...), then
+        # /edges/2 before /edges/10, and a field after its object.
+        parts = self.pointer.split("/")[1:]
+        top = _TOP_LEVEL_ORDER.get(parts[0], len(_TOP_LEVEL_ORDER)) if parts else -1
+        return (top,) + tuple((0, int(p), "") if _is_index(p) else (1, 0, p) for p in parts)
+
+
+def printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _is_index(part: str) -> bool:
+    """A pointer part that is a list position (not any Unicode digit, such as '²')."""
+    return part.isascii() and part.isdigit()
+
+
+def schema_text() -> str:
+    return resources.files(__package__).joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+@functools.cache
+def schema() -> dict:
+    return json.loads(schema_text())
+
+
+@functools.cache
+def _validator():
+    return jsonschema_rs.validator_for(schema())
+
+
+def _enum(*path: str) -> list[str]:
+    node = schema()
+    for part in path:
+        node = node[part]
+    return list(node["enum"])
+
+
+_TOP_LEVEL_ORDER = {name: position for position, name in enumerate(schema()["properties"])}
+
+
+def event_types() -> list[str]:
+    return _enum("$defs", "event", "properties", "type")
+
+
+def edge_types() -> list[str]:
+    return _enum("$defs", "edge", "properties", "type")
+
+
+def topologies() -> list[str]:
+    return _enum("properties", "topology")
+
+
+def credit_units() -> list[str]:
+    return _enum("$defs", "credit_unit")
+
+
+def ordering_edge_types() -> frozenset[str]:
+    """The edge types that must run forward in time and form no cycle."""
+    return frozenset(schema()["x-ordering-edge-types"])
+
+
+def schema_id() -> str:
+    return schema()["$id"]
+
+
+def pointer(path) -> str:
+    """A JSON pointer (RFC 6901) from a sequence of keys and indexes."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def schema_findings(trace) -> list[Finding]:
+    """Every way a whole trace breaks the schema, each with its JSON pointer."""
+    validator = _validator()
+    if validator.is_valid(trace):  # the common case, and cheaper than collecting nothing
+        return []
+    return [finding for error in validator.iter_errors(trace) for finding in _explain(error, trace, list)]
+
+
+@functools.cache
+def _items_validator(section: str):
+    """A validator of a list of events or edges, for a trace read in chunks."""
+    item = {"events": "event", "edges": "edge"}[section]
+    return jsonschema_rs.validator_for({"$schema": schema()["$schema"], "$defs": schema()["$defs"],
+                                        "type": "array", "items": {"$ref": f"#/$defs/{item}"}})
+
+
+def item_findings(section: str, items: list, offset: int) -> list[Finding]:
+    """The schema's findings on `items`, the events or edges from position `offset` on."""
+    validator = _items_validator(section)
+    if validator.is_valid(items):
+        return []
+
+    def located(local: list) -> list:
+        return [section, offset + local[0], *local[1:]] if local else [section]
+
+    return [finding for error in validator.iter_errors(items) for finding in _explain(error, items, located)]
+
+
+# How an expected JSON type is asked for in a message.
+_TYPE_WORDS = {"number": "a number", "integer": "a whole number", "string": "text in quotes",
+               "object": "an object {...}", "array": "a list [...]", "boolean": "true or false", "null": "null"}
+# What a field holding a vocabulary value is called in a message.
+_ENUM_NOUNS = {("events", "type"): "event type", ("edges", "type"): "edge type", ("unit",): "credit unit",
+               ("topology",): "topology"}
+
+
+def _explain(error, document, located) -> list[Finding]:
+    """Findings for one of the library's errors on `document`; `located` turns a path in
+    the document into the path in the whole trace."""
+    local = list(error.instance_path)
+    path = located(local)
+    kind = error.kind
+    name = kind.name
+    if name == "additionalProperties":
+        known = _known_fields(error.schema_path)
+        return [Finding(pointer(path + [key]), f"unknown field '{key}'; "
+                        + suggest(key, known, "remove it, or prefix its name with x_ to keep it as an extension"))
+                for key in kind.unexpected]
+    if name == "required":
+        field = kind.property
+        what = _description(error.schema_path, field)
+        if "then" in error.schema_path:
+            event_type = _value_at(document, local + ["type"])
+            return [Finding(pointer(path + [field]), f"missing: a {event_type} event needs `{field}` ({what}); add it")]
+        return [Finding(pointer(path + [field]), f"missing: add `{field}` ({what})")]
+    value = _value_at(document, local)
+    shown = _show(value)
+    if name == "type":
+        if isinstance(value, float) and not math.isfinite(value):
+            return [Finding(pointer(path), f"{shown} is not a finite number; write a finite number")]
+        wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in kind.types)
+        if not path:
+            return [Finding("", f"the file holds {_json_type(value)}, not a trace; a trace is a JSON object with trace_id, events and edges")]
+        if kind.types == ["integer"] and isinstance(value, float):
+            return [Finding(pointer(path), f"{shown} is not a whole number; write a whole number")]
+        what = "null is" if value is None else f"{shown} is {_json_type(value)},"
+        return [Finding(pointer(path), f"{what} not {wanted}; write {wanted}")]
+    if name == "enum":
+        options = [str(option) for option in kind.options]
+        noun = _enum_noun(path)
+        return [Finding(pointer(path), f"{shown} is not a known {noun}; "
+                        + suggest(str(value), options, "use one of " + ", ".join(options)))]
+    if name == "minimum" and kind.limit == 0:
+        return [Finding(pointer(path), f"{shown} is negative; {path[-1]} cannot be negative, write 0 or more")]
+    if name == "minimum":
+        return [Finding(pointer(path), f"{shown} is below the minimum {kind.limit}; write {kind.limit} or more")]
+    if name == "minLength":
+        return [Finding(pointer(path), "is empty; write a name")]
+    if name == "maxLength":
+        return [Finding(pointer(path), f"is {len(value):,} characters long, over the limit of {kind.limit:,}; shorten it")]
+    if name == "pattern":
+        return [Finding(pointer(path), f"{shown} is not a valid channel name; start with a letter, then use letters, digits, _ . or -")]
+    if name == "propertyNames":
+        key = kind.error.instance
+        return [Finding(pointer(path + [key]), f"{_show(key)} is not a valid channel name; start with a letter, then use letters, digits, _ . or -")]
+    if name == "const":
+        return [Finding(pointer(path), f"{shown} is not this schema; write \"{schema_id()}\" or leave the field out")]
+    return [Finding(pointer(path), f"{error.message}; see the schema {SCHEMA_FILE}")]
+
+
+def _schema_node(schema_path) -> dict:
+    """The schema object a schema path leads to, following $ref as the validator did."""
+    node = schema()
+    for part in schema_path:
+        if "$ref" in node and part not in node:
+            node = _resolve(node["$ref"])
+        node = node[part] if isinstance(node, dict) else node[int(part)]
+    return node
+
+
+def _resolve(ref: str) -> dict:
+    node = schema()
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def _owner(schema_path) -> dict:
+    """The object schema a keyword at the end of `schema_path` belongs to."""
+    owner = _schema_node(list(schema_path)[:-1])
+    while "properties" not in owner and "$ref" in owner:
+        owner = _resolve(owner["$ref"])
+    return owner
+
+
+def _known_fields(schema_path) -> list[str]:
+    return list(_owner(schema_path).get("properties", {}))
+
+
+def _description(schema_path, field: str) -> str:
+    path = list(schema_path)
+    # a conditional `then: {required: [...]}` describes fields of the object the allOf sits in
+    while "allOf" in path:
+        path = path[: path.index("allOf")] + ["required"]
+    spec = _owner(path).get("properties", {}).get(field, {})
+    if "$ref" in spec and "description" not in spec:
+        spec = _resolve(spec["$ref"])
+    text = spec.get("description", "see the schema").rstrip(".")
+    return text[:1].lower() + text[1:]
+
+
+def _enum_noun(path: list) -> str:
+    names = [part for part in path if isinstance(part, str)]
+    for key, noun in _ENUM_NOUNS.items():
+        if tuple(names[-len(key):]) == key:
+            return noun
+    return f"value of {names[-1]}" if names else "value"
+
+
+def _value_at(document, path):
+    for part in path:
+        try:
+            document = document[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return document
+
+
+def _json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _show(value) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

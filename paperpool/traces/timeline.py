@@ -1,0 +1,167 @@
+"""A trace drawn as a timeline, for the site's gallery: one lane per agent along time, its
+events as marks on it, arrows for spawns (spawner to new agent) and returns (agent to
+receiver). Hand-written SVG, the same bytes for the same trace: text, axes and arrows
+are drawn in currentColor, so they follow the page's light or dark theme, and the marks
+use mid-tone fills that read on both. Every piece of text from the trace is escaped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from html import escape
+
+import numpy as np
+
+from ..problems import PaperpoolError, plural
+from . import metrics
+from .validation import check_trace
+
+WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34
+MAX_LANES = 40  # more agents than this are summed up in a note, not drawn
+# Mid-tone fills (readable on white and on near-black) and a shape for each event type.
+MARKS = {
+    "orchestrator_decision": ("#4c78a8", "diamond"), "spawn": ("#54a24b", "triangle"), "despawn": ("#9d755d", "triangle"),
+    "message": ("#72b7b2", "circle"), "tool_call": ("#f58518", "circle"), "tool_result": ("#eeca3b", "circle"),
+    "return": ("#b279a2", "circle"), "aggregate": ("#4c78a8", "square"), "human_intervention": ("#ff9da6", "diamond"),
+    "safety_event": ("#e45756", "diamond"), "stop": ("#e45756", "square"),
+}
+
+
+def draw(trace: dict) -> str:
+    """The timeline of a valid trace as an SVG document."""
+    checked = check_trace(trace)
+    if not checked.valid:
+        raise PaperpoolError(f"trace {trace.get('trace_id')!r} is not valid ({plural(len(checked.findings), 'problem')}); "
+                             "validate it before drawing it")
+    ix = checked.index
+    names, _, busy = metrics.agent_lanes(ix)
+    table = ix.agent_table()
+    shown = names[:MAX_LANES]
+    lane_of = {name: position for position, name in enumerate(shown)}
+    t0, t1 = (float(np.nanmin(ix.t)), float(np.nanmax(ix.t))) if ix.n else (0.0, 1.0)
+    span = (t1 - t0) or 1.0
+    plot = WIDTH - LABELS - RIGHT
+
+    def x(t: float) -> float:
+        return round(LABELS + (t - t0) / span * plot, 1)
+
+    def y(name: str) -> float:
+        return TOP + lane_of[name] * LANE + LANE / 2
+
+    bottom = TOP + len(shown) * LANE + AXIS + (18 if len(names) > len(shown) else 0)
+    legend, legend_height = _legend(ix, bottom + 8)
+    height = bottom + 8 + legend_height
+    title = f"{trace.get('trace_id', '')}" + (f" ({trace['topology']})" if trace.get("topology") else "")
+    # ids unique to the trace: a gallery page holds many drawings, and ids are page-wide
+    key = "tl-" + hashlib.sha1(str(trace.get("trace_id", "")).encode("utf-8")).hexdigest()[:10]
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+             f'role="img" aria-labelledby="{key}-title {key}-desc" font-family="sans-serif" font-size="11" fill="currentColor">'),
+             f'<title id="{key}-title">Timeline of trace {escape(title)}</title>',
+             f'<desc id="{key}-desc">{escape(_description(ix.n, len(names), t0, t1))}</desc>',
+             (f'<defs><marker id="{key}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">'
+             '<path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker></defs>'),
+             f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
+    starts = {name: float(table.last_t[table.index[name]] - b) for name, b in zip(names, busy.tolist())}
+    for name in shown:
+        row = y(name)
+        label = name if len(name) <= 22 else name[:21] + "\u2026"
+        parts.append(f'<text x="{LABELS - 8}" y="{row + 4}" text-anchor="end"><title>{escape(name)}</title>{escape(label)}</text>')
+        parts.append(f'<line x1="{LABELS}" y1="{row}" x2="{WIDTH - RIGHT}" y2="{row}" stroke="currentColor" stroke-opacity="0.15"/>')
+        start, end = x(starts[name]), x(float(table.last_t[table.index[name]]))
+        parts.append(f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
+                     f'fill="currentColor" fill-opacity="0.12"/>')
+    parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
+    parts += _marks(ix, table, lane_of, x, y)
+    parts += _axis(t0, t1, x, TOP + len(shown) * LANE)
+    if len(names) > len(shown):
+        parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {plural(len(names) - len(shown), "more agent")} not drawn</text>')
+    parts += legend
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _description(events: int, agents: int, t0: float, t1: float) -> str:
+    return f"{plural(events, 'event')} of {plural(agents, 'agent')} from t={_num(t0)} to t={_num(t1)}; one lane per agent."
+
+
+def _actor_names(ix, table) -> list:
+    return [table.names[code] if code >= 0 else None for code in table.code.tolist()]
+
+
+def _arrows(ix, table, lane_of, x, y, marker: str) -> list[str]:
+    """Spawn arrows from the spawner's lane to the new agent's; return arrows from the
+    returning agent's lane to its receiver's."""
+    actors = _actor_names(ix, table)
+    arrows = []
+    to = ix.coded("to")
+    for kind in ("spawn", "return"):
+        for position in ix.positions(kind).tolist():
+            source, target = actors[position], ix.agent_names[to[position]]
+            if source not in lane_of or target not in lane_of or source == target:
+                continue
+            at = x(float(ix.t[position]))
+            y1, y2 = y(source), y(target)
+            shift = 4 if y2 > y1 else -4
+            dash = "" if kind == "spawn" else ' stroke-dasharray="3 2"'
+            arrows.append(f'<line x1="{at}" y1="{y1 + shift}" x2="{at}" y2="{y2 - shift}" stroke="currentColor" '
+                          f'stroke-opacity="0.7"{dash} marker-end="url(#{marker})"><title>{kind}</title></line>')
+    return arrows
+
+
+def _marks(ix, table, lane_of, x, y) -> list[str]:
+    actors = _actor_names(ix, table)
+    types = list(MARKS)
+    marks = []
+    for position in np.argsort(ix.t, kind="stable").tolist():
+        actor, code = actors[position], int(ix.type_code[position])
+        if actor not in lane_of or code < 0:
+            continue
+        kind = types[code]
+        label = f"{kind} by {actor} at t={_num(float(ix.t[position]))}"
+        marks.append(_shape(MARKS[kind], x(float(ix.t[position])), y(actor), escape(label)))
+    return marks
+
+
+def _shape(mark: tuple[str, str], cx: float, cy: float, label: str, size: float = 5.0) -> str:
+    fill, shape = mark
+    style = f'fill="{fill}" stroke="currentColor" stroke-width="0.8"'
+    if shape == "circle":
+        body = f'<circle cx="{cx}" cy="{cy}" r="{size - 1}" {style}>'
+        return f"{body}<title>{label}</title></circle>"
+    if shape == "square":
+        return f'<rect x="{cx - size + 1}" y="{cy - size + 1}" width="{2 * size - 2}" height="{2 * size - 2}" {style}><title>{label}</title></rect>'
+    if shape == "triangle":
+        points = f"{cx},{cy - size} {cx + size},{cy + size - 1} {cx - size},{cy + size - 1}"
+    else:  # diamond
+        points = f"{cx},{cy - size} {cx + size},{cy} {cx},{cy + size} {cx - size},{cy}"
+    return f'<polygon points="{points}" {style}><title>{label}</title></polygon>'
+
+
+def _axis(t0: float, t1: float, x, top: float) -> list[str]:
+    parts = [f'<line x1="{LABELS}" y1="{top + 6}" x2="{WIDTH - RIGHT}" y2="{top + 6}" stroke="currentColor"/>']
+    for step in range(6):
+        t = t0 + (t1 - t0) * step / 5
+        at = x(t)
+        parts.append(f'<line x1="{at}" y1="{top + 6}" x2="{at}" y2="{top + 10}" stroke="currentColor"/>')
+        parts.append(f'<text x="{at}" y="{top + 22}" text-anchor="middle">{_num(t)}</text>')
+    parts.append(f'<text x="{LABELS - 8}" y="{top + 22}" text-anchor="end">t (s)</text>')
+    return parts
+
+
+def _legend(ix, top: float) -> tuple[list[str], float]:
+    """The marks of the event types the trace has, in rows; and the height they take."""
+    counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(MARKS)).tolist()
+    parts, at, row = [], float(LABELS), top + 6
+    for kind in (kind for kind, count in zip(MARKS, counts) if count):
+        label = kind.replace("_", " ")
+        width = 22 + 6.2 * len(label)
+        if at + width > WIDTH - RIGHT:
+            at, row = float(LABELS), row + 16
+        parts.append(_shape(MARKS[kind], round(at + 5, 1), row, escape(label)))
+        parts.append(f'<text x="{round(at + 14, 1)}" y="{row + 4}">{escape(label)}</text>')
+        at += width
+    return parts, row - top + 14
+
+
+def _num(value: float) -> str:
+    return f"{value:.6g}"

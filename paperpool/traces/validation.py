@@ -1,0 +1,103 @@
+"""Validating a trace: the JSON Schema first (jsonschema-rs), then the graph rules on
+every part the schema accepted. Problems are collected, never raised, and come back in
+document order.
+
+A large file is read in chunks (see source.py): each chunk of events or edges is
+validated and indexed, then dropped, so memory stays near the file's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from ..problems import PaperpoolError, plural
+from . import rules, source
+from .index import Builder, TraceIndex, broken_positions
+from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
+from .schema import Finding, item_findings, schema_findings
+
+# Files above this size are read in chunks; below it, parsing the whole file at once is
+# faster (measured: 200,000 events, 46 MB, 0.15 s faster whole).
+CHUNK_ABOVE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class Checked:
+    top: object  # the trace's top-level fields (events and edges aside), or what the file held instead
+    findings: list[Finding]
+    index: TraceIndex | None  # None when the trace has no lists of events and edges
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings
+
+
+def check_trace(trace) -> Checked:
+    """Check a trace given as parsed JSON."""
+    return check_source(source.WholeSource(trace))
+
+
+def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = CHUNK_ABOVE_BYTES,
+               chunk: int = source.CHUNK) -> Checked:
+    """Read and check a trace file; TraceUnreadable when it is no JSON at all."""
+    data = read_bytes(path, max_bytes)
+    return check_source(source.from_bytes(data, chunk_above, chunk))
+
+
+def check_source(trace_source) -> Checked:
+    with no_gc_pauses():
+        if not trace_source.shaped:
+            trace = trace_source.trace
+            return Checked(trace, sorted(schema_findings(trace), key=Finding.sort_key), None)
+        top = trace_source.top
+        findings = schema_findings({**top, "events": [], "edges": []})
+        builder = Builder()
+        for section, add in (("events", builder.add_events), ("edges", builder.add_edges)):
+            for offset, items in trace_source.chunks(section):
+                found = item_findings(section, items, offset)
+                findings += found
+                add(items, offset, broken_positions(found, section))
+        ix = builder.build(trace_source)
+        findings += rules.check(ix, top, findings)
+        return Checked(top, sorted(findings, key=Finding.sort_key), ix)
+
+
+class InvalidTrace(PaperpoolError):
+    """A trace a command refuses to measure: its problems, one per line, then `Error: ...`."""
+
+    def __init__(self, file: str, findings: list[Finding], advice: str | None = None):
+        super().__init__(f"{file} is not a valid trace ({plural(len(findings), 'problem')} above); "
+                         + (advice or f"fix it first: paperpool trace validate {file}"))
+        self.lines = [finding.line(file) for finding in findings]
+
+    def show(self, file=None) -> None:
+        for line in self.lines:
+            click.echo(line, err=True)
+        super().show(file)
+
+
+def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRACE_BYTES) -> Checked:
+    """A valid trace, or InvalidTrace listing every problem."""
+    shown = shown or str(path)
+    try:
+        checked = check_file(path, max_bytes)
+    except TraceUnreadable as exc:
+        raise InvalidTrace(shown, exc.findings) from None
+    if not checked.valid:
+        raise InvalidTrace(shown, checked.findings)
+    return checked
+
+
+def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK) -> tuple[bool, list[str]]:
+    """(valid, lines) for one file as `trace validate` prints it: every problem, then a summary."""
+    try:
+        checked = check_file(path, chunk_above=chunk_above, chunk=chunk)
+    except TraceUnreadable as exc:
+        return False, [f.line(shown) for f in exc.findings] + [f"{shown}: invalid, {plural(len(exc.findings), 'problem')}."]
+    if checked.valid:
+        ix = checked.index
+        return True, [f"{shown}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}."]
+    return False, [f.line(shown) for f in checked.findings] + [f"{shown}: invalid, {plural(len(checked.findings), 'problem')}."]
