@@ -29,7 +29,7 @@ from paperpool.query import parse
 from paperpool.sitegen.build import MARKER
 from paperpool.sitegen.linkcheck import check_site
 
-from .conftest import EXPECTED, TINY, edit
+from .conftest import EXPECTED, REPO, TINY, edit
 
 HOSTILE_TITLE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> {{ 7*7 }} {% if 1 %}x{% endif %} [click](javascript:alert(1))'
 HOSTILE = f"""key: hostile
@@ -51,7 +51,14 @@ def hostile_pool(root: Path) -> Path:
     edit(root / "registry.yaml", "  summary: {type: text, required: true}\n",
          "  summary: {type: text, required: true}\n  added: {type: date, label: \"Added\"}\n")
     (root / "papers" / "hostile.yaml").write_text(HOSTILE, encoding="utf-8")
+    shutil.copytree(REPO / "traces", root / "traces", ignore=shutil.ignore_patterns("otlp"))
+    trace = json.loads((root / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    trace["description"] = HOSTILE_TRACE_TEXT
+    (root / "traces" / "hostile-trace.json").write_text(json.dumps(trace), encoding="utf-8")
     return root
+
+
+HOSTILE_TRACE_TEXT = '<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) {{ 7*7 }}'
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +81,7 @@ def test_build_reports_each_stage_and_where_the_site_is(built):
     lines = output.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == list(STAGES)
     assert all(re.fullmatch(r"\s*\w+\s+\d+\.\d\d s", line) for line in lines[:-1])
-    assert re.fullmatch(rf"built 29 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
+    assert re.fullmatch(rf"built 30 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
 
 
 def test_every_page_the_issue_names_is_built(built):
@@ -86,6 +93,37 @@ def test_every_page_the_issue_names_is_built(built):
     for download in ("feed.xml", "downloads/pool.bib", "downloads/pool.json", "assets/paperpool/charts/per-method-light.svg"):
         assert (site / download).is_file(), download
     assert (site / MARKER).is_file()
+
+
+def test_the_trace_gallery_draws_and_measures_every_trace(built):
+    root, site, kept, _ = built
+    page = (kept / "traces.md").read_text(encoding="utf-8")
+    names = sorted(path.stem for path in (root / "traces").glob("*.json"))
+    assert len(names) == 7
+    for name in names:
+        assert f"{{ #trace-{name} }}" in page, name
+        for variant in ("light", "dark"):
+            assert (site / "traces" / f"{name}-{variant}.svg").read_text(encoding="utf-8").startswith("<svg color=")
+        assert (site / "traces" / f"{name}.json").read_bytes() == (root / "traces" / f"{name}.json").read_bytes()
+    # the measures are trace metrics' own: the debate has 8 events, 3 agents, no stop
+    assert "| [example-debate](#trace-debate-two-rounds) | debate | 8 | 3 | 2.17 | no stop event |" in page
+    html = (site / "traces.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
+    schema = (site / "trace-schema.html").read_text(encoding="utf-8")
+    assert "urn:paperpool:schema:orchestration-trace:1.0.0" in schema and (site / "traces" / "orchestration-trace.v1.schema.json").is_file()
+
+
+def test_an_invalid_trace_stops_the_build(tmp_path, run, snapshot):
+    root = hostile_pool(tmp_path / "pool")
+    assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
+    before = snapshot(tmp_path / "site")
+    (root / "traces" / "broken.json").write_text('{"trace_id": "x", "events": [], "edges": [{"src": "a", "dst": "b", "type": "causal"}]}',
+                                                 encoding="utf-8")
+    result = run("build", "--out", str(tmp_path / "site"), cwd=root)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == ("Error: traces/broken.json is not a valid trace (2 problems above); "
+                                              "fix it first: paperpool trace validate traces/broken.json")
+    assert snapshot(tmp_path / "site") == before
 
 
 def test_every_internal_link_and_anchor_resolves(built):

@@ -20,7 +20,7 @@ from .. import csvio, ris
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
-from . import datasets, engine, feed, paths
+from . import datasets, engine, feed, gallery, paths
 from .analysis import Analysis, analyse
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
@@ -109,7 +109,7 @@ def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: st
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
     files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
-    files |= downloads(analysis)
+    files |= downloads(analysis) | gallery.files(figures.traces)
     for name in ASSET_FILES:
         files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.assets").joinpath(name).read_text(encoding="utf-8")
     return files

@@ -10,6 +10,7 @@ from ..columns import NONE
 from ..gaps import cell_values, sparse_at_most
 from ..stats import count, crosstab
 from .analysis import Analysis
+from .gallery import TraceCard, gallery
 
 ENTRIES = "Entries"
 
@@ -24,11 +25,12 @@ class Figure:
 class Figures:
     statistics: list[Figure]
     flow: Figure | None
+    traces: list[TraceCard]  # the gallery: each of the pool's traces, measured and drawn
 
 
 def draw(analysis: Analysis) -> Figures:
     drawn = [DRAW[spec["type"]](analysis, spec) for spec in analysis.site.get("charts") or []]
-    return Figures(drawn, _flow(analysis))
+    return Figures(drawn, _flow(analysis), gallery(analysis.registry))
 
 
 def _bars(analysis: Analysis, spec: dict) -> Figure:

@@ -19,6 +19,7 @@ from . import entrypage, paths
 from .analysis import Analysis
 from .fieldguide import field_guide
 from .figures import Figures
+from .gallery import schema_outline
 
 BACKTICKS = re.compile(r"`+")
 
@@ -65,7 +66,8 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
                                                                           "breakdown": _exclusion_breakdown(analysis)}, True, wide=True),
         Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
         Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
-        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {}, True),
+        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces}, True, wide=True),
+        Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
     ]
     pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)

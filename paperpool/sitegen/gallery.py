@@ -1,0 +1,121 @@
+"""The site's trace gallery: each trace of the pool's traces folder (registry
+`traces.folder`) validated, measured and drawn at build time; and the schema page, read
+from the schema file itself so that the page and the format cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+from ..registry import Registry
+from ..traces import mapping, metrics, timeline
+from ..traces.loading import read_trace
+from ..traces.validation import require_valid
+
+FOLDER = "traces"  # in the site: the drawings and the JSON files
+SCHEMA_FILE = "orchestration-trace.v1.schema.json"
+# (label, metrics key) shown in a trace's table; the JSON file has every measure
+SHOWN = [("Events", "events"), ("Agents", "agents"), ("Spawns", "spawns"), ("Largest fan-out", "max_fanout"),
+         ("Spawn depth", "depth"), ("Messages", "messages"), ("Tool calls", "tool_calls"), ("Aggregations", "aggregations"),
+         ("Critical path (s)", "critical_path_s"), ("Total work (s)", "total_work_s"), ("Parallelism speedup", "parallelism_speedup"),
+         ("Protocol overhead (messages per tool call)", "protocol_overhead")]
+
+
+@dataclass
+class TraceCard:
+    name: str  # the file's stem: its section anchor and file names in the site
+    trace_id: str
+    topology: str
+    description: str
+    rows: list[tuple[str, str]]  # (label, value) of the SHOWN measures
+    measures: dict[str, str]  # the same by metrics key
+    stopped: str
+    subdecisions: list[tuple[str, str, int]]  # (id, label, count)
+    rewards: list[tuple[str, str]]  # (unit, channels and values)
+    svg: str  # drawn in currentColor: each variant below sets the colour for its theme
+    json: str
+
+    @property
+    def svg_light(self) -> str:
+        return _coloured(self.svg, "#1f1f1f")
+
+    @property
+    def svg_dark(self) -> str:
+        return _coloured(self.svg, "#e2e2e2")
+
+
+def gallery(registry: Registry) -> list[TraceCard]:
+    folder = registry.root / (registry.traces.get("folder") or FOLDER)
+    decisions = mapping.for_registry(registry)
+    cards = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        shown = str(path.relative_to(registry.root))
+        checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed
+        trace = read_trace(path)
+        result = metrics.compute(checked.index, checked.top, decisions)
+        cards.append(TraceCard(
+            path.stem, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""), str(trace.get("description") or ""),
+            [(label, _shown(result[key])) for label, key in SHOWN], {key: _shown(result[key]) for _, key in SHOWN},
+            f"yes, at t = {_shown(result['stop_t'])}" if result["stopped"] else "no stop event",
+            [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
+            [(unit, ", ".join(f"{channel} {_shown(value)}" for channel, value in channels.items()))
+             for unit, channels in _by_unit(result["rewards"]).items()],
+            timeline.draw(trace), path.read_text(encoding="utf-8")))
+    return cards
+
+
+def files(cards: list[TraceCard]) -> dict[str, str]:
+    # an <img> does not inherit the page's colour, so each theme gets its own drawing
+    found = {f"{FOLDER}/{card.name}-light.svg": card.svg_light for card in cards}
+    found |= {f"{FOLDER}/{card.name}-dark.svg": card.svg_dark for card in cards}
+    found |= {f"{FOLDER}/{card.name}.json": card.json for card in cards}
+    return found | {f"{FOLDER}/{SCHEMA_FILE}": _schema_text()}
+
+
+def schema_outline() -> dict:
+    """What the schema page shows: the top-level fields, event and edge types, and each
+    definition's properties, with their descriptions, as the schema file states them."""
+    schema = json.loads(_schema_text())
+    definitions = schema.get("$defs", {})
+    return {"id": schema.get("$id", ""), "title": schema.get("title", ""), "description": schema.get("description", ""),
+            "sections": [(name, body.get("description", ""), _properties(body)) for name, body in
+                         [("trace", schema)] + sorted(definitions.items()) if _properties(body)],
+            "file": f"{FOLDER}/{SCHEMA_FILE}"}
+
+
+def _properties(body: dict) -> list[tuple[str, str, str, bool]]:
+    required = set(body.get("required", []))
+    return [(name, _type(spec), spec.get("description", ""), name in required) for name, spec in (body.get("properties") or {}).items()]
+
+
+def _type(spec: dict) -> str:
+    if "enum" in spec:
+        return "one of " + ", ".join(str(value) for value in spec["enum"])
+    if "$ref" in spec:
+        return spec["$ref"].rsplit("/", 1)[-1]
+    kind = spec.get("type", "")
+    if kind == "array" and isinstance(spec.get("items"), dict):
+        return f"list of {_type(spec['items'])}"
+    return " or ".join(kind) if isinstance(kind, list) else str(kind or "any")
+
+
+def _coloured(svg: str, colour: str) -> str:
+    return svg.replace("<svg ", f'<svg color="{colour}" ', 1)
+
+
+def _schema_text() -> str:
+    return resources.files("paperpool.traces").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def _by_unit(rewards) -> dict:
+    return rewards.get("by_unit", {}) if isinstance(rewards, dict) else {}
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
