@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .convert import ConvertError, converter
 from .pool import Pool
 from .problems import PaperpoolError, Problem, suggest
-from .registry import FieldSpec, Registry
+from .registry import KEY_RE, FieldSpec, Registry
 from .stubs import Planned, PoolIndex, complete, identifiers_from_links, planned_record
 from .validate import RecordChecker, check_value, expected_value
 
@@ -125,6 +125,9 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     """The record to write: completed, checked, and refused when its key is taken or the
     pool already records the same paper."""
     registry = pool.registry
+    if not KEY_RE.match(key):  # before the key becomes a path: '/tmp/x' or '../x' must never reach one
+        raise PaperpoolError(f"key: '{key}' is not a safe key; use lower-case letters, digits and hyphens "
+                             "(e.g. magrpo, kimi-k2-5); nothing written")
     index = PoolIndex(pool)
     specs = registry.fields[kind]
     given = dict(given)

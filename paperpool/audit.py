@@ -142,9 +142,6 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
     columns: list[str] = []
 
     def check_header(header: list[str]) -> None:
-        twice = sorted({column for column in header if header.count(column) > 1})
-        if twice:
-            raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
         if "key" not in header:
             raise PaperpoolError(f"{name}:1: no key column; name the column of entry keys `key`")
         if not any(c.startswith(FIRST) and SECOND + c[len(FIRST):] in header for c in header):

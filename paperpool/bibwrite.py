@@ -14,6 +14,7 @@ import bibtexparser
 from bibtexparser import model
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from .markdown import visible
 from .problems import Problem
 from .registry import Registry, lookup, registry_problem, resolve_spec
 from .settings import unknown_keys
@@ -136,7 +137,8 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
 
 def _latex(text: str) -> str:
     # a straight double quote is safe inside a braced value; pylatexenc would write ''
-    return '"'.join(_ENCODER.unicode_to_latex(part) for part in text.split('"'))
+    # bidirectional controls would reorder the citation on screen; they are dropped
+    return '"'.join(_ENCODER.unicode_to_latex(part) for part in visible(text).split('"'))
 
 
 def _first(data: dict, sources: list[str]):

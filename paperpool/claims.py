@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries", "exclusions")}
 CLAIM_FIELDS = {"id", "statement", "over", "where", "expected", "rows", "boundary"}
+EMPTY_HINT = "start it with `claims:` followed by a list of claims"
 BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
 BOUNDS = {"==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 
@@ -91,11 +92,11 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             return [], [Problem(rel, 1, "", "the claims file named in registry.yaml (pool.claims) is missing; create it or remove the setting")]
         return [], []
     try:
-        doc = load_yaml(path)
+        doc = load_yaml(path, empty_hint=EMPTY_HINT)
     except YamlProblem as exc:
         return [], [Problem(rel, exc.line, exc.field, exc.message)]
     if doc.data is None:
-        return [], [Problem(rel, 1, "", "the file is empty; start it with `claims:` followed by a list of claims")]
+        return [], [Problem(rel, 1, "", f"the file is empty; {EMPTY_HINT}")]
     items = doc.data.get("claims") if isinstance(doc.data, dict) else None
     if not isinstance(items, list):
         return [], [Problem(rel, 1, "claims", "the file holds `claims:` followed by a list of claims")]

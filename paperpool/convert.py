@@ -98,6 +98,8 @@ def _value_map_in(cell: str):
         name, sep, value = part.partition(":")
         if not sep:
             raise ConvertError(f"'{part}' should be name:value")
+        if name.strip() in result:
+            raise ConvertError(f"'{name.strip()}' is given twice; give each name once")
         result[name.strip()] = value.strip()
     return result
 

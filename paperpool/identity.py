@@ -22,9 +22,15 @@ PATTERNS = {
 _INVISIBLE = re.compile("[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
+def invisible(text: str) -> bool:
+    """Whether `text` holds a control or bidirectional character, never legitimate in a
+    link or an identifier (it would show one address and lead to another)."""
+    return _INVISIBLE.search(text) is not None
+
+
 def url_problem(url: str) -> str | None:
     """Why a string is not an acceptable web link, or None when it is."""
-    if _INVISIBLE.search(url) or any(ch.isspace() for ch in url):
+    if invisible(url) or any(ch.isspace() for ch in url):
         return "contains spaces or invisible control characters"
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):

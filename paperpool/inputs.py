@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from .problems import PaperpoolError
 from .yamlio import YamlProblem, read_text
 
 MAX_INPUT_BYTES = 50_000_000
+# Control characters other than tab and line breaks: never data, and printed back they
+# could move a reader's terminal cursor or rewrite what it shows.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
@@ -26,23 +30,44 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
 
 def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint: str) -> list[tuple[int, dict]]:
     """(line, {column: cell}) per non-blank row of a CSV file. `check_header` raises a
-    PaperpoolError for a header the caller cannot use; ragged rows and CSV syntax
-    errors are reported with their line."""
+    PaperpoolError for a header the caller cannot use; a column named twice, ragged
+    rows, control characters and CSV syntax errors (strict quoting: a stray quote is an
+    error, not part of a cell) are reported with their line."""
     name = path.name
-    reader = csv.reader(io.StringIO(read_input(path), newline=""))
+    text = read_input(path)
+    control = _CONTROL.search(text)
+    if control:
+        line = text.count("\n", 0, control.start()) + 1
+        raise PaperpoolError(f"{name}:{line}: control character U+{ord(control.group()):04X} in the file; "
+                             "remove it (a CSV holds text, tabs and line breaks only)")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    start = 1  # the line the row being read starts on
     try:
         header = next(reader, None)
         if not header:
             raise PaperpoolError(f"{name}:1: the file is empty; the first line must name the columns{empty_hint}")
+        separator = next((sep for sep in ";\t|" if len(header) == 1 and sep in header[0]), None)
+        if separator:
+            raise PaperpoolError(f"{name}:1: the header is one column holding {separator!r}: the columns are separated by "
+                                 f"{separator!r}, not commas; save the file as CSV with commas")
+        twice = sorted({column for column in header if header.count(column) > 1})
+        if twice:
+            raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
         check_header(header)
         rows = []
+        start = reader.line_num + 1
         for cells in reader:
             if not any(cell.strip() for cell in cells):
+                start = reader.line_num + 1
                 continue
             if len(cells) != len(header):
                 raise PaperpoolError(f"{name}:{reader.line_num}: row has {len(cells)} cells but the header has "
                                      f"{len(header)}; check for an unquoted comma")
             rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+            start = reader.line_num + 1
     except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            raise PaperpoolError(f"{name}:{start}: CSV syntax: a quote opened in this row is never closed; "
+                                 "close it, or double a quote that belongs to the text (\"\")") from None
         raise PaperpoolError(f"{name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
     return rows

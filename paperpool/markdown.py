@@ -22,11 +22,17 @@ BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u20
 WHITESPACE = re.compile(r"\s+")
 
 
+def visible(value) -> str:
+    """`value` as text without its bidirectional controls, for every output meant for
+    people (pages, the feed, citations), so that it reads in the order it was written."""
+    return str(value).translate(BIDI_CONTROLS)
+
+
 def text(value) -> str:
     """`value` as inert markdown on one line: HTML escaped, markdown punctuation escaped."""
     if value is None:
         return ""
-    flat = WHITESPACE.sub(" ", str(value).translate(BIDI_CONTROLS)).strip()
+    flat = WHITESPACE.sub(" ", visible(value)).strip()
     escaped = SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
     return LINE_START.sub(r"\1\\\2", escaped)
 

@@ -84,6 +84,12 @@ def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreada
         rel = f"{rel_folder}/{path.name}"
         if path.name.startswith("."):
             continue  # editor swap files, .gitkeep, our own temporary files
+        if path.is_symlink():
+            # git stores a link as a link: the record would be whatever it points at on
+            # each machine (another file, a device, a secret), so records are plain files
+            problems.append(Problem(rel, 1, "", "is a symbolic link; a record is a plain file: replace the link with the file itself"))
+            unreadable.add(path.stem)
+            continue
         if path.is_dir() or path.suffix != RECORD_SUFFIX:
             problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
             continue

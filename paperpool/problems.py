@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 import click
 
+# Characters that would act on a terminal (escape sequences), reorder a line (bidirectional
+# controls) or break it, instead of being shown: a value from a file quoted in a message
+# is printed with them escaped, as \x1b or \u202e.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """`text` with its unprintable characters escaped; with `lines`, line breaks are kept."""
+    def escape(match: re.Match) -> str:
+        char = match.group()
+        return char if lines and char == "\n" else char.encode("unicode_escape").decode("ascii")
+    return _UNPRINTABLE.sub(escape, text)
+
 
 class PaperpoolError(click.ClickException):
     """An error a command reports as one `Error: ...` line with exit status 1."""
+
+    def format_message(self) -> str:
+        return printable(self.message, lines=True)
 
 
 class InvalidPool(PaperpoolError):
@@ -38,7 +55,7 @@ class Problem:
         where = f"{self.path}:{self.line}: "
         what = f"{self.field}: " if self.field else ""
         tag = "warning: " if self.severity == "warning" else ""
-        return f"{where}{what}{tag}{self.message}"
+        return printable(f"{where}{what}{tag}{self.message}")
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

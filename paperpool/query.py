@@ -36,6 +36,7 @@ TOKEN_RE = re.compile(
     re.VERBOSE,
 )
 KEYWORDS = {"and", "or", "not", "in", "null"}
+MAX_NESTING = 50  # parentheses and `not`s inside each other; a real query needs a few
 ORDER = {"<", "<=", ">", ">="}
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -111,6 +112,7 @@ class _Parser:
         self.tokens = _tokenise(text)
         self.index = 0
         self.columns = columns
+        self.depth = 0
 
     def parse(self) -> Node:
         mask = self.disjunction()
@@ -153,14 +155,25 @@ class _Parser:
         return parts[0] if len(parts) == 1 else Combine("and", tuple(parts))
 
     def negation(self) -> Node:
+        token = self.peek()
+        if token.kind == "word" and token.text.lower() == "not" or token.kind == "punct" and token.text == "(":
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise QueryError(f"the query nests more than {MAX_NESTING} levels of parentheses and not (at position "
+                                 f"{token.position}); simplify it")
+            try:
+                return self.nested()
+            finally:
+                self.depth -= 1
+        return self.condition()
+
+    def nested(self) -> Node:
         if self.accept_word("not"):
             return Negate(self.negation())
-        if self.peek().text == "(" and self.peek().kind == "punct":
-            self.take()
-            inner = self.disjunction()
-            self.expect(")", "')'")
-            return inner
-        return self.condition()
+        self.take()  # (
+        inner = self.disjunction()
+        self.expect(")", "')'")
+        return inner
 
     def condition(self) -> Condition:
         token = self.take()

@@ -27,6 +27,7 @@ SPEC_KEYS = {
     "min", "max", "derived_from", "fields", "unique", "not_before_field",
 }
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
+SECTIONS_HINT = "write its sections (survey:, pool:, vocabularies:, entry_fields:, ...) as in the shipped registry.yaml"
 SECTIONS = ("survey", "pool", "vocabularies", "entry_fields", "exclusion_fields", "rules",
             "statistics", "gaps", "display", "site", "bibtex_export", "bibtex_import", "csv", "traces")
 
@@ -163,7 +164,7 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
     """Read and check the registry; returns (None, problems) when it is unusable."""
     path = root / REGISTRY_FILE
     try:
-        doc = load_yaml(path)
+        doc = load_yaml(path, empty_hint=SECTIONS_HINT)
     except YamlProblem as exc:
         return None, [Problem(REGISTRY_FILE, exc.line, exc.field, exc.message)]
     except OSError as exc:
@@ -205,7 +206,7 @@ class _RegistryReader:
 
     def read(self) -> tuple[Registry | None, list[Problem]]:
         if not isinstance(self.doc.data, dict):
-            return None, [Problem(REGISTRY_FILE, 1, "", "the registry must be a mapping of sections")]
+            return None, [Problem(REGISTRY_FILE, 1, "", f"the registry must be a mapping of sections; {SECTIONS_HINT}")]
         survey = self.section("survey")
         pool = self.section("pool")
         for kind in RECORD_KINDS:

@@ -74,7 +74,13 @@ class RecordChecker:
 
     def check_mapping(self, data: dict, specs: dict[str, FieldSpec], path: tuple) -> None:
         for name in data:
-            if name not in specs:
+            if name not in specs and (not str(name).strip() or str(name) != str(name).strip()):
+                # a blank name would print as nothing: say which it is, on its own line
+                line = self.record.line(*path, name)
+                where = ".".join(str(part) for part in path if not isinstance(part, int))
+                self.problems.append(Problem(self.record.rel, line, where, f"field name {name!r} is blank or has spaces "
+                                                                           "around it; write the field's name alone before the colon"))
+            elif name not in specs:
                 hint = suggest(name, specs, f"declare it in {REGISTRY_FILE} or remove it")
                 self.problem(path + (name,), f"unknown field; {hint}")
         for name, spec in specs.items():
@@ -194,7 +200,8 @@ def _check_bool(checker: RecordChecker, value, spec, path) -> None:
 def _check_integer(checker: RecordChecker, value, spec, path) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raw = checker.record.doc.raw.get(path, value)
-        fix = "write the number without quotes" if isinstance(value, str) else "write a whole number"
+        quoted = isinstance(value, str) and value.strip().lstrip("+-").isdigit()
+        fix = "write the number without quotes" if quoted else "write a whole number, e.g. 2025"
         checker.problem(path, f"must be a whole number, but YAML read '{raw}' as {_yaml_type(value)}; {fix}")
         return
     if not _in_range(value, spec):
@@ -260,7 +267,9 @@ def _check_identifier(checker: RecordChecker, value, spec, path) -> None:
     if not checker.text_value(value, path, "text"):
         return
     pattern, example = identity.PATTERNS[spec.scheme]
-    if not pattern.match(value):
+    if identity.invisible(value):
+        checker.problem(path, f"'{value}' contains invisible control characters; write {example}")
+    elif not pattern.match(value):
         checker.problem(path, f"'{value}' is not {example}")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from .markdown import visible
 from .pool import Pool, Record
 from .registry import Registry
 
@@ -36,13 +37,14 @@ class EntryView:
 
 def entry_view(registry: Registry, record: Record) -> EntryView:
     data = record.data
+    # text for people: without bidirectional controls, which would reorder it on screen
     return EntryView(
         key=record.key,
-        title=str(data.get("title") or record.key),
+        title=visible(data.get("title") or record.key),
         year=data.get("year"),
-        authors=short_authors(data.get("authors") or [], data.get("authors_complete", True)),
-        venue=str(data.get("venue") or ""),
-        summary=str(data.get("summary") or ""),
+        authors=visible(short_authors(data.get("authors") or [], data.get("authors_complete", True))),
+        venue=visible(data.get("venue") or ""),
+        summary=visible(data.get("summary") or ""),
         tags=tags(registry, data),
         links=links(data),
         record=data,

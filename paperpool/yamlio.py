@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
+MAX_DEPTH = 64  # mappings and lists inside each other; a record nests two or three, the registry five
 
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:" + name
@@ -74,11 +76,9 @@ class Document:
 
 
 def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """Read a UTF-8 text file, refusing what is too big, not UTF-8, or carries a BOM."""
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise YamlProblem(1, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit; is it the right file?")
-    data = path.read_bytes()
+    """Read a UTF-8 text file, refusing what is not a plain file, too big, not UTF-8, or
+    carries a BOM."""
+    data = read_bytes(path, max_bytes)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -89,13 +89,34 @@ def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     return text
 
 
-def parse_yaml(text: str, path: Path) -> Document:
-    """Parse YAML text into a Document, raising YamlProblem with a line on any defect."""
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """A plain file's bytes, refusing what is not a plain file or is too big. Never reads
+    more than `max_bytes` + 1 bytes: a device such as /dev/zero (behind a link, say)
+    reports no size and never ends."""
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise YamlProblem(1, "not a plain file (a device, pipe or socket, or a link to one); give a text file")
+    if info.st_size > max_bytes:
+        raise YamlProblem(1, f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit; is it the right file?")
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise YamlProblem(1, f"file is over the {max_bytes:,}-byte limit; is it the right file?")
+    return data
+
+
+RECORD_HINT = "write the record's fields as `field: value` lines"
+
+
+def parse_yaml(text: str, path: Path, empty_hint: str = RECORD_HINT) -> Document:
+    """Parse YAML text into a Document, raising YamlProblem with a line on any defect;
+    `empty_hint` says what an empty file should hold."""
     if not text.strip():
-        raise YamlProblem(1, "file is empty; write the record's fields as `field: value` lines")
+        raise YamlProblem(1, f"file is empty; {empty_hint}")
     loader = _StrictLoader(text)
     loader.text = text  # kept for the alias report
     try:
+        check_depth(text)
         node = loader.get_single_node()
         doc = Document(path, None)
         doc.data = _convert(node, (), doc, loader, set())
@@ -104,6 +125,9 @@ def parse_yaml(text: str, path: Path) -> Document:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = (exc.problem or str(exc)).strip()
+        if "another document" in problem:
+            raise YamlProblem(line, "YAML syntax: a second document starts here (a line '---'); a file holds one document: "
+                                    "remove the '---' line, or split the file") from None
         hint = _syntax_hint(problem, text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else "")
         raise YamlProblem(line, f"YAML syntax: {problem}{hint}") from None
     except yaml.YAMLError as exc:
@@ -112,6 +136,21 @@ def parse_yaml(text: str, path: Path) -> Document:
         raise YamlProblem(1, "YAML nesting is too deep; pool records are flat field: value lists") from None
     finally:
         loader.dispose()
+
+
+def check_depth(text: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH before the node tree is built: libyaml's
+    composer recurses in C, and a few hundred kilobytes of `[[[[...` would crash the
+    process. The parser's events come one at a time, without recursion."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlProblem(event.start_mark.line + 1, f"YAML nesting is deeper than {MAX_DEPTH} levels; "
+                                                             "a pool file nests a few levels: remove the extra brackets or indentation")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 def _syntax_hint(problem: str, line_text: str) -> str:
@@ -123,8 +162,8 @@ def _syntax_hint(problem: str, line_text: str) -> str:
     return "; check indentation and quoting"
 
 
-def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
-    return parse_yaml(read_text(path, max_bytes), path)
+def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES, empty_hint: str = RECORD_HINT) -> Document:
+    return parse_yaml(read_text(path, max_bytes), path, empty_hint)
 
 
 def _field(path: tuple) -> str:
@@ -158,8 +197,13 @@ def _convert(node, path: tuple, doc: Document, loader: _StrictLoader, seen: set[
         result = {}
         for key_node, value_node in node.value:
             key_line = key_node.start_mark.line + 1
-            if not isinstance(key_node, ScalarNode) or key_node.tag not in _PLAIN_TAGS:
-                raise YamlProblem(key_line, "a field name must be a plain word", _field(path))
+            if not isinstance(key_node, ScalarNode):
+                raise YamlProblem(key_line, "a field name must be a plain word, not a list or mapping; write `name: value`", _field(path))
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise YamlProblem(key_line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(path))
+            if key_node.tag not in _PLAIN_TAGS:
+                raise YamlProblem(key_line, f"a field name with YAML tag '{_shown_tag(key_node.tag)}' is not allowed; "
+                                            "write a plain word", _field(path))
             key = str(key_node.value)
             if key in result:
                 first = doc.lines[path + (key,)]
@@ -214,6 +258,8 @@ def _write_then(path: Path, text: str, put) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before the rename, so a power cut cannot leave an empty file
         os.chmod(tmp, _mode_for(path))
         put(tmp, path)
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -98,8 +97,8 @@ def test_import_bib_twice_skips_everything_the_second_time(run, pool_copy):
     "text, message",
     [
         ("@misc{a,\n  title = {Unbalanced {braces},\n  year = 2023\n}\n@misc{b, title={Fine}}\n",
-         "Error: bad.bib:1: this record cannot be read (Unexpected block start: `@misc`. Was still looking for "
-         "field-value closing `,` or `}`, noticed on line 5); check its braces, quotes and commas\n"),
+         ("Error: bad.bib:1: this record cannot be read (Unexpected block start: `@misc`. Was still looking for "
+          "field-value closing `,` or `}`, noticed on line 5); check its braces, quotes and commas\n")),
         ("@misc{a, title={One}, year={2024}}\n\n@misc{a, title={Two}, year={2024}}\n",
          "Error: bad.bib:3: citation key 'a' is used twice (first on line 1); give each record its own key\n"),
         ("@misc{a, title={A paper on credit}, year={2024}}\n@misc{b, author={Doe, Jane}, year={2024}}\n",

@@ -17,9 +17,11 @@ from importlib import resources
 from pathlib import Path
 
 from .. import csvio, ris
+from ..markdown import visible
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
+from ..yamlio import YamlProblem, read_bytes, read_text
 from . import datasets, engine, feed, gallery, paths
 from .analysis import Analysis, analyse
 from .figures import Figures, draw
@@ -29,6 +31,7 @@ TITLE_LOOKALIKES = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "\uff06", '
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
 ASSET_FILES = ("browser.js", "browser.css", "site.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
+MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
 
 
 @dataclass
@@ -46,9 +49,11 @@ def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
     pages and data files (not the charts or paperpool's own assets) are also written
     there, for reviewing what the templates produce."""
     config = engine.read_config(root)
+    _check_folders(root, config)
+    option = "--out" if out is not None else f"{engine.CONFIG}: site_dir"
     out = (out or root / config.get("site_dir", engine.DEFAULT_SITE)).resolve()
     handwritten = (root / config.get("docs_dir", engine.DEFAULT_DOCS)).resolve()
-    _check_out(root, out, handwritten)
+    _check_out(root, out, handwritten, option)
     if keep_pages is not None:
         keep_pages = keep_pages.resolve()
         _check_out(root, keep_pages, handwritten, "--keep-pages")
@@ -128,7 +133,7 @@ def front_matter(page: Page) -> str:
 def safe_title(title: str) -> str:
     # look-alike characters for the five that HTML gives meaning to: whatever a theme
     # does with the title (escape it, unescape it, strip tags), it stays text
-    return str(title).translate(TITLE_LOOKALIKES)
+    return visible(title).translate(TITLE_LOOKALIKES)
 
 
 def downloads(analysis: Analysis) -> dict[str, str]:
@@ -200,11 +205,42 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
 
 
+def _check_folders(root: Path, config: dict) -> None:
+    """The folders mkdocs.yml names are paths, and those whose files go onto the site must
+    be the pool's own: `docs_dir: /etc` would publish the build machine's files."""
+    root = root.resolve()
+    theme = config.get("theme") if isinstance(config.get("theme"), dict) else {}
+    for name, value in (("site_dir", config.get("site_dir")), ("docs_dir", config.get("docs_dir")),
+                        ("theme.custom_dir", theme.get("custom_dir"))):
+        if value is not None and not isinstance(value, str):
+            raise PaperpoolError(f"{engine.CONFIG}: {name}: is {engine.kind_of(value)}; give a folder, such as "
+                                 f"{engine.DEFAULT_SITE if name == 'site_dir' else engine.DEFAULT_DOCS}/")
+        if value is None or name == "site_dir":
+            continue
+        folder = (root / value).resolve()
+        if folder == root or not folder.is_relative_to(root):
+            raise PaperpoolError(f"{engine.CONFIG}: {name}: '{value}' is outside the pool or the pool itself, and its files "
+                                 "would go onto the site; name a folder inside the pool, such as site/")
+
+
+def _read_page(path: Path, handwritten: Path) -> str | bytes:
+    """A hand-written file of the site: a page as text, anything else (an image, a PDF) as
+    bytes. It must be a plain file of the pool: a link to a file elsewhere would publish
+    that file, a link to a device would never end."""
+    shown = f"{handwritten.name}/{path.relative_to(handwritten).as_posix()}"
+    if not path.resolve().is_relative_to(handwritten):
+        raise PaperpoolError(f"{shown}: is a link to a file outside {handwritten.name}/; copy the file there instead")
+    try:
+        return read_text(path, MAX_PAGE_BYTES) if path.suffix == ".md" else read_bytes(path, MAX_PAGE_BYTES)
+    except YamlProblem as exc:
+        raise PaperpoolError(f"{shown}:{exc.line}: {exc.message}") from None
+
+
 def _read_intro(handwritten: Path) -> str:
     path = handwritten / INTRO
     if not path.is_file():
         return ""
-    text = path.read_text(encoding="utf-8")
+    text = _read_page(path, handwritten)
     # the generated home page has its own title; the intro's first heading is dropped
     lines = text.lstrip().splitlines()
     return "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).strip()
@@ -223,7 +259,7 @@ def _handwritten(handwritten: Path, pages: list[Page]) -> dict[str, str]:
             continue
         if relative in generated or relative.startswith(("assets/paperpool/", "entries/", "axes/", "downloads/")):
             raise PaperpoolError(f"{handwritten.name}/{relative}: the build generates this path; rename your page")
-        files[relative] = path.read_text(encoding="utf-8") if path.suffix == ".md" else path.read_bytes()
+        files[relative] = _read_page(path, handwritten)
     return files
 
 

@@ -12,6 +12,7 @@ import json
 import math
 
 from ..columns import NONE
+from ..markdown import visible
 from . import paths
 from .analysis import Analysis
 
@@ -36,7 +37,7 @@ def entries(analysis: Analysis) -> dict:
             "cells": cells,
             "facets": {name: facet_values[name].get(key, []) for name in facets},
             "range": _number(frame.table.at[key, range_field]) if range_field else None,
-            "text": " ".join(str(part) for part in searchable if part).lower(),
+            "text": visible(" ".join(str(part) for part in searchable if part)).lower(),
             "bibtex": analysis.bibtex[key],
         })
     return {
@@ -60,7 +61,7 @@ def exclusions(analysis: Analysis) -> dict:
     records = []
     for record in analysis.pool.exclusions:
         data = record.data
-        cells = {TITLE: str(data.get(TITLE) or record.key)}
+        cells = {TITLE: visible(data.get(TITLE) or record.key)}
         cells.update({name: _cell(analysis, name, record.key, kind) for name in columns})
         url = str(data.get("url") or "")
         records.append({

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from ..markdown import visible
 from ..views import EntryView
 from . import paths
 from .analysis import Analysis
@@ -48,7 +49,7 @@ def atom(analysis: Analysis, recent: list[EntryView], site_url: str | None) -> s
 
 
 def _text(parent: ET.Element, tag: str, text: str) -> None:
-    ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = _NOT_XML.sub("", str(text))
+    ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = _NOT_XML.sub("", visible(text))
 
 
 def _timestamp(value) -> str:

@@ -1,0 +1,346 @@
+"""Bad input never crashes, corrupts or injects (issue 7).
+
+tests/hostile/<command>/<what-it-breaks>.<ext> is a corpus of hostile inputs, and
+tests/hostile/expected.yaml says for each one how it is given to paperpool and the exact
+output. Each must end with exit status 1 and one clear message naming the file (and the
+line, field or JSON pointer where there is one) and how to fix it, and must leave every
+file as it was: the pool, the input, and the site a build would replace. With
+tests/cases/validate and the trace fixtures of tests/traces it makes the issue's corpus.
+
+The other tests here: text meant for people (scripts, links, markdown and template
+syntax, bidirectional controls) that validate accepts is shown inert in the site, the
+feed, the README block and the exports; a build killed mid-way leaves the previous site
+as it was; `readme` touches nothing outside its markers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import bibtexparser
+import pytest
+import rispy
+import yaml
+from bibtexparser import middlewares
+
+from paperpool.yamlio import load_yaml
+
+from .conftest import REPO, TINY, edit
+from .test_site import _Elements, hostile_pool
+from .test_validate_cases import CASE_NAMES, CASES, lay_case
+
+CORPUS = REPO / "tests" / "hostile"
+# read strictly, so that a case written twice is an error rather than the second one silently winning
+EXPECTED = load_yaml(CORPUS / "expected.yaml", max_bytes=10_000_000).data
+NAMES = sorted(EXPECTED)
+TIMING = re.compile(r"(?m)^( *\w+  ) *\d+\.\d\d s$")  # a build's stage lines, whose times vary
+BIG = 16_000_000  # files larger than this are fingerprinted by size and time, not read
+
+
+# ---------------------------------------------------------------------------------
+# The corpus
+# ---------------------------------------------------------------------------------
+
+def _state(root: Path) -> dict[str, tuple]:
+    """Every folder, file and link under `root`, without following links (one may point
+    at /dev/zero), to prove that nothing was created, changed or deleted."""
+    state = {}
+    for folder, folders, files in os.walk(root):
+        for name in folders + files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                state[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                state[rel] = ("folder",)
+            elif path.stat().st_size > BIG:
+                info = path.stat()
+                state[rel] = ("big file", info.st_size, info.st_mtime_ns)
+            else:
+                state[rel] = ("file", hashlib.sha256(path.read_bytes()).hexdigest())
+    return state
+
+
+def _pool(kind: str, root: Path) -> Path:
+    if kind == "tiny":
+        shutil.copytree(TINY, root)
+    else:
+        root.mkdir()
+        for name in ("registry.yaml", "claims.yaml"):
+            shutil.copyfile(REPO / name, root / name)
+        for folder in ("papers", "exclusions"):
+            shutil.copytree(REPO / folder, root / folder)
+    return root
+
+
+def _grow(path: Path, size: int) -> None:
+    """Make `path` `size` bytes long: JSON sparsely (a hole reads as zero bytes, so the
+    gigabyte costs no disk), other text with comment lines."""
+    if path.suffix == ".json":
+        os.truncate(path, size)
+        return
+    comment = {".yaml": b"#", ".bib": b"%"}[path.suffix]
+    line = comment + b" filler" * 10 + b"\n"
+    full, rest = divmod(size - path.stat().st_size, len(line))
+    if 0 < rest < 2:  # the last line needs room for its comment sign and line break
+        full, rest = full - 1, rest + len(line)
+    with path.open("ab") as handle:
+        handle.write(line * full + (comment + b" " * (rest - 2) + b"\n" if rest else b""))
+    assert path.stat().st_size == size
+
+
+def _placed(text: str, places: dict[str, str]) -> str:
+    for marker, value in places.items():
+        text = text.replace(marker, value)
+    return text
+
+
+@pytest.fixture(scope="module")
+def previous_site(tmp_path_factory) -> Path:
+    """The tiny pool's site, built once; each build case gets a copy as the site it must not touch."""
+    from click.testing import CliRunner
+
+    from paperpool.cli import cli
+
+    site = tmp_path_factory.mktemp("previous") / "site"
+    result = CliRunner().invoke(cli, ["--root", str(TINY), "build", "--out", str(site)])
+    assert result.exit_code == 0, result.output
+    return site
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hostile_input(name, tmp_path, run, request):
+    case = EXPECTED[name]
+    source = CORPUS / name
+    root = _pool(case.get("pool", "tiny"), tmp_path / "pool")
+    site = tmp_path / "site"
+    if case["args"][0] == "build":
+        shutil.copytree(request.getfixturevalue("previous_site"), site, symlinks=True)
+    target = root / case["place"] if "place" in case else tmp_path / "inputs" / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if "link_to" in case:
+        target.unlink(missing_ok=True)
+        target.symlink_to(case["link_to"])
+    else:
+        shutil.copyfile(source, target)
+    if "grow_to" in case:
+        _grow(target, case["grow_to"])
+    if "append" in case:  # a long run of one text, too dull to commit
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write(case["append"]["text"] * case["append"]["times"] + "\n")
+    lines = source.read_text(encoding="utf-8").splitlines() if source.suffix == ".args" else []
+    places = {"{file}": str(target), "{site}": str(site), "{pool}": str(root)}
+    args = [part for arg in case["args"] for part in (lines if arg == "{lines}" else [_placed(arg, places)])]
+    before = _state(tmp_path)
+
+    result = run(*args, cwd=root)
+
+    output = TIMING.sub(r"\g<1>  0.00 s", result.output)
+    assert (result.exit_code, output) == (1, _placed(case["output"], places))
+    assert "Traceback" not in output and "internal error" not in output
+    # one message names the input (a command line's field for add), with how to fix it
+    shown = r"(key|--set [\w.]+)" if source.suffix == ".args" else re.escape(case.get("place", target.name))
+    messages = [line for line in output.splitlines() if re.search(rf"(^|\s|/){shown}(:\d+)?: ", line) and "; " in line]
+    assert len(messages) == 1, output
+    assert _state(tmp_path) == before, "a hostile input must leave every file as it was"
+
+
+def test_every_corpus_file_has_its_expected_output():
+    files = {path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*") if path.is_file()} - {"expected.yaml"}
+    assert files == set(EXPECTED)
+    assert {name.split("/")[0] for name in files} >= {"validate", "registry", "claims", "import-csv", "import-bib", "audit",
+                                                       "readme", "add", "build"}
+
+
+def test_the_corpus_holds_at_least_50_hostile_inputs():
+    """This corpus, the validate cases that must fail, and the trace fixtures other than valid ones."""
+    failing_cases = [name for name in CASE_NAMES if (CASES / name / "expected").read_text().startswith("1\n")]
+    trace_fixtures = [path for path in (REPO / "tests" / "traces").glob("*.json") if not path.name.startswith("valid")]
+    assert len(NAMES) + len(failing_cases) + len(trace_fixtures) >= 50
+    assert len(NAMES) >= 50  # and this corpus alone
+
+
+def test_a_hostile_validate_case_also_stops_every_command_that_reads_the_pool(run, pool_copy, snapshot):
+    """The validate cases are the pool's corpus; the commands that need a valid pool refuse it with the same line."""
+    lay_case(CASES / "python-object-tag", pool_copy)
+    before = snapshot(pool_copy)
+    line = "papers/markov-games1994.yaml:32: notes: YAML tag '!!python/object/apply:os.system' is not allowed; write a plain value"
+    for args in (["export"], ["stats"], ["gaps"], ["claims"], ["readme"], ["audit"], ["export", "--format", "bib", "-o", "x.bib"]):
+        result = run(*args, cwd=pool_copy)
+        assert (result.exit_code, result.output) == (1, f"Error: the pool is not valid: {line}; run paperpool validate\n"), args
+    assert snapshot(pool_copy) == before
+
+
+# ---------------------------------------------------------------------------------
+# Text meant for people: accepted by validate, shown inert everywhere
+# ---------------------------------------------------------------------------------
+
+RLO = "\u202e"
+LONG_TITLE = (f"{RLO}gnp.exe | Cell | Break | ![i](data:image/svg+xml,<svg onload=alert(1)>) "
+              f"<a href=\"javascript:alert(1)\">x</a> {{{{ config }}}} {{% raw %}} " + "Long " * 600 + "end")
+TABLE_SUMMARY = "| a | b |\n|---|---|\n| <script>alert(1)</script> | [x](data:text/html,<script>alert(1)</script>) |\n"
+PEOPLE = {
+    "key": "for-people",
+    "title": LONG_TITLE,
+    "authors": [f"{RLO}redro, Evil", "[Mallory](javascript:alert(1))"],
+    "year": 2026,
+    "urls": ["https://example.org/for-people"],
+    "method": "search",
+    "unit": "step",
+    "decisions": {"D1": "designed"},
+    "added": "2026-05-02",
+    "summary": TABLE_SUMMARY,
+}
+
+
+def people_pool(root: Path) -> Path:
+    """The hostile pool of test_site, plus an entry with what that one lacks: a very long
+    title, right-to-left overrides, data: links, a markdown table and raw HTML links."""
+    hostile_pool(root)
+    text = yaml.safe_dump(PEOPLE, allow_unicode=False, sort_keys=False, width=10_000)
+    (root / "papers" / "for-people.yaml").write_text(text.replace("'2026-05-02'", "2026-05-02"), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def people(tmp_path_factory):
+    """The pool built once, with its README block rendered: (pool, site)."""
+    from click.testing import CliRunner
+
+    from paperpool.cli import cli
+
+    base = tmp_path_factory.mktemp("people")
+    root = people_pool(base / "pool")
+    assert CliRunner().invoke(cli, ["--root", str(root), "validate"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(base / "site")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["--root", str(root), "readme"])
+    assert result.exit_code == 0, result.output
+    return root, base / "site"
+
+
+def test_no_output_for_people_holds_a_bidirectional_control(people, run):
+    root, site = people
+    shown = {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8")
+             for path in site.rglob("*") if path.suffix in (".html", ".xml", ".js", ".bib", ".ris")}
+    shown["README.md"] = (root / "README.md").read_text(encoding="utf-8")
+    for fmt in ("bib", "ris"):
+        shown[f"export --format {fmt}"] = run("export", "--format", fmt, cwd=root).output
+    assert len(shown) > 30
+    assert [name for name, text in shown.items() if RLO in text or "\\u202e" in text.lower()] == []  # raw, or escaped in JSON
+    # the data exports keep the records exactly as written
+    assert RLO in (site / "downloads" / "pool.json").read_text(encoding="utf-8")
+
+
+def test_the_long_hostile_title_is_one_heading_of_text(people):
+    _, site = people
+    page = (site / "entries" / "for-people.html").read_text(encoding="utf-8")
+    elements = _Elements()
+    elements.feed(page)
+    assert not [tag for tag, _ in elements.elements if tag in ("iframe", "object", "embed")]
+    assert not [text for text in elements.scripts if "alert" in text]
+    values = [value for _, attrs in elements.elements for value in attrs.values() if value]
+    assert not [v for v in values if v.strip().lower().startswith(("javascript:", "data:"))]
+    assert not [(tag, a) for tag, attrs in elements.elements for a in attrs if a.startswith("on")]
+    assert "&lt;svg onload=alert(1)&gt;" in page and "{{ config }}" in page and "{% raw %}" in page
+    # the summary's markdown table stays one paragraph of text on its page
+    summary = page.split("| a | b |", 1)[1].split("</p>", 1)[0]
+    assert "<t" not in summary and "&lt;script&gt;alert(1)&lt;/script&gt;" in summary
+
+
+def test_the_feed_carries_the_titles_as_plain_text(people):
+    _, site = people
+    atom = "{http://www.w3.org/2005/Atom}"
+    feed = ET.parse(site / "feed.xml").getroot()
+    titles = {entry.find(f"{atom}title").text for entry in feed.iter(f"{atom}entry")}
+    assert LONG_TITLE.replace(RLO, "") in titles
+    assert all(link.get("href").startswith(("http://", "https://", "feed.xml", "recent.html", "entries/"))
+               for link in feed.iter(f"{atom}link"))
+
+
+def test_the_readme_block_shows_the_hostile_entry_as_text(people):
+    import markdown as python_markdown
+
+    root, _ = people
+    html = python_markdown.markdown((root / "README.md").read_text(encoding="utf-8"), extensions=["attr_list", "tables"])
+    elements = _Elements()
+    elements.feed(html)
+    assert {tag for tag, _ in elements.elements} <= {"h1", "h3", "h4", "p", "ul", "li", "strong", "em", "a", "br", "code"}
+    assert {name for _, attrs in elements.elements for name in attrs} <= {"href"}
+    assert {attrs["href"] for tag, attrs in elements.elements if tag == "a"} == {
+        f"https://example.org/{k}" for k in ("alpha", "beta", "gamma", "delta", "epsilon", "hostile?a=1&b=%3C2%3E", "for-people")}
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "{{ config }}" in html
+
+
+def test_the_bibtex_and_ris_exports_read_back_to_the_text_without_its_controls(people, run):
+    root, _ = people
+    library = bibtexparser.parse_string(run("export", "--format", "bib", cwd=root).output,
+                                        append_middleware=[middlewares.LatexDecodingMiddleware()])
+    assert not library.failed_blocks
+    cited = {entry.key: entry for entry in library.entries}
+    assert cited["for-people"]["title"] == LONG_TITLE.replace(RLO, "")
+    assert cited["for-people"]["author"] == "redro, Evil and [Mallory](javascript:alert(1))"
+    ris = {entry["id"]: entry for entry in rispy.loads(run("export", "--format", "ris", cwd=root).output)}
+    assert ris["for-people"]["title"] == LONG_TITLE.replace(RLO, "")
+    assert ris["for-people"]["authors"] == ["redro, Evil", "[Mallory](javascript:alert(1))"]
+
+
+# ---------------------------------------------------------------------------------
+# Nothing lost
+# ---------------------------------------------------------------------------------
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run):
+    """A real `paperpool build`, killed (SIGKILL, with the engine it runs) once it has
+    started writing the new site: the previous site is there, byte for byte, and the
+    next build recovers and replaces it."""
+    root = hostile_pool(tmp_path / "pool")
+    site = tmp_path / "site"
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    edit(root / "papers" / "alpha.yaml", "title: \"Alpha: learning to split tasks\"", "title: \"Alpha, retitled\"")
+    killed = False
+    for _ in range(5):  # until a kill lands while the new site is being written (a build may finish first)
+        before = _files(site)
+        build = subprocess.Popen([sys.executable, "-m", "paperpool", "build", "--out", str(site)], cwd=root,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while build.poll() is None and not any(p.name.startswith(".site.building-") and any(p.rglob("*.md"))
+                                               for p in tmp_path.iterdir()):
+            time.sleep(0.01)
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)  # the build and the engine it started
+            build.wait()
+            killed = True
+            assert _files(site) == before, "the previous site must be intact, byte for byte, after a kill"
+            break
+    assert killed, "no kill landed while the build was writing"
+    result = run("build", "--out", str(site), cwd=root)
+    assert result.exit_code == 0, result.output
+    assert "Alpha, retitled" in (site / "entries" / "alpha.html").read_text(encoding="utf-8")
+    # what the killed build left is its own hidden scratch folder, never a part of a site
+    assert {p.name.split("-")[0] for p in tmp_path.iterdir() if p.name != "pool"} <= {".site.building", "site"}
+
+
+def test_readme_touches_nothing_outside_its_markers(run, tiny):
+    """Line endings, trailing spaces, tabs, text on the marker's neighbours and no final newline stay byte for byte."""
+    start, end = "<!-- paperpool:readme:start -->", "<!-- paperpool:readme:end -->"
+    before_block = "# A tiny survey\r\n\r\nText \t with trailing spaces   \r\n<!-- an unrelated comment -->\r\n"
+    after_block = "\r\nMore text, no final newline: é ✓ \u202e"
+    readme = tiny / "README.md"
+    readme.write_bytes(f"{before_block}{start}\r\nstale block\r\n{end}{after_block}".encode())
+    result = run("readme", cwd=tiny)
+    assert (result.exit_code, result.output) == (0, "README.md: block rewritten.\n")
+    text = readme.read_bytes().decode()
+    assert text.startswith(f"{before_block}{start}\r\n") and text.endswith(f"\r\n{end}{after_block}")
+    assert "stale block" not in text and "\n" not in text.replace("\r\n", "")
