@@ -30,16 +30,20 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-@pytest.fixture
-def pool_copy(tmp_path) -> Path:
-    """A copy of the shipped pool: registry, entries and exclusions."""
-    root = tmp_path / "pool"
+def copy_shipped_pool(root: Path) -> Path:
+    """Copy the shipped pool's registry, claims, entries and exclusions to a new folder."""
     root.mkdir()
     for name in ("registry.yaml", "claims.yaml"):
         shutil.copyfile(REPO / name, root / name)
     for folder in ("papers", "exclusions"):
         shutil.copytree(REPO / folder, root / folder)
     return root
+
+
+@pytest.fixture
+def pool_copy(tmp_path) -> Path:
+    """A copy of the shipped pool: registry, entries and exclusions."""
+    return copy_shipped_pool(tmp_path / "pool")
 
 
 @pytest.fixture

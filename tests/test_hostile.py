@@ -34,7 +34,7 @@ from bibtexparser import middlewares
 
 from paperpool.yamlio import load_yaml
 
-from .conftest import REPO, TINY, edit
+from .conftest import REPO, TINY, copy_shipped_pool, edit
 from .test_site import _Elements, hostile_pool
 from .test_validate_cases import CASE_NAMES, CASES, lay_case
 
@@ -73,13 +73,8 @@ def _state(root: Path) -> dict[str, tuple]:
 def _pool(kind: str, root: Path) -> Path:
     if kind == "tiny":
         shutil.copytree(TINY, root)
-    else:
-        root.mkdir()
-        for name in ("registry.yaml", "claims.yaml"):
-            shutil.copyfile(REPO / name, root / name)
-        for folder in ("papers", "exclusions"):
-            shutil.copytree(REPO / folder, root / folder)
-    return root
+        return root
+    return copy_shipped_pool(root)
 
 
 def _grow(path: Path, size: int) -> None:
