@@ -106,9 +106,10 @@ def citation(registry: Registry, data: dict) -> Citation:
             verbatim.add(name)
             fields.append((name, [str(item) for item in value] if isinstance(value, list) else str(value)))
         elif isinstance(value, list):
-            fields.append((name, [str(item) for item in value]))
+            fields.append((name, [visible(item) for item in value]))
         else:
-            fields.append((name, " ".join(str(value).split())))
+            # bidirectional controls would reorder the citation on screen; they are dropped
+            fields.append((name, " ".join(visible(value).split())))
         if spec is not None and spec.scheme == "arxiv" and name == "eprint":
             fields.append(("archiveprefix", "arXiv"))
     others = bool(settings.get("authors_complete")) and lookup(data, settings["authors_complete"]) is False
@@ -137,8 +138,7 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
 
 def _latex(text: str) -> str:
     # a straight double quote is safe inside a braced value; pylatexenc would write ''
-    # bidirectional controls would reorder the citation on screen; they are dropped
-    return '"'.join(_ENCODER.unicode_to_latex(part) for part in visible(text).split('"'))
+    return '"'.join(_ENCODER.unicode_to_latex(part) for part in text.split('"'))
 
 
 def _first(data: dict, sources: list[str]):

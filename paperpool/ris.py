@@ -5,7 +5,6 @@ field by field, with one `TAG  - value` line each and nothing encoded."""
 from __future__ import annotations
 
 from .bibwrite import Citation, citation
-from .markdown import visible
 from .registry import Registry
 
 # BibTeX's standard entry types -> RIS reference types
@@ -44,6 +43,6 @@ def _tagged(name: str, value, cited: Citation) -> list[tuple[str, str]]:
 
 
 def _one_line(text: str) -> str:
-    # a line break inside a value would start a new, unknown tag; bidirectional controls
-    # would reorder it on screen
-    return " ".join(visible(text).split())
+    # a line break inside a value would start a new, unknown tag (bidirectional controls
+    # are already gone: citation() drops them for BibTeX and RIS alike)
+    return " ".join(str(text).split())
