@@ -58,6 +58,7 @@ class Span:
     end: int
     attributes: dict
     order: int  # position in the file: ties are broken by it
+    where: str = ""  # its JSON pointer in the export, for messages
     children: list = field(default_factory=list)
 
     @property
@@ -101,7 +102,43 @@ def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], 
         trace_id = next(iter(spans))
     if trace_id not in spans:
         raise OtlpProblem([Finding("", f"no trace {trace_id} in the export; it holds {', '.join(sorted(spans))}")])
+    findings = check_tree(spans[trace_id])
+    if findings:
+        raise OtlpProblem(findings)
     return trace_id, spans[trace_id], resources[trace_id]
+
+
+def check_tree(spans: list[Span]) -> list[Finding]:
+    """Span ids are unique and parents nest: a repeated id or a parent loop would make
+    the conversion guess which span is meant, or drop the loop's spans silently."""
+    findings: list[Finding] = []
+    by_id: dict[str, Span] = {}
+    for span in spans:
+        first = by_id.setdefault(span.span_id, span)
+        if first is not span:
+            findings.append(Finding(span.where + "/spanId", f"span id {span.span_id} is also the id of {first.where}; "
+                                    "every span of a trace needs its own id: export the spans again"))
+    if findings:
+        return findings
+    settled: set[str] = set()  # span ids whose ancestors were walked already
+    for span in spans:
+        chain: list[Span] = []
+        seen: set[str] = set()
+        current: Span | None = span
+        while current is not None and current.span_id not in settled:
+            if current.span_id in seen:
+                loop = chain[[s.span_id for s in chain].index(current.span_id):]
+                path = " -> ".join(s.span_id for s in loop + [current])
+                findings.append(Finding(current.where + "/parentSpanId",
+                                        f"the spans' parents form a loop {path}; a span cannot enclose itself: "
+                                        "correct the parentSpanId of one of them"))
+                settled.update(seen)
+                break
+            seen.add(current.span_id)
+            chain.append(current)
+            current = by_id.get(current.parent_id) if current.parent_id else None
+        settled.update(seen)
+    return findings
 
 
 def _get(node, name: str):
@@ -129,7 +166,7 @@ def _span(raw, path: list, order: int, findings: list[Finding]):
     if end < start:
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
         return None, None
-    return trace_id, Span(span_id, parent_id, str(_get(raw, "name") or ""), start, end, attributes, order)
+    return trace_id, Span(span_id, parent_id, str(_get(raw, "name") or ""), start, end, attributes, order, pointer(path))
 
 
 def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | None:
