@@ -323,8 +323,21 @@ def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run
     result = run("build", "--out", str(site), cwd=root)
     assert result.exit_code == 0, result.output
     assert "Alpha, retitled" in (site / "entries" / "alpha.html").read_text(encoding="utf-8")
-    # what the killed build left is its own hidden scratch folder, never a part of a site
-    assert {p.name.split("-")[0] for p in tmp_path.iterdir() if p.name != "pool"} <= {".site.building", "site"}
+    # the killed build's scratch folder was removed by the next build
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool", "site"]
+
+
+def test_a_build_leaves_the_scratch_folder_of_a_build_still_running(tmp_path, run):
+    fcntl = pytest.importorskip("fcntl")
+    root = hostile_pool(tmp_path / "pool")
+    running, abandoned = tmp_path / ".site.building-running", tmp_path / ".site.building-abandoned"
+    for folder in (running, abandoned):
+        (folder / "docs").mkdir(parents=True)
+        (folder / ".lock").touch()
+    with open(running / ".lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the running build does
+        assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
+    assert running.is_dir() and not abandoned.exists()
 
 
 def test_readme_touches_nothing_outside_its_markers(run, tiny):

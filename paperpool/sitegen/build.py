@@ -32,6 +32,7 @@ MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to 
 ASSET_FILES = ("browser.js", "browser.css", "site.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
 MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
+STAGING_LOCK = ".lock"
 
 
 @dataclass
@@ -183,14 +184,40 @@ def _recover(out: Path) -> None:
 @contextlib.contextmanager
 def _staging(out: Path) -> Iterator[Path]:
     """A scratch folder beside the output (same file system, so the final rename is one
-    step), removed whatever happens."""
+    step), removed whatever happens. The build holds a lock on it, so that a later build
+    can tell the scratch folder of a killed build, which it removes, from that of a build
+    still running beside it."""
     _recover(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        yield staging
+        with _held(staging / STAGING_LOCK, wait=True):
+            yield staging
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_abandoned(out: Path) -> None:
+    for staging in out.parent.glob(f".{out.name}.building-*"):
+        with contextlib.suppress(OSError), _held(staging / STAGING_LOCK, wait=False):
+            shutil.rmtree(staging)
+
+
+@contextlib.contextmanager
+def _held(lock: Path, wait: bool) -> Iterator[None]:
+    """An exclusive lock on a file; OSError at once when another process holds it and
+    `wait` is false. Without fcntl (Windows), no lock: scratch folders then stay."""
+    try:
+        import fcntl
+    except ImportError:
+        if not wait:
+            raise OSError("no file locks here") from None
+        yield
+        return
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
 
 
 def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") -> None:
