@@ -54,11 +54,13 @@ def hostile_pool(root: Path) -> Path:
     shutil.copytree(REPO / "traces", root / "traces", ignore=shutil.ignore_patterns("otlp"))
     trace = json.loads((root / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
     trace["description"] = HOSTILE_TRACE_TEXT
-    (root / "traces" / "hostile-trace.json").write_text(json.dumps(trace), encoding="utf-8")
+    text = json.dumps(trace).replace('"con"', json.dumps(HOSTILE_AGENT))
+    (root / "traces" / "hostile-trace.json").write_text(text, encoding="utf-8")
     return root
 
 
 HOSTILE_TRACE_TEXT = '<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) {{ 7*7 }}'
+HOSTILE_AGENT = "con\u202etxt.exe<b>"  # a right-to-left override and markup in an agent's name
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +111,9 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
     assert "| [example-debate](#trace-debate-two-rounds) | debate | 8 | 3 | 2.17 | no stop event |" in page
     html = (site / "traces.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
+    timeline = (site / "traces" / "hostile-trace-light.svg").read_text(encoding="utf-8")
+    assert "contxt.exe&lt;b&gt;" in timeline
+    assert "\u202e" not in timeline and "\u202e" not in html
     schema = (site / "trace-schema.html").read_text(encoding="utf-8")
     assert "urn:paperpool:schema:orchestration-trace:1.0.0" in schema and (site / "traces" / "orchestration-trace.v1.schema.json").is_file()
 

@@ -8,10 +8,11 @@ use mid-tone fills that read on both. Every piece of text from the trace is esca
 from __future__ import annotations
 
 import hashlib
-from html import escape
+from html import escape as _escape
 
 import numpy as np
 
+from ..markdown import visible
 from ..problems import PaperpoolError, plural
 from . import metrics
 from .validation import check_trace
@@ -25,6 +26,12 @@ MARKS = {
     "return": ("#b279a2", "circle"), "aggregate": ("#4c78a8", "square"), "human_intervention": ("#ff9da6", "diamond"),
     "safety_event": ("#e45756", "diamond"), "stop": ("#e45756", "square"),
 }
+
+
+def escape(text: str) -> str:
+    """Text from the trace, inert in SVG and without the bidirectional controls that
+    would reorder a label on screen."""
+    return _escape(visible(text))
 
 
 def draw(trace: dict) -> str:
