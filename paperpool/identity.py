@@ -115,3 +115,55 @@ def title_key(title: str) -> str:
 
 
 TOKEN_NAMES = {"arxiv": "arXiv id", "doi": "DOI", "openreview": "OpenReview id", "url": "URL", "identifier": "identifier"}
+
+
+def similar_pairs(keys: list[str], threshold: float) -> list[tuple[int, int, float]]:
+    """Every pair (i, j, score), i < j, of title keys at least `threshold` alike
+    (rapidfuzz's ratio, 0-100).
+
+    Titles that alike differ little in length: the ratio is at most 200 * shorter /
+    (shorter + longer), so in length order each title is compared only with the titles
+    after it, up to the longest that can reach the threshold. The comparisons run in
+    rapidfuzz's C: a title against its window at a time in a small pool, a block of
+    titles against theirs on every core in a large one (which needs numpy, whose import
+    alone costs more than a small pool's whole comparison).
+    """
+    import bisect
+
+    order = sorted(range(len(keys)), key=lambda i: len(keys[i]))
+    lengths = [len(keys[i]) for i in order]
+    ordered = [keys[i] for i in order]
+    stretch = (200.0 - threshold) / threshold  # longest/shortest that can reach the threshold
+
+    def window_end(position: int) -> int:
+        return bisect.bisect_right(lengths, lengths[position] * stretch + 1e-9)
+
+    found = _block_pairs if len(keys) >= BLOCKS_FROM else _single_pairs
+    return [(min(order[a], order[b]), max(order[a], order[b]), score)
+            for a, b, score in found(ordered, window_end, threshold)]
+
+
+BLOCKS_FROM = 2000  # titles
+_BLOCK = 256
+
+
+def _single_pairs(ordered: list[str], window_end, threshold: float):
+    from rapidfuzz import fuzz, process
+
+    for position, key in enumerate(ordered):
+        window = ordered[position + 1:window_end(position)]
+        for _, score, index in process.extract(key, window, scorer=fuzz.ratio, score_cutoff=threshold, limit=None):
+            yield position, position + 1 + index, score
+
+
+def _block_pairs(ordered: list[str], window_end, threshold: float):
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    for start in range(0, len(ordered), _BLOCK):
+        stop = min(start + _BLOCK, len(ordered))
+        scores = process.cdist(ordered[start:stop], ordered[start:window_end(stop - 1)], scorer=fuzz.ratio,
+                               score_cutoff=threshold, dtype=np.float64, workers=-1)
+        for row, column in zip(*np.nonzero(scores)):
+            if column > row:  # each pair once: the block's own titles are also its first columns
+                yield start + row, start + column, float(scores[row, column])

@@ -415,36 +415,20 @@ def check_same_paper(pool: Pool) -> list[Problem]:
 
 def check_similar_titles(pool: Pool) -> list[Problem]:
     """Near-identical titles, entry against entry and entry against exclusion."""
-    from rapidfuzz import fuzz, process
-
     titled = [r for r in pool.all_records() if isinstance(r.data.get("title"), str) and r.data["title"].strip()]
     keys = [identity.title_key(r.data["title"]) for r in titled]
-    threshold = pool.registry.title_similarity
     problems = []
-    # Titles that similar differ in length by little, so compare within a sliding window
-    # over length-sorted titles rather than all pairs.
-    order = sorted(range(len(titled)), key=lambda i: len(keys[i]))
-    window_ratio = threshold / 100.0
-    for position, i in enumerate(order):
-        candidates = []
-        for j in order[position + 1:]:
-            if len(keys[i]) < window_ratio * len(keys[j]) - 1:
-                break
-            candidates.append(j)
-        if not candidates:
+    for i, j, score in sorted(identity.similar_pairs(keys, pool.registry.title_similarity)):
+        a, b = sorted((titled[i], titled[j]), key=lambda r: r.rel)
+        if a.kind == "exclusions" and b.kind == "exclusions":
+            continue  # the exclusion log may record one paper screened twice
+        if a.key in _distinct_from(b) or b.key in _distinct_from(a):
             continue
-        scores = process.extract(keys[i], [keys[j] for j in candidates], scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
-        for _, score, index in scores:
-            a, b = sorted((titled[i], titled[candidates[index]]), key=lambda r: r.rel)
-            if a.kind == "exclusions" and b.kind == "exclusions":
-                continue  # the exclusion log may record one paper screened twice
-            if a.key in _distinct_from(b) or b.key in _distinct_from(a):
-                continue
-            problems.append(Problem(
-                b.rel, b.line("title"), "title",
-                f"nearly the same title as {a.rel} ({score:.0f}% alike); keep one record if they are the same paper, "
-                f"or add `distinct_from: [{a.key}]` if they differ",
-            ))
+        problems.append(Problem(
+            b.rel, b.line("title"), "title",
+            f"nearly the same title as {a.rel} ({score:.0f}% alike); keep one record if they are the same paper, "
+            f"or add `distinct_from: [{a.key}]` if they differ",
+        ))
     return problems
 
 
