@@ -8,6 +8,7 @@ remembers the line of every field so that validation can point at it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
 MAX_DEPTH = 64  # mappings and lists inside each other; a record nests two or three, the registry five
@@ -114,28 +115,152 @@ def parse_yaml(text: str, path: Path, empty_hint: str = RECORD_HINT) -> Document
     if not text.strip():
         raise YamlProblem(1, f"file is empty; {empty_hint}")
     loader = _StrictLoader(text)
-    loader.text = text  # kept for the alias report
     try:
-        check_depth(text)
-        node = loader.get_single_node()
         doc = Document(path, None)
-        doc.data = _convert(node, (), doc, loader, set())
+        doc.data = _Builder(doc, loader).build(loader)
         return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = (exc.problem or str(exc)).strip()
-        if "another document" in problem:
-            raise YamlProblem(line, "YAML syntax: a second document starts here (a line '---'); a file holds one document: "
-                                    "remove the '---' line, or split the file") from None
         hint = _syntax_hint(problem, text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else "")
         raise YamlProblem(line, f"YAML syntax: {problem}{hint}") from None
     except yaml.YAMLError as exc:
         raise YamlProblem(1, f"YAML syntax: {exc}; check indentation and quoting") from None
-    except RecursionError:
-        raise YamlProblem(1, "YAML nesting is too deep; pool records are flat field: value lists") from None
     finally:
         loader.dispose()
+
+
+class _Builder:
+    """The document's data, built from the parser's events in one pass (no node tree,
+    which libyaml composes recursively: a few hundred kilobytes of `[[[[...` would crash
+    the process), remembering each field's line and refusing what pool files must not
+    hold: aliases, tags, merge keys, duplicate fields, nesting deeper than MAX_DEPTH."""
+
+    def __init__(self, doc: Document, loader):
+        self.doc, self.loader = doc, loader
+        # open collections: [value, path, the key awaiting its value (mappings)]
+        self.stack: list[list] = []
+        self.documents = 0
+        self.result = None
+
+    def build(self, loader):
+        while True:
+            event = loader.get_event()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                self.scalar(event)
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                self.open(event, {} if kind is yaml.MappingStartEvent else [])
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                value, _, _ = self.stack.pop()
+                self.attach(value)
+            elif kind is yaml.AliasEvent:
+                raise YamlProblem(event.start_mark.line + 1, f"YAML alias '*{event.anchor}' is not allowed in pool files; "
+                                                             "write the value out in full", self.field())
+            elif kind is yaml.StreamEndEvent:
+                return self.result
+            elif kind is yaml.DocumentStartEvent:
+                self.documents += 1
+                if self.documents > 1:
+                    raise YamlProblem(event.start_mark.line + 1, "YAML syntax: a second document starts here (a line '---'); "
+                                                                 "a file holds one document: remove the '---' line, or split the file")
+
+    def field(self, extra: tuple = ()) -> str:
+        return _field(self.path() + extra)
+
+    def path(self) -> tuple:
+        """The path of the value the parser is at."""
+        if not self.stack:
+            return ()
+        value, path, key = self.stack[-1]
+        return path + ((len(value),) if isinstance(value, list) else (key,) if key is not _NO_KEY else ())
+
+    def open(self, event, value) -> None:
+        line = event.start_mark.line + 1
+        if self.stack and self.stack[-1][2] is _NO_KEY and isinstance(self.stack[-1][0], dict):
+            raise YamlProblem(line, "a field name must be a plain word, not a list or mapping; write `name: value`", self.field())
+        default = "tag:yaml.org,2002:map" if isinstance(value, dict) else "tag:yaml.org,2002:seq"
+        if event.tag is not None and event.tag not in (default, "!"):
+            raise YamlProblem(line, f"YAML tag '{_shown_tag(event.tag)}' is not allowed; write a plain value", self.field())
+        if len(self.stack) >= MAX_DEPTH:
+            raise YamlProblem(line, f"YAML nesting is deeper than {MAX_DEPTH} levels; "
+                                    "a pool file nests a few levels: remove the extra brackets or indentation")
+        path = self.path()
+        self.note_line(path, line)
+        self.stack.append([value, path, _NO_KEY])
+
+    def note_line(self, path: tuple, line: int) -> None:
+        # a field's line is its key's (set in scalar), an item's its own start
+        if path and isinstance(path[-1], int):
+            self.doc.lines[path] = line
+
+    def scalar(self, event) -> None:
+        line = event.start_mark.line + 1
+        top = self.stack[-1] if self.stack else None
+        if top is not None and isinstance(top[0], dict) and top[2] is _NO_KEY:
+            self.key(event, top, line)
+            return
+        path = self.path()
+        self.note_line(path, line)
+        tag = _tag(event)
+        if tag not in _PLAIN_TAGS:
+            raise YamlProblem(line, f"YAML tag '{_shown_tag(tag)}' is not allowed; write a plain value", _field(path))
+        self.doc.raw[path] = event.value
+        self.attach(event.value if tag == _STR else _construct(self.loader, tag, event, line, path))
+
+    def key(self, event, top: list, line: int) -> None:
+        tag = _tag(event)
+        if tag == "tag:yaml.org,2002:merge":
+            raise YamlProblem(line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(top[1]))
+        if tag not in _PLAIN_TAGS:
+            raise YamlProblem(line, f"a field name with YAML tag '{_shown_tag(tag)}' is not allowed; write a plain word", _field(top[1]))
+        key = event.value  # as written: `1.0:` is the field "1.0"
+        if key in top[0]:
+            first = self.doc.lines[top[1] + (key,)]
+            raise YamlProblem(line, f"duplicate field '{key}' (first on line {first}); keep one of them", _field(top[1] + (key,)))
+        self.doc.lines[top[1] + (key,)] = line
+        top[2] = key
+
+    def attach(self, value) -> None:
+        if not self.stack:
+            self.result = value
+            return
+        top = self.stack[-1]
+        if isinstance(top[0], list):
+            top[0].append(value)
+        else:
+            top[0][top[2]] = value
+            top[2] = _NO_KEY
+
+
+_NO_KEY = object()  # a mapping waiting for its next key, not for a value
+_STR = "tag:yaml.org,2002:str"
+
+
+def _tag(event) -> str:
+    """A scalar's tag: its own, or the one its plain text implies (`3` an int)."""
+    if event.tag not in (None, "!"):
+        return event.tag
+    return _implied_tag(event.value) if event.implicit[0] else _STR
+
+
+@functools.lru_cache(maxsize=8192)  # the same words come back in every record: R1, true, 2025
+def _implied_tag(value: str) -> str:
+    return _RESOLVER.resolve(ScalarNode, value, (True, False))
+
+
+_RESOLVER = _StrictLoader("")  # only its resolver is used
+
+
+def _construct(loader, tag: str, event, line: int, path: tuple):
+    """A plain scalar that is not a string: a number, a boolean, null or a date."""
+    node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, yaml.YAMLError):
+        what = "a real date" if tag.endswith(":timestamp") else "a value YAML can read"
+        raise YamlProblem(line, f"'{event.value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path)) from None
 
 
 def check_depth(text: str) -> None:
@@ -172,57 +297,6 @@ def _field(path: tuple) -> str:
 
 def _shown_tag(tag: str) -> str:
     return tag.replace("tag:yaml.org,2002:", "!!", 1)
-
-
-def _alias_line(text: str) -> tuple[int, str]:
-    """Where the first alias is. Only called on the error path: libyaml's composer
-    does not report aliases, so re-read the events with the pure-Python parser."""
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, yaml.AliasEvent):
-            return event.start_mark.line + 1, event.anchor
-    return 1, "?"
-
-
-def _convert(node, path: tuple, doc: Document, loader: _StrictLoader, seen: set[int]):
-    line = node.start_mark.line + 1
-    # The composer turns an alias into a second reference to the anchored node, so a
-    # node met twice is an alias. Refusing it here also stops "billion laughs" at once.
-    if id(node) in seen:
-        alias_line, anchor = _alias_line(loader.text)
-        raise YamlProblem(alias_line, f"YAML alias '*{anchor}' is not allowed in pool files; write the value out in full", _field(path))
-    seen.add(id(node))
-    if node.tag not in _PLAIN_TAGS:
-        raise YamlProblem(line, f"YAML tag '{_shown_tag(node.tag)}' is not allowed; write a plain value", _field(path))
-    if isinstance(node, MappingNode):
-        result = {}
-        for key_node, value_node in node.value:
-            key_line = key_node.start_mark.line + 1
-            if not isinstance(key_node, ScalarNode):
-                raise YamlProblem(key_line, "a field name must be a plain word, not a list or mapping; write `name: value`", _field(path))
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                raise YamlProblem(key_line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(path))
-            if key_node.tag not in _PLAIN_TAGS:
-                raise YamlProblem(key_line, f"a field name with YAML tag '{_shown_tag(key_node.tag)}' is not allowed; "
-                                            "write a plain word", _field(path))
-            key = str(key_node.value)
-            if key in result:
-                first = doc.lines[path + (key,)]
-                raise YamlProblem(key_line, f"duplicate field '{key}' (first on line {first}); keep one of them", _field(path + (key,)))
-            doc.lines[path + (key,)] = key_line
-            result[key] = _convert(value_node, path + (key,), doc, loader, seen)
-        return result
-    if isinstance(node, SequenceNode):
-        items = []
-        for index, item in enumerate(node.value):
-            doc.lines[path + (index,)] = item.start_mark.line + 1
-            items.append(_convert(item, path + (index,), doc, loader, seen))
-        return items
-    doc.raw[path] = node.value
-    try:
-        return loader.construct_object(node, deep=True)
-    except (ValueError, yaml.YAMLError):
-        what = "a real date" if node.tag.endswith(":timestamp") else "a value YAML can read"
-        raise YamlProblem(line, f"'{node.value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path)) from None
 
 
 def dump_yaml(data: dict) -> str:
