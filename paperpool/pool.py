@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +84,7 @@ def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreada
         problems.append(Problem(rel_folder, 1, "", f"folder is missing; create {rel_folder}/ (it may be empty)"))
         return []
     records = []
+    readable = []
     for path in sorted(folder.iterdir()):
         rel = f"{rel_folder}/{path.name}"
         if path.name.startswith("."):
@@ -93,20 +98,44 @@ def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreada
         if path.is_dir() or path.suffix != RECORD_SUFFIX:
             problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
             continue
-        try:
-            doc = load_yaml(path)
-        except YamlProblem as exc:
-            problems.append(Problem(rel, exc.line, exc.field, exc.message))
-            unreadable.add(path.stem)
-            continue
-        except OSError as exc:
-            problems.append(Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions"))
-            unreadable.add(path.stem)
-            continue
-        if not isinstance(doc.data, dict):
+        readable.append((rel, path))
+    for (rel, path), (doc, problem) in zip(readable, read_records([path for _, path in readable])):
+        if problem is None and not isinstance(doc.data, dict):
             found = "a list" if isinstance(doc.data, list) else "a single value"
-            problems.append(Problem(rel, 1, "", f"the file holds {found}, but a record is a mapping: one `field: value` per line"))
+            problem = Problem(rel, 1, "", f"the file holds {found}, but a record is a mapping: one `field: value` per line")
+        if problem is not None:
+            problems.append(Problem(rel, problem.line, problem.field, problem.message))
             unreadable.add(path.stem)
-            continue
-        records.append(Record(kind, rel, doc))
+        else:
+            records.append(Record(kind, rel, doc))
     return records
+
+
+PARALLEL_FROM = 1000  # records; below this, starting worker processes costs more than it saves
+
+
+def read_records(paths: list[Path]) -> list[tuple[Document | None, Problem | None]]:
+    """Each file's document, or the problem that stopped it being read. A large pool
+    is parsed by one process per core: parsing YAML is most of reading a pool, and it
+    runs in Python."""
+    workers = min(os.cpu_count() or 1, len(paths) // (PARALLEL_FROM // 2))
+    if workers < 2:
+        return [_read_record(path) for path in paths]
+    chunks = [paths[start:start + 250] for start in range(0, len(paths), 250)]
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as executor:
+        return [result for chunk in executor.map(_read_chunk, chunks) for result in chunk]
+
+
+def _read_chunk(paths: list[Path]) -> list[tuple[Document | None, Problem | None]]:
+    return [_read_record(path) for path in paths]
+
+
+def _read_record(path: Path) -> tuple[Document | None, Problem | None]:
+    # a Problem, not the exception: exceptions do not always survive the trip between processes
+    try:
+        return load_yaml(path), None
+    except YamlProblem as exc:
+        return None, Problem("", exc.line, exc.field, exc.message)
+    except OSError as exc:
+        return None, Problem("", 1, "", f"cannot read: {exc.strerror}; check the file's permissions")
