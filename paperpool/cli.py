@@ -12,21 +12,18 @@ from pathlib import Path
 
 import click
 
-from . import __version__, claims
-from .csvio import export_csv, export_json, import_csv
+from . import __version__
 from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, warnings
 from .registry import REGISTRY_FILE, find_root
-from .stubs import write_planned
 from .traces import cli as trace_commands
-from .validate import require_valid_pool
-from .validate import validate as validate_pool_at
 from .yamlio import dump_yaml, write_atomic
 
 
 class _Lazy:
-    """A library module imported when a command first uses it: the commands that compute
-    tables pay for importing pandas (a third of a second), validate does not."""
+    """A library module imported when a command first uses it: each command pays for
+    importing only what it uses (pandas and numpy take a third of a second), so that
+    `paperpool validate` starts fast enough for a pre-commit hook."""
 
     def __init__(self, name: str):
         self._name = name
@@ -35,13 +32,14 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, bibwrite, diff, frame, gaps, newsurvey, readme, ris, stats = map(
-    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "diff", "frame", "gaps", "newsurvey", "readme", "ris", "stats"))
+adding, audit, bibimport, bibwrite, claims, csvio, diff, frame, gaps, newsurvey, readme, ris, stats, stubs, validation = map(
+    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "claims", "csvio", "diff", "frame", "gaps", "newsurvey", "readme",
+            "ris", "stats", "stubs", "validate"))
 sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"],
-                  "diff": ["markdown", "json"], "audit": ["text", "json"]}
+                  "diff": ["markdown", "json"], "audit": ["text", "json"], "claims": ["text", "json"]}
 
 RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
 
@@ -109,7 +107,7 @@ def validate(context: Context, strict: bool) -> None:
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
-    pool, problems = validate_pool_at(context.root)
+    pool, problems = validation.validate(context.root)
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))
@@ -138,9 +136,9 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
     invalid, nothing is written."""
     pool = require_pool(context.root)
     kind = "exclusions" if exclusions else "entries"
-    planned = import_csv(pool, csv_file, kind, bib_file, date_added.date() if date_added else None)
+    planned = csvio.import_csv(pool, csv_file, kind, bib_file, date_added.date() if date_added else None)
     if not dry_run:
-        write_planned(planned)
+        stubs.write_planned(planned)
     verb = "would write" if dry_run else "wrote"
     folder = pool.registry.pool[kind]
     click.echo(f"{verb} {plural(len(planned), *RECORD_WORDS[kind])} to {folder}/")
@@ -181,7 +179,7 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
     if dry_run:
         click.echo(dump_yaml(planned.record), nl=False)
     else:
-        write_planned([planned])
+        stubs.write_planned([planned])
     left = adding.unknown_fields(pool.registry, planned.record)
     verb = "would create" if dry_run else "created"
     todo = f"; still {pool.registry.unknown_marker}: {', '.join(left)}" if left else ""
@@ -228,7 +226,7 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
     kind = "exclusions" if exclusions else "entries"
     result = bibimport.import_bib(pool, bib_file, kind, date_added.date() if date_added else dt.date.today())
     if not dry_run:
-        write_planned([created.planned for created in result.created])
+        stubs.write_planned([created.planned for created in result.created])
     verb = "would create" if dry_run else "created"
     for created in result.created:
         renamed = f"; key '{created.renamed_from}' is taken" if created.renamed_from else ""
@@ -242,8 +240,8 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
 
 
 EXPORTS = {
-    "csv": lambda pool, kind: export_csv(pool, kind),
-    "json": lambda pool, kind: export_json(pool),
+    "csv": lambda pool, kind: csvio.export_csv(pool, kind),
+    "json": lambda pool, kind: csvio.export_json(pool),
     "bib": lambda pool, kind: bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries]),
     "ris": lambda pool, kind: ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
 }
@@ -260,7 +258,7 @@ def export(context: Context, fmt: str, exclusions: bool, output: Path | None) ->
     as the registry's bibtex_export says)."""
     if exclusions and fmt != "csv":
         raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     text = EXPORTS[fmt](pool, "exclusions" if exclusions else "entries")
     if output:
         write_atomic(output, text)
@@ -282,7 +280,7 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) ->
     reward_families. Multi-valued fields count a record once per value."""
     if vs and not by:
         raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     result = stats.compute(pool.registry, frame.build_frames(pool), by, vs)
     click.echo(stats.FORMATS[fmt](result), nl=False)
 
@@ -293,19 +291,19 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) ->
 def gaps_command(context: Context, fmt: str) -> None:
     """The gap tables of the registry's gaps section: every cell with its count and
     entries, empty and sparse cells marked."""
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     tables = gaps.compute(pool.registry, frame.build_frames(pool))
     click.echo(gaps.FORMATS[fmt](tables, gaps.sparse_at_most(pool.registry)), nl=False)
 
 
 @cli.command("claims")
 @click.option("--check", is_flag=True, help="Exit 1 when any claim no longer holds, naming it and the records that moved it.")
-@click.option("--format", "fmt", type=click.Choice(list(claims.FORMATS)), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["claims"]), default="text", show_default=True)
 @pass_context
 def claims_command(context: Context, check: bool, fmt: str) -> None:
     """Recompute every claim of the claim ledger (claims.yaml): its value, the rows
     behind it, and whether it still holds."""
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     ledger, _ = claims.load_claims(pool)  # a valid pool has a well-formed ledger
     outcomes = claims.evaluate(ledger, frame.build_frames(pool))
     failing = [o for o in outcomes if not o.holds]
@@ -326,7 +324,7 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
 def diff_command(context: Context, revision: str, fmt: str) -> None:
     """Compare the pool at a git REVISION (a commit, branch or tag) with the working
     tree: records added, removed or changed, and every count, gap cell and claim that moved."""
-    new = diff.snapshot(require_valid_pool(context.root))
+    new = diff.snapshot(validation.require_valid_pool(context.root))
     with diff.pool_at_revision(context.root, revision) as old_pool:
         old = diff.snapshot(old_pool)
     click.echo(diff.FORMATS[fmt](diff.compare(revision, old, new)), nl=False)
@@ -338,7 +336,7 @@ def diff_command(context: Context, revision: str, fmt: str) -> None:
 def readme_command(context: Context, check: bool) -> None:
     """Rewrite the generated block of README.md (between its paperpool:readme markers):
     headline counts, gap highlights and the paper list by category."""
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     update = readme.plan_update(pool, frame.build_frames(pool))
     if check:
         if update.changed:
@@ -360,7 +358,7 @@ def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     Without FILE: each entry's values against its second_reading, for the fields the
     second reading re-tags. With FILE: a CSV with a key column and, per field,
     orig_FIELD (first reader) and ann_FIELD (second reader)."""
-    pool = require_valid_pool(context.root)
+    pool = validation.require_valid_pool(context.root)
     result = audit.audit_file(pool, file) if file else audit.audit_pool(pool)
     click.echo(audit.FORMATS[fmt](result), nl=False)
 

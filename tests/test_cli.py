@@ -216,7 +216,7 @@ def test_an_unexpected_failure_prints_one_line_not_a_traceback(monkeypatch, caps
     def broken(root):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(cli_module, "validate_pool_at", broken)
+    monkeypatch.setattr("paperpool.validate.validate", broken)
     monkeypatch.setattr(sys, "argv", ["paperpool", "--root", str(pool_copy), "validate"])
     with pytest.raises(SystemExit) as exit_info:
         cli_module.main()
@@ -238,11 +238,14 @@ def test_format_choices_match_what_each_module_can_write():
 
     for name, choices in cli_module.FORMAT_CHOICES.items():
         assert list(importlib.import_module(f"paperpool.{name}").FORMATS) == choices, name
+    from paperpool.traces import cli as trace_cli, metrics
+
+    assert list(metrics.FORMATS) == trace_cli.METRICS_FORMATS
 
 
-def test_validate_does_not_import_pandas():
-    # validate runs in pre-commit hooks: it must not pay for pandas
+def test_validate_does_not_import_pandas_or_the_trace_libraries():
+    # validate runs in pre-commit hooks: it must not pay for pandas, nor for what traces need
     code = "import sys; from paperpool.cli import main; sys.argv = ['paperpool', 'validate']\n" \
-           "try:\n    main()\nexcept SystemExit:\n    pass\nprint('pandas' in sys.modules)"
+           "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('pandas', 'orjson', 'msgspec') if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
-    assert result.stdout.splitlines()[-1] == "False"
+    assert result.stdout.splitlines()[-1] == "[]"

@@ -8,8 +8,9 @@ import click
 
 from ..problems import PaperpoolError, plural
 from ..yamlio import write_atomic
-from . import mapping, metrics, otlp, schema, validation
-from .loading import dump_trace
+from . import schema
+
+METRICS_FORMATS = ["text", "json"]  # metrics.FORMATS, which imports numpy: a test keeps them equal
 
 
 def _pool_root() -> Path | None:
@@ -30,6 +31,8 @@ def validate_command(files: tuple[Path, ...]) -> None:
     Each problem is one line, `FILE: /json/pointer: what is wrong; how to fix it`, then
     one summary line per file. Without FILE: every .json file of the pool's traces
     folder. Exit status 0 when every file is valid, 1 otherwise."""
+    from . import mapping, validation
+
     paths = list(files) or mapping.pool_traces(_pool_root())
     invalid = 0
     for path in paths:
@@ -45,13 +48,15 @@ def validate_command(files: tuple[Path, ...]) -> None:
 
 @trace.command("metrics")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(metrics.FORMATS), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(METRICS_FORMATS), default="text", show_default=True)
 def metrics_command(file: Path, fmt: str) -> None:
     """Orchestration measures recomputed from a valid trace's event graph: agents,
     spawns, fan-out and depth, sub-decision counts O1-O5, work against critical path and
     the parallelism speedup, protocol overhead, costs, rewards by credit unit, and each
     agent's share. Which events count for which sub-decision comes from the pool's
     registry.yaml (traces: subdecisions) when there is one, else from paperpool's default."""
+    from . import mapping, metrics, validation
+
     subdecisions = mapping.for_pool(_pool_root())
     checked = validation.require_valid(file)
     result = metrics.compute(checked.index, checked.top, subdecisions)
@@ -68,6 +73,9 @@ def import_otlp_command(file: Path, output: Path | None, trace_id: str | None, t
     invoke_agent, execute_tool, chat) into an orchestration trace, and validate it:
     spawns and returns from agent spans, tool calls and results from tool spans,
     decisions from the orchestrator's model calls, costs from token usage and durations."""
+    from . import otlp
+    from .loading import dump_trace
+
     try:
         converted = otlp.convert_file(file, trace_id, topology)
     except otlp.OtlpProblem as exc:
