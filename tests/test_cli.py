@@ -243,9 +243,9 @@ def test_format_choices_match_what_each_module_can_write():
     assert list(metrics.FORMATS) == trace_cli.METRICS_FORMATS
 
 
-def test_validate_does_not_import_pandas_or_the_trace_libraries():
-    # validate runs in pre-commit hooks: it must not pay for pandas, nor for what traces need
+def test_validate_does_not_import_numpy_pandas_or_the_trace_libraries():
+    # validate runs in pre-commit hooks: it must not pay for numpy or pandas, nor for what traces need
     code = "import sys; from paperpool.cli import main; sys.argv = ['paperpool', 'validate']\n" \
-           "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('pandas', 'orjson', 'msgspec') if m in sys.modules])"
+           "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('numpy', 'pandas', 'orjson', 'msgspec') if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
     assert result.stdout.splitlines()[-1] == "[]"
