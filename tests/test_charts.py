@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import matplotlib
 import pytest
 
-from paperpool import charts
+from paperpool import chartdraw, charts
 from paperpool.charts import FlowStage
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -271,10 +271,10 @@ def test_heatmap_numbers_contrast_with_their_cells(theme):
             return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
         r, g, b = (linear(c) for c in matplotlib.colors.to_rgb(colour))
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    ramp = matplotlib.colors.LinearSegmentedColormap.from_list("t", charts.THEMES[theme].ramp)
+    ramp = matplotlib.colors.LinearSegmentedColormap.from_list("t", chartdraw.THEMES[theme].ramp)
     for step in range(21):
         cell = ramp(step / 20)
-        lighter, darker = sorted([luminance(cell), luminance(charts._ink(cell))], reverse=True)
+        lighter, darker = sorted([luminance(cell), luminance(chartdraw._ink(cell))], reverse=True)
         assert (lighter + 0.05) / (darker + 0.05) >= 4.5  # WCAG AA for text
 
 
@@ -303,13 +303,13 @@ def test_flow_wraps_long_labels_inside_their_boxes():
     assert f"{reason.strip()} (n = 9)" in words(svg)
     assert f"Assessed at {stage} (n = 9)" in words(svg)
     # every line, measured in its own size and weight, fits inside the wider of the boxes
-    inside = charts._SIDE[1] - 2 * charts._PAD
+    inside = chartdraw._SIDE[1] - 2 * chartdraw._PAD
     lines = list(ET.fromstring(svg).iter(f"{SVG}text"))[1:]
     assert len(lines) > 6
     for line in lines:
         size = float(re.search(r"font-size: ([\d.]+)px", line.get("style")).group(1))
         weight = "bold" if "font-weight: 700" in line.get("style") else "normal"
-        assert charts._text_width(line.text, size, weight) <= inside
+        assert chartdraw._text_width(line.text, size, weight) <= inside
 
 
 def test_flow_copes_with_eight_stages_of_eight_reasons():

@@ -43,7 +43,7 @@ decisions: {{D2: designed}}
 added: 2026-05-01
 summary: 'Pretends: <iframe src="javascript:alert(1)"></iframe> ![x](javascript:alert(2)) {{: onclick="alert(3)"}} `code` $x$ 100%'
 """
-STAGES = ("validate", "analyse", "charts", "render", "write", "mkdocs", "replace")
+STAGES = ("validate", "analyse", "render", "write", "mkdocs", "charts", "replace")
 
 
 def hostile_pool(root: Path) -> Path:
@@ -350,7 +350,7 @@ def test_zensical_builds_the_same_site(built, tmp_path, run):
     out = tmp_path / "zensical"
     result = run("build", "--engine", "zensical", "--out", str(out), cwd=root)
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[5].split()[0] == "zensical"
+    assert result.output.splitlines()[4].split()[0] == "zensical"
 
     def pages(folder: Path) -> set[str]:
         return {p.relative_to(folder).as_posix() for p in folder.rglob("*.html")}
@@ -388,3 +388,29 @@ def test_serve_rebuilds_when_an_entry_changes(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_charts_that_fail_to_draw_stop_the_build_and_leave_the_site(tmp_path, run, snapshot, monkeypatch):
+    """The charts are drawn in another process while the engine builds (sitegen/drawing.py);
+    a failure there reaches the user as one line, and the last site stays as it was."""
+    root = hostile_pool(tmp_path / "pool")
+    assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
+    before = snapshot(tmp_path / "site")
+
+    def broken(chart):
+        raise RuntimeError("no ink")
+
+    monkeypatch.setattr("paperpool.chartdraw.svgs", broken)  # the drawing process is forked with it
+    result = run("build", "--out", str(tmp_path / "site"), cwd=root)
+    assert result.exit_code == 1
+    assert re.fullmatch(r"Error: drawing the charts failed \(RuntimeError: no ink at test_site\.py:\d+\); "
+                        r"the previous site was left as it was", result.output.splitlines()[-1])
+    assert snapshot(tmp_path / "site") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool", "site"]
+
+
+def test_the_built_site_holds_the_drawn_charts_not_their_placeholders(built):
+    _, site, _, _ = built
+    charts = sorted((site / "assets" / "paperpool" / "charts").glob("*.svg"))
+    assert len(charts) >= 4
+    assert all(path.read_text(encoding="utf-8").startswith("<?xml") for path in charts), "a placeholder was left"

@@ -24,6 +24,7 @@ from ..validate import validate
 from ..yamlio import YamlProblem, read_bytes, read_text
 from . import datasets, engine, feed, gallery, paths
 from .analysis import Analysis, analyse
+from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
@@ -63,21 +64,22 @@ def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
         pool = _valid_pool(root)
     with stage("analyse"):
         analysis = analyse(pool)
-    with stage("charts"):
         figures = draw(analysis)
-    with stage("render"):
-        intro = _read_intro(handwritten)
-        pages = plan(analysis, figures, intro)
-        files = render(analysis, pages, figures, config.get("site_url")) | _handwritten(handwritten, pages) | (extra_files or {})
-    with _staging(out) as staging:
+    with _staging(out) as staging, Drawing(figures.charts, staging / "charts") as charts:
+        with stage("render"):
+            intro = _read_intro(handwritten)
+            pages = plan(analysis, figures, intro)
+            files = render(analysis, pages, figures, config.get("site_url")) | _handwritten(handwritten, pages) | (extra_files or {})
         with stage("write"):
             docs, site = staging / "docs", staging / "site"
-            write_files(docs, files)
+            write_files(docs, files | charts.placeholders(paths.CHARTS))
             config_path = staging / engine.CONFIG
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
             engine.write_config(engine.site_config(config, root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
             engine.run(engine_name, config_path)
+        with stage("charts"):  # what of the drawing the engine's build did not cover
+            charts.finish(site / paths.CHARTS)
         with stage("replace"):
             # the build's time tells the live preview that a new site has landed
             (site / MARKER).write_text(f"built by paperpool at {time.time()}; `paperpool build` replaces this folder\n", encoding="utf-8")
@@ -108,10 +110,6 @@ def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: st
     """Every generated file of the docs folder: path -> text."""
     renderer = Renderer(analysis.pool.root)
     files = {page.path: front_matter(page) + renderer.render(page.template, **page_context(analysis, page)) for page in pages}
-    for figure in figures.statistics + ([figures.flow] if figures.flow else []):
-        chart = figure.chart
-        files[f"{paths.CHARTS}/{chart.id}-light.svg"] = chart.light
-        files[f"{paths.CHARTS}/{chart.id}-dark.svg"] = chart.dark
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
     files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)

@@ -27,6 +27,10 @@ class Figures:
     flow: Figure | None
     traces: list[TraceCard]  # the gallery: each of the pool's traces, measured and drawn
 
+    @property
+    def charts(self) -> list[charts.Chart]:
+        return [figure.chart for figure in self.statistics + ([self.flow] if self.flow else [])]
+
 
 def draw(analysis: Analysis) -> Figures:
     drawn = [DRAW[spec["type"]](analysis, spec) for spec in analysis.site.get("charts") or []]
