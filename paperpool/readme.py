@@ -57,21 +57,27 @@ def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
         raise PaperpoolError(f"{README} is a folder; the generated block goes into a file {README}")
     if not path.is_file():
         raise PaperpoolError(f"{README} is missing; create it with the lines {START} and {END} where the block goes")
+    return replace_block(path, START, END, render_block(pool, frames))
+
+
+def replace_block(path: Path, start: str, end: str, block: str) -> Update:
+    """The file with the lines between its one `start` line and its one `end` line
+    replaced by `block`, everything else kept byte for byte; PaperpoolError when the
+    markers are not one pair."""
     text = read_input(path)
     newline = "\r\n" if "\r\n" in text else "\n"  # keep the file's own line endings
     lines = text.split(newline)
-    starts = [n for n, line in enumerate(lines, 1) if line.strip() == START]
-    ends = [n for n, line in enumerate(lines, 1) if line.strip() == END]
+    starts = [n for n, line in enumerate(lines, 1) if line.strip() == start]
+    ends = [n for n, line in enumerate(lines, 1) if line.strip() == end]
     if len(starts) != 1 or len(ends) != 1:
-        found = ", ".join(f"{marker} on line {n}" for marker, found in ((START, starts), (END, ends)) for n in found)
+        found = ", ".join(f"{marker} on line {n}" for marker, found in ((start, starts), (end, ends)) for n in found)
         raise PaperpoolError(
-            f"{README}: the generated block needs exactly one line {START} and one line {END} "
+            f"{path.name}: the generated block needs exactly one line {start} and one line {end} "
             f"(found: {found or 'neither'}); fix the markers, nothing was changed"
         )
     if starts[0] > ends[0]:
-        raise PaperpoolError(f"{README}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
-    block = render_block(pool, frames).replace("\n", newline)
-    new_lines = lines[: starts[0]] + ["", block, ""] + lines[ends[0] - 1:]
+        raise PaperpoolError(f"{path.name}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
+    new_lines = lines[: starts[0]] + ["", block.replace("\n", newline), ""] + lines[ends[0] - 1:]
     new_text = newline.join(new_lines)
     return Update(path, new_text, new_text != text)
 
