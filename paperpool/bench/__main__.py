@@ -1,0 +1,89 @@
+"""`python -m paperpool.bench` (or scripts/bench): how paperpool's cost grows with the
+pool and with a trace, in one table, and which of its speed targets hold.
+
+Each pool command is run --repeat times in a fresh process, as a user runs it, on a
+copy of the pool at --root (the shipped pool by default) and on synthetic pools of the
+--sizes made from it (paperpool.synthpool, seeded); each trace size is a synthetic trace
+(paperpool.traces.synth). Nothing outside a scratch folder is written, except the file
+--write names, whose block between the bench markers is replaced by the results.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..problems import PaperpoolError
+from ..registry import find_root
+from . import pools, report, traces
+
+START, END = "<!-- paperpool:bench:start -->", "<!-- paperpool:bench:end -->"
+
+
+def _numbers(context, parameter, text: str) -> list[int]:
+    try:
+        return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give whole numbers separated by commas, e.g. 1000,10000") from None
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="The pool to measure and to make synthetic pools from (default: the pool around the current folder).")
+@click.option("--sizes", default="1000,10000", show_default=True, callback=_numbers,
+              help="Synthetic pool sizes, in entries; 0 for none.")
+@click.option("--events", default="10000,200000,1000000", show_default=True, callback=_numbers,
+              help="Synthetic trace sizes, in events; 0 for none.")
+@click.option("--repeat", type=click.IntRange(1), default=3, show_default=True, help="Runs of each measurement.")
+@click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic pools and traces.")
+@click.option("--write", "write_to", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"Also put the results into this file (BENCHMARKS.md), between the lines {START} and {END}.")
+def main(root: Path | None, sizes: list[int], events: list[int], repeat: int, engine: str, seed: int,
+         write_to: Path | None) -> None:
+    """Time paperpool's commands on the shipped pool and on synthetic pools, and trace
+    validation against json.load; print one table and the targets."""
+    template = (root or find_root(Path.cwd())).resolve()
+    if write_to is not None:
+        _write(write_to, "", check_only=True)  # a file that cannot take the results is refused before the long run
+    with tempfile.TemporaryDirectory(prefix="paperpool-bench-") as scratch:
+        folder = Path(scratch)
+        shipped = pools.shipped_copy(template, folder)
+        entries = len(list((shipped / "papers").glob("*.yaml")))
+        rows = [pools.measure(shipped, entries, "shipped", repeat, engine)]
+        _progress(f"shipped pool ({entries} entries) measured")
+        main_job = pools.main_job(template, pools.shipped_copy(template, folder / "main-job"), repeat)
+        for size in (size for size in sizes if size > 0):
+            rows.append(pools.measure(pools.synthetic(template, folder, size, seed), size, "synthetic", repeat, engine))
+            _progress(f"{size:,} entries measured")
+        trace_rows = []
+        for size in (size for size in events if size > 0):
+            trace_rows.append(traces.measure(folder, size, repeat, seed))
+            _progress(f"{size:,}-event trace measured")
+    results = (f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
+               + report.table(rows, main_job, trace_rows) + "\nTargets:\n\n"
+               + report.targets_text(report.targets(rows, main_job, trace_rows)))
+    click.echo(results, nl=False)
+    if write_to is not None:
+        _write(write_to, results)
+
+
+def _write(path: Path, results: str, check_only: bool = False) -> None:
+    from ..readme import replace_block, write
+
+    if not path.is_file():
+        raise PaperpoolError(f"{path}: no such file; create it with the lines {START} and {END} where the results go")
+    update = replace_block(path, START, END, results.rstrip("\n"))
+    if not check_only:
+        write(update)
+        click.echo(f"{path}: results written.", err=True)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+if __name__ == "__main__":
+    main(prog_name="python -m paperpool.bench")

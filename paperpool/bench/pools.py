@@ -1,0 +1,93 @@
+"""The pool commands on the shipped pool and on synthetic pools of chosen sizes, each
+timed as a user runs it (a fresh process, start-up included), and the site build split
+into paperpool's own generation and the engine's build of the same pages."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..problems import PaperpoolError
+from .measure import Sample, Series, paperpool, repeat, run
+
+COMMANDS = {
+    "validate": ["validate"],
+    "stats": ["stats", "--format", "json"],
+    "gaps": ["gaps", "--format", "json"],
+    "claims": ["claims", "--format", "json"],
+    "readme": ["readme"],
+}
+_STAGE = re.compile(r"^\s*(\w+)\s+(\d+\.\d+) s$")
+_NOT_POOL = shutil.ignore_patterns(".git", ".venv", "venv", "build", "node_modules", "__pycache__", ".pytest_cache", "*.egg-info",
+                                   "tests", "paperpool")  # the toolkit's own source, when the pool is its repository
+
+
+@dataclass
+class PoolRow:
+    entries: int
+    label: str  # "shipped" or "synthetic"
+    commands: dict[str, Series] = field(default_factory=dict)
+    own: Series = field(default_factory=Series)  # the build's own stages: validate ... write
+    engine: Series = field(default_factory=Series)  # the engine's build of the pages
+    pages: int = 0
+
+
+def shipped_copy(template: Path, folder: Path) -> Path:
+    """The pool at `template`, copied so that readme and build write in the copy."""
+    out = folder / "pool-shipped"
+    shutil.copytree(template, out, ignore=_NOT_POOL, symlinks=True)
+    return out
+
+
+def synthetic(template: Path, folder: Path, entries: int, seed: int) -> Path:
+    from ..synthpool import write_pool
+
+    out = folder / f"pool-{entries}"
+    write_pool(template, out, entries, seed=seed)
+    return out
+
+
+def measure(root: Path, entries: int, label: str, times: int, engine: str) -> PoolRow:
+    row = PoolRow(entries, label)
+    for name, arguments in COMMANDS.items():
+        row.commands[name] = repeat(lambda arguments=arguments: run(paperpool(root, *arguments), root), times)
+    site = root.parent / f"site-{root.name}"
+    builds = repeat(lambda: run(paperpool(root, "build", "--engine", engine, "--out", str(site)), root), times)
+    row.commands["build"] = builds
+    for sample in builds.samples:
+        stages = dict(_stages(sample.output))
+        engine_seconds = stages.pop(engine, 0.0)
+        row.own.samples.append(Sample(sum(stages.values()), None))
+        row.engine.samples.append(Sample(engine_seconds, None))
+    row.pages = int(re.search(r"built (\d+) pages?", builds.samples[-1].output).group(1))
+    shutil.rmtree(site, ignore_errors=True)
+    return row
+
+
+def _stages(output: str):
+    for line in output.splitlines():
+        match = _STAGE.match(line)
+        if match:
+            yield match.group(1), float(match.group(2))
+
+
+def main_job(template: Path, root: Path, times: int) -> Series | None:
+    """The main job as scripts/run runs it after installing: its paperpool commands, in
+    order, on a copy of the shipped pool. None when the template has no scripts/run."""
+    script = template / "scripts" / "run"
+    if not script.is_file():
+        return None
+    steps = [line.strip() for line in script.read_text(encoding="utf-8").splitlines()
+             if line.strip().startswith(("$pp ", "mkdir "))]
+    if not steps:
+        raise PaperpoolError(f"{script}: no `$pp ...` lines found; the main job cannot be timed")
+    body = "set -euo pipefail\npp() { " + " ".join(map(_quoted, [sys.executable, "-m", "paperpool"])) + ' "$@"; }\n' \
+        + "\n".join(line.replace("$pp ", "pp ", 1) for line in steps) + "\n"
+    return repeat(lambda: run(["bash", "-c", body], root), times)
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"

@@ -1,0 +1,108 @@
+"""The benchmark's one table, the targets it checks, and the machine it ran on."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from importlib import metadata
+
+from .measure import Series
+from .pools import PoolRow
+from .traces import TraceRow
+
+HEADER = ("| measurement | size | median s | min s | max s | peak MB | ms per item | ratio | the ratio is |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---|")
+
+
+def machine() -> str:
+    try:
+        memory = f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        memory = "unknown memory"
+    versions = ", ".join(f"{name} {_version(name)}" for name in ("paperpool", "mkdocs", "mkdocs-material"))
+    return (f"{os.cpu_count()} cores, {memory}, {platform.system()} {platform.machine()}, "
+            f"Python {sys.version.split()[0]}; {versions}")
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _row(measurement: str, size: str, series: Series, per_item: float | None = None, ratio: float | None = None,
+         ratio_is: str = "") -> str:
+    peak = f"{series.peak_mb:,.0f}" if series.peak_mb is not None else ""
+    item = f"{per_item * 1000:.3f}" if per_item is not None else ""
+    shown = f"{ratio:.2f}" if ratio is not None else ""
+    return (f"| {measurement} | {size} | {series.median:.3f} | {series.low:.3f} | {series.high:.3f} | {peak} | {item} | "
+            f"{shown} | {ratio_is} |")
+
+
+def table(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow]) -> str:
+    lines = [HEADER]
+    by_size = {row.entries: row for row in pools}
+    if main_job is not None:
+        lines.append(_row("main job (scripts/run after install)", f"{pools[0].entries:,} entries, shipped", main_job))
+    for name in pools[0].commands if pools else []:
+        for row in pools:
+            series = row.commands[name]
+            ratio, ratio_is = _growth(name, row, by_size)
+            lines.append(_row(name, f"{row.entries:,} entries, {row.label}", series, series.median / row.entries, ratio, ratio_is))
+    for row in pools:
+        share = row.own.median / (row.own.median + row.engine.median)
+        lines.append(_row("build: paperpool's own generation", f"{row.entries:,} entries, {row.pages:,} pages", row.own,
+                          row.own.median / row.entries, share, "own / (own + engine)"))
+        lines.append(_row("build: the engine (mkdocs build)", f"{row.entries:,} entries, {row.pages:,} pages", row.engine,
+                          row.engine.median / row.entries))
+    for row in traces:
+        size = f"{row.events:,} events, {row.edges:,} edges, {row.megabytes:.0f} MB"
+        lines.append(_row("trace validate + metrics", size, row.ours, row.ours.median / row.events, row.ratio, "/ json.load"))
+        lines.append(_row("json.load of the same file", size, row.plain, row.plain.median / row.events))
+    return "\n".join(lines) + "\n"
+
+
+def _growth(name: str, row: PoolRow, by_size: dict[int, PoolRow]) -> tuple[float | None, str]:
+    """The ratio of this size's time to the time at a tenth of it, when both were run."""
+    smaller = by_size.get(row.entries // 10)
+    if smaller is None or row.entries % 10:
+        return None, ""
+    return row.commands[name].median / smaller.commands[name].median, f"{row.entries:,} / {smaller.entries:,} entries"
+
+
+def targets(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow]) -> list[tuple[str, str, bool]]:
+    """(target, what was measured, whether it holds) for each target measured."""
+    found = []
+    shipped = next((row for row in pools if row.label == "shipped"), None)
+    if main_job is not None:
+        found.append(("the main job on the shipped pool under 5 s", f"{main_job.median:.2f} s", main_job.median < 5))
+    if shipped is not None:
+        seconds = shipped.commands["validate"].median
+        found.append((f"validate on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s", seconds < 0.5))
+    for row in pools:
+        if row.entries == 10_000:
+            seconds = row.commands["validate"].median
+            found.append(("validate at 10,000 entries under 3 s", f"{seconds:.2f} s", seconds < 3))
+            seconds = row.commands["build"].median
+            found.append(("build at 10,000 entries under 90 s", f"{seconds:.1f} s", seconds < 90))
+        by_size = {other.entries: other for other in pools}
+        for name in row.commands:
+            ratio, ratio_is = _growth(name, row, by_size)
+            if ratio is not None:
+                found.append((f"{name}: {ratio_is} at most 12", f"{ratio:.1f}", ratio <= 12))
+        share = row.own.median / (row.own.median + row.engine.median)
+        found.append((f"own generation at most a quarter of the build at {row.entries:,} entries", f"{share:.0%}", share <= 0.25))
+    for row in traces:
+        found.append((f"trace validate + metrics at most 1.5 x json.load at {row.events:,} events", f"{row.ratio:.2f} x",
+                      row.ratio <= 1.5))
+        if row.events >= 1_000_000:
+            peak = row.ours.peak_mb or 0
+            found.append((f"{row.events:,} events validated and measured in under 10 s and 2 GB",
+                          f"{row.ours.median:.1f} s, {peak:,.0f} MB", row.ours.median < 10 and peak < 2048))
+    return found
+
+
+def targets_text(found: list[tuple[str, str, bool]]) -> str:
+    return "".join(f"- {'holds' if holds else 'MISSED'}: {target}: {measured}\n" for target, measured, holds in found)
