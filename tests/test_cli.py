@@ -238,7 +238,8 @@ def test_format_choices_match_what_each_module_can_write():
 
     for name, choices in cli_module.FORMAT_CHOICES.items():
         assert list(importlib.import_module(f"paperpool.{name}").FORMATS) == choices, name
-    from paperpool.traces import cli as trace_cli, metrics
+    from paperpool.traces import cli as trace_cli
+    from paperpool.traces import metrics
 
     assert list(metrics.FORMATS) == trace_cli.METRICS_FORMATS
 

@@ -10,7 +10,7 @@ from rapidfuzz import fuzz
 
 from paperpool import identity
 
-WORDS = "agent reward credit team token learning multi orchestration policy debate swarm planner critic".split()
+WORDS = ["agent", "reward", "credit", "team", "token", "learning", "multi", "orchestration", "policy", "debate", "swarm", "planner", "critic"]
 
 
 @pytest.fixture(scope="module")
