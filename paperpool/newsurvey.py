@@ -9,9 +9,6 @@ validates, so DIR is either untouched or complete.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import shutil
-import tempfile
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,7 +18,7 @@ import jinja2
 from . import __version__
 from .problems import PaperpoolError
 from .registry import REGISTRY_FILE
-from .yamlio import UMASK
+from .yamlio import new_folder
 
 # Names a Python package cannot ship as they are (hidden files, a folder with a dot)
 RENAMES = {"gitignore": ".gitignore", "github": ".github"}
@@ -37,23 +34,12 @@ def create(target: Path, title: str | None, today: dt.date) -> list[str]:
     if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
         raise PaperpoolError("--title: give the survey's title on one line")
     _refuse_inside_a_pool(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
     context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__}
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
-    try:
+    with new_folder(target) as staging:
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:
             (staging / folder).mkdir()
         _fill_readme(staging)
-        # mkdtemp makes its folder private; the pool gets an ordinary folder's permissions
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o777 & ~UMASK
-        os.chmod(staging, mode)
-        if target.exists():
-            target.rmdir()
-        os.rename(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])
 
 

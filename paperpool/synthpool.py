@@ -23,11 +23,9 @@ entries then fail, as they should in a pool that does not hold those entries.
 from __future__ import annotations
 
 import copy
-import os
 import random
 import shutil
 import string
-import tempfile
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -42,7 +40,7 @@ from .registry import REGISTRY_FILE, find_root, lookup
 from .render import OVERRIDES
 from .sitegen import engine
 from .validate import require_valid_pool
-from .yamlio import UMASK, dump_yaml
+from .yamlio import dump_yaml, new_folder
 
 TITLE = "title"  # the field validate's near-duplicate check compares
 # Text is prose, redrawn from its words, when it runs this long on average and nearly
@@ -234,9 +232,7 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
         if count and not found[kind]:
             raise PaperpoolError(f"--from {template}: the template has no {kind} to resample; ask for 0 {kind}")
     synth = _Synth(pool, seed)
-    out.absolute().parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.absolute().parent, prefix=f".{out.name}.synth-"))
-    try:
+    with new_folder(out) as staging:
         number = 0
         for kind, count in counts.items():
             folder = staging / pool.registry.pool[kind]
@@ -251,13 +247,6 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
         else:
             (staging / REGISTRY_FILE).write_text(registry, encoding="utf-8", newline="\n")
         _copy_companions(pool, staging)
-        os.chmod(staging, 0o777 & ~UMASK)  # mkdtemp's folder is private; a pool's is not
-        if out.exists():
-            out.rmdir()
-        os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return counts
 
 

@@ -8,11 +8,14 @@ remembers the line of every field so that validation can point at it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
+import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -341,6 +344,25 @@ def _write_then(path: Path, text: str, put) -> None:
         put(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)  # gone already after a replace
+
+
+@contextlib.contextmanager
+def new_folder(target: Path) -> Iterator[Path]:
+    """A folder to fill, renamed to `target` (which must be missing or empty) once the
+    block ends, so that `target` appears only complete; removed if anything fails."""
+    target = target.absolute()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    try:
+        yield staging
+        # mkdtemp makes its folder private; the result gets an ordinary folder's permissions
+        os.chmod(staging, target.stat().st_mode & 0o7777 if target.exists() else 0o777 & ~UMASK)
+        if target.exists():
+            target.rmdir()
+        os.rename(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def _mode_for(path: Path) -> int:
