@@ -57,7 +57,7 @@ class Context:
         return self._root.resolve()
 
 
-class Commands(click.Group):
+class OneLineUsageErrors:
     """Usage errors are bad input like any other: one `Error: ...` line and exit status 1,
     not click's usage block and status 2."""
 
@@ -68,6 +68,14 @@ class Commands(click.Group):
     def invoke(self, ctx):
         with _one_line_usage_errors():
             return super().invoke(ctx)
+
+
+class Commands(OneLineUsageErrors, click.Group):
+    """paperpool's commands."""
+
+
+class Command(OneLineUsageErrors, click.Command):
+    """A command run on its own (python -m paperpool.bench, the synthetic generators)."""
 
 
 @contextlib.contextmanager

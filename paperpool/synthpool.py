@@ -34,6 +34,7 @@ import click
 from rapidfuzz import fuzz, process
 
 from . import identity, readme
+from .cli import Command
 from .pool import Pool
 from .problems import PaperpoolError
 from .registry import REGISTRY_FILE, find_root, lookup
@@ -269,7 +270,7 @@ def _copy_companions(pool: Pool, staging: Path) -> None:
             shutil.copyfile(source, target)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--entries", type=click.IntRange(1), required=True, help="How many entries the pool has.")
 @click.option("--exclusions", type=click.IntRange(0), help="How many exclusions (default: as many per entry as the template has).")
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -19,13 +19,13 @@ def bench(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 
 def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     results = tmp_path / "BENCHMARKS.md"
-    results.write_text("# Ours\n\n<!-- paperpool:bench:start -->\nold\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8")
+    results.write_text("# Ours\n\n<!-- paperpool:bench:start -->\nSTALE-BLOCK\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8")
     done = bench("--sizes", "20,200", "--events", "300", "--repeat", "2", "--write", str(results))
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| measurement")]
     measured = {(row.split(" | ")[0][2:], row.split(" | ")[1]) for row in rows}
     for command in ("validate", "stats", "gaps", "claims", "readme", "build"):
-        for size in ("3 entries, shipped", "20 entries, synthetic", "200 entries, synthetic"):
+        for size in ("5 entries, shipped", "20 entries, synthetic", "200 entries, synthetic"):
             assert (command, size) in measured
     growth = [row for row in rows if row.endswith("| 200 / 20 entries |")]
     assert len(growth) == 6
@@ -38,7 +38,7 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     assert re.search(r"^- (holds|MISSED): trace validate \+ metrics at most 1\.5 x json\.load at 300 events: ", done.stdout, re.MULTILINE)
     text = results.read_text(encoding="utf-8")
     assert text.startswith("# Ours\n\n<!-- paperpool:bench:start -->\n\nMeasured on ") and text.endswith("<!-- paperpool:bench:end -->\n\nkept\n")
-    assert "old" not in text and "| build | 200 entries, synthetic |" in text
+    assert "STALE-BLOCK" not in text and "| build | 200 entries, synthetic |" in text
 
 
 def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path):
@@ -46,7 +46,8 @@ def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path)
     results.write_text("# Ours\n", encoding="utf-8")
     done = bench("--sizes", "abc", "--write", str(results))
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
-        1, "Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000")
+        1, "Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000 "
+           "(see python -m paperpool.bench --help)")
     done = bench("--sizes", "0", "--events", "0", "--write", str(results))
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (

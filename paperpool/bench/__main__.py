@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ..cli import Command
 from ..problems import PaperpoolError
 from ..registry import find_root
 from . import pools, report, traces
@@ -29,7 +30,7 @@ def _numbers(context, parameter, text: str) -> list[int]:
         raise click.BadParameter(f"{text!r}: give whole numbers separated by commas, e.g. 1000,10000") from None
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="The pool to measure and to make synthetic pools from (default: the pool around the current folder).")
 @click.option("--sizes", default="1000,10000", show_default=True, callback=_numbers,

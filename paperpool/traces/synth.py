@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 import orjson
 
+from ..cli import Command
 from ..yamlio import write_atomic
 
 TOPOLOGIES = ("centralized", "planner_executor_critic", "debate", "swarm", "hierarchical")
@@ -188,7 +189,7 @@ def write(trace: dict, path: Path) -> None:
     write_atomic(path, orjson.dumps(trace).decode("utf-8"))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--events", type=click.IntRange(2), default=1000, show_default=True, help="How many events the trace has.")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="hierarchical", show_default=True)
 @click.option("--fanout", type=click.IntRange(1), default=3, show_default=True, help="Sub-agents each spawner creates (debaters, in a debate).")
