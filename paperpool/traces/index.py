@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -31,7 +32,8 @@ class TraceIndex:
     source: object  # where single events and edges are read from, for messages
     n: int
     n_edges: int
-    index: dict  # event id -> position of its first occurrence
+    ids: list  # each event's id (an unusable one stands for a broken event's)
+    unique: bool  # whether every event has its own id
     t: np.ndarray  # float64, NaN for an inert event
     type_code: np.ndarray  # int8 position in schema.event_types(), -1 when inert
     agent_code: np.ndarray  # int64 position in agent_names, -1 when inert
@@ -41,13 +43,22 @@ class TraceIndex:
     dst: np.ndarray
     edge_code: np.ndarray  # int8 position in schema.edge_types(), -1 when broken
     fields: dict  # to, tool, call, decision: (positions of the events that have it, values)
+    named_calls: np.ndarray  # for each `call` in fields: the position of the event it names, or MISSING
     tokens: np.ndarray  # per event with a cost (positions in fields["cost"])
     seconds: np.ndarray
     rewards: dict  # (credit unit, channel) -> the sum of the rewards attached to events
     broken_events: set = field(default_factory=set)
     calls: dict = field(default_factory=dict)  # tool_result position -> tool_call position it answers
     actor_code: np.ndarray | None = None  # agent_code, with each answered tool_result given to its caller
+    chain: tuple | None = None  # (events, seconds) of the critical path, when found beside the links
     _cache: dict = field(default_factory=dict)
+
+    @property
+    def index(self) -> dict:
+        """Event id -> the position of the first event with it."""
+        if "index" not in self._cache:
+            self._cache["index"] = id_index(self.ids)
+        return self._cache["index"]
 
     def event(self, position: int) -> dict:
         return self.source.item("events", position)
@@ -86,14 +97,6 @@ class TraceIndex:
         if "agents" not in self._cache:
             self._cache["agents"] = AgentTable.of(self)
         return self._cache["agents"]
-
-    def time_order(self) -> np.ndarray:
-        """Event positions by time, ties in file order: usually the file's own order,
-        which is checked in one pass before any sorting is done."""
-        t = np.nan_to_num(self.t, nan=-1.0)
-        if t.size < 2 or bool(np.all(t[1:] >= t[:-1])):
-            return np.arange(t.size)
-        return np.argsort(t, kind="stable")
 
 
 @dataclass
@@ -139,8 +142,11 @@ OPTIONAL = ("to", "tool", "call", "cost", "decision")
 
 class Builder:
     """Reads events, then edges, a chunk at a time, into a TraceIndex. Each chunk's
-    columns become arrays as soon as it is read, and its ids enter the id index while
-    they are still in cache."""
+    columns become arrays as soon as it is read.
+
+    The edges' ends and the tool results' calls, which name events by id, are resolved
+    here from the edges read (add_edges), or come resolved from another process
+    (add_links, see links.py)."""
 
     def __init__(self):
         self.columns: dict[str, list] = {name: [] for name in ("t", "type", "agent", "tokens", "seconds")}
@@ -152,7 +158,9 @@ class Builder:
         self.broken_events: set[int] = set()
         self.edge_parts: list[tuple] = []
         self.broken_edges: list[int] = []
-        self.index: dict = {}
+        self.ids: list = []
+        self.links = None
+        self._index: dict | None = None
         self.n = 0
 
     def add_events(self, events: list, offset: int, broken: set[int]) -> None:
@@ -164,19 +172,14 @@ class Builder:
         for name, values, kind in (("t", chunk.times, np.float64), ("type", chunk.types, np.int8), ("agent", chunk.agents, np.int64),
                                    ("tokens", chunk.tokens, np.float64), ("seconds", chunk.seconds, np.float64)):
             self.columns[name].append(np.array(values, dtype=kind))
-        self._add_ids(compact(chunk.ids), offset)
+        self.ids += compact(chunk.ids)
         self.n += len(events)
 
-    def _add_ids(self, ids: list, offset: int) -> None:
-        fresh = dict(zip(ids, range(offset, offset + len(ids))))
-        if len(fresh) == len(ids) and not self.index:
-            self.index = fresh  # the first chunk, or the whole trace
-            return
-        if len(fresh) == len(ids) and not (fresh.keys() & self.index.keys()):
-            self.index.update(fresh)
-            return
-        for position, identifier in enumerate(ids, start=offset):  # a repeated id keeps its first event
-            self.index.setdefault(identifier, position)
+    @property
+    def index(self) -> dict:
+        if self._index is None:
+            self._index = id_index(self.ids)
+        return self._index
 
     def add_edges(self, edges: list, offset: int, broken: set[int]) -> None:
         if broken:
@@ -185,6 +188,12 @@ class Builder:
         count = len(edges)
         self.edge_parts.append((_ends(self.index, edges, _SRC), _ends(self.index, edges, _DST),
                                 np.fromiter(map(EDGE_CODES.__getitem__, map(_TYPE, edges)), dtype=np.int8, count=count)))
+
+    def add_links(self, links) -> None:
+        """Edges and calls resolved elsewhere, from a trace whose every event and edge
+        passed the schema."""
+        self.links = links
+        self.edge_parts = [(links.src, links.dst, links.edge_code)]
 
     def build(self, source) -> TraceIndex:
         parts = self.edge_parts or [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))]
@@ -197,10 +206,21 @@ class Builder:
         for key in ("to", "tool"):
             fields[key] = fields[key][0], np.array(fields[key][1], dtype=np.int64)
         del self.agent_codes[None], self.tool_codes[None]
-        return TraceIndex(source, self.n, src.size, self.index, columns["t"].astype(np.float64), columns["type"].astype(np.int8),
-                          columns["agent"].astype(np.int64), list(self.agent_codes), list(self.tool_codes), src, dst, edge_code,
-                          fields, columns["tokens"].astype(np.float64), columns["seconds"].astype(np.float64), self.rewards,
-                          self.broken_events)
+        if self.links is not None:
+            unique, named_calls = self.links.unique, self.links.call[fields["call"][0]]
+        else:
+            unique = len(self.index) == self.n
+            names = fields["call"][1]
+            named_calls = np.fromiter(map(self.index.get, names, repeat(MISSING)), dtype=np.int64, count=len(names))
+        ix = TraceIndex(source, self.n, src.size, self.ids, unique, columns["t"].astype(np.float64),
+                        columns["type"].astype(np.int8), columns["agent"].astype(np.int64), list(self.agent_codes),
+                        list(self.tool_codes), src, dst, edge_code, fields, named_calls, columns["tokens"].astype(np.float64),
+                        columns["seconds"].astype(np.float64), self.rewards, self.broken_events)
+        if self.links is not None:
+            ix.chain = self.links.chain
+        if self._index is not None:
+            ix._cache["index"] = self._index
+        return ix
 
 
 class _Chunk:
@@ -261,6 +281,14 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         if "decision" in e:
             decision_at(i)
             decision(e["decision"])
+
+
+def id_index(ids: list) -> dict:
+    """Event id -> the position of the first event with it."""
+    index = dict(zip(ids, range(len(ids))))
+    if len(index) < len(ids):  # a repeated id keeps its first event
+        index = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
+    return index
 
 
 def broken_positions(findings, section: str) -> set[int]:

@@ -54,7 +54,7 @@ from itertools import repeat
 import numpy as np
 
 from ..problems import plural
-from . import rules, schema
+from . import paths, rules, schema
 from .index import TraceIndex
 from .loading import no_gc_pauses
 from .mapping import Subdecisions
@@ -175,64 +175,11 @@ def _depth(parent: np.ndarray) -> int:
 
 
 def critical_path(ix: TraceIndex) -> tuple[int, float]:
-    """(events, seconds) along the longest chain of dependencies."""
-    if ix.n == 0:
-        return 0, 0.0
-    both = (ix.src >= 0) & (ix.dst >= 0)
-    ordering = ix.edge_mask(schema.ordering_edge_types())
-    forward = both & (ix.t[np.maximum(ix.src, 0)] < ix.t[np.maximum(ix.dst, 0)])
-    chosen = np.flatnonzero(ordering | forward)
-    src, dst = ix.src[chosen], ix.dst[chosen]
-    order = ix.time_order()
-    in_file_order = bool(np.all(order[1:] > order[:-1])) if order.size > 1 else True
-    rank = dst if in_file_order else _rank(order)[dst]
-    if np.any((src if in_file_order else _rank(order)[src]) >= rank):
-        # ordering edges between events of one time, listed against the file's order
-        rank = _topological_rank(ix.n, src, dst, order)[dst]
-    by_target = np.argsort(rank, kind="stable")
-    length = [1] * ix.n
-    start = ix.t.tolist()  # the earliest time a chain ending at each event starts
-    for a, b in zip(src[by_target].tolist(), dst[by_target].tolist()):
-        # edges come in the order of their targets, so every chain into `a` is complete
-        longer = length[a] + 1
-        if longer > length[b]:  # noqa: PLR1730 (max() is a call per edge, in the hottest loop)
-            length[b] = longer
-        earlier = start[a]
-        if earlier < start[b]:  # noqa: PLR1730
-            start[b] = earlier
-    return max(length), float(np.max(ix.t - np.array(start)))
-
-
-def _rank(order: np.ndarray) -> np.ndarray:
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank
-
-
-def _topological_rank(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Kahn's algorithm, taking ready events in time order: linear, used only when some
-    edge joins two events of one time in the order opposite to the file's."""
-    indegree = np.bincount(dst, minlength=n).tolist()
-    outgoing: list[list[int]] = [[] for _ in range(n)]
-    for a, b in zip(src.tolist(), dst.tolist()):
-        outgoing[a].append(b)
-    position = np.empty(n, dtype=np.int64)
-    position[order] = np.arange(n)
-    import heapq
-
-    ready = [(int(position[i]), i) for i in range(n) if indegree[i] == 0]
-    heapq.heapify(ready)
-    rank = np.empty(n, dtype=np.int64)
-    done = 0
-    while ready:
-        _, node = heapq.heappop(ready)
-        rank[node] = done
-        done += 1
-        for nxt in outgoing[node]:
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                heapq.heappush(ready, (int(position[nxt]), nxt))
-    return rank
+    """(events, seconds) along the longest chain of dependencies: found beside the links
+    in the second process when there was one, else here."""
+    if ix.chain is not None:
+        return ix.chain
+    return paths.critical_path(ix.t, ix.src, ix.dst, ix.edge_code)
 
 
 def subdecision_counts(ix: TraceIndex, by_type: dict, mapping: Subdecisions) -> dict[str, int]:

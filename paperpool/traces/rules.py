@@ -13,8 +13,6 @@ numbers past a double's range are refused by pointer; costs have a minimum of 0)
 
 from __future__ import annotations
 
-from itertools import repeat
-
 import numpy as np
 
 from ..problems import suggest
@@ -34,7 +32,7 @@ def check(ix: TraceIndex, trace: dict, schema_findings=()) -> list[Finding]:
 
 
 def unique_ids(ix: TraceIndex) -> list[Finding]:
-    if len(ix.index) == ix.n:
+    if ix.unique:
         return []
     findings = []
     for offset, events in ix.source.chunks("events"):  # read again only when some id is repeated
@@ -131,9 +129,9 @@ def tool_results(ix: TraceIndex) -> list[Finding]:
     if results.size == 0:
         return []
     findings: list[Finding] = []
-    call_at, call_names = ix.fields["call"]
+    call_at = ix.fields["call"][0]
     named_call = np.full(ix.n, MISSING, dtype=np.int64)
-    named_call[call_at] = np.fromiter(map(ix.index.get, call_names, repeat(MISSING)), dtype=np.int64, count=len(call_names))
+    named_call[call_at] = ix.named_calls
     has_call = np.zeros(ix.n, dtype=bool)
     has_call[call_at] = True
     calls, given = named_call[results], has_call[results]

@@ -2,8 +2,10 @@
 every part the schema accepted. Problems are collected, never raised, and come back in
 document order.
 
-A large file is read in chunks (see source.py): each chunk of events or edges is
-validated and indexed, then dropped, so memory stays near the file's size.
+A file of some size has its links (the events each edge and each result's `call` name)
+resolved in a second process while this one parses and validates (see links.py). A large
+file is also read in chunks (see source.py): each chunk of events or edges is validated
+and indexed, then dropped.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 import click
 
 from ..problems import PaperpoolError, plural
-from . import rules, source
+from . import links, rules, source
 from .index import Builder, TraceIndex, broken_positions
 from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
 from .schema import Finding, item_findings, schema_findings
@@ -41,13 +43,14 @@ def check_trace(trace) -> Checked:
 
 
 def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = CHUNK_ABOVE_BYTES,
-               chunk: int = source.CHUNK) -> Checked:
+               chunk: int = source.CHUNK, apart_above: int = links.APART_ABOVE_BYTES) -> Checked:
     """Read and check a trace file; TraceUnreadable when it is no JSON at all."""
     data = read_bytes(path, max_bytes)
-    return check_source(source.from_bytes(data, chunk_above, chunk))
+    with links.Apart(data, apart_above) as resolving:  # the edges' ends, found in another process meanwhile
+        return check_source(source.from_bytes(data, chunk_above, chunk), resolving)
 
 
-def check_source(trace_source) -> Checked:
+def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
     with no_gc_pauses():
         if not trace_source.shaped:
             trace = trace_source.trace
@@ -55,14 +58,32 @@ def check_source(trace_source) -> Checked:
         top = trace_source.top
         findings = schema_findings({**top, "events": [], "edges": []})
         builder = Builder()
-        for section, add in (("events", builder.add_events), ("edges", builder.add_edges)):
-            for offset, items in trace_source.chunks(section):
-                found = item_findings(section, items, offset)
-                findings += found
-                add(items, offset, broken_positions(found, section))
+        for offset, events in trace_source.chunks("events"):
+            found = item_findings("events", events, offset)
+            findings += found
+            builder.add_events(events, offset, broken_positions(found, "events"))
+        resolved = resolving is not None and resolving.started
+        for offset, edges in trace_source.chunks("edges"):
+            found = item_findings("edges", edges, offset)
+            findings += found
+            if not resolved:
+                builder.add_edges(edges, offset, broken_positions(found, "edges"))
+        if resolved:
+            _add_links(builder, trace_source, resolving.result(), findings)
         ix = builder.build(trace_source)
         findings += rules.check(ix, top, findings)
         return Checked(top, sorted(findings, key=Finding.sort_key), ix)
+
+
+def _add_links(builder: Builder, trace_source, resolved: links.Links | None, findings: list[Finding]) -> None:
+    """The other process's links when every event and edge passed the schema; else the
+    edges are read again here, where the broken ones are marked."""
+    fits = resolved is not None and resolved.call.size == builder.n and resolved.src.size == trace_source.count("edges")
+    if fits and not any(f.pointer.startswith(("/events/", "/edges/")) for f in findings):
+        builder.add_links(resolved)
+        return
+    for offset, edges in trace_source.chunks("edges"):
+        builder.add_edges(edges, offset, broken_positions(findings, "edges"))
 
 
 class InvalidTrace(PaperpoolError):
@@ -91,10 +112,11 @@ def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRA
     return checked
 
 
-def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK) -> tuple[bool, list[str]]:
+def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK,
+           apart_above: int = links.APART_ABOVE_BYTES) -> tuple[bool, list[str]]:
     """(valid, lines) for one file as `trace validate` prints it: every problem, then a summary."""
     try:
-        checked = check_file(path, chunk_above=chunk_above, chunk=chunk)
+        checked = check_file(path, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
         return False, [f.line(shown) for f in exc.findings] + [f"{shown}: invalid, {plural(len(exc.findings), 'problem')}."]
     if checked.valid:
