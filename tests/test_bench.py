@@ -31,6 +31,8 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     assert len(growth) == 6
     trace = next(row for row in rows if row.startswith("| trace validate + metrics | 300 events"))
     assert trace.endswith("| / json.load |")
+    paused = next(row for row in rows if row.startswith("| json.load, garbage collector paused | 300 events"))
+    assert paused.endswith("| validate + metrics / this |")
     for row in rows:  # median between fastest and slowest
         median, low, high = (float(cell) for cell in row.split(" | ")[2:5])
         assert low <= median <= high
@@ -46,8 +48,8 @@ def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path)
     results.write_text("# Ours\n", encoding="utf-8")
     done = bench("--sizes", "abc", "--write", str(results))
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
-        1, "Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000 "
-           "(see python -m paperpool.bench --help)")
+        1, ("Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000 "
+            "(see python -m paperpool.bench --help)"))
     done = bench("--sizes", "0", "--events", "0", "--write", str(results))
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (

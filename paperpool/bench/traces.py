@@ -28,6 +28,7 @@ class TraceRow:
     megabytes: float
     ours: Series
     plain: Series  # json.load
+    paused: Series  # json.load with the garbage collector paused, as paperpool parses
 
     @property
     def ratio(self) -> float:
@@ -35,25 +36,32 @@ class TraceRow:
 
 
 def measure(folder: Path, events: int, times: int, seed: int = 0) -> TraceRow:
-    from ..traces import synth
-
     path = folder / f"trace-{events}.json"
-    trace = synth.generate(events, TOPOLOGY, seed=seed)
-    edges = len(trace["edges"])
-    synth.write(trace, path)
-    del trace
+    # written by another process: a child's peak memory, as the system reports it, starts
+    # from the size of the process that started it, and a million events take 1.3 GB
+    run([sys.executable, "-m", "paperpool.traces.synth", "--events", str(events), "--topology", TOPOLOGY,
+         "--seed", str(seed), "-o", str(path)], folder)
     timed = json.loads(_child(path, times, "time").output.splitlines()[-1])
     ours = Series([Sample(seconds, None) for seconds in timed["ours"]])
     plain = Series([Sample(seconds, None) for seconds in timed["json.load"]])
-    ours.samples[0].peak_mb = _child(path, 1, "ours").peak_mb
+    paused = Series([Sample(seconds, None) for seconds in timed["json.load, collector paused"]])
+    alone = json.loads(_child(path, 1, "ours").output.splitlines()[-1])
+    ours.samples[0].peak_mb = _with_helper(alone["peaks"])
     plain.samples[0].peak_mb = _child(path, 1, "json.load").peak_mb
-    row = TraceRow(events, edges, path.stat().st_size / 1e6, ours, plain)
+    row = TraceRow(events, alone["edges"], path.stat().st_size / 1e6, ours, plain, paused)
     path.unlink()
     return row
 
 
 def _child(path: Path, times: int, mode: str) -> Sample:
     return run([sys.executable, "-m", "paperpool.bench.traces", str(path), str(times), mode], path.parent)
+
+
+def _with_helper(peaks: dict | None) -> float | None:
+    """The validating process's peak memory plus that of the process it forks to resolve
+    the links (traces/links.py), where wait4 gives only the larger of the two. The pages
+    the two share (the file's bytes) are counted twice, so this is an upper bound."""
+    return None if peaks is None else peaks["self"] + peaks["helper"]
 
 
 def _ours(path: Path, subdecisions):
@@ -70,23 +78,48 @@ def _plain(path: Path):
         return json.load(handle)
 
 
+def _paused(path: Path):
+    gc.disable()
+    try:
+        return _plain(path)
+    finally:
+        gc.enable()
+
+
 def child_main(path: Path, times: int, mode: str) -> None:
     from ..traces import mapping
 
     subdecisions = mapping.default()
-    if mode != "time":
-        _ours(path, subdecisions) if mode == "ours" else _plain(path)
+    if mode == "json.load":
+        _plain(path)
+        return
+    if mode == "ours":
+        checked, _ = _ours(path, subdecisions)
+        print(json.dumps({"edges": checked.index.n_edges, "peaks": _peaks()}))
         return
     _ours(path, subdecisions)  # imports and first-use costs are not the file's
-    timings: dict[str, list[float]] = {"ours": [], "json.load": []}
+    runs = (("json.load", lambda: _plain(path)), ("ours", lambda: _ours(path, subdecisions)),
+            ("json.load, collector paused", lambda: _paused(path)))
+    timings: dict[str, list[float]] = {name: [] for name, _ in runs}
     for _ in range(times):
-        for name, work in (("json.load", lambda: _plain(path)), ("ours", lambda: _ours(path, subdecisions))):
+        for name, work in runs:
             gc.collect()
             start = time.perf_counter()
             result = work()
             timings[name].append(time.perf_counter() - start)
             del result  # freeing the objects is not timed, for either
     print(json.dumps(timings))
+
+
+def _peaks() -> dict | None:
+    """This process's peak memory and its children's, in MB, where the system reports it."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    unit = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+    return {"self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit,
+            "helper": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit}
 
 
 if __name__ == "__main__":
