@@ -67,7 +67,7 @@ def warnings(problems: list[Problem]) -> list[Problem]:
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
 
 
 def suggest(name: str, known, otherwise: str) -> str:
