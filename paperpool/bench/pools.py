@@ -62,7 +62,7 @@ def measure(root: Path, entries: int, label: str, times: int, engine: str) -> Po
         engine_seconds = stages.pop(engine, 0.0)
         row.own.samples.append(Sample(sum(stages.values()), None))
         row.engine.samples.append(Sample(engine_seconds, None))
-    row.pages = int(re.search(r"built (\d+) pages?", builds.samples[-1].output).group(1))
+    row.pages = int(re.search(r"built ([\d,]+) pages?", builds.samples[-1].output).group(1).replace(",", ""))
     shutil.rmtree(site, ignore_errors=True)
     return row
 
