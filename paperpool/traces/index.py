@@ -215,9 +215,8 @@ class Builder:
         ix = TraceIndex(source, self.n, src.size, self.ids, unique, columns["t"].astype(np.float64),
                         columns["type"].astype(np.int8), columns["agent"].astype(np.int64), list(self.agent_codes),
                         list(self.tool_codes), src, dst, edge_code, fields, named_calls, columns["tokens"].astype(np.float64),
-                        columns["seconds"].astype(np.float64), self.rewards, self.broken_events)
-        if self.links is not None:
-            ix.chain = self.links.chain
+                        columns["seconds"].astype(np.float64), self.rewards, self.broken_events,
+                        chain=None if self.links is None else self.links.chain)
         if self._index is not None:
             ix._cache["index"] = self._index
         return ix
