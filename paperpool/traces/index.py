@@ -186,7 +186,7 @@ class Builder:
             edges = [_INERT_EDGE if offset + i in broken else e for i, e in enumerate(edges)]
             self.broken_edges += sorted(broken)
         count = len(edges)
-        self.edge_parts.append((_ends(self.index, edges, _SRC), _ends(self.index, edges, _DST),
+        self.edge_parts.append((positions(self.index, list(map(_SRC, edges))), positions(self.index, list(map(_DST, edges))),
                                 np.fromiter(map(EDGE_CODES.__getitem__, map(_TYPE, edges)), dtype=np.int8, count=count)))
 
     def add_links(self, links) -> None:
@@ -210,8 +210,7 @@ class Builder:
             unique, named_calls = self.links.unique, self.links.call[fields["call"][0]]
         else:
             unique = len(self.index) == self.n
-            names = fields["call"][1]
-            named_calls = np.fromiter(map(self.index.get, names, repeat(MISSING)), dtype=np.int64, count=len(names))
+            named_calls = positions(self.index, fields["call"][1])
         ix = TraceIndex(source, self.n, src.size, self.ids, unique, columns["t"].astype(np.float64),
                         columns["type"].astype(np.int8), columns["agent"].astype(np.int64), list(self.agent_codes),
                         list(self.tool_codes), src, dst, edge_code, fields, named_calls, columns["tokens"].astype(np.float64),
@@ -317,11 +316,12 @@ _SEPARATOR = "\x00"
 _TYPE, _SRC, _DST = operator.itemgetter("type"), operator.itemgetter("src"), operator.itemgetter("dst")
 
 
-def _ends(index: dict, edges: list, end) -> np.ndarray:
+def positions(index: dict, names: list) -> np.ndarray:
+    """The position of the event each name names, MISSING for a name no event has."""
     try:
-        return np.fromiter(map(index.__getitem__, map(end, edges)), dtype=np.int64, count=len(edges))
-    except KeyError:  # some edge names no event: the slower lookup that marks it
-        return np.fromiter((index.get(name, MISSING) for name in map(end, edges)), dtype=np.int64, count=len(edges))
+        return np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
+    except KeyError:  # some name is no event's id: the slower lookup that marks it
+        return np.fromiter(map(index.get, names, repeat(MISSING)), dtype=np.int64, count=len(names))
 
 
 _INERT_EDGE = {"src": None, "dst": None, "type": None}

@@ -29,7 +29,7 @@ import msgspec
 import numpy as np
 
 from . import paths
-from .index import EDGE_CODES, MISSING, compact, id_index
+from .index import EDGE_CODES, MISSING, compact, id_index, positions
 from .loading import no_gc_pauses
 
 # Below this size a fork costs about what it saves (measured: 10,000 events, 2.2 MB).
@@ -91,7 +91,7 @@ def _read_events(raw: msgspec.Raw) -> tuple[dict, np.ndarray, np.ndarray]:
     t = np.fromiter(map(attrgetter("t"), events), dtype=np.float64, count=len(events))
     has_call = [k for k, event in enumerate(events) if event.call is not None]
     call = np.full(len(events), MISSING, dtype=np.int64)
-    call[has_call] = _positions(index, [events[k].call for k in has_call])
+    call[has_call] = positions(index, [events[k].call for k in has_call])
     return index, t, call
 
 
@@ -102,18 +102,11 @@ def _read_edges(index: dict, raw: msgspec.Raw) -> tuple[np.ndarray, np.ndarray, 
     for at in range(0, len(slices), EDGES_AT_A_TIME):
         edges = _edges.decode(b"[" + b",".join(slices[at:at + EDGES_AT_A_TIME]) + b"]")
         types = map(EDGE_CODES.get, map(attrgetter("type"), edges), repeat(-1))
-        parts.append((_positions(index, list(map(attrgetter("src"), edges))), _positions(index, list(map(attrgetter("dst"), edges))),
+        parts.append((positions(index, list(map(attrgetter("src"), edges))), positions(index, list(map(attrgetter("dst"), edges))),
                       np.fromiter(types, dtype=np.int8, count=len(edges))))
     if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(3))
-
-
-def _positions(index: dict, names: list) -> np.ndarray:
-    try:
-        return np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
-    except KeyError:  # some name is no event's id: the slower lookup that marks it
-        return np.fromiter((index.get(name, MISSING) for name in names), dtype=np.int64, count=len(names))
 
 
 class Apart:
