@@ -1,8 +1,8 @@
 """Bad input never crashes, corrupts or injects (issue 7).
 
 tests/hostile/<command>/<what-it-breaks>.<ext> is a corpus of hostile inputs, and
-tests/hostile/expected.yaml says for each one how it is given to paperpool and the exact
-output. Each must end with exit status 1 and one clear message naming the file (and the
+tests/hostile/<command>/expected.yaml says for each one how it is given to paperpool and the
+exact output (tests/hostile/README.md has the keys). Each must end with exit status 1 and one clear message naming the file (and the
 line, field or JSON pointer where there is one) and how to fix it, and must leave every
 file as it was: the pool, the input, and the site a build would replace. With
 tests/cases/validate and the trace fixtures of tests/traces it makes the issue's corpus.
@@ -39,8 +39,10 @@ from .test_site import _Elements, hostile_pool
 from .test_validate_cases import CASE_NAMES, CASES, lay_case
 
 CORPUS = REPO / "tests" / "hostile"
+EXPECTATIONS = "expected.yaml"  # in each command's folder: its files' cases
 # read strictly, so that a case written twice is an error rather than the second one silently winning
-EXPECTED = load_yaml(CORPUS / "expected.yaml", max_bytes=10_000_000).data
+EXPECTED = {f"{path.parent.name}/{name}": case for path in sorted(CORPUS.glob(f"*/{EXPECTATIONS}"))
+            for name, case in load_yaml(path, max_bytes=10_000_000).data.items()}
 NAMES = sorted(EXPECTED)
 TIMING = re.compile(r"(?m)^( *\w+  ) *\d+\.\d\d s$")  # a build's stage lines, whose times vary
 BIG = 16_000_000  # files larger than this are fingerprinted by size and time, not read
@@ -150,7 +152,8 @@ def test_hostile_input(name, tmp_path, run, request):
 
 
 def test_every_corpus_file_has_its_expected_output():
-    files = {path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*") if path.is_file()} - {"expected.yaml"}
+    files = {path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*")
+             if path.is_file() and path.name != EXPECTATIONS and path.parent != CORPUS}
     assert files == set(EXPECTED)
     assert {name.split("/")[0] for name in files} >= {"validate", "registry", "claims", "import-csv", "import-bib", "audit",
                                                        "readme", "add", "build"}
