@@ -155,3 +155,29 @@ def test_any_value_reads_every_otlp_shape():
     assert otlp.any_value({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": 1}]}}) == ["a", 1]
     assert otlp.any_value({"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "v"}}]}}) == {"k": "v"}
     assert otlp.any_value({"bytesValue": "aGk="}) == b"hi"
+
+
+def _nested_export(depth: int) -> dict:
+    """Agents each invoked by the one before, `depth` spans deep: agent a1 spawns a2, ..."""
+    spans = []
+    for level in range(1, depth + 1):
+        span = {"traceId": "0123456789abcdef0123456789abcdef", "spanId": f"{level:016x}", "name": f"invoke_agent a{level}",
+                "startTimeUnixNano": str(level), "endTimeUnixNano": str(3 * depth - level),
+                "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
+                               {"key": "gen_ai.agent.name", "value": {"stringValue": f"a{level}"}}]}
+        if level > 1:
+            span["parentSpanId"] = f"{level - 1:016x}"
+        spans.append(span)
+    return {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": spans}]}]}
+
+
+@pytest.mark.parametrize("depth", [500, 5000])
+def test_spans_nested_deeper_than_pythons_recursion_limit_convert(run, tmp_path, depth):
+    """Each span names its parent, so nesting is limited by the file's size alone: the
+    walk keeps its own stack (Python's recursion stops near 1,000)."""
+    (tmp_path / "deep.json").write_text(json.dumps(_nested_export(depth)), encoding="utf-8")
+    result = run("trace", "import-otlp", "deep.json", "-o", "out.json", cwd=tmp_path)
+    # a stop for a1; a spawn and a return for each other agent; causal, spawn and return edges
+    assert (result.exit_code, result.output) == (0, f"wrote out.json: {2 * depth - 1:,} events, {3 * depth - 3:,} edges\n")
+    measured = json.loads(run("trace", "metrics", "out.json", "--format", "json", cwd=tmp_path).output)
+    assert (measured["agents"], measured["depth"], measured["max_fanout"]) == (depth, depth - 1, 1)

@@ -5,14 +5,20 @@ Every event gets a key (time, emission order); the spans are walked depth first 
 order, so a spawn is emitted before its agent's events and a return after them. Every
 edge joins an event to a later one in that order, so the edges run forward in time and
 form no cycle by construction.
+
+The walk keeps its own stack: spans can nest as deep as the file is long (each span names
+its parent), far deeper than Python's recursion limit.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Iterator
 
 from .otlp import AGENT_OPERATIONS, MODEL_OPERATIONS, TOOL_OPERATION, Span
+
+Visit = tuple[Span, str | None]  # a span to visit, and the agent acting for it
 
 
 class Converter:
@@ -41,22 +47,19 @@ class Converter:
     def _orchestrators(self) -> set[str]:
         """The agents that spawn or message others, and each outermost agent."""
         found: set[str] = set()
-
-        def walk(span: Span, acting: str | None) -> None:
+        waiting: list[tuple[Span, str | None]] = [(root, None) for root in self.roots]
+        while waiting:
+            span, acting = waiting.pop()
             if span.operation in AGENT_OPERATIONS:
                 found.add(span.agent if acting is None else acting)
                 acting = span.agent
-            for child in span.children:
-                walk(child, acting)
-
-        for root in self.roots:
-            walk(root, None)
+            waiting.extend((child, acting) for child in span.children)
         return found
 
     def trace(self, schema: str) -> dict:
         fallback = str(self.resource.get("service.name") or "orchestrator")
         for root in self.roots:
-            self._visit(root, None if root.operation in AGENT_OPERATIONS else fallback)
+            self._walk(root, None if root.operation in AGENT_OPERATIONS else fallback)
         self._resolve_links()
         self.events.sort(key=lambda event: self.keys[event["id"]])
         trace = {"schema": schema, "trace_id": self.trace_id}
@@ -83,16 +86,26 @@ class Converter:
         self.actor[identifier] = actor or agent
         return identifier
 
-    def _visit(self, span: Span, acting: str | None) -> None:
+    def _walk(self, root: Span, acting: str | None) -> None:
+        """Visit `root` and the spans it encloses, depth first. Each visit is a generator
+        that yields the (span, acting agent) of each child to visit before it goes on."""
+        visits: list[Iterator[Visit]] = [self._visit(root, acting)]
+        while visits:
+            child = next(visits[-1], None)
+            if child is None:
+                visits.pop()
+            else:
+                visits.append(self._visit(*child))
+
+    def _visit(self, span: Span, acting: str | None) -> Iterator[Visit]:
         operation = span.operation
         if operation in AGENT_OPERATIONS:
-            self._agent(span, acting)
+            yield from self._agent(span, acting)
             return
         if operation == TOOL_OPERATION and acting is not None:
             tool = str(span.attributes.get("gen_ai.tool.name") or span.name)
             call = self._emit("tool_call", span, "call", span.start, acting, tool=tool)
-            for child in span.children:
-                self._visit(child, acting)
+            yield from _children(span, acting)
             seconds = round((span.end - span.start) / 1e9, 6)
             result = self._emit("tool_result", span, "result", span.end, tool, actor=acting, tool=tool, call=call,
                                 cost={"seconds": seconds}, trusted=False)
@@ -100,10 +113,9 @@ class Converter:
             return
         if operation in MODEL_OPERATIONS and acting is not None:
             self._model_call(span, acting)
-        for child in span.children:
-            self._visit(child, acting)
+        yield from _children(span, acting)
 
-    def _agent(self, span: Span, enclosing: str | None) -> None:
+    def _agent(self, span: Span, enclosing: str | None) -> Iterator[Visit]:
         agent = span.agent
         if enclosing is not None and enclosing != agent:
             if agent in self.met:
@@ -113,8 +125,7 @@ class Converter:
                 spawn = self._emit("spawn", span, "spawn", span.start, enclosing, to=agent)
                 self.links.append((spawn, agent, "spawn"))
         self.met.add(agent)
-        for child in span.children:
-            self._visit(child, agent)
+        yield from _children(span, agent)
         if span.operation != "invoke_agent":
             return
         cost = self.pending.pop(agent, None)
@@ -162,3 +173,7 @@ class Converter:
             "tool_calls": sum(1 for event in self.events if event["type"] == "tool_call"),
             "messages": sum(1 for event in self.events if event["type"] == "message"),
         }
+
+
+def _children(span: Span, acting: str | None) -> Iterator[Visit]:
+    return ((child, acting) for child in span.children)
