@@ -17,7 +17,7 @@ EXAMPLES = REPO / "traces"
 KEYS = ["trace_id", "topology", "events", "edges", "agents", "spawns", "max_fanout", "depth", "messages", "tool_calls",
         "aggregations", "event_types", "stopped", "stop_t", "subdecisions", "total_work_events", "critical_path_events",
         "parallelism_speedup_events", "total_work_s", "critical_path_s", "parallelism_speedup", "protocol_overhead",
-        "costs", "rewards", "agent_share"]
+        "costs", "rewards", "agent_share", "notes"]
 
 
 def measure(run, path, cwd) -> dict:
@@ -205,3 +205,64 @@ def test_the_same_measures_from_a_file_read_in_chunks(tmp_path):
     assert whole.valid and chunked.valid
     assert (metrics.compute(whole.index, whole.top, mapping.default())
             == metrics.compute(chunked.index, chunked.top, mapping.default()))
+
+
+def _strict_json(text: str) -> dict:
+    """JSON as the standard has it: NaN and Infinity, which Python's json reads by default, refused."""
+    def refuse(constant: str):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _write_trace(path, events: list[dict], edges: list[dict]) -> None:
+    path.write_text(json.dumps({"trace_id": "edge-of-double", "events": events, "edges": edges}), encoding="utf-8")
+
+
+NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up, subtract or divide within a double's "
+              "range (about 1.8e308)")
+
+
+def test_sums_past_a_doubles_range_are_null_with_a_note(run, tmp_path):
+    """Each number is finite, as validate requires, but two lanes of 1.5e308 s add up to
+    more than a double holds, and so do two rewards and two token counts of 1e308."""
+    big = {"cost": {"tokens": 1e308}, "rewards": [{"channel": "team", "unit": "team", "value": 1e308}]}
+    _write_trace(tmp_path / "big.json", [
+        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", **big},
+        {"id": "b", "t": 1.5e308, "type": "message", "agent": "lead", "to": "w", **big},
+        {"id": "c", "t": 0, "type": "message", "agent": "w"},
+        {"id": "d", "t": 1.5e308, "type": "stop", "agent": "w"},
+    ], [{"src": "a", "dst": "b", "type": "causal"}])
+    result = run("trace", "metrics", "big.json", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0 and "Warning" not in result.output
+    m = _strict_json(result.output)
+    assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (None, 1.5e308, None)
+    assert (m["costs"]["tokens"], m["rewards"]["by_unit"]) == ({"events": None, "declared": None}, {"team": {"team": None}})
+    # each lane's 1.5e308 s is a double still; its share of an unknown total is unknown
+    assert m["agent_share"]["lead"] == {"events": 2, "share": 0.5, "busy_s": 1.5e308, "share_s": None}
+    assert m["notes"] == [{"key": key, "why": NOT_FINITE}
+                          for key in ("/total_work_s", "/parallelism_speedup", "/costs/tokens/events", "/rewards/by_unit/team/team")]
+    text = run("trace", "metrics", "big.json", cwd=tmp_path).output
+    assert "inf" not in text and "nan" not in text
+    assert "  in time: n/a s of work, 1.5e+308 s on the critical path, speedup n/a\n" in text
+    assert text.endswith(f"notes (measures shown as n/a):\n  /total_work_s: {NOT_FINITE}\n  /parallelism_speedup: {NOT_FINITE}\n"
+                         f"  /costs/tokens/events: {NOT_FINITE}\n  /rewards/by_unit/team/team: {NOT_FINITE}\n")
+
+
+def test_a_ratio_over_a_near_zero_critical_path_is_null_with_a_note(run, tmp_path):
+    """A critical path of 5e-324 s (the smallest double) under 1e300 s of work: the
+    speedup divides past a double's range."""
+    _write_trace(tmp_path / "ratio.json", [
+        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "b", "t": 5e-324, "type": "message", "agent": "lead", "to": "w"},
+        {"id": "c", "t": 0, "type": "message", "agent": "w"},
+        {"id": "d", "t": 1e300, "type": "stop", "agent": "w"},
+    ], [{"src": "a", "dst": "b", "type": "causal"}])
+    m = _strict_json(run("trace", "metrics", "ratio.json", "--format", "json", cwd=tmp_path).output)
+    assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (1e300, 0.0, None)
+    assert m["notes"] == [{"key": "/parallelism_speedup", "why": NOT_FINITE}]
+
+
+def test_a_trace_of_ordinary_numbers_has_no_notes(run, tmp_path):
+    assert measure(run, FIXTURES / "valid.json", tmp_path)["notes"] == []
+    assert "notes" not in run("trace", "metrics", str(FIXTURES / "valid.json"), cwd=tmp_path).output

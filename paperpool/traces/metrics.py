@@ -39,6 +39,12 @@ they are stable: new keys may be added, none renamed or removed.
     agent_share              {agent: {events, share, busy_s, share_s}} in order of each agent's
                              first event: its events and their share of all events, its busy
                              time and its share of total_work_s
+    notes                    [{key, why}]: each measure given as null because it is no finite
+                             number (key is its JSON pointer); empty for most traces
+
+A trace's numbers are finite, but sums, differences and ratios of numbers near a double's
+limit (1.8e308) are not always: such a measure is null, never Infinity or NaN, which JSON
+does not have, and a note names it.
 
 Dependencies, for the critical path, are the ordering edges (which validation guarantees run
 forward in time and form no cycle) and every other edge that runs strictly forward in time;
@@ -49,6 +55,8 @@ Numbers are rounded to 6 decimals.
 from __future__ import annotations
 
 import json
+import math
+import re
 from itertools import repeat
 
 import numpy as np
@@ -64,8 +72,12 @@ FORMATS = ("text", "json")
 
 def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
     """The measures of a trace that validated (its index built and its tool results paired)."""
-    with no_gc_pauses():  # a large trace's objects are still alive: a collection would walk them all
-        return _compute(ix, trace, mapping)
+    # a large trace's objects are still alive: a collection would walk them all; overflows
+    # are expected and noted (see _nulled), not warned about
+    with no_gc_pauses(), np.errstate(over="ignore", invalid="ignore"):
+        result = _compute(ix, trace, mapping)
+    result["notes"] = _nulled(result, [])
+    return result
 
 
 def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
@@ -123,9 +135,9 @@ def agent_lanes(ix: TraceIndex) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 def agent_share(ix: TraceIndex, total_s: float) -> dict[str, dict]:
     names, events, busy = agent_lanes(ix)
-    share = np.round(events / ix.n, 6).tolist() if ix.n else [None] * len(names)
-    share_s = np.round(busy / total_s, 6).tolist() if total_s else [None] * len(names)
-    rows = zip(events.tolist(), share, np.round(busy, 6).tolist(), share_s)
+    share = _rounded(events / ix.n) if ix.n else [None] * len(names)
+    share_s = _rounded(busy / total_s) if total_s and math.isfinite(total_s) else [None] * len(names)
+    rows = zip(events.tolist(), share, _rounded(busy), share_s)
     return {name: {"events": e, "share": s, "busy_s": b, "share_s": bs} for name, (e, s, b, bs) in zip(names, rows)}
 
 
@@ -225,19 +237,55 @@ def _round(value) -> float:
     return round(float(value), 6)
 
 
+def _rounded(values: np.ndarray) -> list:
+    """Rounded as _round does. np.round scales by 10**6 first, which overflows above
+    1.8e302: such values have no decimals to round and are kept as they are."""
+    small = np.abs(values) < 1e300
+    return np.where(small, np.round(np.where(small, values, 0.0), 6), values).tolist()
+
+
 def _ratio(numerator, denominator) -> float | None:
     return _round(numerator / denominator) if denominator else None
 
 
+NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up, subtract or divide "
+              "within a double's range (about 1.8e308)")
+
+
+def _nulled(node: dict, path: list) -> list[dict]:
+    """Every infinite or NaN number of the result replaced with None in place, and a note
+    for each (JSON has neither, and a reader of the report must know why one is missing)."""
+    notes = []
+    for key, value in node.items():
+        if isinstance(value, dict):
+            notes += _nulled(value, path + [key])
+        elif isinstance(value, float) and not math.isfinite(value):
+            node[key] = None
+            notes.append({"key": schema.pointer(path + [key]), "why": NOT_FINITE})
+    return notes
+
+
+# Characters JSON may hold raw that a terminal would act on or show in another order (C1
+# controls, bidirectional and other format characters): written as \u escapes instead,
+# which a JSON reader reads as the same string. The rest of non-ASCII text stays as it is.
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]+")
+
+
+def _escaped(match: re.Match) -> str:
+    run = match.group()
+    return run if run.isprintable() else "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in run)
+
+
 def to_json(result: dict) -> str:
-    return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    """Strict JSON: no NaN or Infinity (compute gave them as null)."""
+    return _NOT_ASCII.sub(_escaped, json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def to_text(result: dict, mapping: Subdecisions) -> str:
     def show(value) -> str:
         if value is None:
             return "n/a"
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:  # not 309 digits for 1e308
             value = int(value)
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
@@ -268,4 +316,8 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
     lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, busy s, share of time")
     for name, share in result["agent_share"].items():
         lines.append(f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}")
-    return "\n".join(lines) + "\n"
+    if result["notes"]:
+        lines.append("notes (measures shown as n/a):")
+        lines += [f"  {note['key']}: {note['why']}" for note in result["notes"]]
+    # names and ids come from the trace: a terminal must show them, not act on them
+    return "\n".join(map(schema.printable, lines)) + "\n"
