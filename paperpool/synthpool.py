@@ -39,7 +39,7 @@ from .pool import Pool
 from .problems import PaperpoolError
 from .registry import REGISTRY_FILE, find_root, lookup
 from .render import OVERRIDES
-from .sitegen import engine
+from .sitegen import siteconfig
 from .validate import require_valid_pool
 from .yamlio import dump_yaml, new_folder
 
@@ -254,7 +254,7 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
 def _copy_companions(pool: Pool, staging: Path) -> None:
     """The files around the records that the commands read, as the template has them."""
     root, registry = pool.root, pool.registry
-    names = [registry.pool.get("claims"), engine.CONFIG, engine.read_config(root).get("docs_dir", engine.DEFAULT_DOCS),
+    names = [registry.pool.get("claims"), siteconfig.CONFIG, siteconfig.load(root)[0].docs_dir,
              OVERRIDES, registry.traces.get("folder") or "traces"]
     text = (root / readme.README).read_text(encoding="utf-8") if (root / readme.README).is_file() else ""
     marks = Counter(line.strip() for line in text.splitlines())

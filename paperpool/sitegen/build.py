@@ -22,7 +22,7 @@ from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
 from ..yamlio import YamlProblem, read_bytes, read_text
-from . import datasets, engine, feed, gallery, paths
+from . import datasets, engine, feed, gallery, paths, siteconfig
 from .analysis import Analysis, analyse
 from .drawing import Drawing
 from .figures import Figures, draw
@@ -45,16 +45,16 @@ class Result:
 
 def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
           report: Callable[[str, float], None] | None = None, extra_js: list[str] | None = None,
-          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None) -> Result:
+          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None, trust_config: bool = False) -> Result:
     """Build the site into `out`; `extra_files` are added to the docs and `extra_js` to
     every page (the live preview's reload script). With `keep_pages`, the generated
     pages and data files (not the charts or paperpool's own assets) are also written
-    there, for reviewing what the templates produce."""
-    config = engine.read_config(root)
-    _check_folders(root, config)
-    option = "--out" if out is not None else f"{engine.CONFIG}: site_dir"
-    out = (out or root / config.get("site_dir", engine.DEFAULT_SITE)).resolve()
-    handwritten = (root / config.get("docs_dir", engine.DEFAULT_DOCS)).resolve()
+    there, for reviewing what the templates produce. With `trust_config`, mkdocs.yml
+    may use the settings that run code, read files or reach the network."""
+    config = _accepted_config(root, trust_config)
+    option = "--out" if out is not None else f"{siteconfig.CONFIG}: site_dir"
+    out = (out or root / config.site_dir).resolve()
+    handwritten = (root / config.docs_dir).resolve()
     _check_out(root, out, handwritten, option)
     if keep_pages is not None:
         keep_pages = keep_pages.resolve()
@@ -69,13 +69,14 @@ def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
         with stage("render"):
             intro = _read_intro(handwritten)
             pages = plan(analysis, figures, intro)
-            files = render(analysis, pages, figures, config.get("site_url")) | _handwritten(handwritten, pages) | (extra_files or {})
+            files = render(analysis, pages, figures, config.get("site_url"))
+            files |= _handwritten(handwritten, set(files) | set(charts.placeholders(paths.CHARTS))) | (extra_files or {})
         with stage("write"):
             docs, site = staging / "docs", staging / "site"
             write_files(docs, files | charts.placeholders(paths.CHARTS))
-            config_path = staging / engine.CONFIG
+            config_path = staging / siteconfig.CONFIG
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
-            engine.write_config(engine.site_config(config, root, docs, site, nav, extra_js or []), config_path)
+            engine.write_config(engine.site_config(config.settings, root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
             engine.run(engine_name, config_path)
         with stage("charts"):  # what of the drawing the engine's build did not cover
@@ -139,12 +140,12 @@ def downloads(analysis: Analysis) -> dict[str, str]:
     pool = analysis.pool
     # each entry written on its own (bibtexparser refuses a library in which two records
     # share a citation key), once, in the analysis
-    files = {"downloads/pool.bib": "\n".join(analysis.bibtex[key] for key in sorted(analysis.bibtex)),
-             "downloads/pool.ris": ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
-             "downloads/pool.json": csvio.export_json(pool)}
+    files = {f"{paths.DOWNLOAD_FILES}/pool.bib": "\n".join(analysis.bibtex[key] for key in sorted(analysis.bibtex)),
+             f"{paths.DOWNLOAD_FILES}/pool.ris": ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
+             f"{paths.DOWNLOAD_FILES}/pool.json": csvio.export_json(pool)}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
-            files[f"downloads/{kind}.csv"] = csvio.export_csv(pool, kind)
+            files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = csvio.export_csv(pool, kind)
     return files
 
 
@@ -224,28 +225,21 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
     root = root.resolve()
     if out == root or root.is_relative_to(out) or out == handwritten or handwritten.is_relative_to(out):
         raise PaperpoolError(f"{option} {out}: would replace the pool's own files; choose a folder of its own, such as build/site")
+    if out.is_relative_to(handwritten):  # the next build would publish it as hand-written pages
+        raise PaperpoolError(f"{option} {out}: is inside the hand-written pages ({handwritten.name}/), which every build "
+                             "copies onto the site; choose a folder outside it, such as build/pages")
     if out.is_file():
         raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
 
 
-def _check_folders(root: Path, config: dict) -> None:
-    """The folders mkdocs.yml names are paths, and those whose files go onto the site must
-    be the pool's own: `docs_dir: /etc` would publish the build machine's files."""
-    root = root.resolve()
-    theme = config.get("theme") if isinstance(config.get("theme"), dict) else {}
-    for name, value in (("site_dir", config.get("site_dir")), ("docs_dir", config.get("docs_dir")),
-                        ("theme.custom_dir", theme.get("custom_dir"))):
-        if value is not None and not isinstance(value, str):
-            raise PaperpoolError(f"{engine.CONFIG}: {name}: is {engine.kind_of(value)}; give a folder, such as "
-                                 f"{engine.DEFAULT_SITE if name == 'site_dir' else engine.DEFAULT_DOCS}/")
-        if value is None or name == "site_dir":
-            continue
-        folder = (root / value).resolve()
-        if folder == root or not folder.is_relative_to(root):
-            raise PaperpoolError(f"{engine.CONFIG}: {name}: '{value}' is outside the pool or the pool itself, and its files "
-                                 "would go onto the site; name a folder inside the pool, such as site/")
+def _accepted_config(root: Path, trusted: bool) -> siteconfig.SiteConfig:
+    config, problems = siteconfig.check(root, trusted)
+    if errors(problems):
+        raise InvalidPool(errors(problems), f"{siteconfig.CONFIG} is not accepted ({plural(len(errors(problems)), 'problem')} "
+                                            "above); nothing was built, the previous site is unchanged")
+    return config
 
 
 def _read_page(path: Path, handwritten: Path) -> str | bytes:
@@ -271,19 +265,18 @@ def _read_intro(handwritten: Path) -> str:
     return "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).strip()
 
 
-def _handwritten(handwritten: Path, pages: list[Page]) -> dict[str, str]:
+def _handwritten(handwritten: Path, generated: set[str]) -> dict[str, str]:
     """The pool's own pages and files besides the intro, copied as they are; a name the
-    build generates is refused rather than silently overwritten."""
+    build or the engine writes is refused rather than silently overwritten."""
     if not handwritten.is_dir():
         return {}
-    generated = {page.path for page in pages}
     files = {}
     for path in sorted(handwritten.rglob("*")):
         relative = path.relative_to(handwritten).as_posix()
         if not path.is_file() or relative == INTRO:
             continue
-        if relative in generated or relative.startswith(("assets/paperpool/", "entries/", "axes/", "downloads/")):
-            raise PaperpoolError(f"{handwritten.name}/{relative}: the build generates this path; rename your page")
+        if paths.reserved(relative, generated):
+            raise PaperpoolError(f"{handwritten.name}/{relative}: the build writes this path itself; rename your file")
         files[relative] = _read_page(path, handwritten)
     return files
 
