@@ -11,11 +11,18 @@ import html
 import re
 
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
-# attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped.
-SPECIAL = re.compile(r"([\\`*_{}\[\]|~])")
+# attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped,
+# and `~` (strike-through) becomes a character reference: Python-Markdown does not take `\~`.
+SPECIAL = re.compile(r"([\\`*_{}\[\]|])")
+REFERENCES = {ord("~"): "&#126;"}
 # ... and those that do only at the start of a line: headings and quotes, list items
-# ("- x", "+ x", "1. x", "2) x") and rules or underlines ("---", "===").
-LINE_START = re.compile(r"^(\d*)([#>]|[+\-=.)](?=\s|$|[+\-=]))")
+# ("- x", "+ x", "1. x", "2) x") and rules ("---").
+LINE_START = re.compile(r"^(\d*)([#>]|[+\-.)](?=\s|$|[+\-]))")
+# ... and those that open a block of an extension paperpool allows (`!!! danger` an
+# admonition, `???` details, `: ` a definition, `///` a pymdownx block, `===` a tab, `$$`
+# maths), which Python-Markdown cannot backslash-escape: written as a character reference,
+# such a character is shown the same and opens nothing.
+OPENER = re.compile(r"^[!?:/=$]")
 # Bidirectional controls reorder what follows them on screen; a reader must see the
 # text in the order it was written, so they are dropped.
 BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
@@ -33,8 +40,11 @@ def text(value) -> str:
     if value is None:
         return ""
     flat = WHITESPACE.sub(" ", visible(value)).strip()
-    escaped = SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
-    return LINE_START.sub(r"\1\\\2", escaped)
+    escaped = SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).translate(REFERENCES)
+    escaped = LINE_START.sub(r"\1\\\2", escaped)
+    if OPENER.match(escaped):
+        escaped = f"&#{ord(escaped[0])};{escaped[1:]}"
+    return escaped
 
 
 def link(label: str, url: str) -> str:

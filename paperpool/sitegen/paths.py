@@ -26,6 +26,13 @@ FEED = "feed.xml"
 ASSETS = "assets/paperpool"
 DATA = "assets/paperpool/data"
 CHARTS = "assets/paperpool/charts"
+DOWNLOAD_FILES = "downloads"
+TRACE_FILES = "traces"  # the gallery's drawings and JSON files
+# Folders whose every file the build generates (an entry's page appears when the entry
+# does), and what the engine writes itself: a hand-written file there is refused, never
+# silently replaced nor left to replace a generated one.
+GENERATED_FOLDERS = ("entries", "axes", "gaps", TRACE_FILES, DOWNLOAD_FILES, ASSETS)
+ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", "404.html")
 
 
 def slug(value) -> str:
@@ -69,6 +76,12 @@ class ValuePaths:
 
     def __contains__(self, value) -> bool:
         return value in self._paths
+
+
+def reserved(path: str, generated) -> bool:
+    """Whether a hand-written file at `path` would clash with the build's own files
+    (`generated`: the paths this build writes)."""
+    return path in generated or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
 
 
 def html(page: str) -> str:
