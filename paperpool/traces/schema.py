@@ -31,9 +31,9 @@ class Finding:
 
     def line(self, file: str) -> str:
         """One line, always: a line break or other control character from the trace (a key
-        may hold one) is shown escaped."""
+        may hold one) or from its file's name is shown escaped."""
         text = f"{self.pointer}: {self.message}" if self.pointer else self.message
-        return f"{file}: {printable(text)}"
+        return f"{printable(file)}: {printable(text)}"
 
     def sort_key(self) -> tuple:
         # The schema's order of the top-level fields (trace_id ... events, edges, ...), then
@@ -44,6 +44,9 @@ class Finding:
 
 
 def printable(text: str) -> str:
+    """`text` on one line, shown as written: as problems.printable escapes what a terminal
+    would act on (\\x1b, \\u202e), and also every other character str.isprintable refuses,
+    such as a file name's undecodable bytes (\\udcff), which no terminal can print."""
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
