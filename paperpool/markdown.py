@@ -27,12 +27,20 @@ OPENER = re.compile(r"^[!?:/=$]")
 # text in the order it was written, so they are dropped.
 BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
 WHITESPACE = re.compile(r"\s+")
+# look-alikes of the five characters HTML gives meaning to, for words a theme writes into
+# its pages as it likes (escaped, unescaped, inside an attribute): they then stay text
+TITLE_LOOKALIKES = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "\uff06", '"': "\u201d", "'": "\u2019"})
 
 
 def visible(value) -> str:
     """`value` as text without its bidirectional controls, for every output meant for
     people (pages, the feed, citations), so that it reads in the order it was written."""
     return str(value).translate(BIDI_CONTROLS)
+
+
+def safe_title(title: str) -> str:
+    """A title or other words handed to the theme rather than written into markdown."""
+    return visible(title).translate(TITLE_LOOKALIKES)
 
 
 def text(value) -> str:

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import csvio, ris
-from ..markdown import visible
+from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..render import Renderer
 from ..validate import validate
@@ -28,7 +28,6 @@ from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
-TITLE_LOOKALIKES = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "\uff06", '"': "\u201d", "'": "\u2019"})
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
 ASSET_FILES = ("browser.js", "browser.css", "site.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
@@ -128,12 +127,6 @@ def front_matter(page: Page) -> str:
     the table of contents to give its table the room."""
     hide = "hide: [toc]\n" if page.wide else ""
     return f"---\ntitle: {json.dumps(safe_title(page.title))}\n{hide}---\n\n"
-
-
-def safe_title(title: str) -> str:
-    # look-alike characters for the five that HTML gives meaning to: whatever a theme
-    # does with the title (escape it, unescape it, strip tags), it stays text
-    return visible(title).translate(TITLE_LOOKALIKES)
 
 
 def downloads(analysis: Analysis) -> dict[str, str]:

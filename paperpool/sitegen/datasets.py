@@ -83,9 +83,10 @@ def exclusions(analysis: Analysis) -> dict:
 
 
 def script(name: str, data: dict) -> str:
-    # ensure_ascii leaves only ASCII in the file, so no character of a title can end the
-    # script or be read differently by a browser guessing the encoding
-    body = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    # ensure_ascii leaves only ASCII in the file, so no character of a title can be read
+    # differently by a browser guessing the encoding; `<` as \u003c, so that the data
+    # could not end a script even if it were ever written inline
+    body = json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
     return f"window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData[{json.dumps(name)}]={body};\n"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from ..problems import PaperpoolError
+from ..markdown import safe_title
 from . import paths, siteconfig
 ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
@@ -35,6 +36,9 @@ def site_config(config: dict, root: Path, docs: Path, site: Path, nav: list, ext
     """The config the engine runs with: the pool's, plus what the generated pages need."""
     built = dict(config)
     built.setdefault("site_name", "Paper pool")
+    for name in siteconfig.WORDS:  # the theme writes some of them into attributes unescaped
+        if isinstance(built.get(name), str) and name != "copyright":
+            built[name] = safe_title(built[name])
     # relative to the config file, which is written beside them (Zensical requires it)
     built["docs_dir"] = docs.name
     built["site_dir"] = site.name

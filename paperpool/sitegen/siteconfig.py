@@ -333,6 +333,7 @@ SETTINGS: dict[str, Check] = {
     "not_in_nav": _anything, "exclude_docs": _anything, "draft_docs": _anything, "validation": _anything,
     "dev_addr": _anything, "remote_branch": _anything, "remote_name": _anything,
 }
+WORDS = [name for name, check in SETTINGS.items() if check is _text]  # shown on every page
 # settings that make mkdocs run code or read files, and what each does
 CODE_SETTINGS = {
     "hooks": "runs the Python files it names when the site is built",

@@ -1,0 +1,180 @@
+"""Every string a pool holds lands as text (issue 16).
+
+One pool puts a hostile value into every string a contributor can change and the site
+shows: the registry's survey, labels, descriptions and gap titles; the claims' statements
+and boundaries; every text field of the records; a trace's description and agents; the
+name of a hand-written page; mkdocs.yml's words (which may not hold `<`, so they try to
+break out of an attribute instead). The site is built for real with mkdocs-material, and
+then every page, the feed, every chart and the search index is parsed: no element, event
+handler, script or link came out of the data.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import REPO, TINY
+
+# markup, an attribute break-out, template and markdown syntax, a CDATA end, a link
+HOSTILE = ("<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "
+           "[x](javascript:alert(4)) {: onclick=alert(5)}")
+AT_LINE_START = "!!! danger \"Hacked\""
+# mkdocs.yml's words may not hold `<` (validate refuses it), so they try the quotes instead
+ATTRIBUTE_BREAK = "Survey\" onmouseover=\"alert(6)\" x='"
+MARKERS = ("alert(", "onerror", "onload", "onclick", "onmouseover")
+
+
+def _hostile_registry(text: str) -> str:
+    registry = yaml.safe_load(text)
+    registry["survey"]["title"] = f"Tiny {HOSTILE}"
+    registry["survey"]["authors"] = [f"Author {HOSTILE}"]
+    for vocabulary in registry["vocabularies"].values():
+        vocabulary["label"] += f" {HOSTILE}"
+        vocabulary["description"] = f"{AT_LINE_START} {HOSTILE}"
+        for value in vocabulary["values"]:
+            value["label"] += f" {HOSTILE}"
+            value["description"] = f"{AT_LINE_START} {HOSTILE}"
+    for kind in ("entry_fields", "exclusion_fields"):
+        for spec in registry[kind].values():
+            if "label" in spec:
+                spec["label"] += f" {HOSTILE}"
+            spec["help"] = f"{AT_LINE_START} {HOSTILE}"
+    for table in registry["gaps"]["tables"]:
+        table["title"] += f" {HOSTILE}"
+        for column in table["columns"] if isinstance(table["columns"], list) else []:
+            column["label"] += f" {HOSTILE}"
+    return yaml.safe_dump(registry, sort_keys=False, allow_unicode=True, width=10_000)
+
+
+def _hostile_records(root: Path) -> None:
+    for path in sorted((root / "papers").glob("*.yaml")) + sorted((root / "exclusions").glob("*.yaml")):
+        record = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if path.stem in ("alpha", "x1"):  # one title each (hostile in every title would make them all alike)
+            record["title"] = f"{AT_LINE_START} {record['title']} {HOSTILE}"
+        if "summary" in record:
+            record["summary"] = f"{AT_LINE_START} {HOSTILE}"
+        if "authors" in record:
+            record["authors"] = [f"{HOSTILE}, Eve"] + record["authors"]
+        path.write_text(yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=10_000), encoding="utf-8")
+
+
+def hostile_everywhere(root: Path) -> Path:
+    shutil.copytree(TINY, root)
+    registry = root / "registry.yaml"
+    registry.write_text(_hostile_registry(registry.read_text(encoding="utf-8")), encoding="utf-8")
+    _hostile_records(root)
+    claims = yaml.safe_load((root / "claims.yaml").read_text(encoding="utf-8"))
+    for claim in claims["claims"]:
+        claim["statement"] = f"{AT_LINE_START} {HOSTILE}"
+        claim["boundary"] = f"{AT_LINE_START} {HOSTILE}"
+    (root / "claims.yaml").write_text(yaml.safe_dump(claims, sort_keys=False, allow_unicode=True, width=10_000), encoding="utf-8")
+    (root / "traces").mkdir()
+    trace = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    trace["description"] = f"{AT_LINE_START} {HOSTILE}"
+    (root / "traces" / "debate.json").write_text(json.dumps(trace).replace('"con"', json.dumps(HOSTILE)), encoding="utf-8")
+    (root / "site").mkdir()
+    (root / "site" / "notes \" onload=alert(7) x.md").write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text(yaml.safe_dump({
+        "site_name": ATTRIBUTE_BREAK, "site_description": ATTRIBUTE_BREAK, "site_author": ATTRIBUTE_BREAK,
+        "copyright": ATTRIBUTE_BREAK, "repo_name": ATTRIBUTE_BREAK, "theme": {"name": "material", "font": False}}), encoding="utf-8")
+    return root
+
+
+class _Markup(HTMLParser):
+    """What a browser would make of a page: its elements with their attributes, and the
+    text of its inline scripts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def live_markup(html: str) -> list[str]:
+    """Every place where a value became markup: an element the data named, an event
+    handler, a script or a link that came from it."""
+    page = _Markup()
+    page.feed(html)
+    found = []
+    for tag, attrs in page.elements:
+        if tag in ("img", "svg", "iframe") and (attrs.get("src") == "x" or "onload" in attrs):
+            found.append(f"<{tag}> from the data")
+        found += [f"<{tag} {name}>" for name in attrs if name.startswith("on") or any(m in name for m in MARKERS)]
+        found += [f"<{tag} {name}={value}>" for name, value in attrs.items()
+                  if name in ("href", "src", "action", "formaction", "content") and value
+                  and value.strip().lower().startswith(("javascript:", "data:text", "vbscript:"))]
+    found += [f"script: {text[:60]}" for text in page.scripts if any(marker in text for marker in MARKERS)]
+    return found
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, Path]:
+    from click.testing import CliRunner
+
+    from paperpool.cli import cli
+
+    base = tmp_path_factory.mktemp("inert")
+    root = hostile_everywhere(base / "pool")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--root", str(root), "validate"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["--root", str(root), "build", "--out", str(base / "site")])
+    assert result.exit_code == 0, result.output
+    return root, base / "site"
+
+
+def test_no_page_holds_markup_from_the_data(site):
+    _, built = site
+    pages = sorted(built.rglob("*.html"))
+    assert len(pages) >= 30
+    found = {page.relative_to(built).as_posix(): live_markup(page.read_text(encoding="utf-8")) for page in pages}
+    assert {page: markup for page, markup in found.items() if markup} == {}
+
+
+def test_the_hostile_text_is_shown_on_the_pages_as_typed(site):
+    _, built = site
+    home = (built / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in home
+    entry = (built / "entries" / "alpha.html").read_text(encoding="utf-8")
+    assert "!!! danger" in entry.replace("&#33;", "!") and 'class="admonition' not in entry
+
+
+def test_the_feed_and_the_charts_are_well_formed_and_hold_no_markup(site):
+    _, built = site
+    feed = ET.parse(built / "feed.xml").getroot()
+    assert [element.tag for element in feed.iter() if not element.tag.startswith("{http://www.w3.org/2005/Atom}")] == []
+    charts = sorted((built / "assets" / "paperpool" / "charts").glob("*.svg")) + sorted((built / "traces").glob("*.svg"))
+    assert len(charts) >= 4
+    for chart in charts:
+        drawing = ET.parse(chart).getroot()  # well-formed XML, or this raises
+        tags = {element.tag.rsplit("}", 1)[-1] for element in drawing.iter()}
+        assert not tags & {"script", "foreignObject", "iframe", "img", "a"}, chart.name
+        assert not [name for element in drawing.iter() for name in element.attrib if name.startswith("on")], chart.name
+
+
+def test_the_search_index_is_json_and_the_data_scripts_hold_no_markup(site):
+    _, built = site
+    index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert index["docs"]
+    for script in (built / "assets" / "paperpool" / "data").glob("*.js"):
+        text = script.read_text(encoding="utf-8")
+        assert "</script" not in text.lower() and "<!--" not in text, script.name
