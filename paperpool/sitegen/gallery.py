@@ -11,9 +11,14 @@ from importlib import resources
 from ..registry import Registry
 from ..traces import mapping, metrics, timeline
 from ..traces.loading import read_trace
+from ..traces.schema import printable
 from ..traces.validation import require_valid
+from . import paths
 
 FOLDER = "traces"  # in the site: the drawings and the JSON files
+# A trace's site name is at most this long: with "-light.svg" it stays far below the 255
+# bytes a file name may have, whatever the length of the pool's file name.
+MAX_SITE_NAME = 80
 SCHEMA_FILE = "orchestration-trace.v1.schema.json"
 # (label, metrics key) shown in a trace's table; the JSON file has every measure
 SHOWN = [("Events", "events"), ("Agents", "agents"), ("Spawns", "spawns"), ("Largest fan-out", "max_fanout"),
@@ -24,7 +29,8 @@ SHOWN = [("Events", "events"), ("Agents", "agents"), ("Spawns", "spawns"), ("Lar
 
 @dataclass
 class TraceCard:
-    name: str  # the file's stem: its section anchor and file names in the site
+    file: str  # the trace file's path in the pool, as messages show it: text, never part of a link
+    site_name: str  # its section anchor and file names in the site (see site_names)
     trace_id: str
     topology: str
     description: str
@@ -35,6 +41,10 @@ class TraceCard:
     rewards: list[tuple[str, str]]  # (unit, channels and values)
     svg: str  # drawn in currentColor: each variant below sets the colour for its theme
     json: str
+
+    @property
+    def site_files(self) -> dict[str, str]:
+        return files_of(self.site_name)
 
     @property
     def svg_light(self) -> str:
@@ -49,13 +59,14 @@ def gallery(registry: Registry) -> list[TraceCard]:
     folder = registry.root / (registry.traces.get("folder") or FOLDER)
     decisions = mapping.for_registry(registry)
     cards = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        shown = str(path.relative_to(registry.root))
+    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    for path, site_name in zip(found, site_names([path.stem for path in found])):
+        shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed
         trace = read_trace(path)
         result = metrics.compute(checked.index, checked.top, decisions)
         cards.append(TraceCard(
-            path.stem, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""), str(trace.get("description") or ""),
+            printable(shown), site_name, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""), str(trace.get("description") or ""),
             [(label, _shown(result[key])) for label, key in SHOWN], {key: _shown(result[key]) for _, key in SHOWN},
             f"yes, at t = {_shown(result['stop_t'])}" if result["stopped"] else "no stop event",
             [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
@@ -65,11 +76,35 @@ def gallery(registry: Registry) -> list[TraceCard]:
     return cards
 
 
+def site_names(stems: list[str]) -> list[str]:
+    """Each trace's name in the site, from its file's stem: a slug (a-z, 0-9 and -), so
+    that no file name can bring markup, a path (`..`, a slash of any script) or a link
+    target into a page; shortened; and numbered when two stems make the same slug (Plan
+    and plan, a.b and a-b), as paths.ValuePaths numbers an axis's values. No two traces
+    share a file, and none takes the schema's, whose name has dots."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for stem in stems:
+        base = candidate = paths.slug(stem)[:MAX_SITE_NAME].rstrip("-")
+        number = 2
+        while candidate in taken:
+            candidate, number = f"{base}-{number}", number + 1
+        taken.add(candidate)
+        names.append(candidate)
+    return names
+
+
+def files_of(site_name: str) -> dict[str, str]:
+    """A trace's files in the site, by what they hold: light, dark (an <img> does not
+    inherit the page's colour, so each theme gets its own drawing) and json."""
+    return {kind: f"{FOLDER}/{site_name}{suffix}" for kind, suffix in (("light", "-light.svg"), ("dark", "-dark.svg"), ("json", ".json"))}
+
+
 def files(cards: list[TraceCard]) -> dict[str, str]:
-    # an <img> does not inherit the page's colour, so each theme gets its own drawing
-    found = {f"{FOLDER}/{card.name}-light.svg": card.svg_light for card in cards}
-    found |= {f"{FOLDER}/{card.name}-dark.svg": card.svg_dark for card in cards}
-    found |= {f"{FOLDER}/{card.name}.json": card.json for card in cards}
+    found = {}
+    for card in cards:
+        where = files_of(card.site_name)
+        found |= {where["light"]: card.svg_light, where["dark"]: card.svg_dark, where["json"]: card.json}
     return found | {f"{FOLDER}/{SCHEMA_FILE}": _schema_text()}
 
 
