@@ -13,8 +13,9 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .oserrors import explain
 from .pool import require_pool
-from .problems import PaperpoolError, errors, plural, warnings
+from .problems import PaperpoolError, errors, plural, printable, warnings
 from .registry import REGISTRY_FILE, find_root
 from .traces import cli as trace_commands
 from .yamlio import dump_yaml, write_atomic
@@ -63,10 +64,11 @@ class OneLineUsageErrors:
 
     def make_context(self, info_name, args, parent=None, **extra):
         with _one_line_usage_errors():
+            _refuse_bytes_that_are_not_utf8(args)
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx):
-        with _one_line_usage_errors():
+        with _one_line_usage_errors(), _environment_errors():
             return super().invoke(ctx)
 
 
@@ -87,6 +89,31 @@ def _one_line_usage_errors():
     except click.UsageError as exc:
         where = f"{exc.ctx.command_path} --help" if exc.ctx else "--help"
         raise PaperpoolError(f"{exc.format_message()} (see {where})") from None
+
+
+@contextlib.contextmanager
+def _environment_errors():
+    """What the system refuses (a full disk, a read-only mount, a file without permission)
+    is the user's to fix: one line naming the path and what to do, for every command."""
+    try:
+        yield
+    except OSError as exc:
+        raise PaperpoolError(explain(exc)) from None
+
+
+def _refuse_bytes_that_are_not_utf8(args: list[str]) -> None:
+    """An argument that is not UTF-8 reaches Python with each bad byte as a lone surrogate
+    (U+DC80-U+DCFF), which no file or terminal can take; say which one, before any use."""
+    for position, arg in enumerate(args):
+        bad = next((char for char in arg if "\udc80" <= char <= "\udcff"), None)
+        if bad is None:
+            continue
+        before = args[position - 1] if position else ""
+        shown = os.fsencode(arg).decode("utf-8", "backslashreplace")
+        if before.startswith("-") and "=" not in before and not arg.startswith("-"):
+            shown = f"{before} {shown}"  # the option whose value it is
+        raise PaperpoolError(f"{shown}: byte 0x{ord(bad) - 0xDC00:02x} is not UTF-8; give the argument as UTF-8 text "
+                             "(check the terminal's or the script's encoding, or rename the file)")
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -269,7 +296,7 @@ def export(context: Context, fmt: str, exclusions: bool, output: Path | None) ->
     pool = validation.require_valid_pool(context.root)
     text = EXPORTS[fmt](pool, "exclusions" if exclusions else "entries")
     if output:
-        write_atomic(output, text)
+        write_atomic(output, text, f"-o {output}")
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
@@ -415,6 +442,9 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("Error: interrupted; nothing was left half-written.", err=True)
         sys.exit(130)
+    except OSError as exc:  # outside a command (commands report their own in _environment_errors)
+        click.echo(f"Error: {printable(explain(exc))}", err=True)
+        sys.exit(1)
     except Exception as exc:
         if os.environ.get("PAPERPOOL_DEBUG"):
             raise

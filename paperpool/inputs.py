@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from .oserrors import explain
 from .problems import PaperpoolError
 from .yamlio import YamlProblem, read_text
 
@@ -25,7 +26,7 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
     except YamlProblem as exc:
         raise PaperpoolError(f"{path.name}:{exc.line}: {exc.message}") from None
     except OSError as exc:
-        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
+        raise PaperpoolError(explain(exc, path, "read")) from None
 
 
 def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint: str) -> list[tuple[int, dict]]:

@@ -17,7 +17,7 @@ from .pool import Pool
 from .problems import PaperpoolError
 from .render import Renderer
 from .views import grouped
-from .yamlio import write_atomic
+from .yamlio import check_output, write_atomic
 
 README = "README.md"
 START = "<!-- paperpool:readme:start -->"
@@ -53,8 +53,10 @@ def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
 def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
     """The README with its block replaced; PaperpoolError when the markers are not one pair."""
     path = pool.root / README
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():
         raise PaperpoolError(f"{README} is a folder; the generated block goes into a file {README}")
+    # the block is written back to it: a link, device or pipe is refused before it is read
+    check_output(path, README, fix=f"make {README} a regular file")
     if not path.is_file():
         raise PaperpoolError(f"{README} is missing; create it with the lines {START} and {END} where the block goes")
     return replace_block(path, START, END, render_block(pool, frames))
@@ -84,4 +86,4 @@ def replace_block(path: Path, start: str, end: str, block: str) -> Update:
 
 def write(update: Update) -> None:
     if update.changed:
-        write_atomic(update.path, update.text)
+        write_atomic(update.path, update.text, README)

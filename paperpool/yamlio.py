@@ -9,9 +9,12 @@ remembers the line of every field so that validation can point at it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
+import glob
 import os
 import re
+import secrets
 import shutil
 import stat
 import tempfile
@@ -21,6 +24,9 @@ from pathlib import Path
 
 import yaml
 from yaml.nodes import ScalarNode
+
+from .oserrors import explain, shown_path
+from .problems import PaperpoolError
 
 MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
 MAX_DEPTH = 64  # mappings and lists inside each other; a record nests two or three, the registry five
@@ -318,32 +324,165 @@ def dump_yaml(data: dict) -> str:
     )
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename it into place, so a
-    reader (or a crash) sees the old file or the new one, never half of one."""
-    _write_then(path, text, os.replace)
+def write_atomic(path: Path, text: str, shown: str | None = None) -> None:
+    """Write `text` to `path`, replacing the regular file there, so that a reader (or a
+    crash) sees the old file or the new one, never half of one. `shown` names the output
+    in messages (`-o out.csv`); by default its path."""
+    _write(path, text, shown, replace=True)
 
 
-def write_new(path: Path, text: str) -> None:
-    """Write a file that must not exist yet, atomically: a complete temporary file is
-    hard-linked to the name, which fails (FileExistsError) when the name is taken, even
-    if another process took it a moment ago."""
-    _write_then(path, text, os.link)
+def write_new(path: Path, text: str, shown: str | None = None) -> None:
+    """Write a file that must not exist yet, atomically: the complete file is hard-linked
+    to the name, which fails (FileExistsError) when the name is taken, even if another
+    process took it a moment ago."""
+    _write(path, text, shown, replace=False)
 
 
-def _write_then(path: Path, text: str, put) -> None:
-    """Write `text` to a complete temporary file beside `path`, then put(tmp, path)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+OUTPUT_FIX = "give the path of a regular file or of a new one"
+NEW_FILE_FIX = "remove it, or choose another name"  # write_new: the name must be free
+
+
+def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX) -> None:
+    """Refuse to write to anything but a regular file or an absent path: a device (as
+    root, replacing /dev/null would replace the real one), a named pipe, a socket, a
+    folder, or a symbolic link, which paperpool never writes through. `fix` says what to
+    do instead. The check and the rename are two steps; only someone who can already
+    write the folder can swap the file between them."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())  # on disk before the rename, so a power cut cannot leave an empty file
-        os.chmod(tmp, _mode_for(path))
-        put(tmp, path)
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
+    if stat.S_ISREG(mode):
+        return
+    where = _shown(path, shown)
+    if stat.S_ISLNK(mode):
+        raise PaperpoolError(f"{where}: is a symbolic link; paperpool never writes through one: {fix} (nothing was written)")
+    raise PaperpoolError(f"{where}: is {_file_kind(mode)}, not a regular file; {fix} (nothing was written)")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a file"
+
+
+def _shown(path: Path, shown: str | None) -> str:
+    return shown if shown is not None else shown_path(path)
+
+
+def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
+    """Write `text` in full to a temporary file beside `path`, flush it to disk, then
+    put it in place: rename it over the old file (`replace`) or link it to the free name.
+    An OSError (a full disk, a read-only mount, no permission) becomes one message naming
+    the output, and the temporary file goes with it."""
+    data = text.encode("utf-8")  # before anything exists: text that is not UTF-8 fails here
+    check_output(path, shown, OUTPUT_FIX if replace else NEW_FILE_FIX)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = _open_temporary(path)
+    except OSError as exc:
+        raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)  # on disk before it appears, so that a power cut cannot leave an empty file
+        os.fchmod(fd, _mode_for(path))
+        _put(fd, name, path, replace)
+    except OSError as exc:
+        if isinstance(exc, FileExistsError) and not replace:
+            raise  # write_new's answer that the name is taken, for its caller to word
+        raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
     finally:
-        Path(tmp).unlink(missing_ok=True)  # gone already after a replace
+        os.close(fd)
+        if name is not None:
+            Path(name).unlink(missing_ok=True)  # gone already once put in place
+    if replace:
+        _remove_abandoned_temporaries(path)
+
+
+# On Linux the temporary file is opened with O_TMPFILE: it has no name in the folder
+# until it is complete and linked in (through /proc/self/fd), so that a command killed
+# while writing leaves nothing behind. Elsewhere, or on a file system without O_TMPFILE,
+# it is a hidden named file, `.NAME.PID.XXXXXXXX.tmp`, which the next write of NAME
+# removes once its writer is gone.
+_O_TMPFILE = getattr(os, "O_TMPFILE", None)
+_PROC_FD = "/proc/self/fd"
+_NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL}  # the kernel or the file system has no O_TMPFILE
+
+
+def _open_temporary(path: Path) -> tuple[int, str | None]:
+    """A file to write, in `path`'s folder: (descriptor, None) while it has no name,
+    else (descriptor, its name)."""
+    if _O_TMPFILE is not None and os.path.isdir(_PROC_FD):
+        try:
+            return os.open(path.parent, _O_TMPFILE | os.O_WRONLY, 0o600), None
+        except OSError as exc:
+            if exc.errno not in _NO_TMPFILE:
+                raise
+    return tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=".tmp")
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name}.{os.getpid()}."  # the writer's pid: a later write knows when it is gone
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _put(fd: int, name: str | None, path: Path, replace: bool) -> None:
+    """Make the complete temporary file appear as `path`."""
+    if name is not None:
+        (os.replace if replace else os.link)(name, path)
+    elif not replace:
+        _link_unnamed(fd, path)  # fails if the name is taken: a new file never replaces one
+    else:
+        # a rename needs a name to move: the file has one for the instant between the two calls
+        name = str(path.parent / f"{_temporary_prefix(path)}{secrets.token_hex(4)}.tmp")
+        _link_unnamed(fd, name)
+        try:
+            os.replace(name, path)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
+
+
+def _link_unnamed(fd: int, target: Path | str) -> None:
+    """Give the unnamed file open as `fd` the name `target`. Through /proc/self/fd/N with
+    linkat's AT_SYMLINK_FOLLOW, which os.link uses only when given a folder descriptor
+    (plain link(2) would link the /proc entry itself, and fail)."""
+    proc = os.open(_PROC_FD, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.link(str(fd), target, src_dir_fd=proc, follow_symlinks=True)
+    finally:
+        os.close(proc)
+
+
+def _remove_abandoned_temporaries(path: Path) -> None:
+    """Remove the temporary files of earlier writes of `path` whose writer is gone
+    (killed between writing and renaming). A writer still running keeps its file."""
+    with contextlib.suppress(OSError):  # tidying up; the write itself has succeeded
+        for candidate in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            parts = candidate.name[len(path.name) + 2:].split(".")  # PID, XXXXXXXX, tmp
+            if len(parts) == 3 and parts[0].isdigit() and not _running(int(parts[0])):
+                candidate.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0 only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
 
 
 @contextlib.contextmanager

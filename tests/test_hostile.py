@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -64,6 +65,8 @@ def _state(root: Path) -> dict[str, tuple]:
                 state[rel] = ("link", os.readlink(path))
             elif path.is_dir():
                 state[rel] = ("folder",)
+            elif not path.is_file():  # a named pipe or device laid as an output: reading it would block or lie
+                state[rel] = ("special", stat.S_IFMT(path.stat().st_mode))
             elif path.stat().st_size > BIG:
                 info = path.stat()
                 state[rel] = ("big file", info.st_size, info.st_mtime_ns)
@@ -93,6 +96,20 @@ def _grow(path: Path, size: int) -> None:
     with path.open("ab") as handle:
         handle.write(line * full + (comment + b" " * (rest - 2) + b"\n" if rest else b""))
     assert path.stat().st_size == size
+
+
+def _lay_as(path: Path, kind: str) -> None:
+    """Lay a named pipe or a character device (a copy of /dev/null's node) where the file
+    goes: an output paperpool must refuse, never replace."""
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+        return
+    null = os.stat("/dev/null")
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, null.st_rdev)
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
 
 
 def _placed(text: str, places: dict[str, str]) -> str:
@@ -127,6 +144,8 @@ def test_hostile_input(name, tmp_path, run, request):
     if "link_to" in case:
         target.unlink(missing_ok=True)
         target.symlink_to(case["link_to"])
+    elif "lay_as" in case:
+        _lay_as(target, case["lay_as"])
     else:
         shutil.copyfile(source, target)
     if "grow_to" in case:

@@ -84,7 +84,7 @@ def import_otlp_command(file: Path, output: Path | None, trace_id: str | None, t
         raise PaperpoolError(exc.findings[-1].line(str(file))) from None
     text = dump_trace(converted)
     if output:
-        write_atomic(output, text)
+        write_atomic(output, text, f"-o {output}")
         click.echo(f"wrote {output}: {plural(len(converted['events']), 'event')}, {plural(len(converted['edges']), 'edge')}", err=True)
     else:
         click.echo(text, nl=False)
