@@ -36,7 +36,7 @@ class _Lazy:
 adding, audit, bibimport, bibwrite, claims, csvio, diff, frame, gaps, newsurvey, readme, ris, stats, stubs, validation = map(
     _Lazy, ("adding", "audit", "bibimport", "bibwrite", "claims", "csvio", "diff", "frame", "gaps", "newsurvey", "readme",
             "ris", "stats", "stubs", "validate"))
-sitebuild, sitegen_serve = _Lazy("sitegen.build"), _Lazy("sitegen.serve")
+sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"],
@@ -117,6 +117,12 @@ def _refuse_bytes_that_are_not_utf8(args: list[str]) -> None:
 
 
 pass_context = click.make_pass_decorator(Context)
+# validate, build and serve: mkdocs.yml may use the settings that run code, read files or
+# reach the network only when the maintainer says so here (README: what a pull request can do)
+trust_config_option = click.option(
+    "--trust-config", is_flag=True,
+    help="Allow mkdocs.yml's settings that run code, read files or reach the network (hooks, plugins, other "
+         "extensions, theme overrides, remote scripts). Pass it only where the maintainers review mkdocs.yml as code.")
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -136,13 +142,16 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
 @cli.command()
 @click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1 when there are any).")
+@trust_config_option
 @pass_context
-def validate(context: Context, strict: bool) -> None:
-    """Check every entry, exclusion and the registry; list every problem.
+def validate(context: Context, strict: bool, trust_config: bool) -> None:
+    """Check every entry, exclusion, the registry, the claims and mkdocs.yml; list
+    every problem.
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
     pool, problems = validation.validate(context.root)
+    problems = sorted(set(problems + siteconfig.check(context.root, trust_config)[1]))
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))
@@ -405,15 +414,16 @@ def audit_command(context: Context, file: Path | None, fmt: str) -> None:
               help="The engine that turns the pages into HTML: mkdocs-material, or its successor Zensical.")
 @click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
               help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
+@trust_config_option
 @pass_context
-def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None) -> None:
+def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, trust_config: bool) -> None:
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
     def report(stage: str, seconds: float) -> None:
         click.echo(f"{stage:>9}  {seconds:6.2f} s")
 
-    result = sitebuild.build(context.root, out, engine, report, keep_pages=keep_pages)
+    result = sitebuild.build(context.root, out, engine, report, keep_pages=keep_pages, trust_config=trust_config)
     total = sum(seconds for _, seconds in result.timings)
     click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
 
@@ -423,11 +433,12 @@ def build_command(context: Context, out: Path | None, engine: str, keep_pages: P
 @click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
+@trust_config_option
 @pass_context
-def serve_command(context: Context, out: Path | None, engine: str, host: str, port: int) -> None:
+def serve_command(context: Context, out: Path | None, engine: str, host: str, port: int, trust_config: bool) -> None:
     """A live preview: build the site, serve it, and rebuild when an entry, the
     registry, a template or a hand-written page changes; open pages reload by themselves."""
-    sitegen_serve.serve(context.root, out, engine, host, port, click.echo)
+    sitegen_serve.serve(context.root, out, engine, host, port, click.echo, trust_config=trust_config)
 
 
 cli.add_command(trace_commands.trace)
