@@ -69,8 +69,11 @@ def pool_at_revision(root: Path, revision: str):
         with archive.open("wb") as out:
             _git(top, "archive", "--format=tar", commit, "--", inside, out=out,
                  failure=f"cannot read the pool at {revision}: {{detail}}")
-        with tarfile.open(archive) as tar:
-            tar.extractall(Path(folder) / "tree", filter="data")
+        try:
+            with tarfile.open(archive) as tar:
+                tar.extractall(Path(folder) / "tree", filter=_links_out_made_inert)
+        except tarfile.TarError as exc:  # git archive writes plain archives; this is not one
+            raise PaperpoolError(f"cannot read the pool at {revision}: {exc}; compare with another revision") from None
         old_root = Path(folder) / "tree" / ("" if inside == "." else inside)
         if not (old_root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
@@ -78,6 +81,24 @@ def pool_at_revision(root: Path, revision: str):
             yield require_valid_pool(old_root)
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
+
+
+# What a link out of the tree is made to point at: a name longer than a file name may be
+# (255 bytes), so that no file of the archive can have it and the link leads nowhere.
+_NOWHERE = "paperpool-diff:" + "a-link-out-of-the-tree-led-here" * 8
+
+
+def _links_out_made_inert(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
+    """tarfile's "data" filter, except that a symbolic link pointing out of the tree (a
+    record linked to /etc/passwd, say) is kept as a link that leads nowhere, instead of
+    stopping the extraction: the pool at the revision then refuses it as validate refuses
+    any linked record, naming it, and nothing outside the tree is ever read."""
+    try:
+        return tarfile.data_filter(member, destination)
+    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
+        if not member.issym():
+            raise
+        return tarfile.data_filter(member.replace(linkname=_NOWHERE, deep=False), destination)
 
 
 def _git(cwd: Path, *args: str, failure: str, out=None) -> str:

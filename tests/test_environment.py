@@ -1,6 +1,6 @@
 """The environment as bad input (issue 16): outputs that are not regular files, a full
-disk, a read-only file system, files without permission, arguments that are not UTF-8
-and writers killed mid-way.
+disk, a read-only file system, files without permission, arguments that are not UTF-8,
+writers killed mid-way, and requests and revisions that crashed `serve` and `diff`.
 
 Everything here is real: named pipes, device nodes, symbolic links, a small tmpfs
 mounted for the test, processes killed with SIGKILL. What needs a privilege the machine
@@ -12,6 +12,9 @@ one started by setpriv without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH.
 from __future__ import annotations
 
 import errno
+import functools
+import http.client
+import http.server
 import os
 import re
 import shutil
@@ -19,6 +22,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -360,3 +364,56 @@ def test_write_new_refuses_a_name_taken_by_a_link(tmp_path):
     assert refused.value.message == ("papers/record.yaml: is a symbolic link; paperpool never writes through one: "
                                      "remove it, or choose another name (nothing was written)")
     assert sorted(os.listdir(tmp_path)) == ["record.yaml"]
+
+
+# ---------------------------------------------------------------------------------
+# serve: a request for a path the system cannot take
+# ---------------------------------------------------------------------------------
+
+def test_serve_answers_a_nul_byte_in_the_path_with_400_and_keeps_serving(tmp_path, capfd):
+    from paperpool.sitegen.serve import _Quiet
+
+    (tmp_path / "index.html").write_text("<p>home</p>\n", encoding="utf-8")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        def ask(method: str, path: str) -> tuple[int, bytes]:
+            connection = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
+            connection.request(method, path)
+            response = connection.getresponse()
+            answer = response.status, response.read()
+            connection.close()
+            return answer
+
+        assert ask("GET", "/%00")[0] == 400
+        assert ask("HEAD", "/index.html%00.html")[0] == 400
+        assert ask("GET", "/index.html") == (200, b"<p>home</p>\n")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+# ---------------------------------------------------------------------------------
+# diff: a revision holding a link out of the tree
+# ---------------------------------------------------------------------------------
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("points_at", ["/etc/passwd", "../../../../../../etc/passwd"])
+def test_diff_refuses_a_record_linked_out_of_the_tree_at_the_revision(points_at, tmp_path, run):
+    """Extracted as validate reads a linked record: refused, never read."""
+    pool = Path(shutil.copytree(TINY, tmp_path / "repo" / "pool"))
+    (pool / "papers" / "leak.yaml").symlink_to(points_at)
+    git(pool.parent, "init", "-q")
+    git(pool.parent, "add", "-A")
+    git(pool.parent, "commit", "-qm", "a record linked out of the tree")
+    (pool / "papers" / "leak.yaml").unlink()
+    before = files_under(tmp_path)
+    result = run("diff", "HEAD", cwd=pool)
+    assert (result.exit_code, result.output) == (1, (
+        "Error: at HEAD: the pool is not valid: papers/leak.yaml:1: is a symbolic link; a record is a plain file: "
+        "replace the link with the file itself; run paperpool validate\n"))
+    assert files_under(tmp_path) == before

@@ -10,6 +10,7 @@ good site stays up.
 from __future__ import annotations
 
 import functools
+import http
 import http.server
 import threading
 import time
@@ -56,6 +57,16 @@ def watched_files(root: Path, out: Path) -> dict[Path, float]:
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):
         pass
+
+    def send_head(self):
+        """The file asked for, or an error page. A path the system cannot take (`%00`
+        decodes to a NUL byte, which every os.path call refuses with ValueError) is a bad
+        request, answered as one rather than with a traceback."""
+        try:
+            return super().send_head()
+        except ValueError:
+            self.send_error(http.HTTPStatus.BAD_REQUEST, "The path cannot name a file")
+            return None
 
 
 def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
