@@ -76,7 +76,9 @@ def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
     # are expected and noted (see _nulled), not warned about
     with no_gc_pauses(), np.errstate(over="ignore", invalid="ignore"):
         result = _compute(ix, trace, mapping)
-    result["notes"] = _nulled(result, [])
+    # agent_share is not walked: its times are differences of two times of the trace and its
+    # shares are of a finite, non-zero total, so they are finite (and it can hold 100,000 agents)
+    result["notes"] = _nulled(result, [], skip="agent_share")
     return result
 
 
@@ -252,11 +254,13 @@ NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up,
               "within a double's range (about 1.8e308)")
 
 
-def _nulled(node: dict, path: list) -> list[dict]:
+def _nulled(node: dict, path: list, skip: str | None = None) -> list[dict]:
     """Every infinite or NaN number of the result replaced with None in place, and a note
     for each (JSON has neither, and a reader of the report must know why one is missing)."""
     notes = []
     for key, value in node.items():
+        if key == skip:
+            continue
         if isinstance(value, dict):
             notes += _nulled(value, path + [key])
         elif isinstance(value, float) and not math.isfinite(value):
@@ -278,7 +282,8 @@ def _escaped(match: re.Match) -> str:
 
 def to_json(result: dict) -> str:
     """Strict JSON: no NaN or Infinity (compute gave them as null)."""
-    return _NOT_ASCII.sub(_escaped, json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text if text.isascii() else _NOT_ASCII.sub(_escaped, text)) + "\n"
 
 
 def to_text(result: dict, mapping: Subdecisions) -> str:
