@@ -222,6 +222,24 @@ def test_permission_denied(command, locked, mode, message, tiny, without_root_po
     assert files_under(tiny.parent) == before
 
 
+def test_an_immutable_readme_as_root(tiny):
+    """Root's own refusal: a file marked immutable (chattr +i) cannot be replaced, whatever
+    the permissions. Needs root and a file system with the attribute (ext4, not tmpfs)."""
+    readme = tiny / "README.md"
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("marking a file immutable needs root and chattr")
+    if subprocess.run(["chattr", "+i", str(readme)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("this file system has no immutable attribute")
+    try:
+        before = files_under(tiny)
+        status, out, err = paperpool("readme", cwd=tiny)
+    finally:
+        subprocess.run(["chattr", "-i", str(readme)], check=True)
+    assert (status, out, err) == (1, "", ("Error: README.md: cannot write: operation not permitted; check the permissions "
+                                          "and attributes of the file and of its folder (ls -l, lsattr)\n"))
+    assert files_under(tiny) == before
+
+
 def test_an_unreadable_page_stops_the_build_and_leaves_the_site(tiny, tmp_path, without_root_powers):
     (tiny / "site").mkdir()
     page = tiny / "site" / "method.md"
