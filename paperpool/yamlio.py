@@ -408,8 +408,8 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
 # On Linux the temporary file is opened with O_TMPFILE: it has no name in the folder
 # until it is complete and linked in (through /proc/self/fd), so that a command killed
 # while writing leaves nothing behind. Elsewhere, or on a file system without O_TMPFILE,
-# it is a hidden named file, `.NAME.PID.XXXXXXXX.tmp`, which the next write of NAME
-# removes once its writer is gone.
+# it is a hidden named file, `.NAME.PID.XXXXXXXX.tmp`; a kill leaves it behind, and the
+# next replacement of NAME (write_atomic) removes it once its writer is gone.
 _O_TMPFILE = getattr(os, "O_TMPFILE", None)
 _PROC_FD = "/proc/self/fd"
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL}  # the kernel or the file system has no O_TMPFILE
