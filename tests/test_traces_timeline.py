@@ -55,6 +55,18 @@ def test_names_are_escaped():
     assert "debate &quot;quoted&quot; &lt;id&gt;" in drawing
 
 
+def test_control_characters_in_names_keep_the_drawing_well_formed():
+    """XML allows no control character but tab and line breaks: a name holding one is
+    drawn as a message shows it, and right-to-left overrides are dropped, as on the pages."""
+    trace = load("debate-two-rounds.json")
+    trace["trace_id"] = "debate\x1b[2J\x01\u202e"
+    trace = json.loads(json.dumps(trace).replace('"con"', json.dumps("con\x0b\x1b]0;x\x07")))
+    drawing = timeline.draw(trace)
+    root = ET.fromstring(drawing)
+    assert root.find(f"{SVG}title").text == "Timeline of trace debate\\x1b[2J\\x01 (debate)"
+    assert "<title>con\\x0b\\x1b]0;x\\x07</title>" in drawing
+
+
 def test_ids_differ_between_traces():
     first = timeline.draw(load("debate-two-rounds.json"))
     second = timeline.draw(load("swarm-six-workers.json"))

@@ -15,6 +15,7 @@ import numpy as np
 from ..markdown import visible
 from ..problems import PaperpoolError, plural
 from . import metrics
+from .schema import printable
 from .validation import check_trace
 
 WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34
@@ -29,9 +30,10 @@ MARKS = {
 
 
 def escape(text: str) -> str:
-    """Text from the trace, inert in SVG and without the bidirectional controls that
-    would reorder a label on screen."""
-    return _escape(visible(text))
+    """Text from the trace, inert in SVG, without the bidirectional controls that would
+    reorder a label on screen, and with other control characters shown as messages show
+    them (\\x1b): XML does not allow them, and one would leave the drawing unreadable."""
+    return _escape(printable(visible(text)))
 
 
 def draw(trace: dict) -> str:
