@@ -70,8 +70,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
-          say: Callable[[str], None], should_stop: Callable[[], bool] = lambda: False) -> None:
-    rebuild = functools.partial(build.build, root, out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS})
+          say: Callable[[str], None], should_stop: Callable[[], bool] = lambda: False, trust_config: bool = False) -> None:
+    rebuild = functools.partial(build.build, root, out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS},
+                                trust_config=trust_config)
     result = rebuild()  # the first build must succeed: there is nothing to serve otherwise
     handler = functools.partial(_Quiet, directory=str(result.out))
     try:
