@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import jsonschema_rs
@@ -231,6 +232,40 @@ def test_validate_without_files_checks_the_pools_traces_folder(run, pool_copy):
     (folder / "one.json").write_text((FIXTURES / "valid.json").read_text(encoding="utf-8"), encoding="utf-8")
     result = run("trace", "validate", cwd=pool_copy)
     assert (result.exit_code, result.output) == (0, f"{folder / 'one.json'}: valid: 10 events, 11 edges.\n")
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(run, tmp_path):
+    os.mkfifo(tmp_path / "pipe.json")
+    result = run("trace", "validate", "pipe.json", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, (
+        "pipe.json: not a plain file (a device, pipe or socket, or a link to one); name a .json file\n"
+        "pipe.json: invalid, 1 problem.\n"))
+
+
+@pytest.mark.parametrize("folder", ["traces", "data/traces"])
+def test_a_linked_traces_folder_is_refused(run, pool_copy, tmp_path, folder):
+    """The link is the folder itself, or a folder on its way (registry traces.folder: data/traces)."""
+    elsewhere = tmp_path / "elsewhere" / "traces"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "one.json").write_text((FIXTURES / "valid.json").read_text(encoding="utf-8"), encoding="utf-8")
+    linked = folder.split("/")[0]
+    (pool_copy / linked).symlink_to(elsewhere if linked == "traces" else elsewhere.parent)
+    if folder != "traces":
+        edit(pool_copy / "registry.yaml", "  folder: traces\n", f"  folder: {folder}\n")
+    result = run("trace", "validate", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: {linked}: is a symbolic link; the pool's traces are a plain folder of the pool: "
+        "replace the link with the folder itself\n"))
+
+
+def test_a_linked_trace_stops_the_build(run, tiny, tmp_path, snapshot):
+    (tiny / "traces").mkdir()
+    (tiny / "traces" / "leak.json").symlink_to(FIXTURES / "valid.json")  # a valid trace, outside the pool
+    before = snapshot(tmp_path)
+    result = run("build", "--out", str(tmp_path / "site"), cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (1, (
+        "Error: traces/leak.json: is a symbolic link; a trace of the pool is a plain file: replace the link with the file itself"))
+    assert snapshot(tmp_path) == before  # no site, nothing published
 
 
 def test_validate_without_files_outside_a_pool(run, tmp_path):

@@ -56,10 +56,9 @@ class TraceCard:
 
 
 def gallery(registry: Registry) -> list[TraceCard]:
-    folder = registry.root / (registry.traces.get("folder") or FOLDER)
     decisions = mapping.for_registry(registry)
     cards = []
-    found = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    found = mapping.trace_files(registry)
     for path, site_name in zip(found, site_names([path.stem for path in found])):
         shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import stat
 from pathlib import Path
 
 import orjson
@@ -61,15 +62,22 @@ def read_trace(path: Path, max_bytes: int = MAX_TRACE_BYTES):
 
 
 def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
-    """A trace file's bytes, refused by its size before any is read."""
+    """A trace file's bytes, refused by its size before any is read, and never more than
+    the limit: a device such as /dev/zero reports no size and never ends, and a named
+    pipe would wait for a writer, so neither is read at all."""
     try:
-        if path.is_dir():
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
             raise TraceUnreadable([Finding("", "is a folder, not a trace file; name a .json trace file")])
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise TraceUnreadable([Finding("", f"file is {size:,} bytes, over the {max_bytes:,}-byte limit for a trace; "
-                                               "is it the right file? (a longer run can be split into several traces)")])
-        data = path.read_bytes()
+        if not stat.S_ISREG(info.st_mode):
+            raise TraceUnreadable([Finding("", "not a plain file (a device, pipe or socket, or a link to one); "
+                                               "name a .json file")])
+        if info.st_size > max_bytes:
+            raise TraceUnreadable([_too_big(f"file is {info.st_size:,} bytes, over", max_bytes)])
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:  # it grew while being read
+            raise TraceUnreadable([_too_big("file is over", max_bytes)])
     except OSError as exc:
         raise TraceUnreadable([Finding("", f"cannot read the file: {exc.strerror}; check the path and its permissions")]) from None
     if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the file
@@ -77,6 +85,11 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
     if data.startswith(b"\xef\xbb\xbf"):
         raise TraceUnreadable([Finding("", "file starts with a byte-order mark; save it as UTF-8 without BOM")])
     return data
+
+
+def _too_big(size: str, max_bytes: int) -> Finding:
+    return Finding("", f"{size} the {max_bytes:,}-byte limit for a trace; is it the right file? "
+                       "(a longer run can be split into several traces)")
 
 
 def parse_trace(data: bytes):

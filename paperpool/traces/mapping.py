@@ -122,14 +122,40 @@ def for_pool(root: Path | None) -> Subdecisions:
 
 
 def pool_traces(root: Path | None) -> list[Path]:
-    """The .json files of the pool's traces folder (registry `traces.folder`, default traces)."""
+    """The .json files of the pool's traces folder, for `trace validate` without FILE."""
     from ..problems import PaperpoolError
 
     registry = _pool_registry(root)
     if registry is None:
         raise PaperpoolError("no trace files named and no pool here; name the files: paperpool trace validate FILE...")
-    folder = registry.root / (registry.traces.get("folder") or "traces")
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    files = trace_files(registry)
     if not files:
-        raise PaperpoolError(f"no .json traces in {folder}; name the files: paperpool trace validate FILE...")
+        raise PaperpoolError(f"no .json traces in {registry.root / traces_folder(registry)}; "
+                             "name the files: paperpool trace validate FILE...")
+    return files
+
+
+def traces_folder(registry) -> str:
+    return registry.traces.get("folder") or "traces"
+
+
+def trace_files(registry) -> list[Path]:
+    """The .json files of the pool's traces folder (registry `traces.folder`, default
+    traces), in name order; none without the folder. A symbolic link, for the folder (or
+    a folder on its way) or for a file, is refused: git stores a link as a link, so the
+    trace would be whatever it points at on each machine (another file, a device, a
+    secret), and the site would publish it."""
+    from ..problems import PaperpoolError
+
+    parts = Path(traces_folder(registry)).parts
+    for step in range(1, len(parts) + 1):
+        if registry.root.joinpath(*parts[:step]).is_symlink():
+            raise PaperpoolError(f"{'/'.join(parts[:step])}: is a symbolic link; the pool's traces are a plain folder of "
+                                 "the pool: replace the link with the folder itself")
+    folder = registry.root.joinpath(*parts)
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    for path in files:
+        if path.is_symlink():
+            raise PaperpoolError(f"{path.relative_to(registry.root).as_posix()}: is a symbolic link; a trace of the pool "
+                                 "is a plain file: replace the link with the file itself")
     return files
