@@ -15,7 +15,7 @@ from ..traces.schema import printable
 from ..traces.validation import require_valid
 from . import paths
 
-FOLDER = "traces"  # in the site: the drawings and the JSON files
+FOLDER = paths.TRACE_FILES  # in the site: the drawings and the JSON files
 # A trace's site name is at most this long: with "-light.svg" it stays far below the 255
 # bytes a file name may have, whatever the length of the pool's file name.
 MAX_SITE_NAME = 80
