@@ -8,6 +8,7 @@ with only the characters that would end a BibTeX value percent-encoded.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 import bibtexparser
@@ -32,6 +33,8 @@ _ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protect
 _FORMAT = bibtexparser.BibtexFormat()
 _FORMAT.indent = "  "
 _FORMAT.block_separator = "\n"
+# BibTeX separates names by the word "and" in any case, between any whitespace.
+_AND = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
 
 
 def check_settings(registry: Registry) -> list[Problem]:
@@ -123,7 +126,7 @@ def _entry(registry: Registry, data: dict) -> model.Entry:
         if name in cited.verbatim:
             text = _verbatim(value[0] if isinstance(value, list) else value)
         elif isinstance(value, list):
-            text = " and ".join([_latex(item) for item in value] + (["others"] if cited.others else []))
+            text = " and ".join([_one_name(_latex(item)) for item in value] + (["others"] if cited.others else []))
         else:
             text = _latex(value)
         fields.append(model.Field(name, text))
@@ -139,6 +142,16 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
 def _latex(text: str) -> str:
     # a straight double quote is safe inside a braced value; pylatexenc would write ''
     return '"'.join(_ENCODER.unicode_to_latex(part) for part in text.split('"'))
+
+
+def _one_name(name: str) -> str:
+    """A name that BibTeX would not read back as this one name is braced whole, which
+    makes it one name with one part: a company ("Procter and Gamble Research", which the
+    word "and" would split in two), an author called "others" (BibTeX's "et al."), or a
+    name with more commas than "von Last, Jr, First"."""
+    if _AND.search(name) or name.strip().lower() == "others" or name.count(",") > 2:
+        return f"{{{name}}}"
+    return name
 
 
 def _first(data: dict, sources: list[str]):

@@ -80,3 +80,43 @@ def test_exclusions_only_as_csv(run, pool_copy):
     result = run("export", "--format", "ris", "--exclusions", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
         1, "Error: --exclusions goes with --format csv; the other formats hold the whole pool or its entries (see paperpool export --help)\n")
+
+
+
+def _exported_malt(run, root) -> str:
+    exported = run("export", "--format", "bib", cwd=root).output
+    malt = exported[exported.index("@inproceedings{malt,"):]
+    return malt[:malt.index("\n}\n") + 3]
+
+
+def _set_malt_authors(root, names: list[str]) -> None:
+    edit(root / "papers" / "malt.yaml", "authors:\n- Motwani, Sumeet Ramesh\nauthors_complete: false\n",
+         "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n")
+
+
+def test_bib_export_braces_a_name_holding_the_word_and(run, pool_copy, empty_pool, tmp_path):
+    """BibTeX separates names by the word "and", in any case: a company's name holding it
+    is braced whole, so that it stays one author."""
+    _set_malt_authors(pool_copy, ["Procter and Gamble Research", "Motwani, Sumeet Ramesh", "Research AND Development Team"])
+    malt = _exported_malt(run, pool_copy)
+    assert "  author = {{Procter and Gamble Research} and Motwani, Sumeet Ramesh and {Research AND Development Team}},\n" in malt
+
+    library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors()])
+    assert library.entries[0]["author"] == ["{Procter and Gamble Research}", "Motwani, Sumeet Ramesh", "{Research AND Development Team}"]
+
+    # import-bib reads the export back to the names the record holds
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    stub = (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
+    assert "authors:\n- Procter and Gamble Research\n- Motwani, Sumeet Ramesh\n- Research AND Development Team\nauthors_complete: true\n" in stub
+
+
+def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
+    """A bare "others" is BibTeX's "and more authors", and a name has at most two commas
+    (von Last, Jr, First): an author called others, or with more commas, is braced."""
+    _set_malt_authors(pool_copy, ["Motwani, Sumeet Ramesh", "others", "Lab, Dept. of CS, Univ. X, UK"])
+    malt = _exported_malt(run, pool_copy)
+    assert "  author = {Motwani, Sumeet Ramesh and {others} and {Lab, Dept. of CS, Univ. X, UK}},\n" in malt
+    library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+    assert not library.failed_blocks  # three commas unbraced: "Too many commas"
+    assert [parts.last for parts in library.entries[0]["author"]] == [["Motwani"], ["{others}"], ["{Lab, Dept. of CS, Univ. X, UK}"]]
