@@ -1,4 +1,5 @@
-"""Reading BibTeX with bibtexparser: records with LaTeX decoded and authors split."""
+"""Reading BibTeX with bibtexparser: records with @string macros expanded, LaTeX decoded
+and authors split."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ from dataclasses import dataclass, field
 
 import bibtexparser
 from bibtexparser import middlewares
-from bibtexparser.middlewares.names import NameParts
-from bibtexparser.model import DuplicateBlockKeyBlock
+from bibtexparser.middlewares.names import InvalidNameError, NameParts
+from bibtexparser.model import (
+    DuplicateBlockKeyBlock,
+    Entry,
+    MiddlewareErrorBlock,
+    String,
+)
 from pylatexenc.latex2text import LatexNodes2Text
 
 from . import identity
@@ -20,6 +26,26 @@ URL_IN_TEXT = re.compile(r"https?://[^\s;{}]+")
 _LATEX = LatexNodes2Text()
 # The library logs each unreadable block as well; the command reports them itself.
 logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
+# BibTeX's standard styles define the month macros, so a .bib uses them without @string.
+MONTHS = {"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
+          "jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
+# Macros can double a text at each level (b = a # a, c = b # b, ...): a few kilobytes
+# of .bib would expand to gigabytes. All the values of a file together, expanded, may be
+# at most this long, twice the largest .bib import-bib reads, so that macros at most
+# double the time spent decoding LaTeX (about 100,000 characters a second).
+MAX_EXPANDED_CHARS = 10_000_000
+# Decoding LaTeX takes time growing faster than the text (a value of 400,000 characters
+# takes ten seconds), so one value may be at most this long; an abstract is a few
+# thousand characters, the author list of a 3,000-strong collaboration under 100,000.
+MAX_VALUE_CHARS = 100_000
+# LaTeX is decoded recursively, a level of braces costing several stack frames; real
+# records nest three or four levels.
+MAX_BRACE_DEPTH = 64
+_MACRO_NAME = re.compile(r"""[^\s"#%'(),={}]+""")
+_SPACES = re.compile(r"\s*")
+# Delimiters as bibtexparser's splitter reads them: one after a backslash is escaped.
+_BRACES = re.compile(r"(?<!\\)[{}]")
+_BRACES_AND_QUOTES = re.compile(r'(?<!\\)[{}"]')
 
 
 @dataclass
@@ -63,11 +89,15 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
     """Parse BibTeX text. Every block bibtexparser cannot read (unbalanced braces, a
     missing comma, a citation key used twice) is an error with its line; all of them
     are listed in one PaperpoolError."""
-    library = bibtexparser.parse_string(text, append_middleware=[
-        middlewares.SeparateCoAuthors(), middlewares.SplitNameParts(), middlewares.LatexDecodingMiddleware()])
-    problems = [_failed_block(block, library, text, name) for block in library.failed_blocks]
-    if problems:
-        raise PaperpoolError(problems[0] if len(problems) == 1 else f"{name}: {len(problems)} unreadable records:\n" + "\n".join(problems))
+    # no parse stack: the values as written, delimiters, macros and `#` included, which
+    # expand_macros reads as BibTeX does (bibtexparser resolves a macro only when it is
+    # the whole value, and leaves `ttl # " Extended"` as it is)
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    _refuse_failed_blocks(library, text, name)
+    expand_macros(library, name)
+    for middleware in (middlewares.SeparateCoAuthors(), middlewares.SplitNameParts(), middlewares.LatexDecodingMiddleware()):
+        library = middleware.transform(library)
+    _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
     records = []
     for entry in library.entries:
         fields = {}
@@ -81,8 +111,20 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
     return records
 
 
+def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -> None:
+    problems = [_failed_block(block, library, text, name) for block in library.failed_blocks]
+    if problems:
+        raise PaperpoolError(problems[0] if len(problems) == 1 else f"{name}: {len(problems)} unreadable records:\n" + "\n".join(problems))
+
+
 def _failed_block(block, library, text: str, name: str) -> str:
     line = block.start_line + 1  # bibtexparser counts from 0
+    if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, String):
+        first = block.previous_block.start_line + 1
+        return f"{name}:{line}: @string macro '{block.key}' is defined twice (first on line {first}); keep one definition"
+    if isinstance(block, MiddlewareErrorBlock) and isinstance(block.error, InvalidNameError):
+        return (f"{name}:{line}: record '{block.ignore_error_block.key}': the name {block.error.name!r} cannot be split into "
+                f"parts ({block.error.reason.lower()}); write each name as 'Last, First' or 'First Last', joined by ' and '")
     if isinstance(block, DuplicateBlockKeyBlock):
         first = next((e.start_line + 1 for e in library.entries if e.key == block.key), None)
         where = f" (first on line {first})" if first else ""
@@ -93,6 +135,124 @@ def _failed_block(block, library, text: str, name: str) -> str:
     stopped = f", noticed on line {text.count(chr(10), 0, end) + 1}" if isinstance(end, int) else ""
     detail = f" ({reason}{stopped})" if reason else ""
     return f"{name}:{line}: this record cannot be read{detail}; check its braces, quotes and commas"
+
+
+# ---------------------------------------------------------------------------------
+# @string macros and # concatenation, expanded as BibTeX does
+# ---------------------------------------------------------------------------------
+
+def expand_macros(library: bibtexparser.Library, name: str) -> None:
+    """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
+    `2026`) with its text, in file order as BibTeX reads it: a macro is known from its
+    @string on. Raises a PaperpoolError naming the file, line and record for a macro
+    that is not defined, and for a file whose expanded text grows past
+    MAX_EXPANDED_CHARS."""
+    macros = dict(MONTHS)
+    expansion = _Expansion(name)
+    for block in library.blocks:
+        if isinstance(block, String):
+            macros[block.key.lower()] = expansion.text(block.value, macros, block.start_line, f"@string '{block.key}'", block.key)
+        elif isinstance(block, Entry):
+            for item in block.fields:
+                line = item.start_line if item.start_line is not None else block.start_line
+                item.value = expansion.text(item.value, macros, line, f"record '{block.key}', {item.key}", item.key)
+
+
+class _Expansion:
+    """One file's expansion, counting the characters it has produced."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.produced = 0
+
+    def text(self, value: str, macros: dict[str, str], line: int, owner: str, assigned: str) -> str:
+        """The text of `value`, assigned to `assigned` (a field or @string name) on `line`
+        (counted from 0, as bibtexparser does) by `owner`, which messages name."""
+        where = f"{self.name}:{line + 1}: {owner}"
+        pieces = _pieces(value.strip())
+        if pieces is None:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            raise PaperpoolError(f"{where}: the value {shown!r} cannot be read; write it in braces, "
+                                 "or as pieces in braces, quotes or @string names joined by #")
+        texts = []
+        for kind, piece in pieces:
+            if kind == "text" and (depth := _brace_depth(piece)) > MAX_BRACE_DEPTH:
+                raise PaperpoolError(f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces")
+            if kind == "name" and not piece.isdigit():
+                if piece.lower() not in macros:
+                    raise PaperpoolError(f"{where}: @string macro '{piece}' is not defined; define it above this line with "
+                                         f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}")
+                piece = macros[piece.lower()]
+            texts.append(piece)
+        length = sum(len(text) for text in texts)  # counted before the texts are joined
+        if length > MAX_VALUE_CHARS:
+            raise PaperpoolError(f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
+                                 "shorten it or leave it out")
+        self.produced += length
+        if self.produced > MAX_EXPANDED_CHARS:
+            raise PaperpoolError(f"{where}: with its @string macros expanded the file's text grows past "
+                                 f"{MAX_EXPANDED_CHARS:,} characters; is it the right file?")
+        return "".join(texts)
+
+
+def _pieces(value: str) -> list[tuple[str, str]] | None:
+    """A value as written, split into its pieces joined by `#`: ("text", what a pair of
+    braces or quotes holds) or ("name", a macro name or number). None when it is not
+    such a value (a quote or brace that does not pair)."""
+    if not value:
+        return [("text", "")]
+    pieces: list[tuple[str, str]] = []
+    position = 0
+    while True:
+        position = _SPACES.match(value, position).end()
+        opening = value[position:position + 1]
+        if opening in ("{", '"'):
+            end = _closing(value, position)
+            if end is None:
+                return None
+            pieces.append(("text", value[position + 1:end]))
+            position = end + 1
+        else:
+            word = _MACRO_NAME.match(value, position)
+            if word is None:
+                return None
+            pieces.append(("name", word.group()))
+            position = word.end()
+        position = _SPACES.match(value, position).end()
+        if position == len(value):
+            return pieces
+        if value[position] != "#":
+            return None
+        position += 1
+
+
+def _brace_depth(text: str) -> int:
+    depth = deepest = 0
+    for match in _BRACES.finditer(text):
+        depth += 1 if match.group() == "{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _closing(value: str, start: int) -> int | None:
+    """Where the brace or quote opened at `start` closes; a quote closes only outside
+    braces, as in "a {"} b"."""
+    quoted = value[start] == '"'
+    depth = 0 if quoted else 1
+    for match in (_BRACES_AND_QUOTES if quoted else _BRACES).finditer(value, start + 1):
+        char = match.group()
+        if char == '"':
+            if depth == 0:
+                return match.start()
+        elif char == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and not quoted:
+                return match.start()
+    return None
 
 
 def _name(parts: NameParts) -> str:

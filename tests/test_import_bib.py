@@ -177,3 +177,34 @@ def test_write_planned_never_replaces_a_file(tmp_path):
     assert target.read_text(encoding="utf-8") == "key: x\n"
     assert not (tmp_path / "papers" / "y.yaml").exists()  # refused before writing any
     assert sorted(p.name for p in Path(tmp_path / "papers").iterdir()) == ["x.yaml"]
+
+
+def test_import_bib_expands_string_macros_and_concatenation(run, pool_copy, tmp_path):
+    """@string macros (any letter case, one built from others), `#` joining braced, quoted,
+    numeric and macro pieces, and BibTeX's month names, read as BibTeX reads them."""
+    (tmp_path / "m.bib").write_text(
+        '@String{stop = "Learning to Stop"}\n'
+        '@string{TMLR = {Transactions on } # "Machine Learning Research"}\n'
+        "@string{full = stop # {: {RL} for Orchestrator Halting}}\n"
+        "\n"
+        "@article{roe2026,\n"
+        '  title = full # " in " # "Agent " # {Swarms},\n'
+        '  author = "Roe, Rick" # { and } # {M{\\"u}ller, J{\\"o}rg},\n'
+        "  journal = tmlr,\n"
+        '  volume = 3 # "/" # 2,\n'
+        '  month = jan # "~" # 10,\n'
+        "  year = 2026,\n"
+        "}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "m.bib"), "--date-added", "2026-11-20", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/roe2026.yaml from m.bib:5 (roe2026)")
+    stub = (pool_copy / "papers" / "roe2026.yaml").read_text(encoding="utf-8")
+    assert stub.startswith(
+        "key: roe2026\n"
+        "title: 'Learning to Stop: RL for Orchestrator Halting in Agent Swarms'\n"
+        "authors:\n- Roe, Rick\n- Müller, Jörg\n"
+        "authors_complete: true\n"
+        "affiliation: null\n"
+        "year: 2026\n"
+        "venue: Transactions on Machine Learning Research\n")
+    assert stub.endswith("bibtex:\n  type: article\n  key: roe2026\n  journal: Transactions on Machine Learning Research\n"
+                         "  volume: 3/2\nsecond_reading: null\n")
