@@ -15,7 +15,14 @@ from .pool import Pool, Record
 from .problems import PaperpoolError, Problem
 from .registry import FieldSpec, Registry
 from .validate import RecordChecker, identity_tokens
-from .yamlio import Document, dump_yaml, write_new
+from .yamlio import (
+    MAX_FILE_BYTES,
+    Document,
+    YamlProblem,
+    dump_yaml,
+    parse_yaml,
+    write_new,
+)
 
 
 @dataclass
@@ -72,9 +79,28 @@ def planned_record(record: dict, target: Path, source: str, kind: str) -> Record
 
 
 def check_planned(record: dict, target: Path, line: int, name: str, registry: Registry, kind: str) -> list[Problem]:
-    """Check a planned record with the validator, reporting at the source's line."""
-    problems = RecordChecker(registry, planned_record(record, target, name, kind)).check()
+    """Check a planned record as validate will check the file written for it: the YAML
+    text it will be, within the size limit of a record file, read back by the same
+    reader and checked by the same record checks. Errors only (a stub's TODOs are
+    warnings), reported at the source's line."""
+    text = dump_yaml(record)
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        return [_too_big(record, size, line, name)]
+    try:
+        document = parse_yaml(text, target)
+    except YamlProblem as exc:
+        return [Problem(name, line, exc.field, exc.message)]
+    problems = RecordChecker(registry, Record(kind, name, document)).check()
     return [Problem(name, line, p.field, p.message, p.severity) for p in problems if p.severity == "error"]
+
+
+def _too_big(record: dict, size: int, line: int, name: str) -> Problem:
+    """The record's largest field named as the one to shorten."""
+    sizes = {field: len(dump_yaml({field: value}).encode("utf-8")) for field, value in record.items()}
+    largest = max(sizes, key=sizes.get)
+    return Problem(name, line, largest, f"is {sizes[largest]:,} bytes as YAML, which makes the record {size:,} bytes, "
+                                        f"over the {MAX_FILE_BYTES:,}-byte limit of a record file; shorten it")
 
 
 class PoolIndex:
