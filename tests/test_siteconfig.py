@@ -48,3 +48,13 @@ def test_a_hook_runs_only_with_trust_config(tmp_path, run):
     trusted = run("build", "--trust-config", "--out", str(tmp_path / "site"), cwd=root)
     assert trusted.exit_code == 0, trusted.output
     assert marker.exists()
+
+
+def test_kept_pages_may_not_go_where_the_next_build_would_publish_them(tmp_path, run):
+    root = shutil.copytree(TINY, tmp_path / "pool")
+    (root / "site").mkdir()
+    result = run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(root / "site" / "kept"), cwd=root)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: --keep-pages {root}/site/kept: is inside the hand-written pages (site/), which every build copies onto "
+        "the site; choose a folder outside it, such as build/pages\n"))
+    assert not (root / "site" / "kept").exists() and not (tmp_path / "site").exists()

@@ -230,8 +230,9 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
 def _accepted_config(root: Path, trusted: bool) -> siteconfig.SiteConfig:
     config, problems = siteconfig.check(root, trusted)
     if errors(problems):
-        raise InvalidPool(errors(problems), f"{siteconfig.CONFIG} is not accepted ({plural(len(errors(problems)), 'problem')} "
-                                            "above); nothing was built, the previous site is unchanged")
+        raise InvalidPool(errors(problems), f"{siteconfig.CONFIG} or the hand-written pages are not accepted "
+                                            f"({plural(len(errors(problems)), 'problem')} above); nothing was built, "
+                                            "the previous site is unchanged")
     return config
 
 
@@ -269,7 +270,7 @@ def _handwritten(handwritten: Path, generated: set[str]) -> dict[str, str]:
         if not path.is_file() or relative == INTRO:
             continue
         if paths.reserved(relative, generated):
-            raise PaperpoolError(f"{handwritten.name}/{relative}: the build writes this path itself; rename your file")
+            raise PaperpoolError(f"{handwritten.name}/{relative}: the build writes this path itself; rename or move your file")
         files[relative] = _read_page(path, handwritten)
     return files
 

@@ -26,6 +26,9 @@ FEED = "feed.xml"
 ASSETS = "assets/paperpool"
 DATA = "assets/paperpool/data"
 CHARTS = "assets/paperpool/charts"
+# the pages and files of the site's top level the build always writes (index.md is the
+# pool's own introduction, which the home page shows)
+TOP_LEVEL = (BROWSE, STATISTICS, GAPS, CLAIMS, EXCLUSIONS, RECENT, DOWNLOADS, TRACES, TRACE_SCHEMA, CONTRIBUTING, FEED)
 DOWNLOAD_FILES = "downloads"
 TRACE_FILES = "traces"  # the gallery's drawings and JSON files
 # Folders whose every file the build generates (an entry's page appears when the entry
@@ -78,10 +81,10 @@ class ValuePaths:
         return value in self._paths
 
 
-def reserved(path: str, generated) -> bool:
+def reserved(path: str, generated=()) -> bool:
     """Whether a hand-written file at `path` would clash with the build's own files
-    (`generated`: the paths this build writes)."""
-    return path in generated or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
+    (`generated`: the paths this build writes, beyond those every build writes)."""
+    return path in generated or path in TOP_LEVEL or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
 
 
 def html(page: str) -> str:

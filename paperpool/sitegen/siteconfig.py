@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..problems import Problem, suggest
 from ..yamlio import Document, YamlProblem, load_yaml
+from . import paths
 
 CONFIG = "mkdocs.yml"
 DEFAULT_DOCS = "site"  # the hand-written pages
@@ -89,7 +90,7 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
     code, read files or reach the network are allowed, their types still checked."""
     config, problems = load(root)
     if config.document is None:
-        return config, problems
+        return config, problems or handwritten_problems(root, config.docs_dir)
     checker = _Checker(config.document, root.resolve(), trusted)
     for name, value in config.settings.items():
         setting = SETTINGS.get(name)
@@ -97,7 +98,30 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
             checker.unknown(name)
         else:
             setting(checker, value, (name,))
+    if not checker.problems:
+        checker.problems += handwritten_problems(root, config.docs_dir)
     return config, checker.problems
+
+
+def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
+    """The hand-written files that would clash with the site's own: at a path the build
+    writes (feed.xml, gaps/, search/, ...), or a link out of the folder (which would
+    publish what it points at). The build checks the same against the files it writes."""
+    folder = (root / docs_dir).resolve()
+    if not folder.is_relative_to(root.resolve()):
+        return [Problem(docs_dir, 1, "", "is a link to a folder outside the pool, whose files would go onto the site; "
+                                         "make it a folder of the pool")]
+    if not folder.is_dir():
+        return []
+    problems = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        shown = f"{docs_dir.rstrip('/')}/{relative}"
+        if path.is_symlink() and not path.resolve().is_relative_to(folder):
+            problems.append(Problem(shown, 1, "", f"is a link to a file outside {folder.name}/; copy the file there instead"))
+        elif path.is_file() and paths.reserved(relative):
+            problems.append(Problem(shown, 1, "", "the build writes this path itself; rename or move your file"))
+    return problems
 
 
 class _Checker:
