@@ -81,16 +81,7 @@ def site_names(stems: list[str]) -> list[str]:
     target into a page; shortened; and numbered when two stems make the same slug (Plan
     and plan, a.b and a-b), as paths.ValuePaths numbers an axis's values. No two traces
     share a file, and none takes the schema's, whose name has dots."""
-    names: list[str] = []
-    taken: set[str] = set()
-    for stem in stems:
-        base = candidate = paths.slug(stem)[:MAX_SITE_NAME].rstrip("-")
-        number = 2
-        while candidate in taken:
-            candidate, number = f"{base}-{number}", number + 1
-        taken.add(candidate)
-        names.append(candidate)
-    return names
+    return paths.unique_slugs(stems, MAX_SITE_NAME)
 
 
 def files_of(site_name: str) -> dict[str, str]:

@@ -59,20 +59,26 @@ def cell_anchor(row, column) -> str:
     return f"cell-{slug(row)}-{slug(column)}"
 
 
+def unique_slugs(values: list, longest: int | None = None) -> list[str]:
+    """A slug for each value, at most `longest` characters, numbered (-2, -3, ...) where
+    two values would share one: `Plan`, `plan` and `PLAN` are plan, plan-2, plan-3."""
+    slugs, taken = [], set()
+    for value in values:
+        base = candidate = slug(value)[:longest].rstrip("-") or "value"
+        number = 2
+        while candidate in taken:
+            candidate, number = f"{base}-{number}", number + 1
+        taken.add(candidate)
+        slugs.append(candidate)
+    return slugs
+
+
 class ValuePaths:
     """The page of each value of an axis: one slug per value, unique within the axis even
     when two ids differ only in case or punctuation."""
 
     def __init__(self, name: str, values: list):
-        self._paths = {}
-        taken = set()
-        for value in values:
-            base = candidate = slug(value)
-            number = 2
-            while candidate in taken:
-                candidate, number = f"{base}-{number}", number + 1
-            taken.add(candidate)
-            self._paths[value] = f"axes/{slug(name)}/{candidate}.md"
+        self._paths = {value: f"axes/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values))}
 
     def __getitem__(self, value) -> str:
         return self._paths[value]
