@@ -16,6 +16,7 @@ which check each top-level setting gets.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,13 +41,24 @@ EXTENSIONS = frozenset(
     "nl2br sane_lists smarty tables toc wikilinks".split()) | {
     f"pymdownx.{name}" for name in
     "arithmatex betterem blocks.admonition blocks.caption blocks.definition blocks.details blocks.tab caret critic "
-    "details emoji escapeall extra fancylists highlight inlinehilite keys magiclink mark pathconverter progressbar "
+    "details escapeall extra fancylists highlight inlinehilite keys magiclink mark pathconverter progressbar "
     "saneheaders smartsymbols striphtml superfences tabbed tasklist tilde".split()}
-# plugins that ship with mkdocs or the Material theme and fetch nothing
-PLUGINS = {"search": {"lang", "separator", "min_search_length"}, "offline": {"enabled"}, "tags": {"enabled", "tags_file"}}
-THEME_KEYS = {"name", "language", "locale", "direction", "features", "palette", "icon", "logo", "favicon", "font"}
-PALETTE_KEYS = {"scheme", "primary", "accent", "media", "toggle"}
-SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
+SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
+MARKUP = re.compile(r"[<>\"`]")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+MAX_SETTING_CHARS = 2_000
+# the installed theme's own files, where its icons and languages are (None without it)
+_THEME_SPEC = importlib.util.find_spec(THEME)
+THEME_FILES = Path(_THEME_SPEC.submodule_search_locations[0]) / "templates" if _THEME_SPEC else None
+LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z]{2,4})?$")
+ICON = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")  # material/library, fontawesome/brands/github
+COLOURS = frozenset("red pink purple indigo blue cyan teal green lime yellow amber orange brown grey black white custom "
+                    "deep-purple deep-orange light-blue light-green blue-grey".split()) | {
+    "deep purple", "deep orange", "light blue", "light green", "blue grey"}
+# extension settings that name a Python function to run (given as text, a function of an
+# installed package), and extensions that reach the network when a page is viewed
+RUNS_CODE = {"slugify", "format", "validator", "custom_fences", "custom_inline", "emoji_index", "emoji_generator"}
 WEB = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
@@ -92,6 +104,7 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
     if config.document is None:
         return config, problems or handwritten_problems(root, config.docs_dir)
     checker = _Checker(config.document, root.resolve(), trusted)
+    checker.words(config.settings, ())
     for name, value in config.settings.items():
         setting = SETTINGS.get(name)
         if setting is None:
@@ -128,10 +141,37 @@ class _Checker:
     def __init__(self, document: Document, root: Path, trusted: bool):
         self.document, self.root, self.trusted = document, root, trusted
         self.problems: list[Problem] = []
+        self.reported: set[tuple] = set()  # one problem per value: the first found
 
     def problem(self, path: tuple, message: str) -> None:
+        if any(path[:length] in self.reported for length in range(1, len(path) + 1)):
+            return
+        self.reported.add(path)
         field = ".".join(str(part) for part in path)
         self.problems.append(Problem(CONFIG, self.document.line(*path), field, message))
+
+    def words(self, value, path: tuple) -> None:
+        """Every string of the settings, wherever it is: the theme writes many of them into
+        its pages as they are (a palette colour into an attribute, a logo into an <img>),
+        so none may hold what ends an attribute or starts an element. The site's words
+        (WORDS) are handed to the theme as look-alike text instead (engine.site_config),
+        so that a title may quote; the copyright, which may be HTML when trusted, may not."""
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str):  # a key can be words too: a navigation title
+                    self.words(key, path + (key,))
+                self.words(item, path + (key,))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                self.words(item, path + (index,))
+        elif isinstance(value, str):
+            if CONTROL.search(value):
+                self.problem(path, "contains control characters; remove them")
+            elif len(value) > MAX_SETTING_CHARS:
+                self.problem(path, f"is {len(value):,} characters long, over {MAX_SETTING_CHARS:,}; shorten it")
+            elif MARKUP.search(value) and not self.trusted and not (path and path[0] in WORDS):
+                self.problem(path, f"holds {MARKUP.search(value).group()!r}, which the theme would write into every page as "
+                                   f"markup; {NEEDS_TRUST}")
 
     def needs_trust(self, path: tuple, what: str) -> None:
         if not self.trusted:
@@ -145,6 +185,8 @@ class _Checker:
                                   f"{suggest(name, SETTINGS, 'remove it')} (or build with {TRUST_OPTION})")
 
     def kind(self, value, path: tuple, kind: type | tuple, what: str) -> bool:
+        if path in self.reported:  # its words were refused already (they may not even name a file)
+            return False
         if isinstance(value, kind) and not isinstance(value, bool) or kind is bool and isinstance(value, bool):
             return True
         self.problem(path, f"is {kind_of(value)}; give {what}")
@@ -162,16 +204,22 @@ def kind_of(value) -> str:
 # ---------------------------------------------------------------------------------
 
 def _text(checker: _Checker, value, path: tuple) -> None:
-    """Words shown on every page (the theme writes some of them unescaped)."""
-    if checker.kind(value, path, str, "text"):
-        if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", value):
-            checker.problem(path, "contains control characters; remove them")
-        elif "<" in value:
-            checker.needs_trust(path, "holds HTML, which would go live on every page")
+    """Words shown on pages (their markup is refused with every setting's, in words())."""
+    checker.kind(value, path, str, "text")
+
+
+def _copyright(checker: _Checker, value, path: tuple) -> None:
+    """Shown as HTML in every page's footer: an element (a link, say) needs trust."""
+    if checker.kind(value, path, str, "text") and re.search("[<>]", value):
+        checker.needs_trust(path, "holds HTML, which would go live on every page")
 
 
 def _flag(checker: _Checker, value, path: tuple) -> None:
     checker.kind(value, path, bool, "true or false")
+
+
+def _count(checker: _Checker, value, path: tuple) -> None:
+    checker.kind(value, path, int, "a whole number")
 
 
 def _web_address(checker: _Checker, value, path: tuple) -> None:
@@ -183,9 +231,8 @@ def _page_path(checker: _Checker, value, path: tuple) -> bool:
     """A file of the site itself: relative, inside it, no scheme."""
     if not checker.kind(value, path, str, "a path inside the site, such as extra.css"):
         return False
-    if SCHEME.match(value) or value.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", value) or "//" in value:
-        checker.needs_trust(path, f"'{value}' is not a file of the site (it is another site's, or outside the pages), "
-                                  "so every page would load it from there")
+    if SCHEME.match(value) or value.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", value):
+        checker.needs_trust(path, f"'{value}' is not a file of the site (it is another site's, or outside the pages)")
         return False
     return True
 
@@ -200,6 +247,9 @@ def _folder(checker: _Checker, value, path: tuple) -> bool:
     """A folder whose files go onto the site: it must be the pool's own."""
     if not checker.kind(value, path, str, "a folder inside the pool, such as site/"):
         return False
+    if any(len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", value)):
+        checker.problem(path, f"names a folder longer than {MAX_NAME_CHARS} characters; give a shorter name")
+        return False
     folder = (checker.root / value).resolve()
     if folder == checker.root or not folder.is_relative_to(checker.root):
         checker.problem(path, f"'{value}' is outside the pool or the pool itself, and its files would go onto the site; "
@@ -209,7 +259,9 @@ def _folder(checker: _Checker, value, path: tuple) -> bool:
 
 
 def _output_folder(checker: _Checker, value, path: tuple) -> None:
-    checker.kind(value, path, str, "a folder, such as build/site/")
+    if checker.kind(value, path, str, "a folder, such as build/site/") and any(
+            len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", value)):
+        checker.problem(path, f"names a folder longer than {MAX_NAME_CHARS} characters; give a shorter name")
 
 
 def _names(checker: _Checker, value, path: tuple) -> None:
@@ -219,42 +271,108 @@ def _names(checker: _Checker, value, path: tuple) -> None:
 
 
 def _anything(checker: _Checker, value, path: tuple) -> None:
-    """Read by mkdocs alone and harmless whatever it holds."""
+    """Read by the engine alone; its words are checked with every setting's."""
+
+
+def _choice(*allowed: str) -> Check:
+    def check(checker: _Checker, value, path: tuple) -> None:
+        if checker.kind(value, path, str, f"one of {', '.join(allowed)}") and value not in allowed:
+            checker.problem(path, f"'{value}' is not one of {', '.join(allowed)}; {suggest(value, allowed, 'give one of them')}")
+    return check
+
+
+def _language(checker: _Checker, value, path: tuple) -> None:
+    """A language the theme has words for (it reads a template named after it)."""
+    if checker.kind(value, path, str, "a language code, such as en") and (
+            not LANGUAGE.match(value) or THEME_FILES and not (THEME_FILES / "partials" / "languages" / f"{value}.html").is_file()):
+        checker.problem(path, f"'{value}' is not a language the theme knows; give a code such as en, de or zh-TW")
+
+
+def _icon(checker: _Checker, value, path: tuple) -> None:
+    """One of the theme's icons, by name (material/library)."""
+    if checker.kind(value, path, str, "an icon's name, such as material/library") and (
+            not ICON.match(value) or THEME_FILES and not (THEME_FILES / ".icons" / f"{value}.svg").is_file()):
+        checker.problem(path, f"'{value}' is not an icon of the theme; give one such as material/library "
+                              "(https://squidfunk.github.io/mkdocs-material/reference/icons-emojis/)")
+
+
+def _icons(checker: _Checker, value, path: tuple) -> None:
+    """theme.icon: icon names, some grouped (admonition: {note: ...})."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _icons(checker, item, path + (key,))
+    else:
+        _icon(checker, value, path)
+
+
+def _colour(checker: _Checker, value, path: tuple) -> None:
+    if checker.kind(value, path, str, "a colour name, such as indigo") and value.lower() not in COLOURS:
+        checker.problem(path, f"'{value}' is not one of the theme's colours; {suggest(value, sorted(COLOURS), 'give one such as indigo')}")
+
+
+def _scheme(checker: _Checker, value, path: tuple) -> None:
+    if checker.kind(value, path, str, "a colour scheme, such as default or slate") and not re.match(r"^[a-z][a-z0-9-]*$", value):
+        checker.problem(path, f"'{value}' is not a colour scheme's name; give default, slate or a name in lower-case letters")
+
+
+def _mapping(table: dict[str, Check], what: str) -> Check:
+    """A mapping whose every setting has its check in `table`; any other needs trust."""
+    def check(checker: _Checker, value, path: tuple) -> None:
+        if not checker.kind(value, path, dict, what):
+            return
+        for key, item in value.items():
+            inner = path + (key,)
+            if key in table:
+                table[key](checker, item, inner)
+            else:
+                checker.needs_trust(inner, f"is not a setting paperpool builds with by default "
+                                           f"({suggest(key, table, 'see the README for those it allows')})")
+    return check
+
+
+def _each(check: Check, what: str) -> Check:
+    def each(checker: _Checker, value, path: tuple) -> None:
+        if checker.kind(value, path, list, what):
+            for index, item in enumerate(value):
+                check(checker, item, path + (index,))
+    return each
+
+
+def _one_or_each(check: Check, what: str) -> Check:
+    def either(checker: _Checker, value, path: tuple) -> None:
+        (_each(check, what) if isinstance(value, list) else check)(checker, value, path)
+    return either
+
+
+def _needs_trust(what: str) -> Check:
+    def check(checker: _Checker, value, path: tuple) -> None:
+        checker.needs_trust(path, what)
+    return check
+
+
+def _font(checker: _Checker, value, path: tuple) -> None:
+    if value is not False:
+        checker.needs_trust(path, "makes every page fetch its fonts from Google when it is viewed (`font: false` keeps them local)")
+
+
+def _custom_dir(checker: _Checker, value, path: tuple) -> None:
+    if _folder(checker, value, path):
+        checker.needs_trust(path, "holds Jinja templates, which run with full access to the build machine")
+
+
+def _theme_name(checker: _Checker, value, path: tuple) -> None:
+    if value != THEME:
+        checker.needs_trust(path, f"'{value}' is not the {THEME} theme paperpool's pages are made for, "
+                                  "and another theme's templates are code")
 
 
 def _theme(checker: _Checker, value, path: tuple) -> None:
     if isinstance(value, str):
-        value = {"name": value}
-    if not isinstance(value, dict):
+        _theme_name(checker, value, path)
+    elif not isinstance(value, dict):
         checker.problem(path, f"is {kind_of(value)}; give the theme's name, or a mapping such as `theme: {{name: {THEME}}}`")
-        return
-    if value.get("name", THEME) != THEME:
-        checker.needs_trust(path + ("name",), f"'{value.get('name')}' is not the {THEME} theme paperpool's pages are made for, "
-                                              "and another theme's templates are code")
-    for key, item in value.items():
-        inner = path + (key,)
-        if key == "custom_dir":
-            if _folder(checker, item, inner):
-                checker.needs_trust(inner, "holds Jinja templates, which run with full access to the build machine")
-        elif key == "font":
-            if item is not False:
-                checker.needs_trust(inner, "makes every page fetch its fonts from Google when it is viewed (`font: false` keeps them local)")
-        elif key == "palette":
-            for index, scheme in enumerate(value[key] if isinstance(item, list) else [item]):
-                _palette(checker, scheme, inner + ((index,) if isinstance(item, list) else ()))
-        elif key in ("logo", "favicon"):
-            _page_path(checker, item, inner)
-        elif key == "features":
-            _names(checker, item, inner)
-        elif key not in THEME_KEYS:
-            checker.needs_trust(inner, "is not a theme setting paperpool builds with by default")
-
-
-def _palette(checker: _Checker, value, path: tuple) -> None:
-    if checker.kind(value, path, dict, "a colour scheme: {scheme, primary, accent, toggle}"):
-        for key in value:
-            if key not in PALETTE_KEYS:
-                checker.problem(path + (key,), f"is not a palette setting; {suggest(key, PALETTE_KEYS, 'remove it')}")
+    else:
+        _mapping(THEME_SETTINGS, "the theme's settings")(checker, value, path)
 
 
 def _extensions(checker: _Checker, value, path: tuple) -> None:
@@ -263,18 +381,34 @@ def _extensions(checker: _Checker, value, path: tuple) -> None:
     for index, item in enumerate(value):
         inner = path + (index,)
         if isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item)), str):
-            name = next(iter(item))
+            name, options = next(iter(item.items()))
         elif isinstance(item, str):
-            name = item
+            name, options = item, None
         else:
             checker.problem(inner, f"is {kind_of(item)}; give an extension's name, or its name with its settings, "
                                    "such as `- toc: {permalink: true}`")
             continue
         if name.removeprefix("markdown.extensions.") not in EXTENSIONS:
             what = ("reads files from the build machine into the pages" if name in ("pymdownx.snippets", "pymdownx.b64")
+                    else "makes every emoji an image fetched from another site when a page is viewed" if name == "pymdownx.emoji"
                     else "is not one of the extensions paperpool allows by default (Python-Markdown's own and pymdownx's "
                          "that read no files), and an extension is a Python module that runs when the site is built")
             checker.needs_trust(inner, f"'{name}' {what}")
+        elif options is not None and checker.kind(options, inner + (name,), dict, f"{name}'s settings as a mapping"):
+            for key, setting in _settings_in(options, inner + (name,)):
+                if key in RUNS_CODE:
+                    checker.needs_trust(setting, "names a Python function for the extension to run")
+
+
+def _settings_in(value, path: tuple) -> Iterator[tuple[str, tuple]]:
+    """Every setting's name and path under `value`, however deep."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, path + (key,)
+            yield from _settings_in(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _settings_in(item, path + (index,))
 
 
 def _plugins(checker: _Checker, value, path: tuple) -> None:
@@ -291,21 +425,16 @@ def _plugins(checker: _Checker, value, path: tuple) -> None:
         elif name not in PLUGINS:
             checker.needs_trust(inner, f"'{name}' is not one of the plugins paperpool allows by default "
                                        f"({', '.join(PLUGINS)}), and a plugin is code that runs when the site is built")
-        elif isinstance(options, dict):
-            for key in options:
-                if key not in PLUGINS[name]:
-                    checker.needs_trust(inner + (key,), f"is not a {name} setting paperpool builds with by default")
+        elif options is not None:
+            _mapping(PLUGINS[name], f"{name}'s settings as a mapping")(checker, options, inner + ((name,) if isinstance(value, list) else ()))
 
 
-def _page_files(checker: _Checker, value, path: tuple) -> None:
-    """extra_css and extra_javascript: files of the site, each a path or {path, type, async, defer}."""
-    if not checker.kind(value, path, list, "a list of files of the site"):
-        return
-    for index, item in enumerate(value):
-        if isinstance(item, dict):
-            _page_path(checker, item.get("path"), path + (index, "path"))
-        else:
-            _page_path(checker, item, path + (index,))
+def _script(checker: _Checker, value, path: tuple) -> None:
+    """One of extra_javascript: a file of the site, or {path, type, async, defer}."""
+    if isinstance(value, dict):
+        _mapping(SCRIPT_SETTINGS, "a script: its path, or {path, type, async, defer}")(checker, value, path)
+    else:
+        _page_path(checker, value, path)
 
 
 def _nav(checker: _Checker, value, path: tuple) -> None:
@@ -316,52 +445,62 @@ def _nav(checker: _Checker, value, path: tuple) -> None:
             _nav(checker, item, path + (index,))
     elif isinstance(value, dict):
         for title, target in value.items():
-            _text(checker, str(title), path)
+            _text(checker, title, path + (title,))
             _nav(checker, target, path + (title,))
     else:
         checker.problem(path, f"is {kind_of(value)}; give a page, an http(s) address, or a mapping of titles to them")
 
 
 def _extra(checker: _Checker, value, path: tuple) -> None:
-    """The theme's extras: social links are links; analytics reach the network on every view."""
+    """The theme's extras: the ones it reads are checked; any other only serves a theme
+    override's templates (which need trust), so its words are all that matters."""
     if not checker.kind(value, path, dict, "a mapping of the theme's extras"):
         return
     for key, item in value.items():
-        if key == "analytics":
-            checker.needs_trust(path + (key,), "makes every page report its visitors to another site when it is viewed")
-        else:
-            for inner, link in _links_in(item, path + (key,)):
-                _link(checker, link, inner)
-
-
-def _links_in(value, path: tuple) -> Iterator[tuple[tuple, str]]:
-    """Every `link` under `value` (extra.social, extra.alternate)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("link", "homepage") and isinstance(item, str):
-                yield path + (key,), item
-            else:
-                yield from _links_in(item, path + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _links_in(item, path + (index,))
+        EXTRA_SETTINGS.get(key, _anything)(checker, item, path + (key,))
 
 
 Check = Callable[[_Checker, object, tuple], None]
+THEME_SETTINGS: dict[str, Check] = {
+    "name": _theme_name, "language": _language, "locale": _language, "direction": _choice("ltr", "rtl"),
+    "features": _names, "icon": _icons, "logo": _page_path, "favicon": _page_path, "font": _font, "custom_dir": _custom_dir,
+    "palette": _one_or_each(_mapping({
+        "scheme": _scheme, "primary": _colour, "accent": _colour, "media": _text,
+        "toggle": _mapping({"icon": _icon, "name": _text}, "the toggle: {icon, name}")}, "a colour scheme: {scheme, primary, accent, toggle}"),
+        "colour schemes"),
+}
+SCRIPT_SETTINGS: dict[str, Check] = {"path": _page_path, "type": _choice("module", "text/javascript"), "async": _flag, "defer": _flag}
+# plugins that ship with mkdocs or the Material theme and fetch nothing, with their settings
+PLUGINS: dict[str, dict[str, Check]] = {
+    "search": {"lang": _one_or_each(_language, "languages"), "min_search_length": _count,
+               "separator": _needs_trust("is a regular expression that every reader's browser runs on each search")},
+    "offline": {"enabled": _flag},
+    "tags": {"enabled": _flag, "tags_file": _page_path},
+}
+EXTRA_SETTINGS: dict[str, Check] = {
+    "social": _each(_mapping({"icon": _icon, "link": _link, "name": _text}, "a link: {icon, link, name}"), "a list of links"),
+    "alternate": _each(_mapping({"name": _text, "link": _link, "lang": _language}, "a language: {name, link, lang}"),
+                       "a list of languages"),
+    "homepage": _link, "generator": _flag,
+    "analytics": _needs_trust("makes every page report its visitors to another site when it is viewed"),
+    "consent": _needs_trust("shows its words as HTML on every page, and only serves analytics"),
+}
 SETTINGS: dict[str, Check] = {
-    "site_name": _text, "site_description": _text, "site_author": _text, "copyright": _text, "repo_name": _text,
+    "site_name": _text, "site_description": _text, "site_author": _text, "copyright": _copyright, "repo_name": _text,
     "site_url": _web_address, "repo_url": _web_address, "edit_uri": _link,
     "docs_dir": _folder, "site_dir": _output_folder, "use_directory_urls": _flag, "strict": _flag,
     "theme": _theme, "markdown_extensions": _extensions, "plugins": _plugins,
-    "extra_css": _page_files, "extra_javascript": _page_files, "extra": _extra, "nav": _nav,
-    "not_in_nav": _anything, "exclude_docs": _anything, "draft_docs": _anything, "validation": _anything,
+    "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
+    "extra": _extra, "nav": _nav,
+    "not_in_nav": _anything, "exclude_docs": _anything, "draft_docs": _anything,
     "dev_addr": _anything, "remote_branch": _anything, "remote_name": _anything,
 }
-WORDS = [name for name, check in SETTINGS.items() if check is _text]  # shown on every page
+WORDS = [name for name, check in SETTINGS.items() if check in (_text, _copyright)]  # shown on every page
 # settings that make mkdocs run code or read files, and what each does
 CODE_SETTINGS = {
     "hooks": "runs the Python files it names when the site is built",
     "INHERIT": "reads another YAML file into the settings, where paperpool cannot check it",
     "extra_templates": "renders files of the pages as Jinja templates, with full access to the build machine",
     "watch": "names folders outside the pages for the engine to read",
+    "validation": "turns off the engine's checks of links and navigation, which keep every link of the site to a page of it",
 }
