@@ -18,6 +18,7 @@ from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, printable, warnings
 from .registry import REGISTRY_FILE, find_root
 from .traces import cli as trace_commands
+from .traces import mapping as trace_mapping
 from .yamlio import dump_yaml, write_atomic
 
 
@@ -151,7 +152,8 @@ def validate(context: Context, strict: bool, trust_config: bool) -> None:
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
     pool, problems = validation.validate(context.root)
-    problems = sorted(set(problems + siteconfig.check(context.root, trust_config)[1]))
+    problems += siteconfig.check(context.root, trust_config)[1]
+    problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))

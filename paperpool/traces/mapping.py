@@ -147,15 +147,26 @@ def trace_files(registry) -> list[Path]:
     secret), and the site would publish it."""
     from ..problems import PaperpoolError
 
+    files, links = _traces_and_links(registry)
+    if links:
+        raise PaperpoolError(f"{links[0].path}: {links[0].message}")
+    return files
+
+
+def link_problems(registry) -> list[Problem]:
+    """The links trace_files refuses, as validate's problems (validate does not read the
+    traces, but the build would refuse the pool for them)."""
+    return _traces_and_links(registry)[1]
+
+
+def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
     parts = Path(traces_folder(registry)).parts
     for step in range(1, len(parts) + 1):
         if registry.root.joinpath(*parts[:step]).is_symlink():
-            raise PaperpoolError(f"{'/'.join(parts[:step])}: is a symbolic link; the pool's traces are a plain folder of "
-                                 "the pool: replace the link with the folder itself")
+            return [], [Problem("/".join(parts[:step]), 1, "", "is a symbolic link; the pool's traces are a plain folder of "
+                                                              "the pool: replace the link with the folder itself")]
     folder = registry.root.joinpath(*parts)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    for path in files:
-        if path.is_symlink():
-            raise PaperpoolError(f"{path.relative_to(registry.root).as_posix()}: is a symbolic link; a trace of the pool "
-                                 "is a plain file: replace the link with the file itself")
-    return files
+    links = [Problem(path.relative_to(registry.root).as_posix(), 1, "", "is a symbolic link; a trace of the pool is a "
+                     "plain file: replace the link with the file itself") for path in files if path.is_symlink()]
+    return files, links
