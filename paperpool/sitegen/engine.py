@@ -18,9 +18,10 @@ from pathlib import Path
 
 import yaml
 
-from ..problems import PaperpoolError
 from ..markdown import safe_title
+from ..problems import PaperpoolError
 from . import paths, siteconfig
+
 ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
 STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css"]

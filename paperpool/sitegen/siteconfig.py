@@ -36,13 +36,16 @@ NEEDS_TRUST = f"remove it, or pass {TRUST_OPTION} if the maintainers accept that
 
 # Python-Markdown's own extensions and the pymdownx ones that read no files and run no
 # code named in the config (snippets and b64 read files, so they are not here)
-EXTENSIONS = frozenset(
-    "abbr admonition attr_list codehilite def_list extra fenced_code footnotes legacy_attrs legacy_em md_in_html meta "
-    "nl2br sane_lists smarty tables toc wikilinks".split()) | {
-    f"pymdownx.{name}" for name in
-    "arithmatex betterem blocks.admonition blocks.caption blocks.definition blocks.details blocks.tab caret critic "
-    "details escapeall extra fancylists highlight inlinehilite keys magiclink mark pathconverter progressbar "
-    "saneheaders smartsymbols striphtml superfences tabbed tasklist tilde".split()}
+EXTENSIONS = frozenset((
+    "abbr", "admonition", "attr_list", "codehilite", "def_list", "extra", "fenced_code", "footnotes",
+    "legacy_attrs", "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "smarty", "tables", "toc",
+    "wikilinks",
+)) | {f"pymdownx.{name}" for name in (
+    "arithmatex", "betterem", "blocks.admonition", "blocks.caption", "blocks.definition", "blocks.details",
+    "blocks.tab", "caret", "critic", "details", "escapeall", "extra", "fancylists", "highlight",
+    "inlinehilite", "keys", "magiclink", "mark", "pathconverter", "progressbar", "saneheaders",
+    "smartsymbols", "striphtml", "superfences", "tabbed", "tasklist", "tilde",
+)}
 MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
 SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
 MARKUP = re.compile(r"[<>\"`]")
@@ -53,8 +56,11 @@ _THEME_SPEC = importlib.util.find_spec(THEME)
 THEME_FILES = Path(_THEME_SPEC.submodule_search_locations[0]) / "templates" if _THEME_SPEC else None
 LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z]{2,4})?$")
 ICON = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")  # material/library, fontawesome/brands/github
-COLOURS = frozenset("red pink purple indigo blue cyan teal green lime yellow amber orange brown grey black white custom "
-                    "deep-purple deep-orange light-blue light-green blue-grey".split()) | {
+COLOURS = frozenset((
+    "red", "pink", "purple", "indigo", "blue", "cyan", "teal", "green", "lime", "yellow", "amber", "orange",
+    "brown", "grey", "black", "white", "custom", "deep-purple", "deep-orange", "light-blue", "light-green",
+    "blue-grey",
+)) | {
     "deep purple", "deep orange", "light blue", "light green", "blue grey"}
 # extension settings that name a Python function to run (given as text, a function of an
 # installed package), and extensions that reach the network when a page is viewed
