@@ -23,7 +23,13 @@ from .columns import Column, columns_for
 from .pool import Pool
 from .problems import Problem, plural
 from .query import QueryError, parse
-from .registry import KEY_RE
+from .registry import (
+    BIDI_CONTROLS,
+    KEY_RE,
+    linked_step,
+    refused_character_message,
+    refused_characters,
+)
 from .yamlio import YamlProblem, load_yaml
 
 if TYPE_CHECKING:
@@ -85,6 +91,10 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     """Every well-formed claim, and a problem for each one that is not."""
     path = pool.registry.claims_path
     rel = _rel(pool, path)
+    linked = linked_step(pool.root, rel)
+    if linked:
+        return [], [Problem(linked, 1, "", "is a symbolic link; the claim ledger is a plain file of the pool: "
+                                           "replace the link with the file itself")]
     if path.is_dir():
         return [], [Problem(rel, 1, "", "is a folder, but the claim ledger is a YAML file; move the folder or point pool.claims elsewhere")]
     if not path.is_file():
@@ -97,6 +107,10 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
         return [], [Problem(rel, exc.line, exc.field, exc.message)]
     if doc.data is None:
         return [], [Problem(rel, 1, "", f"the file is empty; {EMPTY_HINT}")]
+    refused = [Problem(rel, doc.line(*where), _field_name(where), refused_character_message(char))
+               for where, char in refused_characters(doc, BIDI_CONTROLS)]
+    if refused:  # shown by claims and the site: no claim is read from such a file
+        return [], sorted(refused)
     items = doc.data.get("claims") if isinstance(doc.data, dict) else None
     if not isinstance(items, list):
         return [], [Problem(rel, 1, "claims", "the file holds `claims:` followed by a list of claims")]
@@ -114,6 +128,11 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
         claim.source = f"{rel}:{doc.line('claims', index)}"
         claims.append(claim)
     return claims, problems
+
+
+def _field_name(path: tuple) -> str:
+    """A place in the claims file as messages name it: claims[2].rows[0]."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
 def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import PaperpoolError, Problem
-from .registry import RECORD_KINDS, Registry, load_registry
+from .registry import RECORD_KINDS, Registry, linked_step, load_registry
 from .yamlio import Document, YamlProblem, load_yaml
 
 RECORD_SUFFIX = ".yaml"
@@ -63,10 +63,26 @@ def load_pool(root: Path) -> tuple[Pool | None, list[Problem]]:
     registry, problems = load_registry(root)
     if registry is None:
         return None, problems
+    linked = linked_folders(registry)
+    if linked:  # nothing is read or written through them
+        return None, linked
     pool = Pool(registry)
     for kind in RECORD_KINDS:
         pool.records[kind] = _load_folder(registry, kind, problems, pool.unreadable)
     return pool, problems
+
+
+def linked_folders(registry: Registry) -> list[Problem]:
+    """A records folder reached through a symbolic link (the folder, or one on its way)
+    would have every command read records from, and add and the imports write them to,
+    wherever the link points: refused, as linked records are."""
+    problems = []
+    for kind in RECORD_KINDS:
+        linked = linked_step(registry.root, registry.pool[kind])
+        if linked:
+            problems.append(Problem(linked, 1, "", f"is a symbolic link; the {kind} are kept in a plain folder of the pool: "
+                                                   "replace the link with the folder itself"))
+    return problems
 
 
 def require_pool(root: Path) -> Pool:

@@ -6,10 +6,15 @@ checks that it is coherent, collecting every problem with its line.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+import operator
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from . import schema
 from .problems import PaperpoolError, Problem, suggest
 from .yamlio import Document, YamlProblem, load_yaml
 
@@ -17,19 +22,18 @@ REGISTRY_FILE = "registry.yaml"
 # A record's key: a lower-case slug, also its file name, so never a path.
 KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 
-FIELD_TYPES = {
-    "key", "text", "text_list", "bool", "integer", "date", "url", "url_list",
-    "identifier", "choice", "choice_list", "choice_map", "key_list", "mapping",
-}
-IDENTIFIER_SCHEMES = {"arxiv", "doi", "openreview", "prefixed"}
-SPEC_KEYS = {
-    "type", "required", "label", "help", "vocabulary", "keys", "scheme", "max_length",
-    "min", "max", "derived_from", "fields", "unique", "not_before_field",
-}
+FIELD_TYPES = set(schema.enum("$defs", "field", "properties", "type"))
+IDENTIFIER_SCHEMES = set(schema.enum("$defs", "field", "properties", "scheme"))
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
 SECTIONS_HINT = "write its sections (survey:, pool:, vocabularies:, entry_fields:, ...) as in the shipped registry.yaml"
-SECTIONS = ("survey", "pool", "vocabularies", "entry_fields", "exclusion_fields", "rules",
-            "statistics", "gaps", "display", "site", "bibtex_export", "bibtex_import", "csv", "traces")
+
+# Characters that act on a terminal or are no text at all: the C0 controls but tab and
+# line break, DEL and the C1 controls. Refused in every string of the pool's files.
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional controls reorder what is shown around them. A record's text may need one
+# (a name in a right-to-left script) and is shown without them; the registry and the
+# claims name things and state rules, which never need one, so there they are refused too.
+BIDI_CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass
@@ -161,7 +165,8 @@ def find_root(start: Path) -> Path:
 
 
 def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
-    """Read and check the registry; returns (None, problems) when it is unusable."""
+    """Read and check the registry; returns (None, problems) when it is unusable. Its
+    shape (types, sizes, paths, characters) is checked before anything reads it."""
     path = root / REGISTRY_FILE
     try:
         doc = load_yaml(path, empty_hint=SECTIONS_HINT)
@@ -169,10 +174,93 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
         return None, [Problem(REGISTRY_FILE, exc.line, exc.field, exc.message)]
     except OSError as exc:
         return None, [Problem(REGISTRY_FILE, 1, "", f"cannot read: {exc.strerror}; check the file exists and is readable")]
+    problems = shape_problems(doc)
+    if problems:
+        return None, problems
     registry, problems = _RegistryReader(root, doc).read()
     if registry is not None:
         problems = _analysis_problems(registry)
     return (None if problems else registry), problems
+
+
+def shape_problems(doc: Document) -> list[Problem]:
+    """What must hold before any of the registry is read: no control characters, the
+    schema's types and size limits, and every folder or file it names inside the pool."""
+    _dates_as_written(doc)
+    problems = [registry_problem(doc, where, refused_character_message(char))
+                for where, char in refused_characters(doc, BIDI_CONTROLS)]
+    problems += [registry_problem(doc, where, message) for where, message in schema.schema_problems(doc.data)]
+    if not problems:
+        problems += _path_problems(doc)
+    return sorted(problems, key=lambda problem: problem.line)
+
+
+def _dates_as_written(doc: Document) -> None:
+    """A date in the registry is the text it was written as (YAML reads `2026-05-01` as a
+    date): no setting is a date, and a JSON Schema has no dates to check."""
+    for path, raw in doc.raw.items():
+        if raw[:4].isdigit() and raw[4:5] == "-" and path:  # the only scalars YAML reads as dates
+            parent = functools.reduce(operator.getitem, path[:-1], doc.data)
+            if isinstance(parent[path[-1]], (dt.date, dt.datetime)):
+                parent[path[-1]] = raw
+
+
+def refused_characters(doc: Document, also: re.Pattern | None = None) -> Iterator[tuple[tuple, str]]:
+    """Each name or text of a parsed YAML file holding a control character (or one that
+    `also` matches): (its path, the first such character). Read from the document's
+    scalars as written and its field names, so the data is not walked."""
+    names = {path: path[-1] for path in doc.lines if path and isinstance(path[-1], str)}
+    for found in (names, doc.raw):
+        for path, text in found.items():
+            match = CONTROL_CHARACTERS.search(text) or (also.search(text) if also else None)
+            if match:
+                yield path, match.group()
+
+
+def refused_character_message(char: str) -> str:
+    return f"contains the invisible control character U+{ord(char):04X}; remove it"
+
+
+def _path_problems(doc: Document) -> list[Problem]:
+    """Every folder or file the registry names (the schema's x-path settings) must be a
+    place inside the pool, and the two record kinds need folders of their own."""
+    problems = []
+    for path, setting in schema.path_settings().items():
+        value = lookup(doc.data, ".".join(path))
+        why = outside_pool(value) if isinstance(value, str) else None
+        if why:
+            problems.append(registry_problem(doc, path, f"'{value}' {why}; {setting['x-fix']}"))
+    folders = [PurePosixPath(doc.data["pool"][kind]) for kind in RECORD_KINDS]
+    if not problems and folders[0] == folders[1]:
+        problems.append(registry_problem(doc, ("pool", "exclusions"), "is the folder of the entries too; give the exclusions "
+                                                                      "a folder of their own, e.g. `exclusions: exclusions`"))
+    return problems
+
+
+def outside_pool(rel: str) -> str | None:
+    """Why `rel`, a path the registry names, does not lead to a place inside the pool
+    (None when it does): an absolute path, one leading up with '..', or the pool's own
+    folder, which holds the registry rather than being a folder of the pool."""
+    path = PurePosixPath(rel)
+    if path.is_absolute() or PureWindowsPath(rel).drive:
+        return "is an absolute path, outside the pool"
+    if ".." in path.parts:
+        return "leads out of the pool ('..')"
+    if not path.parts:
+        return "is the pool's own folder"
+    return None
+
+
+def linked_step(root: Path, rel: str) -> str | None:
+    """The first part of `rel` (a path inside the pool) that is a symbolic link, or None.
+    A pool's files and folders are never read or written through a link: git keeps a link
+    as a link, so it would lead wherever it points on each machine (outside the pool, to a
+    device, to a secret)."""
+    parts = PurePosixPath(rel).parts
+    for step in range(1, len(parts) + 1):
+        if root.joinpath(*parts[:step]).is_symlink():
+            return "/".join(parts[:step])
+    return None
 
 
 def _analysis_problems(registry: Registry) -> list[Problem]:
@@ -184,6 +272,9 @@ def _analysis_problems(registry: Registry) -> list[Problem]:
 
 
 class _RegistryReader:
+    """The registry's sections read into their classes, with the checks the schema cannot
+    make (names that must exist, ids that must be unique), on data of the schema's shape."""
+
     def __init__(self, root: Path, doc: Document):
         self.root = root
         self.doc = doc
@@ -192,27 +283,12 @@ class _RegistryReader:
     def problem(self, path: tuple, message: str) -> None:
         self.problems.append(registry_problem(self.doc, path, message))
 
-    def section(self, name: str, kind=dict, required=True):
-        data = self.doc.data if isinstance(self.doc.data, dict) else {}
-        value = data.get(name)
-        if value is None:
-            if required:
-                self.problem((name,), f"missing section '{name}'; add it (see the shipped registry.yaml)")
-            return kind()
-        if not isinstance(value, kind):
-            self.problem((name,), f"must be a {'mapping' if kind is dict else 'list'}")
-            return kind()
-        return value
+    def section(self, name: str, kind=dict):
+        return self.doc.data.get(name) or kind()
 
     def read(self) -> tuple[Registry | None, list[Problem]]:
-        if not isinstance(self.doc.data, dict):
-            return None, [Problem(REGISTRY_FILE, 1, "", f"the registry must be a mapping of sections; {SECTIONS_HINT}")]
         survey = self.section("survey")
         pool = self.section("pool")
-        for kind in RECORD_KINDS:
-            if not isinstance(pool.get(kind), str) or not pool.get(kind):
-                self.problem(("pool", kind), f"name the folder that holds the {kind}, e.g. `{kind}: {kind}`")
-        self.check_pool_settings(pool)
         vocabularies = self.read_vocabularies()
         fields = {
             kind: self.read_fields(self.section(section), (section,), vocabularies)
@@ -224,53 +300,28 @@ class _RegistryReader:
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
         rules = self.read_rules(fields)
         csv = self.read_csv(fields)
-        statistics = self.section("statistics", required=False)
-        gaps = self.section("gaps", required=False)
+        statistics = self.section("statistics")
+        gaps = self.section("gaps")
         display = self.read_display(fields["entries"])
-        site = self.section("site", required=False)
-        bibtex_export = self.section("bibtex_export", required=False)
-        bibtex_import = self.section("bibtex_import", required=False)
-        traces = self.section("traces", required=False)
-        self.check_sections()
+        site = self.section("site")
+        bibtex_export = self.section("bibtex_export")
+        bibtex_import = self.section("bibtex_import")
+        traces = self.section("traces")
         if self.problems:
             return None, self.problems
         registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, site, bibtex_export,
                             bibtex_import=bibtex_import, traces=traces)
         return registry, []
 
-    def check_sections(self) -> None:
-        for name in self.doc.data:
-            if name not in SECTIONS:
-                self.problem((name,), f"unknown section '{name}'; {suggest(str(name), SECTIONS, 'sections are: ' + ', '.join(SECTIONS))}")
-
-    def check_pool_settings(self, pool: dict) -> None:
-        if "claims" in pool and (not isinstance(pool["claims"], str) or not pool["claims"].strip()):
-            self.problem(("pool", "claims"), "name the claim ledger's file, e.g. `claims: claims.yaml` (or remove the setting)")
-        if "unknown_marker" in pool and not isinstance(pool["unknown_marker"], str):
-            self.problem(("pool", "unknown_marker"), "give the word that marks an unknown value, e.g. `unknown_marker: TODO`")
-        similarity = pool.get("title_similarity", 93)
-        if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0 < similarity <= 100:
-            self.problem(("pool", "title_similarity"), "give a number from 1 to 100, e.g. `title_similarity: 93`")
-
     def read_vocabularies(self) -> dict[str, Vocabulary]:
         vocabularies = {}
         for name, body in self.section("vocabularies").items():
             path = ("vocabularies", name)
-            if not isinstance(body, dict) or not isinstance(body.get("values"), list) or not body["values"]:
-                self.problem(path, "a vocabulary needs a non-empty `values:` list of {id, label}")
-                continue
             values, seen = [], set()
             for index, item in enumerate(body["values"]):
-                item_path = path + ("values", index)
-                if not isinstance(item, dict) or "id" not in item:
-                    self.problem(item_path, "each value needs an `id`")
-                    continue
                 value_id = item["id"]
-                if not isinstance(value_id, str) or not value_id:
-                    self.problem(item_path + ("id",), f"id {value_id!r} must be text; quote it")
-                    continue
                 if value_id in seen:
-                    self.problem(item_path + ("id",), f"duplicate id '{value_id}' in vocabulary '{name}'; ids must be unique")
+                    self.problem(path + ("values", index, "id"), f"duplicate id '{value_id}' in vocabulary '{name}'; ids must be unique")
                     continue
                 seen.add(value_id)
                 extra = {k: v for k, v in item.items() if k not in ("id", "label", "description")}
@@ -282,17 +333,8 @@ class _RegistryReader:
         specs = {}
         for name, body in section.items():
             spec_path = path + (name,)
-            if not isinstance(body, dict):
-                self.problem(spec_path, "a field needs a mapping like {type: text}")
-                continue
-            unknown = set(body) - SPEC_KEYS
-            if unknown:
-                self.problem(spec_path, f"unknown setting(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(SPEC_KEYS))}")
-            kind = body.get("type")
-            if kind not in FIELD_TYPES:
-                self.problem(spec_path + ("type",), f"unknown type {kind!r}; use one of {', '.join(sorted(FIELD_TYPES))}")
-                continue
-            spec = FieldSpec(name, kind, **{k: v for k, v in body.items() if k in SPEC_KEYS and k not in ("type", "fields")})
+            kind = body["type"]
+            spec = FieldSpec(name, kind, **{k: v for k, v in body.items() if k not in ("type", "fields")})
             for setting in ("vocabulary", "keys"):
                 vocab = getattr(spec, setting)
                 if vocab is not None and vocab not in vocabularies:
@@ -301,8 +343,8 @@ class _RegistryReader:
                 self.problem(spec_path, f"a {kind} field needs `vocabulary:`")
             if kind == "choice_map" and spec.keys is None:
                 self.problem(spec_path, "a choice_map field needs `keys:` naming the vocabulary of its keys")
-            if kind == "identifier" and spec.scheme not in IDENTIFIER_SCHEMES:
-                self.problem(spec_path + ("scheme",), f"identifier scheme must be one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
+            if kind == "identifier" and spec.scheme is None:
+                self.problem(spec_path, f"an identifier field needs `scheme:`, one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
             if kind == "mapping":
                 spec.fields = self.read_fields(body.get("fields") or {}, spec_path + ("fields",), vocabularies)
             specs[name] = spec
@@ -318,25 +360,29 @@ class _RegistryReader:
                 vocab = vocabularies.get(source.vocabulary)
                 if vocab and any("maps_to" not in value.extra for value in vocab.values):
                     self.problem(path + (spec.name,), f"derived from '{source.name}', so every value of vocabulary '{vocab.name}' needs `maps_to`")
+                elif vocab and spec.vocabulary in vocabularies:
+                    self.check_maps_to(vocab, vocabularies[spec.vocabulary])
+
+    def check_maps_to(self, source: Vocabulary, target: Vocabulary) -> None:
+        """Each value's maps_to must be a value of the derived field's vocabulary (or null)."""
+        for index, value in enumerate(source.values):
+            maps_to = value.extra["maps_to"]
+            if maps_to is not None and target.get(maps_to) is None:
+                self.problem(("vocabularies", source.name, "values", index, "maps_to"),
+                             f"'{maps_to}' is not a value of vocabulary '{target.name}'; "
+                             + suggest(maps_to, target.ids, f"use one of {', '.join(target.ids)}, or null"))
 
     def read_rules(self, fields: dict) -> list[Rule]:
         rules = []
-        for index, body in enumerate(self.section("rules", list, required=False)):
+        for index, body in enumerate(self.section("rules", list)):
             path = ("rules", index)
-            try:
-                kind = body.get("applies_to", "entries")
-                rule = Rule(
-                    id=str(body["id"]), applies_to=kind,
-                    when_field=body["when"]["field"], when_in=list(body["when"]["in"]),
-                    forbid_field=body["forbid"]["field"], forbid_in=list(body["forbid"]["in"]),
-                    problem=str(body["problem"]), fix=str(body["fix"]), line=self.doc.line(*path),
-                )
-            except (KeyError, TypeError, AttributeError):
-                self.problem(path, "a rule needs id, when {field, in}, forbid {field, in}, problem and fix")
-                continue
-            if kind not in fields:
-                self.problem(path + ("applies_to",), "applies_to must be entries or exclusions")
-                continue
+            kind = body.get("applies_to", "entries")
+            rule = Rule(
+                id=body["id"], applies_to=kind,
+                when_field=body["when"]["field"], when_in=body["when"]["in"],
+                forbid_field=body["forbid"]["field"], forbid_in=body["forbid"]["in"],
+                problem=body["problem"], fix=body["fix"], line=self.doc.line(*path),
+            )
             for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):
                 if resolve_spec(fields[kind], field_path) is None:
                     hint = suggest(field_path, fields[kind], f"use a field declared under {RECORD_KINDS[kind]}")
@@ -345,15 +391,11 @@ class _RegistryReader:
         return rules
 
     def read_display(self, specs: dict[str, FieldSpec]) -> dict:
-        display = self.section("display", required=False)
+        display = self.section("display")
         group_by = display.get("group_by")
-        if group_by is not None and (not isinstance(group_by, str) or group_by not in specs or specs[group_by].type != "choice"):
+        if group_by is not None and (group_by not in specs or specs[group_by].type != "choice"):
             self.problem(("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category")
-        tags = display.get("tags", [])
-        if not isinstance(tags, list) or not all(isinstance(name, str) for name in tags):
-            self.problem(("display", "tags"), "list the fields shown as tags, e.g. [reward_family, credit_unit]")
-            return display
-        for index, name in enumerate(tags):
+        for index, name in enumerate(display.get("tags", [])):
             if name not in specs or specs[name].type not in ("choice", "choice_list", "choice_map"):
                 self.problem(("display", "tags", index), f"'{name}' is not a choice field of the entries; tags show choice fields")
         return display
@@ -362,16 +404,13 @@ class _RegistryReader:
         from .convert import CONVERTERS  # the table of named conversions
 
         layouts = {}
-        for kind, body in self.section("csv", required=False).items():
-            if kind not in fields:
-                self.problem(("csv", kind), "csv layouts are named entries or exclusions")
-                continue
+        for kind, body in self.section("csv").items():
             layouts[kind] = {}
             for part in ("source_columns", "extra_columns"):
                 columns = []
-                for index, item in enumerate((body or {}).get(part) or []):
+                for index, item in enumerate(body.get(part) or []):
                     path = ("csv", kind, part, index)
-                    column = CsvColumn(item.get("column"), item.get("field"), item.get("convert"))
+                    column = CsvColumn(item["column"], item["field"], item.get("convert"))
                     if column.field not in fields[kind]:
                         self.problem(path, f"column '{column.column}' maps to unknown field '{column.field}'")
                     if column.convert is not None and column.convert not in CONVERTERS:

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import re
 from pathlib import Path
 
 from . import identity
 from .claims import load_claims
 from .pool import Pool, Record, load_pool
 from .problems import PaperpoolError, Problem, errors, suggest
-from .registry import KEY_RE, REGISTRY_FILE, FieldSpec, Registry, lookup
+from .registry import (
+    CONTROL_CHARACTERS,
+    KEY_RE,
+    REGISTRY_FILE,
+    FieldSpec,
+    Registry,
+    lookup,
+)
 from .yamlio import Document
-
-_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f]")
 
 
 def validate(root: Path) -> tuple[Pool | None, list[Problem]]:
@@ -175,7 +179,7 @@ def _check_key(checker: RecordChecker, value, spec, path) -> None:
 def _check_text(checker: RecordChecker, value, spec, path) -> None:
     if not checker.text_value(value, path):
         return
-    if _CONTROL.search(value):
+    if CONTROL_CHARACTERS.search(value):
         checker.problem(path, "contains control characters; remove them")
     if spec.max_length and len(value) > spec.max_length:
         checker.problem(path, f"is {len(value)} characters, over the limit of {spec.max_length}; shorten it")

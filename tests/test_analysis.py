@@ -335,7 +335,9 @@ def test_commands_work_on_a_pool_with_no_records(run, tiny):
     ("registry.yaml", "  sparse_at_most: 1\n", "  sparse_at_most: two\n",
      "registry.yaml:69: gaps.sparse_at_most: give a whole number of 0 or more, e.g. `sparse_at_most: 2`"),
     ("registry.yaml", "  group_by: method\n", "  group_by: [method]\n",
-     "registry.yaml:84: display.group_by: '['method']' is not a choice field of the entries; group by one, e.g. category"),
+     "registry.yaml:84: display.group_by: name a choice field of the entries to group by, e.g. `group_by: category`"),
+    ("registry.yaml", "  group_by: method\n", "  group_by: summary\n",
+     "registry.yaml:84: display.group_by: 'summary' is not a choice field of the entries; group by one, e.g. category"),
     ("registry.yaml", "  tags: [unit, decisions]\n", "  tags: [unit, summary]\n",
      "registry.yaml:85: display.tags.1: 'summary' is not a choice field of the entries; tags show choice fields"),
 ])

@@ -160,12 +160,13 @@ def link_problems(registry) -> list[Problem]:
 
 
 def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
-    parts = Path(traces_folder(registry)).parts
-    for step in range(1, len(parts) + 1):
-        if registry.root.joinpath(*parts[:step]).is_symlink():
-            return [], [Problem("/".join(parts[:step]), 1, "", "is a symbolic link; the pool's traces are a plain folder of "
-                                                              "the pool: replace the link with the folder itself")]
-    folder = registry.root.joinpath(*parts)
+    from ..registry import linked_step  # the one check of the folders a registry names
+
+    linked = linked_step(registry.root, traces_folder(registry))
+    if linked:
+        return [], [Problem(linked, 1, "", "is a symbolic link; the pool's traces are a plain folder of "
+                                           "the pool: replace the link with the folder itself")]
+    folder = registry.root / traces_folder(registry)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     links = [Problem(path.relative_to(registry.root).as_posix(), 1, "", "is a symbolic link; a trace of the pool is a "
                      "plain file: replace the link with the file itself") for path in files if path.is_symlink()]

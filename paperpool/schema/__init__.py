@@ -1,0 +1,150 @@
+"""The registry's JSON Schema (registry.schema.json beside this module): the shape of
+registry.yaml, checked before anything else reads it, so that a value of the wrong type
+or over a size limit is one problem with its line rather than a crash or a slow command
+further on. Editors read the same file for completion
+(`# yaml-language-server: $schema=...`).
+
+Each of the library's errors becomes one message saying what is wrong and how to fix it;
+a setting with an `x-fix` in the schema gets that fix as its message.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import operator
+from importlib import resources
+
+import jsonschema_rs
+
+from ..problems import suggest
+
+SCHEMA_FILE = "registry.schema.json"
+SECTIONS_SOURCE = "the shipped registry.yaml"
+
+# How a JSON type is asked for, and how a value of one is described.
+_WANTED = {"integer": "a whole number", "number": "a number", "string": "text", "array": "a list",
+           "object": "a mapping", "boolean": "true or false", "null": "nothing"}
+
+
+@functools.cache
+def schema() -> dict:
+    return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _validator():
+    return jsonschema_rs.validator_for(schema())
+
+
+def sections() -> list[str]:
+    return list(schema()["properties"])
+
+
+def enum(*path: str) -> list[str]:
+    """The values a setting may take, such as the field types ("$defs", "field", "type")."""
+    return list(_node(path)["enum"])
+
+
+def path_settings() -> dict[tuple, dict]:
+    """The settings that name a folder or file of the pool (x-path), by path of keys."""
+    found = {}
+
+    def walk(node: dict, path: tuple) -> None:
+        if "x-path" in node:
+            found[path] = node
+        for name, inner in node.get("properties", {}).items():
+            walk(inner, path + (name,))
+
+    walk(schema(), ())
+    return found
+
+
+def schema_problems(data) -> list[tuple[tuple, str]]:
+    """Every way `data`, a parsed registry, breaks the schema: (path of keys, message)."""
+    validator = _validator()
+    if validator.is_valid(data):  # the usual case, and cheaper than collecting nothing
+        return []
+    return [found for error in validator.iter_errors(data) for found in _explain(error, data)]
+
+
+def _explain(error, data) -> list[tuple[tuple, str]]:
+    path = tuple(error.instance_path)
+    kind, name = error.kind, error.kind.name
+    node = _node(tuple(error.schema_path)[:-1])
+    if name == "additionalProperties":
+        known = list(node.get("properties", {}))
+        return [(path + (key,), _unknown(path, key, known)) for key in kind.unexpected]
+    if name == "required":
+        return [(path + (kind.property,), _missing(path, kind.property, node))]
+    value = functools.reduce(operator.getitem, path, data)
+    if name in ("maxItems", "maxProperties"):
+        noun, fix = node.get("x-noun", "items"), node.get("x-fix-limit", "list fewer")
+        return [(path, f"lists {len(value):,} {noun}, over the limit of {kind.limit:,}; {fix}")]
+    if "x-fix" in node:
+        return [(path, node["x-fix"])]
+    if name == "type":
+        wanted = " or ".join(_WANTED[t] for t in sorted(kind.types, key=list(_WANTED).index))
+        return [(path, f"{_described(value)}; give {wanted}")]
+    if name == "enum":
+        options = [str(option) for option in kind.options]
+        return [(path, f"{_shown(value)} is not allowed here; " + suggest(str(value), options, "use one of " + ", ".join(options)))]
+    if name == "minItems":
+        return [(path, "is an empty list; list at least one")]
+    if name == "minLength":
+        return [(path, "is empty; write it out")]
+    if name == "minimum":
+        return [(path, f"{_shown(value)} is below {kind.limit}; give {kind.limit} or more")]
+    return [(path, f"{error.message}; see paperpool's {SCHEMA_FILE}")]
+
+
+def _unknown(path: tuple, key: str, known: list[str]) -> str:
+    if not path:
+        return f"unknown section '{key}'; {suggest(str(key), known, 'sections are: ' + ', '.join(known))}"
+    return f"unknown setting '{key}'; {suggest(str(key), known, 'use one of ' + ', '.join(sorted(known)))}"
+
+
+def _missing(path: tuple, name: str, node: dict) -> str:
+    if not path:
+        return f"missing section '{name}'; add it (see {SECTIONS_SOURCE})"
+    about = _resolved(node.get("properties", {}).get(name, {})).get("description", "")
+    return f"missing `{name}`; add it" + (f" ({about[:1].lower()}{about[1:].rstrip('.')})" if about else "")
+
+
+def _node(schema_path: tuple) -> dict:
+    """The schema object a schema path leads to (the library reports paths through a
+    $ref at the referenced definition, so no reference is followed here)."""
+    node = schema()
+    for part in schema_path:
+        node = node[part] if isinstance(node, dict) else node[int(part)]
+    return _resolved(node)
+
+
+def _resolved(node: dict) -> dict:
+    """A property's own settings merged over its $ref's (a description beside a $ref)."""
+    if "$ref" not in node:
+        return node
+    target = schema()
+    for part in node["$ref"].removeprefix("#/").split("/"):
+        target = target[part]
+    return {**target, **{key: value for key, value in node.items() if key != "$ref"}}
+
+
+def _described(value) -> str:
+    """What a wrong value is: "is text", "is a list", "is empty"."""
+    if value is None:
+        return "is empty"
+    if isinstance(value, bool):
+        return "is true or false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"is {value}, not a finite number"
+    if isinstance(value, (int, float)):
+        return "is a number"
+    if isinstance(value, str):
+        return "is text"
+    return "is a list" if isinstance(value, list) else "is a mapping"
+
+
+def _shown(value) -> str:
+    return f"'{value}'" if isinstance(value, str) else json.dumps(value)

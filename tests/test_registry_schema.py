@@ -1,0 +1,351 @@
+"""The registry's JSON Schema and the checks made before anything reads the registry:
+types, size limits, control characters, and the folders and files it names (issue 16).
+
+A wrong-typed registry value crashed validate in 19 places. The test over every path
+of the shipped registry gives each setting a value of another type and runs validate:
+each must be a registry.yaml problem, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import jsonschema_rs
+import pytest
+
+from paperpool import identity, schema
+from paperpool.registry import FIELD_TYPES, IDENTIFIER_SCHEMES
+from paperpool.validate import CHECKS
+from paperpool.yamlio import load_yaml
+
+from .conftest import REPO, TINY, edit
+
+# ---------------------------------------------------------------------------------
+# The schema itself
+# ---------------------------------------------------------------------------------
+
+
+def _schema_objects(node, path=()):
+    """Every schema object that describes a setting: each property and each definition."""
+    if isinstance(node, dict):
+        for name, inner in node.get("properties", {}).items():
+            yield path + ("properties", name), inner
+        for name, inner in node.get("$defs", {}).items():
+            yield path + ("$defs", name), inner
+        for key, inner in node.items():
+            if key not in ("properties", "$defs"):
+                yield from _schema_objects(inner, path + (key,))
+        for name, inner in {**node.get("properties", {}), **node.get("$defs", {})}.items():
+            yield from _schema_objects(inner, path + (name,))
+
+
+def test_the_schema_is_draft_2020_12_and_describes_every_section_and_setting():
+    document = schema.schema()
+    assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert jsonschema_rs.meta.is_valid(document)
+    undescribed = sorted({"/".join(path) for path, node in _schema_objects(document)
+                          if "description" not in node and path[-2] == "properties"})
+    assert undescribed == []
+    assert list(document["properties"]) == schema.sections()
+
+
+def test_the_schema_states_the_field_types_and_identifier_schemes_that_validate_checks():
+    assert FIELD_TYPES == set(CHECKS)
+    assert IDENTIFIER_SCHEMES == set(identity.PATTERNS)
+
+
+def test_the_shipped_registry_names_its_schema_for_editors():
+    first = (REPO / "registry.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=paperpool/schema/registry.schema.json"
+    assert (REPO / "paperpool" / "schema" / "registry.schema.json").is_file()
+
+
+def test_the_schema_accepts_the_shipped_tiny_and_new_survey_registries(run, tmp_path):
+    assert run("new-survey", "fresh", cwd=tmp_path).exit_code == 0
+    for path in (REPO / "registry.yaml", TINY / "registry.yaml", tmp_path / "fresh" / "registry.yaml"):
+        assert schema.schema_problems(load_yaml(path).data) == [], path
+
+
+# ---------------------------------------------------------------------------------
+# Every setting of the shipped registry, given a value of the wrong type
+# ---------------------------------------------------------------------------------
+
+WRONG = {"text": "x1", "number": 7, "true or false": True, "list": ["x1"], "mapping": {"x1": 1}, "nothing": None}
+# Values of another type that a setting takes by design.
+ACCEPTED = {
+    "maps_to": {"nothing"},  # a value that maps to no value of the derived field
+    "max": {"number"},  # a whole number, or next_year
+    "in": {"number", "true or false", "nothing"},  # the values a rule compares with a record's
+}
+VALUE_SETTINGS = set(schema.schema()["$defs"]["value"]["properties"])
+SAMPLE = ["malt", "matpo", "magrpo", "puppeteer", "c3"]  # a few entries the registry names
+
+
+def _kind(value) -> str:
+    return next(kind for kind, wrong in WRONG.items() if type(wrong) is type(value) or (kind == "number" and type(value) is float))
+
+
+def _paths(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield path + (key,)
+            yield from _paths(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield path + (index,)
+            yield from _paths(value, path + (index,))
+
+
+def _accepts(path: tuple, kind: str) -> bool:
+    """Whether a value of `kind` at `path` is allowed: a vocabulary value's own extra keys
+    (typical_unit) take anything, for the templates that read them."""
+    if path[0] == "vocabularies" and len(path) == 5 and path[4] not in VALUE_SETTINGS:
+        return True
+    named = [part for part in path if isinstance(part, str)]
+    return kind in ACCEPTED.get(named[-1], set())
+
+
+@pytest.fixture(scope="module")
+def small_pool(tmp_path_factory):
+    """The shipped registry and claims with a few of its records (validate in milliseconds);
+    representatives name only those records."""
+    root = tmp_path_factory.mktemp("registry") / "pool"
+    (root / "papers").mkdir(parents=True)
+    shutil.copytree(REPO / "exclusions", root / "exclusions", ignore=lambda folder, names: sorted(names)[3:])
+    for key in SAMPLE:
+        shutil.copyfile(REPO / "papers" / f"{key}.yaml", root / "papers" / f"{key}.yaml")
+    shutil.copyfile(REPO / "claims.yaml", root / "claims.yaml")
+    data = load_yaml(REPO / "registry.yaml").data
+    for vocabulary in data["vocabularies"].values():
+        for value in vocabulary["values"]:
+            if "representatives" in value:
+                value["representatives"] = [key for key in value["representatives"] if key in SAMPLE]
+    return root, data
+
+
+@pytest.mark.parametrize("section", list(load_yaml(REPO / "registry.yaml").data))
+def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run, section):
+    """Each path of the section gets one wrong type, the types taken in turn from path to
+    path (all types at every path, 6,550 runs, is a minute: run by hand when changing the
+    schema). The registry is written as JSON, which YAML reads, to keep each run short."""
+    root, data = small_pool
+    (root / "registry.yaml").write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    assert run("validate", cwd=root).exit_code == 0
+    kinds = list(WRONG)
+    tried = 0
+    for number, path in enumerate(_paths(data[section], (section,))):
+        parent = data
+        for part in path[:-1]:
+            parent = parent[part]
+        original = parent[path[-1]]
+        turn = kinds[number % len(kinds):] + kinds[:number % len(kinds)]
+        wrong = next((kind for kind in turn if kind != _kind(original) and not _accepts(path, kind)), None)
+        if wrong is None:
+            continue
+        parent[path[-1]] = WRONG[wrong]
+        try:
+            (root / "registry.yaml").write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+            result = run("validate", cwd=root)
+        finally:
+            parent[path[-1]] = original
+        shown = ".".join(map(str, path))
+        assert result.exit_code == 1, (shown, wrong, result.output)
+        assert "Traceback" not in result.output and "internal error" not in result.output, (shown, wrong)
+        lines = [line for line in result.output.splitlines() if line.startswith("registry.yaml:")]
+        assert any(f": {shown}" in line or f": {shown}." in line for line in lines), (shown, wrong, result.output)
+        tried += 1
+    assert tried > 0
+
+
+# ---------------------------------------------------------------------------------
+# What each problem says
+# ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("  title: {type: text, required: true}\n", "  title: {type: text, required: true, max_length: \"400\"}\n",
+     "registry.yaml:46: entry_fields.title.max_length: is text; give a whole number"),
+    (("  unit:\n    label: \"Unit\"\n    values:\n      - {id: team, label: \"Team\"}\n      - {id: agent, label: \"Agent\"}\n"
+     "      - {id: step, label: \"Step\"}\n"), "  unit: team, agent, step\n",
+     "registry.yaml:22: vocabularies.unit: is text; give a mapping"),
+    ("      rows: method\n", "      rows: 3\n", "registry.yaml:73: gaps.tables.0.rows: is a number; give text"),
+    ("  title: {type: text, required: true}\n", "  title: {type: txt, required: true}\n",
+     "registry.yaml:46: entry_fields.title.type: 'txt' is not allowed here; did you mean 'text'?"),
+    ("  title: {type: text, required: true}\n", "  title: {required: true}\n",
+     "registry.yaml:46: entry_fields.title.type: missing `type`; add it (what the field holds)"),
+    ("display:\n", "dispaly:\n", "registry.yaml:83: dispaly: unknown section 'dispaly'; did you mean 'display'?"),
+    ("  unknown_marker: \"TODO\"\n", "  unknown_marker: \"TODO\"\n  colour: red\n",
+     "registry.yaml:12: pool.colour: unknown setting 'colour'; use one of claims, entries, exclusions, title_similarity, unknown_marker"),
+    ("  year: 2026\n", "  year: 2026-05-01\n", "registry.yaml:6: survey.year: is text; give a whole number"),
+    ("  title_similarity: 93\n", "  title_similarity: .nan\n",
+     "registry.yaml:12: pool.title_similarity: give a number from 1 to 100, e.g. `title_similarity: 93`"),
+    ("      - {id: designed, label: \"Designed\"}\n", "      - {id: designed, label: \"Designed\", maps_to: {a: 1}}\n",
+     "registry.yaml:37: vocabularies.mode.values.1.maps_to: is a mapping; give text or nothing"),
+    ("    crosstabs:\n      - [method, unit]\n", "    crosstabs:\n      - [method]\n",
+     "registry.yaml:64: statistics.entries.crosstabs.0: a cross-tab is a pair: [ROWS, COLUMNS]"),
+])
+def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old, new, expected):
+    edit(tiny / "registry.yaml", old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{expected}\n1 error, 0 warnings.\n")
+
+
+def test_a_derived_value_must_map_to_a_value_of_the_derived_fields_vocabulary(run, pool_copy):
+    edit(pool_copy / "registry.yaml", "{id: hybrid, label: \"Hybrid\", maps_to: R8}", "{id: hybrid, label: \"Hybrid\", maps_to: R88}")
+    result = run("validate", cwd=pool_copy)
+    assert result.output.splitlines()[0] == ("registry.yaml:92: vocabularies.reward_type.values.8.maps_to: 'R88' is not a value of "
+                                             "vocabulary 'reward_family'; did you mean 'R8'?")
+
+
+# ---------------------------------------------------------------------------------
+# Size limits
+# ---------------------------------------------------------------------------------
+
+def _vocabulary(name: str, size: int) -> str:
+    values = ", ".join(f"{{id: {name}{index}}}" for index in range(size))
+    return f"  {name}:\n    values: [{values}]\n"
+
+
+def _big_registry(tiny, rows: int, columns: int, tables: int = 1) -> None:
+    edit(tiny / "registry.yaml", "vocabularies:\n", "vocabularies:\n" + _vocabulary("a", rows) + _vocabulary("b", columns))
+    edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  a: {type: choice, vocabulary: a}\n  b: {type: choice, vocabulary: b}\n")
+    edit(tiny / "registry.yaml", "  tables:\n", "  tables:\n" + "".join(f"    - {{id: big{n}, rows: a, columns: b}}\n" for n in range(tables)))
+
+
+def test_a_vocabulary_holds_at_most_200_values(run, tiny):
+    _big_registry(tiny, 201, 2)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:17: vocabularies.a.values: lists 201 values, over the limit of 200; every value is a page, a filter "
+        "option and a row or column of the tables; merge values or split the vocabulary\n1 error, 0 warnings.\n"))
+
+
+def test_a_gap_table_holds_at_most_2500_cells(run, tiny):
+    _big_registry(tiny, 200, 200)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:77: gaps.tables.0: has 200 rows x 200 columns = 40,000 cells, over the limit of 2,500; split it, "
+        "or use fields with fewer values\n1 error, 0 warnings.\n"))
+    for command in (["gaps"], ["readme", "--check"], ["build"]):
+        result = run(*command, cwd=tiny)
+        assert result.exit_code == 1 and "40,000 cells" in result.output, command
+
+
+def test_the_tables_hold_at_most_10000_cells_together(run, tiny):
+    _big_registry(tiny, 50, 50, tables=4)  # 10,000 cells: the tiny registry's own first table (3 x 3) goes over
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:81: gaps.tables.4: brings the gap tables, cross-tabs and heatmaps to 10,009 cells, over the limit of "
+        "10,000 together; remove or narrow some of them\n1 error, 0 warnings.\n"))
+
+
+def test_at_the_limits_the_commands_work(run, tiny):
+    _big_registry(tiny, 50, 50, tables=3)
+    assert run("validate", cwd=tiny).exit_code == 0
+    gaps = json.loads(run("gaps", "--format", "json", cwd=tiny).output)
+    assert [len(table["cells"]) * len(table["columns"]) for table in gaps["tables"]] == [2500, 2500, 2500, 9, 6]
+
+
+# ---------------------------------------------------------------------------------
+# Control characters
+# ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("file, old, new, expected", [
+    ("registry.yaml", "label: \"Prompting\"", "label: \"Prompt\\x9bing\"",
+     "registry.yaml:20: vocabularies.method.values.1.label: contains the invisible control character U+009B; remove it"),
+    ("registry.yaml", "  title: \"A tiny survey of tool-using agents\"", "  title: \"A tiny survey\\u2066 of agents\"",
+     "registry.yaml:4: survey.title: contains the invisible control character U+2066; remove it"),
+    ("registry.yaml", "  method:\n    label:", "  \"meth\\x07od\":\n    label:",
+     "registry.yaml:16: vocabularies.meth\\x07od: contains the invisible control character U+0007; remove it"),
+    ("claims.yaml", "statement: \"Three entries use RL.\"", "statement: \"Three entries \\e[31muse RL.\"",
+     "claims.yaml:3: claims[0].statement: contains the invisible control character U+001B; remove it"),
+    ("claims.yaml", "rows: [alpha, beta, delta]", "rows: [alpha, \"beta\\u202e\", delta]",
+     "claims.yaml:6: claims[0].rows[1]: contains the invisible control character U+202E; remove it"),
+])
+def test_control_characters_in_the_registry_and_claims_are_refused(run, tiny, file, old, new, expected):
+    edit(tiny / file, old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{expected}\n1 error, 0 warnings.\n")
+
+
+def test_a_c1_control_in_a_record_is_refused_as_other_controls_are(run, tiny):
+    edit(tiny / "papers" / "alpha.yaml", "title: \"Alpha", "title: \"\\x85Alpha")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, ("papers/alpha.yaml:2: title: contains control characters; remove them\n"
+                                                    "1 error, 0 warnings.\n"))
+
+
+# ---------------------------------------------------------------------------------
+# Folders and files the registry names
+# ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("  entries: papers\n", "  entries: ../..\n",
+     "registry.yaml:9: pool.entries: '../..' leads out of the pool ('..'); name the folder that holds the entries, e.g. `entries: papers`"),
+    ("  exclusions: exclusions\n", "  exclusions: /etc\n",
+     ("registry.yaml:10: pool.exclusions: '/etc' is an absolute path, outside the pool; name the folder that holds the exclusions, "
+     "e.g. `exclusions: exclusions`")),
+    ("  entries: papers\n", "  entries: .\n",
+     "registry.yaml:9: pool.entries: '.' is the pool's own folder; name the folder that holds the entries, e.g. `entries: papers`"),
+    ("  exclusions: exclusions\n", "  exclusions: ./papers/\n",
+     ("registry.yaml:10: pool.exclusions: is the folder of the entries too; give the exclusions a folder of their own, "
+     "e.g. `exclusions: exclusions`")),
+    ("  claims: claims.yaml\n", "  claims: ../../etc/passwd\n",
+     ("registry.yaml:13: pool.claims: '../../etc/passwd' leads out of the pool ('..'); name the claim ledger's file, "
+     "e.g. `claims: claims.yaml` (or remove the setting)")),
+    ("display:\n", "traces:\n  folder: /tmp\ndisplay:\n",
+     ("registry.yaml:84: traces.folder: '/tmp' is an absolute path, outside the pool; name the folder of the pool's traces, "
+     "e.g. `folder: traces`")),
+])
+def test_every_path_the_registry_names_stays_inside_the_pool(run, tiny, old, new, expected):
+    edit(tiny / "registry.yaml", old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{expected}\n1 error, 0 warnings.\n")
+
+
+LINKED = "papers:1: is a symbolic link; the entries are kept in a plain folder of the pool: replace the link with the folder itself"
+ADD = ["add", "--no-interactive", "--set", "title=Halting", "--set", "authors=Roe, Rick", "--set", "year=2026",
+       "--set", "urls=https://example.org/halting", "--set", "method=rl", "--set", "summary=Halts.", "roe2026"]
+
+
+def _linked_papers(tiny, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(tiny / "papers", elsewhere)
+    (tiny / "papers").symlink_to(elsewhere)
+    return elsewhere
+
+
+def test_a_linked_records_folder_is_refused_by_every_command_that_reads_or_writes_records(run, tiny, tmp_path, snapshot):
+    elsewhere = _linked_papers(tiny, tmp_path)
+    (tmp_path / "new.bib").write_text("@article{Roe2026, title={Halting}, author={Rick Roe}, year={2026}, "
+                                      "url={https://example.org/halting}}\n", encoding="utf-8")
+    (tmp_path / "new.csv").write_text((REPO / "tests" / "source" / "papers-facts.csv").read_text(encoding="utf-8"), encoding="utf-8")
+    before = snapshot(tmp_path)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{LINKED}\n1 error, 0 warnings.\n")
+    for command in (ADD, ["import-bib", str(tmp_path / "new.bib")], ["import-csv", str(tmp_path / "new.csv")],
+                    ["stats"], ["export"]):
+        result = run(*command, cwd=tiny)
+        assert result.exit_code == 1 and LINKED in result.output, command
+    assert snapshot(tmp_path) == before and sorted(p.name for p in elsewhere.iterdir()) == sorted(
+        p.name for p in (TINY / "papers").iterdir())
+
+
+def test_a_link_on_the_way_to_a_records_folder_is_refused(run, tiny, tmp_path):
+    (tmp_path / "data" / "papers").mkdir(parents=True)
+    (tiny / "data").symlink_to(tmp_path / "data")
+    edit(tiny / "registry.yaml", "  entries: papers\n", "  entries: data/papers\n")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "data:1: is a symbolic link; the entries are kept in a plain folder of the pool: replace the link with the folder itself\n"
+        "1 error, 0 warnings.\n"))
+
+
+def test_a_linked_claims_file_is_refused(run, tiny, tmp_path):
+    shutil.move(tiny / "claims.yaml", tmp_path / "claims.yaml")
+    (tiny / "claims.yaml").symlink_to(tmp_path / "claims.yaml")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "claims.yaml:1: is a symbolic link; the claim ledger is a plain file of the pool: replace the link with the file itself\n"
+        "1 error, 0 warnings.\n"))
