@@ -93,7 +93,7 @@ def _explain(error, data) -> list[tuple[tuple, str]]:
     if name == "minItems":
         return [(path, "is an empty list; list at least one")]
     if name == "minLength":
-        return [(path, "is empty; write it out")]
+        return [(path, "is empty; fill it in")]
     if name == "minimum":
         return [(path, f"{_shown(value)} is below {kind.limit}; give {kind.limit} or more")]
     return [(path, f"{error.message}; see paperpool's {SCHEMA_FILE}")]
