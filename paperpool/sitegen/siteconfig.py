@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem, suggest
+from ..registry import BIDI_CONTROLS, refused_character_message, refused_characters
 from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
 
@@ -49,7 +50,6 @@ EXTENSIONS = frozenset((
 MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
 SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
 MARKUP = re.compile(r"[<>\"`]")
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 MAX_SETTING_CHARS = 2_000
 # the installed theme's own files, where its icons and languages are (None without it)
 _THEME_SPEC = importlib.util.find_spec(THEME)
@@ -110,6 +110,8 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
     if config.document is None:
         return config, problems or handwritten_problems(root, config.docs_dir)
     checker = _Checker(config.document, root.resolve(), trusted)
+    for path, char in refused_characters(config.document, BIDI_CONTROLS):
+        checker.problem(path, refused_character_message(char))
     checker.words(config.settings, ())
     for name, value in config.settings.items():
         setting = SETTINGS.get(name)
@@ -171,9 +173,7 @@ class _Checker:
             for index, item in enumerate(value):
                 self.words(item, path + (index,))
         elif isinstance(value, str):
-            if CONTROL.search(value):
-                self.problem(path, "contains control characters; remove them")
-            elif len(value) > MAX_SETTING_CHARS:
+            if len(value) > MAX_SETTING_CHARS:
                 self.problem(path, f"is {len(value):,} characters long, over {MAX_SETTING_CHARS:,}; shorten it")
             elif MARKUP.search(value) and not self.trusted and not (path and path[0] in WORDS):
                 self.problem(path, f"holds {MARKUP.search(value).group()!r}, which the theme would write into every page as "
