@@ -15,6 +15,7 @@ own objects and on Jinja's (see _Sandbox).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import posixpath
 from pathlib import Path
@@ -42,7 +43,11 @@ class Renderer:
             _PoolTemplates(root, OVERRIDES),
             jinja2.PackageLoader("paperpool", "templates"),
         ])
-        self.env = _Sandbox(
+        # paperpool's own templates are its code; the sandbox (which doubles the time a
+        # page takes) is for a pool that brings templates of its own, and then for every
+        # template, since its templates and paperpool's include and extend each other
+        environment = _Sandbox if _overrides(root) else jinja2.Environment
+        self.env = environment(
             loader=loader, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
             trim_blocks=True, lstrip_blocks=True, autoescape=False,
         )
@@ -102,12 +107,21 @@ class _Sandbox(ImmutableSandboxedEnvironment):
 def _readable(obj) -> bool:
     if isinstance(obj, ModuleType):
         return obj.__name__ in MODULES
-    if isinstance(obj, Path):
+    return _readable_type(type(obj))
+
+
+@functools.lru_cache(maxsize=256)  # a page reads thousands of attributes of a dozen types
+def _readable_type(kind: type) -> bool:
+    if issubclass(kind, Path):
         return False
-    if isinstance(obj, DATA):
-        return True
-    module = type(obj).__module__
-    return module.startswith("paperpool.") or module in JINJA_MODULES
+    return issubclass(kind, DATA) or kind.__module__.startswith("paperpool.") or kind.__module__ in JINJA_MODULES
+
+
+def _overrides(root: Path) -> bool:
+    """Whether the pool has templates of its own (anything but a README in templates/)."""
+    folder = root / OVERRIDES
+    return os.path.lexists(folder) and (folder.is_symlink() or any(
+        path.name != "README.md" for path in folder.rglob("*") if not path.is_dir() or path.is_symlink()))
 
 
 class _PoolTemplates(jinja2.BaseLoader):
