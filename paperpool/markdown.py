@@ -12,9 +12,10 @@ import re
 
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
 # attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped,
-# and `~` (strike-through) becomes a character reference: Python-Markdown does not take `\~`.
+# and `~` (strike-through) and `$` (maths, whose extension can write it into a tag) become
+# character references: Python-Markdown takes neither `\~` nor `\$`.
 SPECIAL = re.compile(r"([\\`*_{}\[\]|])")
-REFERENCES = {ord("~"): "&#126;"}
+REFERENCES = {ord("~"): "&#126;", ord("$"): "&#36;"}
 # ... and those that do only at the start of a line: headings and quotes, list items
 # ("- x", "+ x", "1. x", "2) x") and rules ("---").
 LINE_START = re.compile(r"^(\d*)([#>]|[+\-.)](?=\s|$|[+\-]))")

@@ -20,11 +20,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from paperpool.sitegen.siteconfig import EXTENSIONS
+
 from .conftest import REPO, TINY
 
 # markup, an attribute break-out, template and markdown syntax, a CDATA end, a link
 HOSTILE = ("<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "
-           "[x](javascript:alert(4)) {: onclick=alert(5)}")
+           "[x](javascript:alert(4)) {: onclick=alert(5)} $alert(8)$ $$x$$ ==m== ^^i^^ ++ctrl+alt++ {++a++} [[wiki]] "
+           "~~s~~ https://evil.example/x www.evil.example @octocat")
+MARKUP_ONLY = HOSTILE.split(" ]]>")[0]  # for names with a length limit (a trace's agents)
 AT_LINE_START = "!!! danger \"Hacked\""
 # mkdocs.yml's words may not hold `<` (validate refuses it), so they try the quotes instead
 ATTRIBUTE_BREAK = "Survey\" onmouseover=\"alert(6)\" x='"
@@ -56,8 +60,10 @@ def _hostile_registry(text: str) -> str:
 def _hostile_records(root: Path) -> None:
     for path in sorted((root / "papers").glob("*.yaml")) + sorted((root / "exclusions").glob("*.yaml")):
         record = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if path.stem in ("alpha", "x1"):  # one title each (hostile in every title would make them all alike)
+        if path.stem == "alpha":  # one title (hostile in every title would make them all alike)
             record["title"] = f"{AT_LINE_START} {record['title']} {HOSTILE}"
+        elif path.stem == "x1":
+            record["title"] = f"{AT_LINE_START} {record['title']} <b onclick=alert(9)>x</b> $alert(10)$"
         if "summary" in record:
             record["summary"] = f"{AT_LINE_START} {HOSTILE}"
         if "authors" in record:
@@ -78,12 +84,15 @@ def hostile_everywhere(root: Path) -> Path:
     (root / "traces").mkdir()
     trace = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
     trace["description"] = f"{AT_LINE_START} {HOSTILE}"
-    (root / "traces" / "debate.json").write_text(json.dumps(trace).replace('"con"', json.dumps(HOSTILE)), encoding="utf-8")
+    (root / "traces" / "debate.json").write_text(json.dumps(trace).replace('"con"', json.dumps(MARKUP_ONLY)), encoding="utf-8")
     (root / "site").mkdir()
     (root / "site" / "notes \" onload=alert(7) x.md").write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
+    # every extension a pool may turn on without --trust-config, so that the data meets them all
     (root / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": ATTRIBUTE_BREAK, "site_description": ATTRIBUTE_BREAK, "site_author": ATTRIBUTE_BREAK,
-        "copyright": ATTRIBUTE_BREAK, "repo_name": ATTRIBUTE_BREAK, "theme": {"name": "material", "font": False}}), encoding="utf-8")
+        "copyright": ATTRIBUTE_BREAK, "repo_name": ATTRIBUTE_BREAK, "theme": {"name": "material", "font": False},
+        "markdown_extensions": [{"pymdownx.arithmatex": {"generic": True}}] + sorted(set(EXTENSIONS) - {"pymdownx.arithmatex"})}),
+        encoding="utf-8")
     return root
 
 
@@ -148,6 +157,19 @@ def test_no_page_holds_markup_from_the_data(site):
     assert len(pages) >= 30
     found = {page.relative_to(built).as_posix(): live_markup(page.read_text(encoding="utf-8")) for page in pages}
     assert {page: markup for page, markup in found.items() if markup} == {}
+
+
+def test_no_page_links_off_the_site_but_to_the_records_links(site):
+    root, built = site
+    allowed = {url for path in root.glob("*/*.yaml") for url in yaml.safe_load(path.read_text(encoding="utf-8")).get("urls", [])}
+    allowed |= {"https://squidfunk.github.io/mkdocs-material/"}  # the theme's own credit in every footer
+    found = set()
+    for page in built.rglob("*.html"):
+        markup = _Markup()
+        markup.feed(page.read_text(encoding="utf-8"))
+        found |= {attrs.get("href") or attrs.get("src") for _, attrs in markup.elements
+                  if (attrs.get("href") or attrs.get("src") or "").startswith(("http:", "https:", "//", "ftp:", "mailto:"))}
+    assert found - allowed == set()
 
 
 def test_the_hostile_text_is_shown_on_the_pages_as_typed(site):

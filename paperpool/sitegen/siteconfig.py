@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,18 +35,6 @@ THEME = "material"
 # how a setting that needs trust is refused: what it can do, then how to allow it
 NEEDS_TRUST = f"remove it, or pass {TRUST_OPTION} if the maintainers accept that (README: what a pull request can do)"
 
-# Python-Markdown's own extensions and the pymdownx ones that read no files and run no
-# code named in the config (snippets and b64 read files, so they are not here)
-EXTENSIONS = frozenset((
-    "abbr", "admonition", "attr_list", "codehilite", "def_list", "extra", "fenced_code", "footnotes",
-    "legacy_attrs", "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "smarty", "tables", "toc",
-    "wikilinks",
-)) | {f"pymdownx.{name}" for name in (
-    "arithmatex", "betterem", "blocks.admonition", "blocks.caption", "blocks.definition", "blocks.details",
-    "blocks.tab", "caret", "critic", "details", "escapeall", "extra", "fancylists", "highlight",
-    "inlinehilite", "keys", "magiclink", "mark", "pathconverter", "progressbar", "saneheaders",
-    "smartsymbols", "striphtml", "superfences", "tabbed", "tasklist", "tilde",
-)}
 MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
 SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
 MARKUP = re.compile(r"[<>\"`]")
@@ -62,9 +50,15 @@ COLOURS = frozenset((
     "blue-grey",
 )) | {
     "deep purple", "deep orange", "light blue", "light green", "blue grey"}
-# extension settings that name a Python function to run (given as text, a function of an
-# installed package), and extensions that reach the network when a page is viewed
-RUNS_CODE = {"slugify", "format", "validator", "custom_fences", "custom_inline", "emoji_index", "emoji_generator"}
+CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*$")
+# what an extension that needs trust does, where it says more than that it is code
+EXTENSION_RISKS = {
+    "pymdownx.snippets": "reads files from the build machine into the pages",
+    "pymdownx.b64": "reads files from the build machine into the pages",
+    "pymdownx.emoji": "makes every emoji an image fetched from another site when a page is viewed",
+    "pymdownx.magiclink": "turns words of every page, records included, into links",
+    "pymdownx.pathconverter": "rewrites the pages' links to paths it computes",
+}
 WEB = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
@@ -224,6 +218,16 @@ def _flag(checker: _Checker, value, path: tuple) -> None:
     checker.kind(value, path, bool, "true or false")
 
 
+def _flag_or_text(checker: _Checker, value, path: tuple) -> None:
+    if not isinstance(value, bool):
+        checker.kind(value, path, str, "true, false or text")
+
+
+def _class_name(checker: _Checker, value, path: tuple) -> None:
+    if checker.kind(value, path, str, "a CSS class name") and not CLASS_NAME.match(value):
+        checker.problem(path, f"'{value}' is not a CSS class name; give letters, digits, - and _")
+
+
 def _count(checker: _Checker, value, path: tuple) -> None:
     checker.kind(value, path, int, "a whole number")
 
@@ -231,6 +235,12 @@ def _count(checker: _Checker, value, path: tuple) -> None:
 def _web_address(checker: _Checker, value, path: tuple) -> None:
     if checker.kind(value, path, str, "a web address, such as https://example.org/survey/") and not WEB.match(value):
         checker.problem(path, f"'{value}' is not an http(s) address; give one, such as https://example.org/survey/")
+
+
+def _repository(checker: _Checker, value, path: tuple) -> None:
+    _web_address(checker, value, path)
+    checker.needs_trust(path, "makes every page fetch the repository's stars, forks and latest version from its host "
+                              "when it is viewed (link the repository from a page or the nav instead)")
 
 
 def _page_path(checker: _Checker, value, path: tuple) -> bool:
@@ -265,9 +275,15 @@ def _folder(checker: _Checker, value, path: tuple) -> bool:
 
 
 def _output_folder(checker: _Checker, value, path: tuple) -> None:
-    if checker.kind(value, path, str, "a folder, such as build/site/") and any(
-            len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", value)):
+    """Where the site is built: the pool's own folder (a pull request could otherwise have
+    the build machine write anywhere it may); `build --out` goes anywhere."""
+    if not checker.kind(value, path, str, "a folder, such as build/site/"):
+        return
+    if any(len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", value)):
         checker.problem(path, f"names a folder longer than {MAX_NAME_CHARS} characters; give a shorter name")
+    elif not (checker.root / value).resolve().is_relative_to(checker.root):
+        checker.problem(path, f"'{value}' is outside the pool; name a folder inside it, such as build/site, "
+                              "or build elsewhere with --out")
 
 
 def _names(checker: _Checker, value, path: tuple) -> None:
@@ -394,27 +410,14 @@ def _extensions(checker: _Checker, value, path: tuple) -> None:
             checker.problem(inner, f"is {kind_of(item)}; give an extension's name, or its name with its settings, "
                                    "such as `- toc: {permalink: true}`")
             continue
-        if name.removeprefix("markdown.extensions.") not in EXTENSIONS:
-            what = ("reads files from the build machine into the pages" if name in ("pymdownx.snippets", "pymdownx.b64")
-                    else "makes every emoji an image fetched from another site when a page is viewed" if name == "pymdownx.emoji"
-                    else "is not one of the extensions paperpool allows by default (Python-Markdown's own and pymdownx's "
-                         "that read no files), and an extension is a Python module that runs when the site is built")
+        table = EXTENSIONS.get(name.removeprefix("markdown.extensions."))
+        if table is None:
+            what = EXTENSION_RISKS.get(name, "is not one of the extensions paperpool allows by default (Python-Markdown's "
+                                             "own and pymdownx's that read no files), and an extension is a Python module "
+                                             "that runs when the site is built")
             checker.needs_trust(inner, f"'{name}' {what}")
-        elif options is not None and checker.kind(options, inner + (name,), dict, f"{name}'s settings as a mapping"):
-            for key, setting in _settings_in(options, inner + (name,)):
-                if key in RUNS_CODE:
-                    checker.needs_trust(setting, "names a Python function for the extension to run")
-
-
-def _settings_in(value, path: tuple) -> Iterator[tuple[str, tuple]]:
-    """Every setting's name and path under `value`, however deep."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield key, path + (key,)
-            yield from _settings_in(item, path + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _settings_in(item, path + (index,))
+        elif options is not None:
+            _mapping(table, f"{name}'s settings as a mapping")(checker, options, inner + (name,))
 
 
 def _plugins(checker: _Checker, value, path: tuple) -> None:
@@ -475,6 +478,35 @@ THEME_SETTINGS: dict[str, Check] = {
         "toggle": _mapping({"icon": _icon, "name": _text}, "the toggle: {icon, name}")}, "a colour scheme: {scheme, primary, accent, toggle}"),
         "colour schemes"),
 }
+_SMART = dict.fromkeys(("smart_enable", "smart_insert", "insert", "superscript", "smart_mark", "smart_delete", "delete",
+                        "subscript", "smart_dashes", "smart_quotes", "smart_angled_quotes", "smart_ellipses"), _flag_or_text)
+_HIGHLIGHT = {"linenums": _flag, "linenums_style": _choice("table", "pymdownx-inline", "inline"), "anchor_linenums": _flag,
+              "line_spans": _class_name, "pygments_lang_class": _flag, "use_pygments": _flag, "auto_title": _flag,
+              "css_class": _class_name, "pygments_style": _text, "guess_lang": _flag, "noclasses": _flag}
+# Python-Markdown's own extensions and the pymdownx ones that read no files, fetch nothing
+# and make no links of their own, each with the settings it may take; any other setting
+# (arithmatex's inline_tag: script, codehilite's cssstyles, superfences' custom_fences
+# naming a function) needs trust
+EXTENSIONS: dict[str, dict[str, Check]] = {
+    **{name: {} for name in ("abbr", "admonition", "attr_list", "def_list", "extra", "footnotes", "legacy_attrs",
+                             "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "wikilinks")},
+    "fenced_code": {"lang_prefix": _class_name}, "smarty": _SMART, "tables": {"use_align_attribute": _flag},
+    "toc": {"permalink": _flag_or_text, "permalink_title": _text, "title": _text, "toc_depth": _anything,
+            "baselevel": _count, "anchorlink": _flag, "permalink_class": _class_name, "toc_class": _class_name},
+    "codehilite": _HIGHLIGHT,
+    **{f"pymdownx.{name}": {} for name in ("blocks.admonition", "blocks.caption", "blocks.definition", "blocks.details",
+                                             "blocks.tab", "details", "extra", "fancylists", "progressbar", "saneheaders",
+                                             "striphtml")},
+    "pymdownx.arithmatex": {"generic": _flag, "preview": _flag, "smart_dollar": _flag},
+    **{f"pymdownx.{name}": _SMART for name in ("betterem", "caret", "mark", "tilde", "smartsymbols")},
+    "pymdownx.critic": {"mode": _choice("view", "accept", "reject")},
+    "pymdownx.escapeall": {"hardbreak": _flag, "nbsp": _flag},
+    "pymdownx.highlight": _HIGHLIGHT, "pymdownx.inlinehilite": {"style_plain_text": _flag},
+    "pymdownx.keys": {"separator": _text, "strict": _flag, "camel_case": _flag},
+    "pymdownx.superfences": {"disable_indented_code_blocks": _flag, "preserve_tabs": _flag},
+    "pymdownx.tabbed": {"alternate_style": _flag, "combine_header_slug": _flag},
+    "pymdownx.tasklist": {"custom_checkbox": _flag, "clickable_checkbox": _flag},
+}
 SCRIPT_SETTINGS: dict[str, Check] = {"path": _page_path, "type": _choice("module", "text/javascript"), "async": _flag, "defer": _flag}
 # plugins that ship with mkdocs or the Material theme and fetch nothing, with their settings
 PLUGINS: dict[str, dict[str, Check]] = {
@@ -493,7 +525,7 @@ EXTRA_SETTINGS: dict[str, Check] = {
 }
 SETTINGS: dict[str, Check] = {
     "site_name": _text, "site_description": _text, "site_author": _text, "copyright": _copyright, "repo_name": _text,
-    "site_url": _web_address, "repo_url": _web_address, "edit_uri": _link,
+    "site_url": _web_address, "repo_url": _repository, "edit_uri": _link,
     "docs_dir": _folder, "site_dir": _output_folder, "use_directory_urls": _flag, "strict": _flag,
     "theme": _theme, "markdown_extensions": _extensions, "plugins": _plugins,
     "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
