@@ -51,6 +51,8 @@ COLOURS = frozenset((
 )) | {
     "deep purple", "deep orange", "light blue", "light green", "blue grey"}
 CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*$")
+# extension settings that name a Python function for the extension to run
+RUNS_CODE = {"slugify", "format", "validator", "custom_fences", "custom_inline", "emoji_index", "emoji_generator"}
 # what an extension that needs trust does, where it says more than that it is code
 EXTENSION_RISKS = {
     "pymdownx.snippets": "reads files from the build machine into the pages",
@@ -346,6 +348,8 @@ def _mapping(table: dict[str, Check], what: str) -> Check:
             inner = path + (key,)
             if key in table:
                 table[key](checker, item, inner)
+            elif key in RUNS_CODE:
+                checker.needs_trust(inner, "names a Python function for the extension to run")
             else:
                 checker.needs_trust(inner, f"is not a setting paperpool builds with by default "
                                            f"({suggest(key, table, 'see the README for those it allows')})")
