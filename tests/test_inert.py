@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paperpool.sitegen.siteconfig import EXTENSIONS
+from paperpool.sitegen.configrules import EXTENSIONS
 
 from .conftest import REPO, TINY
 
