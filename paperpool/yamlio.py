@@ -342,24 +342,83 @@ OUTPUT_FIX = "give the path of a regular file or of a new one"
 NEW_FILE_FIX = "remove it, or choose another name"  # write_new: the name must be free
 
 
-def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX) -> None:
+def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, new_folders: bool = False) -> None:
     """Refuse to write to anything but a regular file or an absent path: a device (as
     root, replacing /dev/null would replace the real one), a named pipe, a socket, a
-    folder, or a symbolic link, which paperpool never writes through. `fix` says what to
-    do instead. The check and the rename are two steps; only someone who can already
-    write the folder can swap the file between them."""
+    folder, or a symbolic link, which paperpool never writes through, at the file or at a
+    folder on its way (see _linked_folder). Refuse as well a path that names no file (an
+    empty one, or `-`, which many tools take for standard output) and, unless
+    `new_folders`, a file in a folder that does not exist: an output goes where it was
+    asked to, or nowhere. `fix` says what to do instead. The check and the rename are two
+    steps; only someone who can already write the folder can swap the file between them."""
+    where = _shown(path, shown)
+    option = shown.split(" ", 1)[0] if shown and shown.startswith("-") else None  # `-o` of `-o out.json`
+    standard = f"leave out {option} to write to standard output, or " if option else ""
+    if not path.parts:  # '' (which pathlib reads as '.') or '.': a folder, never a file
+        raise PaperpoolError(f"{option or where}: the path is empty; {standard}give the name of a file (nothing was written)")
+    if str(path) == "-":
+        raise PaperpoolError(f"{where}: '-' is not taken for standard output here; {standard}give a file name "
+                             "(nothing was written)")
+    linked = _linked_folder(path)
+    if linked is not None:
+        raise PaperpoolError(f"{where}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
+                             "through one: give the path the link leads to, or another one (nothing was written)")
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
+        if not new_folders and not os.path.isdir(path.parent):
+            raise PaperpoolError(f"{where}: the folder {shown_path(path.parent)} does not exist; create it first "
+                                 "(nothing was written)") from None
         return
     except OSError as exc:
-        raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
+        raise PaperpoolError(explain(exc, where, "write")) from None
     if stat.S_ISREG(mode):
         return
-    where = _shown(path, shown)
     if stat.S_ISLNK(mode):
         raise PaperpoolError(f"{where}: is a symbolic link; paperpool never writes through one: {fix} (nothing was written)")
     raise PaperpoolError(f"{where}: is {_file_kind(mode)}, not a regular file; {fix} (nothing was written)")
+
+
+def _linked_folder(path: Path) -> Path | None:
+    """The first folder on `path` that is a symbolic link paperpool would write through.
+    Below the current folder every link counts: one laid in the pool (by a pull request,
+    say) would send the file wherever it points. Above it, the system's own links are
+    followed: the first folder of an absolute path (/tmp is a link on macOS) and links
+    that lead to the current folder or to a folder above it."""
+    folders = path.parts[:-1]
+    if not path.is_absolute():  # every folder is below the current one
+        return next((Path(*folders[:n]) for n in range(1, len(folders) + 1) if os.path.islink(Path(*folders[:n]))), None)
+    here, above = _where_we_are()
+    below = False
+    for n in range(2, len(folders) + 1):
+        folder = Path(*folders[:n])
+        try:
+            info = os.lstat(folder)
+        except OSError:  # missing, or not a folder: check_output says what
+            return None
+        identity = _identity(folder) if stat.S_ISLNK(info.st_mode) else (info.st_dev, info.st_ino)
+        if stat.S_ISLNK(info.st_mode) and (below or (n > 2 and identity not in above)):
+            return folder
+        below = below or identity == here
+    return None
+
+
+def _where_we_are() -> tuple[tuple | None, set[tuple]]:
+    """The current folder's identity (device, inode), and those of it and every folder above it."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the current folder was removed
+        return None, set()
+    above = {_identity(folder) for folder in (here, *here.parents)}
+    return _identity(here), above
+
+
+def _identity(path: Path) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except OSError:  # a dangling link
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _file_kind(mode: int) -> str:
@@ -382,9 +441,11 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
     An OSError (a full disk, a read-only mount, no permission) becomes one message naming
     the output, and the temporary file goes with it."""
     data = text.encode("utf-8")  # before anything exists: text that is not UTF-8 fails here
-    check_output(path, shown, OUTPUT_FIX if replace else NEW_FILE_FIX)
+    # a record may start its records folder; any other output goes into a folder that exists
+    check_output(path, shown, OUTPUT_FIX if replace else NEW_FILE_FIX, new_folders=not replace)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not replace:
+            path.parent.mkdir(parents=True, exist_ok=True)
         fd, name = _open_temporary(path)
     except OSError as exc:
         raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None

@@ -119,6 +119,91 @@ def test_a_regular_file_is_replaced_keeping_its_permissions(tmp_path, run, tiny)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.json", "tiny"]
 
 
+LINKED_FOLDER = "is a symbolic link; paperpool never writes through one: give the path the link leads to, or another one"
+WRITERS = {
+    "export": ("export", "--format", "json", "-o"),
+    "import-otlp": ("trace", "import-otlp", str(OTLP), "-o"),
+}
+
+
+@pytest.fixture
+def workplace(tmp_path) -> Path:
+    """A folder to run in, holding `linkdir`, a link to the folder `elsewhere` beside it."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "linkdir").symlink_to("../elsewhere")
+    return tmp_path / "work"
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("given, link", [
+    ("linkdir/x.json", "linkdir"),
+    ("linkdir/sub/x.json", "linkdir"),
+    ("../work/linkdir/x.json", "../work/linkdir"),
+    ("{work}/linkdir/x.json", "linkdir"),  # absolute, inside the current folder: named from it
+])
+def test_a_folder_on_the_way_that_is_a_link_is_refused(writer, given, link, workplace, run, tiny):
+    """The review's case: `-o linkdir/x.json` wrote into the folder the link points at."""
+    (workplace.parent / "elsewhere" / "sub").mkdir()
+    output = given.replace("{work}", str(workplace))
+    before = files_under(workplace.parent)
+    result = run("--root", str(tiny), *WRITERS[writer], output, cwd=workplace)
+    assert (result.exit_code, result.output) == (1, f"Error: -o {output}: the folder {link} {LINKED_FOLDER} (nothing was written)\n")
+    assert files_under(workplace.parent) == before
+
+
+def test_a_link_outside_the_current_folder_is_refused_too(workplace, run, tiny):
+    """An absolute path outside the current folder: its links count from its second folder on."""
+    output = workplace / "linkdir" / "x.json"
+    result = run("--root", str(tiny), *WRITERS["export"], str(output), cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (f"Error: -o {output}: the folder {output.parent} {LINKED_FOLDER} "
+                                                     "(nothing was written)\n"))
+    assert list((workplace.parent / "elsewhere").iterdir()) == []
+
+
+def test_links_leading_to_the_current_folder_or_above_it_are_followed(tmp_path, run, tiny):
+    """The system's own links above one's work (a home folder that is a link, /tmp on
+    macOS) are followed: here `alias` leads to the current folder, `top` to the one above."""
+    here = tmp_path / "here"
+    here.mkdir()
+    (tmp_path / "alias").symlink_to("here")
+    (tmp_path / "top").symlink_to(".")
+    for output in (tmp_path / "alias" / "x.json", tmp_path / "top" / "here" / "y.json"):
+        result = run("--root", str(tiny), *WRITERS["export"], str(output), cwd=here)
+        assert (result.exit_code, result.output) == (0, f"wrote {output}\n")
+    assert sorted(path.name for path in here.iterdir()) == ["x.json", "y.json"]
+
+
+def test_the_first_folder_of_an_absolute_path_may_be_a_link():
+    """Such as /tmp on macOS, or /bin on a system whose /bin is /usr/bin: only checked, nothing written."""
+    if not os.path.islink("/bin") or not os.path.isdir("/bin"):
+        pytest.skip("/bin is not a link to a folder here")
+    yamlio.check_output(Path("/bin/paperpool-never-writes-this.json"), "-o /bin/paperpool-never-writes-this.json")
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("given, message", [
+    ("", "-o: the path is empty; leave out -o to write to standard output, or give the name of a file"),
+    ("-", "-o -: '-' is not taken for standard output here; leave out -o to write to standard output, or give a file name"),
+    ("missing/dir/x.json", "-o missing/dir/x.json: the folder missing/dir does not exist; create it first"),
+])
+def test_an_output_that_names_no_file_or_a_missing_folder_is_refused(writer, given, message, tmp_path, run, tiny):
+    """`-o ''` was reported as `-o .: is a folder`, `-o -` wrote a file named `-`, and a
+    missing folder was created (and left behind by a failed write)."""
+    (tmp_path / "work").mkdir()
+    before = files_under(tmp_path)
+    result = run("--root", str(tiny), *WRITERS[writer], given, cwd=tmp_path / "work")
+    assert (result.exit_code, result.output) == (1, f"Error: {message} (nothing was written)\n")
+    assert files_under(tmp_path) == before
+
+
+def test_a_new_record_may_start_its_records_folder(tmp_path):
+    """Only outputs named on the command line need their folder: a record (write_new) is
+    written into the records folder the registry names, made if missing."""
+    yamlio.write_new(tmp_path / "exclusions" / "first.yaml", "title: one\n")
+    assert (tmp_path / "exclusions" / "first.yaml").read_text(encoding="utf-8") == "title: one\n"
+
+
 # ---------------------------------------------------------------------------------
 # A full disk and a read-only file system: a real tmpfs of 64 KB
 # ---------------------------------------------------------------------------------
