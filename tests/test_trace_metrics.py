@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
-from paperpool.traces import mapping, metrics, synth
+from paperpool.traces import links, mapping, metrics, synth
 from paperpool.traces.validation import check_trace
 
 from .conftest import REPO, edit
@@ -266,3 +268,42 @@ def test_a_ratio_over_a_near_zero_critical_path_is_null_with_a_note(run, tmp_pat
 def test_a_trace_of_ordinary_numbers_has_no_notes(run, tmp_path):
     assert measure(run, FIXTURES / "valid.json", tmp_path)["notes"] == []
     assert "notes" not in run("trace", "metrics", str(FIXTURES / "valid.json"), cwd=tmp_path).output
+
+
+def test_sums_past_a_doubles_range_print_no_warning(tmp_path):
+    """numpy reports an overflow as a RuntimeWarning on stderr, with a line of its own source:
+    validate and metrics say what overflowed in their own words and print nothing else. Run
+    as processes, since pytest would catch the warnings."""
+    costly = [{"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}},
+              {"id": "b", "t": 1, "type": "stop", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}}]
+    _write_trace(tmp_path / "costly.json", costly, [{"src": "a", "dst": "b", "type": "causal"}])
+    declared = {"trace_id": "declared", "events": costly, "edges": [], "costs": {"tokens": 1e308, "compute_s": 5}}
+    (tmp_path / "declared.json").write_text(json.dumps(declared), encoding="utf-8")
+
+    def paperpool(*args):
+        done = subprocess.run([sys.executable, "-m", "paperpool", "trace", *args], cwd=tmp_path, capture_output=True,
+                              text=True, check=False)
+        return done.returncode, done.stdout, done.stderr
+
+    assert paperpool("validate", "costly.json") == (0, "costly.json: valid: 2 events, 1 edge.\n", "")
+    code, out, err = paperpool("metrics", "costly.json", "--format", "json")
+    assert (code, err) == (0, "")
+    assert _strict_json(out)["notes"] == [{"key": key, "why": NOT_FINITE} for key in ("/costs/tokens/events", "/costs/seconds/events")]
+    assert paperpool("validate", "declared.json") == (1, (
+        "declared.json: /costs/compute_s: the events' costs add up to more than 1.8e308 s, more than the declared 5 s of compute; "
+        "correct the total or the events' costs\n"
+        "declared.json: /costs/tokens: the events' costs add up to more than 1.8e308 tokens, more than the declared 1e+308; "
+        "correct the total or the events' costs\n"
+        "declared.json: invalid, 2 problems.\n"), "")
+    code, out, err = paperpool("metrics", "declared.json")
+    assert (code, out) == (1, "") and "Warning" not in err and err.endswith("paperpool trace validate declared.json\n")
+
+
+@pytest.mark.filterwarnings("error")
+def test_times_far_apart_resolved_apart_warn_nothing():
+    """The second process finds the critical path before the schema has judged the times:
+    -1e308 and 1e308 are 2e308 apart, past a double's range, and say so with no warning
+    (which would reach the terminal from the child)."""
+    data = json.dumps({"events": [{"id": "a", "t": -1e308}, {"id": "b", "t": 1e308}],
+                       "edges": [{"src": "a", "dst": "b", "type": "causal"}]}).encode()
+    assert links.resolve(data).chain == (2, float("inf"))

@@ -54,7 +54,8 @@ def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np
         earlier = start[a]
         if earlier < start[b]:  # noqa: PLR1730
             start[b] = earlier
-    return max(length), float(np.max(t - np.array(start)))
+    with np.errstate(over="ignore"):  # times not yet validated (the second process) may be -1e308 and 1e308
+        return max(length), float(np.max(t - np.array(start)))
 
 
 def _rank(order: np.ndarray) -> np.ndarray:

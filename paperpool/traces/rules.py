@@ -13,6 +13,8 @@ numbers past a double's range are refused by pointer; costs have a minimum of 0)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..problems import suggest
@@ -263,9 +265,12 @@ def returns_reach_agents(ix: TraceIndex) -> list[Finding]:
 
 
 def event_costs(ix: TraceIndex) -> tuple[float, float]:
-    """(tokens, seconds) summed over the events that declare a cost."""
+    """(tokens, seconds) summed over the events that declare a cost: infinite when the sum
+    passes a double's range (two costs of 1e308), which is the callers' to say, not a
+    warning on the terminal."""
     _, tokens, seconds = ix.cost_columns()
-    return float(tokens.sum()), float(seconds.sum())
+    with np.errstate(over="ignore"):
+        return float(tokens.sum()), float(seconds.sum())
 
 
 def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
@@ -295,6 +300,9 @@ def _exceeds(summed: float, declared: float) -> bool:
 
 
 def _num(value) -> str:
-    """A number as a person writes it: 3 rather than 3.0, thousands separated."""
+    """A number as a person writes it: 3 rather than 3.0, thousands separated; 1e+308
+    rather than its 309 digits; a sum past a double's range as what it is."""
     value = float(value)
-    return f"{int(value):,}" if value.is_integer() else f"{value:,.6g}"
+    if math.isinf(value):  # a sum of costs, which are not negative
+        return "more than 1.8e308"
+    return f"{int(value):,}" if value.is_integer() and abs(value) < 2**53 else f"{value:,.6g}"
