@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import identity
-from .bibtex import ARXIV_IN_TEXT, URL_IN_TEXT, BibRecord, parse_bib
+from .bibtex import ARXIV_IN_TEXT, BibRecord, parse_bib
 from .inputs import read_input
 from .pool import Pool
 from .problems import PaperpoolError, Problem, plural
@@ -65,7 +65,7 @@ def _ids(bib: BibRecord, sources: list[str]) -> dict[str, str]:
             found.setdefault("arxiv", identity.arxiv_id(value))
         if name == "doi":
             found.setdefault("doi", identity.doi(value))
-        for url in URL_IN_TEXT.findall(value):
+        for url in bib.links(name):
             for scheme, carried in identity.ids_in_url(url).items():
                 found.setdefault(scheme, carried)
         if match := ARXIV_IN_TEXT.search(value):
@@ -108,11 +108,9 @@ def _read_identifier(bib, sources, spec):
 def _read_urls(bib, sources, spec):
     urls = []
     for name in sources:
-        value = bib.fields.get(name, "")
         # `url` holds links only, so all of it is kept and checked (a javascript: link is
         # an error, not dropped); other fields are prose with links in it
-        found = value.replace(";", " ").split() if name == "url" else URL_IN_TEXT.findall(value)
-        urls += [url for url in found if url not in urls]
+        urls += [url for url in bib.links(name) if url not in urls]
     if not urls:  # a record with an id but no link gets the id's canonical page
         urls = [LINKS[scheme].format(value) for scheme, value in _ids(bib, list(bib.fields)).items() if scheme in LINKS][:1]
     return urls

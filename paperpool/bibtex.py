@@ -1,5 +1,5 @@
 """Reading BibTeX with bibtexparser: records with @string macros expanded, LaTeX decoded
-and authors split."""
+(links and identifiers read as written) and authors split."""
 
 from __future__ import annotations
 
@@ -16,14 +16,21 @@ from bibtexparser.model import (
     MiddlewareErrorBlock,
     String,
 )
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    get_default_latex_context_db,
+)
 
 from . import identity
 from .problems import PaperpoolError
 
 ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
-URL_IN_TEXT = re.compile(r"https?://[^\s;{}]+")
-_LATEX = LatexNodes2Text()
+# A link in text ends at a space, a brace, a quote or angle bracket around it (<link>), or
+# a ; followed by a space or another link (a ; inside a link is part of it, as in a query
+# string a=1;b=2).
+URL_IN_TEXT = re.compile(r"""https?://(?:[^\s;{}<>"]|;(?!\s|$|https?://))+""")
 # The library logs each unreadable block as well; the command reports them itself.
 logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 # BibTeX's standard styles define the month macros, so a .bib uses them without @string.
@@ -46,6 +53,55 @@ _SPACES = re.compile(r"\s*")
 # Delimiters as bibtexparser's splitter reads them: one after a backslash is escaped.
 _BRACES = re.compile(r"(?<!\\)[{}]")
 _BRACES_AND_QUOTES = re.compile(r'(?<!\\)[{}"]')
+# biblatex's verbatim fields (links, identifiers, file names), read as written, never as
+# LaTeX (which reads & as a column break, % as a comment, -- as a dash and ~ as a space).
+VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "verba", "verbb", "verbc"}
+# What a .bib written for LaTeX without the url package escapes in a link: \_ is _.
+_LATEX_ESCAPE = re.compile(r"\\([_%&#$])")
+_URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}", re.DOTALL)
+# A link in a text field, as written (LaTeX escapes included), which is kept whole while
+# the text around it is decoded.
+_LINK_IN_LATEX = re.compile(r"https?://(?:\\[_%&#$]|[^\s\\{}])+")
+_HIDDEN_LINK = re.compile("\ue000(\\d+)\ue001")
+# The link that a url field separates from the next: spaces, or a ; before the next link.
+_LINK_SEPARATOR = re.compile(r"\s+|;(?=\s*https?://)")
+
+
+def verbatim(value: str) -> str:
+    """A link or identifier as a .bib writes it: taken as it is, but for the backslash
+    before _ % & # $ that LaTeX without the url package needs, and \\url{...} around it."""
+    value = " ".join(value.split())
+    if match := _URL_MACRO.fullmatch(value):
+        value = match.group(1).strip()
+    return _LATEX_ESCAPE.sub(r"\1", value)
+
+
+class _Latex(LatexNodes2Text):
+    """LaTeX read as text, as bibtexparser reads it (\\url{...} is its link, math is kept as
+    written), but with every link in the text kept whole, as written."""
+
+    def latex_to_text(self, latex: str, **parse_flags) -> str:
+        links: list[str] = []
+
+        def hide(match: re.Match) -> str:
+            links.append(verbatim(match.group()))
+            return f"\ue000{len(links) - 1}\ue001"
+
+        if "\ue000" not in latex:
+            latex = _LINK_IN_LATEX.sub(hide, latex)
+        text = super().latex_to_text(latex, latex_context=_PARSED_MACROS, **parse_flags)
+        return _HIDDEN_LINK.sub(lambda match: links[int(match.group(1))], text) if links else text
+
+
+# pylatexenc's parser does not know \href (its text then fails for want of the second
+# argument: the record could not be read), and its second definition of \textasciicircum
+# gives ˆ, not the ^ that BibTeX exports write as {\textasciicircum}.
+_PARSED_MACROS = latexwalker.get_default_latex_context_db()
+_PARSED_MACROS.add_context_category("paperpool", prepend=True, macros=[macrospec.std_macro("href", False, 2)])
+_TEXT_MACROS = get_default_latex_context_db()
+_TEXT_MACROS.add_context_category("paperpool", prepend=True, macros=[
+    MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("textasciicircum", simplify_repl="^")])
+_LATEX = _Latex(latex_context=_TEXT_MACROS, math_mode="verbatim", keep_braced_groups=False)
 
 
 @dataclass
@@ -64,10 +120,16 @@ class BibRecord:
     def urls(self) -> list[str]:
         found = []
         for name in ("url", "howpublished"):
-            for url in URL_IN_TEXT.findall(self.fields.get(name, "")):
-                if url not in found:
+            for url in self.links(name):
+                if URL_IN_TEXT.match(url) and url not in found:
                     found.append(url)
         return found
+
+    def links(self, name: str) -> list[str]:
+        """The links a field holds: all of `url`, which holds links only, one after another;
+        the http and https links in the text of any other field."""
+        value = self.fields.get(name, "")
+        return [link for link in _LINK_SEPARATOR.split(value) if link] if name == "url" else URL_IN_TEXT.findall(value)
 
     @property
     def arxiv_id(self) -> str | None:
@@ -95,20 +157,29 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
     library = bibtexparser.parse_string(text, parse_stack=[])
     _refuse_failed_blocks(library, text, name)
     expand_macros(library, name)
-    for middleware in (middlewares.SeparateCoAuthors(), middlewares.SplitNameParts(), middlewares.LatexDecodingMiddleware()):
+    for middleware in (middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()):
         library = middleware.transform(library)
     _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
     records = []
     for entry in library.entries:
-        fields = {}
-        authors = []
+        record = BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, {})
         for item in entry.fields:
-            if item.key.lower() == "author":
-                authors = [_name(parts) for parts in item.value] if isinstance(item.value, list) else [_decode(str(item.value))]
-            else:
-                fields[item.key.lower()] = " ".join(str(item.value).split())
-        records.append(BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, fields, [a for a in authors if a]))
+            try:
+                _read_field(record, item.key.lower(), item.value)
+            except _UnreadableLatex:
+                line = item.start_line if item.start_line is not None else entry.start_line
+                raise PaperpoolError(f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
+                                     "the text without LaTeX, or give each macro its arguments in braces") from None
+        records.append(record)
     return records
+
+
+def _read_field(record: BibRecord, key: str, value) -> None:
+    if key == "author":
+        authors = [_name(parts) for parts in value] if isinstance(value, list) else [_decode(str(value))]
+        record.authors = [author for author in authors if author]
+    else:
+        record.fields[key] = verbatim(str(value)) if key in VERBATIM_FIELDS else _decode(str(value))
 
 
 def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -> None:
@@ -262,5 +333,12 @@ def _name(parts: NameParts) -> str:
     return ", ".join([last, *rest]) if last else ", ".join(rest)
 
 
+class _UnreadableLatex(ValueError):
+    pass
+
+
 def _decode(text: str) -> str:
-    return " ".join(_LATEX.latex_to_text(text).split())
+    try:
+        return " ".join(_LATEX.latex_to_text(text).split())
+    except Exception as error:  # pylatexenc fails in many ways on LaTeX it cannot read (a macro without its arguments)
+        raise _UnreadableLatex from error

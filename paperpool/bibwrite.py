@@ -1,8 +1,10 @@
 """Writing entries as BibTeX, with bibtexparser, as the registry's `bibtex_export` says.
 
 Text fields are LaTeX-encoded (so `{`, `%`, `&` or `$` in a title cannot break the
-record or turn into markup when cited); identifiers and links are written verbatim,
-with only the characters that would end a BibTeX value percent-encoded.
+record or turn into markup when cited). Identifiers and links are biblatex's verbatim
+fields, written as they are (`&`, `%`, `#`, `~` and paired braces included), which
+import-bib and biblatex read back as they were; see `_verbatim` for the few links that
+cannot be.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import bibtexparser
 from bibtexparser import model
@@ -167,10 +170,26 @@ def _first_with_source(data: dict, sources: list[str]):
 
 
 def _verbatim(value) -> str:
-    text = str(value)
-    for char, code in (("{", "%7B"), ("}", "%7D"), ("\\", "%5C"), (" ", "%20")):
-        text = text.replace(char, code)
+    """A link or identifier as it is, which biblatex and import-bib read back as it was.
+    A link that no BibTeX reader could read back has the characters at fault
+    percent-encoded: braces that do not pair (BibTeX counts every brace, escaped or not),
+    a backslash before a brace (bibtexparser then skips the brace), before _ % & # $
+    (a LaTeX escape, which import-bib undoes) or at the end, and spaces, which end a link.
+    None of these belongs in a link (RFC 3986)."""
+    text = re.sub(r"\s", lambda match: quote(match.group()), str(value))
+    text = re.sub(r"\\(?=[{}_%&#$]|$)", "%5C", text)
+    if not _paired(text):
+        text = text.replace("{", "%7B").replace("}", "%7D")
     return text
+
+
+def _paired(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _citation_key(key: str) -> str:

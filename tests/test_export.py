@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bibtexparser
 import rispy
+import yaml
 from bibtexparser import middlewares
 
 from .conftest import edit
@@ -19,8 +20,6 @@ def _read_bib(text: str) -> dict:
 
 
 def _records(root) -> dict:
-    import yaml
-
     return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((root / "papers").glob("*.yaml"))}
 
 
@@ -120,3 +119,25 @@ def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
     library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
     assert not library.failed_blocks  # three commas unbraced: "Too many commas"
     assert [parts.last for parts in library.entries[0]["author"]] == [["Motwani"], ["{others}"], ["{Lab, Dept. of CS, Univ. X, UK}"]]
+
+
+def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path):
+    """A link is one of biblatex's verbatim fields: written as it is, paired braces, &, %,
+    #, ~ and ; included, and import-bib reads it back as it was."""
+    link = "https://example.org/w?a=1&b={2}&c=%7C;d=--#x~y"
+    edit(pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", f"urls:\n- '{link}'\n")
+    malt = _exported_malt(run, pool_copy)
+    assert malt.endswith(f"  url = {{{link}}}\n}}\n")
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    assert f"\nurls:\n- {link}\n" in (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
+
+
+def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(run, pool_copy):
+    """A brace that does not pair would break the record for BibTeX, which counts every
+    brace, and a backslash before a brace hides it from bibtexparser: these, which no link
+    may hold unencoded (RFC 3986), are percent-encoded; paired braces stay as they are."""
+    edit(pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", "urls:\n- 'https://example.org/a{b'\n")
+    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%7Bb}\n}\n")
+    edit(pool_copy / "papers" / "malt.yaml", "- 'https://example.org/a{b'\n", "- 'https://example.org/a\\{b}'\n")
+    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%5C{b}}\n}\n")

@@ -208,3 +208,39 @@ def test_import_bib_expands_string_macros_and_concatenation(run, pool_copy, tmp_
         "venue: Transactions on Machine Learning Research\n")
     assert stub.endswith("bibtex:\n  type: article\n  key: roe2026\n  journal: Transactions on Machine Learning Research\n"
                          "  volume: 3/2\nsecond_reading: null\n")
+
+
+def test_import_bib_keeps_a_link_with_a_query_string_whole(run, tiny, tmp_path):
+    """The hostile review's case: `&` in a link was read as LaTeX's column break."""
+    (tmp_path / "u.bib").write_text("@misc{u1, title={T1}, author={A, B}, year={2024}, url={https://example.org/w?a=1&b=2}}\n",
+                                    encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "u.bib"), cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/u1.yaml from u.bib:1 (u1)")
+    assert "\nurls:\n- https://example.org/w?a=1&b=2\n" in (tiny / "papers" / "u1.yaml").read_text(encoding="utf-8")
+
+
+def test_import_bib_reads_links_and_identifiers_as_written(run, empty_pool, tmp_path):
+    """url and doi are biblatex's verbatim fields, read as written (only the backslash of a
+    LaTeX escape such as \\_ dropped), never as LaTeX, where % is a comment, -- a dash and ~
+    a space; a ; inside a link is part of it. Links in other fields are kept whole too, in
+    \\url{...} and \\href{...}{...} (which made the record unreadable) alike."""
+    (tmp_path / "l.bib").write_text(
+        "@misc{links,\n"
+        "  title = {Links as written},\n"
+        "  author = {Roe, Rick},\n"
+        "  year = 2026,\n"
+        "  doi = {10.1234/a--b_c},\n"
+        "  url = {https://example.org/w?a=1&b={2}&c=%7C#x~y--z; https://example.org/a\\_b?x=1;y=2},\n"
+        "  howpublished = {\\url{https://example.org/h?a=1&b=2%20c}},\n"
+        "  note = {Code at \\href{https://example.org/n?a=1&b=2}{the site}.},\n"
+        "}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "l.bib"), "--date-added", "2026-11-20", cwd=empty_pool)
+    assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/links.yaml from l.bib:1 (links)")
+    stub = (empty_pool / "papers" / "links.yaml").read_text(encoding="utf-8")
+    assert "\ndoi: 10.1234/a--b_c\nopenreview_id: null\nurls:\n" \
+           "- https://example.org/w?a=1&b={2}&c=%7C#x~y--z\n" \
+           "- https://example.org/a_b?x=1;y=2\n" \
+           "- https://example.org/h?a=1&b=2%20c\n" \
+           "- https://example.org/n?a=1&b=2\n" \
+           "category: TODO\n" in stub
+    assert stub.endswith("bibtex:\n  type: misc\n  key: links\n  howpublished: https://example.org/h?a=1&b=2%20c\nsecond_reading: null\n")
