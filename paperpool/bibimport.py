@@ -95,7 +95,7 @@ def _read_names(bib, sources, spec):
     # bibtexparser splits only `author`; "others" is kept out (authors_complete says it)
     if "author" not in sources:
         return None
-    return [name for name in bib.authors if name.lower() != "others"] or None
+    return list(bib.people) or None
 
 
 def _read_identifier(bib, sources, spec):
@@ -250,7 +250,7 @@ def stub(bib: BibRecord, settings: dict, specs: dict[str, FieldSpec], registry: 
         if value not in (None, "", []):
             record[name] = value
     if settings["authors_complete"]:
-        record[settings["authors_complete"]] = not any(a.lower() == "others" for a in bib.authors)
+        record[settings["authors_complete"]] = not bib.more_authors
     if settings["keep"]:
         record[settings["keep"]] = _kept(bib, specs[settings["keep"]], registry)
     return record

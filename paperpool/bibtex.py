@@ -65,6 +65,8 @@ _LINK_IN_LATEX = re.compile(r"https?://(?:\\[_%&#$]|[^\s\\{}])+")
 _HIDDEN_LINK = re.compile("\ue000(\\d+)\ue001")
 # The link that a url field separates from the next: spaces, or a ; before the next link.
 _LINK_SEPARATOR = re.compile(r"\s+|;(?=\s*https?://)")
+# BibTeX separates names by the word "and", in any case, between whitespace, outside braces.
+_NAME_TOKENS = re.compile(r"\\.|[{}]|[ \t\r\n]+and[ \t\r\n]+", re.IGNORECASE | re.DOTALL)
 
 
 def verbatim(value: str) -> str:
@@ -110,7 +112,13 @@ class BibRecord:
     type: str
     line: int
     fields: dict[str, str]
-    authors: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)  # the authors, 'Last, First'
+    more_authors: bool = False  # the list ends in BibTeX's "and others" (et al.)
+
+    @property
+    def authors(self) -> list[str]:
+        """The authors as the .bib lists them, "others" for BibTeX's et al."""
+        return self.people + ["others"] * self.more_authors
 
     @property
     def title(self) -> str:
@@ -157,7 +165,7 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
     library = bibtexparser.parse_string(text, parse_stack=[])
     _refuse_failed_blocks(library, text, name)
     expand_macros(library, name)
-    for middleware in (middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()):
+    for middleware in (_SeparateCoAuthors(), middlewares.SplitNameParts()):
         library = middleware.transform(library)
     _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
     records = []
@@ -175,9 +183,14 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
 
 
 def _read_field(record: BibRecord, key: str, value) -> None:
-    if key == "author":
-        authors = [_name(parts) for parts in value] if isinstance(value, list) else [_decode(str(value))]
-        record.authors = [author for author in authors if author]
+    if key == "author" and isinstance(value, list):
+        for parts in value:
+            if _is_others(parts):
+                record.more_authors = True
+            elif author := _name(parts):
+                record.people.append(author)
+    elif key == "author":
+        record.people = [author] if (author := _decode(str(value))) else []
     else:
         record.fields[key] = verbatim(str(value)) if key in VERBATIM_FIELDS else _decode(str(value))
 
@@ -324,6 +337,37 @@ def _closing(value: str, start: int) -> int | None:
             if depth == 0 and not quoted:
                 return match.start()
     return None
+
+
+class _SeparateCoAuthors(middlewares.SeparateCoAuthors):
+    """bibtexparser's, with the names split by `split_names`."""
+
+    def _transform_field_value(self, name: str) -> list[str]:
+        return split_names(name)
+
+
+def split_names(text: str) -> list[str]:
+    """The names of a name field, split at the word "and" outside braces, as BibTeX splits
+    them. A backslash escapes the character after it (bibtexparser's own splitter then
+    skipped the start of the next name: `A and \\"Uber, Ann` gave `Uber, Ann`)."""
+    names, start, depth = [], 0, 0
+    for match in _NAME_TOKENS.finditer(text):
+        token = match.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and not token.startswith("\\"):
+            names.append(text[start:match.start()])
+            start = match.end()
+    names.append(text[start:])
+    return [name.strip() for name in names if name.strip()]
+
+
+def _is_others(parts: NameParts) -> bool:
+    """Whether a name is BibTeX's "others", which ends a list of authors that goes on; a
+    name braced {others} is an author called so."""
+    return not (parts.first or parts.von or parts.jr) and len(parts.last) == 1 and parts.last[0].lower() == "others"
 
 
 def _name(parts: NameParts) -> str:

@@ -1,10 +1,10 @@
 """Writing entries as BibTeX, with bibtexparser, as the registry's `bibtex_export` says.
 
 Text fields are LaTeX-encoded (so `{`, `%`, `&` or `$` in a title cannot break the
-record or turn into markup when cited). Identifiers and links are biblatex's verbatim
-fields, written as they are (`&`, `%`, `#`, `~` and paired braces included), which
-import-bib and biblatex read back as they were; see `_verbatim` for the few links that
-cannot be.
+record or turn into markup when cited), and names so that BibTeX reads each back as the
+one name it is. Identifiers and links are biblatex's verbatim fields, written as they
+are (`&`, `%`, `#`, `~` and paired braces included), which import-bib and biblatex read
+back as they were; see `_verbatim` for the few links that cannot be.
 """
 
 from __future__ import annotations
@@ -33,6 +33,14 @@ DEFAULT_FIELDS = {"title": ["title"], "author": ["authors"], "year": ["year"], "
 # warning for each, which a build must not print.
 logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 _ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces", unknown_char_policy="keep")
+# In a name every LaTeX form is braced, {\~n} and {\"U}: BibTeX reads a brace group as one
+# special character, where it would split Ma\~nana at the ~ and take \"U apart for initials.
+_NAME_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces-all", unknown_char_policy="keep")
+# Characters written as they are: a straight double quote is safe inside a braced value
+# (pylatexenc would write ''), and a brace is escaped, never braced itself ({\{} would
+# leave BibTeX, which counts every brace, one short).
+_KEPT = {'"': '"', "{": "\\{", "}": "\\}"}
+_KEPT_SPLIT = re.compile(r'(["{}])')
 _FORMAT = bibtexparser.BibtexFormat()
 _FORMAT.indent = "  "
 _FORMAT.block_separator = "\n"
@@ -129,7 +137,7 @@ def _entry(registry: Registry, data: dict) -> model.Entry:
         if name in cited.verbatim:
             text = _verbatim(value[0] if isinstance(value, list) else value)
         elif isinstance(value, list):
-            text = " and ".join([_one_name(_latex(item)) for item in value] + (["others"] if cited.others else []))
+            text = " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
         else:
             text = _latex(value)
         fields.append(model.Field(name, text))
@@ -142,19 +150,20 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
     return "\n".join(entry_bibtex(registry, data) for data in sorted(entries, key=lambda d: str(d.get("key"))))
 
 
-def _latex(text: str) -> str:
-    # a straight double quote is safe inside a braced value; pylatexenc would write ''
-    return '"'.join(_ENCODER.unicode_to_latex(part) for part in text.split('"'))
+def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
+    return "".join(_KEPT.get(part) or encoder.unicode_to_latex(part) for part in _KEPT_SPLIT.split(text))
 
 
 def _one_name(name: str) -> str:
-    """A name that BibTeX would not read back as this one name is braced whole, which
-    makes it one name with one part: a company ("Procter and Gamble Research", which the
-    word "and" would split in two), an author called "others" (BibTeX's "et al."), or a
-    name with more commas than "von Last, Jr, First"."""
-    if _AND.search(name) or name.strip().lower() == "others" or name.count(",") > 2:
-        return f"{{{name}}}"
-    return name
+    """A name, LaTeX-encoded. One that BibTeX would not read back as this one name is
+    braced whole, which makes it one name with one part: a company ("Procter and Gamble
+    Research", which the word "and" would split in two; "Kimi Team", which would become
+    "Team, Kimi": a name of the pool without a comma is one whole name), an author called
+    "others" (BibTeX's "et al."), or a name with more commas than "von Last, Jr, First"."""
+    text = _latex(name, _NAME_ENCODER)
+    if _AND.search(text) or name.strip().lower() == "others" or name.count(",") > 2 or ("," not in name and len(name.split()) > 1):
+        return f"{{{text}}}"
+    return text
 
 
 def _first(data: dict, sources: list[str]):

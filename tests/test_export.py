@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import bibtexparser
 import rispy
 import yaml
@@ -141,3 +143,25 @@ def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(r
     assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%7Bb}\n}\n")
     edit(pool_copy / "papers" / "malt.yaml", "- 'https://example.org/a{b'\n", "- 'https://example.org/a\\{b}'\n")
     assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%5C{b}}\n}\n")
+
+
+# Names BibTeX would misread unless written with care: accents, LaTeX's special characters,
+# braces paired and not, the word "and", "others", companies, too many commas, other scripts.
+AWKWARD_NAMES = [
+    "Ünïcödé, Ærø", "% comment, X", "{Brace}, Bob", "Brace}, Bob", "{Open, Ann", "Smith & Sons, Ltd", "Back\\slash, Cy",
+    "Tilde~Name, Di", "Mañana, José", "$x$, Math", "#hash, Hal", "_under, Uma", "^caret, Cat", "Quote \"Q\", Quinn",
+    "\\emph{x}, Y", "Procter and Gamble Research", "Research AND Development Team", "and, Andy", "Anderson, Andrea",
+    "others", "Others", "Kimi Team", "Lab, Dept. of CS, Univ. X, UK", "de la Fuente, Juan", "Smith, Jr., John",
+    "张, 伟", "Иванов, Иван", "محمد, علي", "Łukasz, Żaneta", "Straße, Groß", "Ø, ø",
+]
+
+
+def test_bib_export_and_import_give_back_the_same_authors(run, pool_copy, empty_pool, tmp_path):
+    edit(pool_copy / "papers" / "malt.yaml", "authors:\n- Motwani, Sumeet Ramesh\nauthors_complete: false\n",
+         "authors:\n" + "".join(f"- {json.dumps(name)}\n" for name in AWKWARD_NAMES) + "authors_complete: true\n")
+    malt = _exported_malt(run, pool_copy)
+    assert '  author = {{\\"U}n{\\"\\i}c{\\"o}d{\\\'e}, {\\AE}r{\\o} and {\\%} comment, X and \\{Brace\\}, Bob and ' in malt
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    record = yaml.safe_load((empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8"))
+    assert (record["authors"], record["authors_complete"]) == (AWKWARD_NAMES, True)

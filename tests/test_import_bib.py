@@ -244,3 +244,13 @@ def test_import_bib_reads_links_and_identifiers_as_written(run, empty_pool, tmp_
            "- https://example.org/n?a=1&b=2\n" \
            "category: TODO\n" in stub
     assert stub.endswith("bibtex:\n  type: misc\n  key: links\n  howpublished: https://example.org/h?a=1&b=2%20c\nsecond_reading: null\n")
+
+
+def test_import_bib_reads_names_that_start_with_an_escape(run, tiny, tmp_path):
+    """A name after " and " starting with a LaTeX escape lost its first characters."""
+    (tmp_path / "n.bib").write_text("@misc{n1, title={T2}, year={2024}, url={https://example.org/n1},\n"
+                                    "  author={Bob Smith and \\\"Uber, Ann and \\% pct, Dan and \\{Brace\\}, Bob}}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "n.bib"), cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/n1.yaml from n.bib:1 (n1)")
+    assert (tiny / "papers" / "n1.yaml").read_text(encoding="utf-8").startswith(
+        "key: n1\ntitle: T2\nauthors:\n- Smith, Bob\n- Über, Ann\n- '% pct, Dan'\n- '{Brace}, Bob'\nyear: 2024\n")
