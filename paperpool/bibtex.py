@@ -1,5 +1,5 @@
 """Reading BibTeX with bibtexparser: records with @string macros expanded, LaTeX decoded
-(links and identifiers read as written) and authors split."""
+(links and identifiers read as written), authors split and cross-references resolved."""
 
 from __future__ import annotations
 
@@ -53,9 +53,10 @@ _SPACES = re.compile(r"\s*")
 # Delimiters as bibtexparser's splitter reads them: one after a backslash is escaped.
 _BRACES = re.compile(r"(?<!\\)[{}]")
 _BRACES_AND_QUOTES = re.compile(r'(?<!\\)[{}"]')
-# biblatex's verbatim fields (links, identifiers, file names), read as written, never as
-# LaTeX (which reads & as a column break, % as a comment, -- as a dash and ~ as a space).
-VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "verba", "verbb", "verbc"}
+# biblatex's verbatim fields (links, identifiers, file names) and crossref, a citation key,
+# read as written, never as LaTeX (which reads & as a column break, % as a comment, -- as
+# a dash and ~ as a space).
+VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "verba", "verbb", "verbc", "crossref"}
 # What a .bib written for LaTeX without the url package escapes in a link: \_ is _.
 _LATEX_ESCAPE = re.compile(r"\\([_%&#$])")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}", re.DOTALL)
@@ -67,6 +68,10 @@ _HIDDEN_LINK = re.compile("\ue000(\\d+)\ue001")
 _LINK_SEPARATOR = re.compile(r"\s+|;(?=\s*https?://)")
 # BibTeX separates names by the word "and", in any case, between whitespace, outside braces.
 _NAME_TOKENS = re.compile(r"\\.|[{}]|[ \t\r\n]+and[ \t\r\n]+", re.IGNORECASE | re.DOTALL)
+# The fields of a crossref'd record (a proceedings volume, a book) that are its own and
+# not its papers': their title is the papers' booktitle, and its identifiers and links
+# would make every paper of a volume a duplicate of the first.
+NOT_INHERITED = {"title", "doi", "url", "eprint", "archiveprefix", "primaryclass", "howpublished", "note", "crossref"}
 
 
 def verbatim(value: str) -> str:
@@ -179,7 +184,7 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
                 raise PaperpoolError(f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
                                      "the text without LaTeX, or give each macro its arguments in braces") from None
         records.append(record)
-    return records
+    return resolve_crossrefs(records)
 
 
 def _read_field(record: BibRecord, key: str, value) -> None:
@@ -368,6 +373,32 @@ def _is_others(parts: NameParts) -> bool:
     """Whether a name is BibTeX's "others", which ends a list of authors that goes on; a
     name braced {others} is an author called so."""
     return not (parts.first or parts.von or parts.jr) and len(parts.last) == 1 and parts.last[0].lower() == "others"
+
+
+def resolve_crossrefs(records: list[BibRecord]) -> list[BibRecord]:
+    """The records as a reference manager reads them: a record with `crossref` takes
+    the fields it lacks from the record it names (BibTeX's rule, one level deep), the
+    title of that record as its booktitle, but not its identifiers and links
+    (NOT_INHERITED). A record that others cross-reference (a proceedings volume, a book)
+    is their container, not a paper of its own, and is left out."""
+    # each record as the file gives it, so that what a record inherits does not depend on
+    # whether the record it names comes before or after it
+    own = {record.key.lower(): BibRecord(record.key, record.type, record.line, dict(record.fields), list(record.people),
+                                         record.more_authors) for record in records}
+    containers = set()
+    for record in records:
+        parent = own.get(record.fields.get("crossref", "").lower())
+        if parent is None or parent.key == record.key:
+            continue
+        containers.add(parent.key.lower())
+        for key, value in parent.fields.items():
+            if key not in NOT_INHERITED:
+                record.fields.setdefault(key, value)
+        if parent.fields.get("title"):
+            record.fields.setdefault("booktitle", parent.fields["title"])
+        if not record.people and not record.more_authors:
+            record.people, record.more_authors = list(parent.people), parent.more_authors
+    return [record for record in records if record.key.lower() not in containers]
 
 
 def _name(parts: NameParts) -> str:

@@ -254,3 +254,27 @@ def test_import_bib_reads_names_that_start_with_an_escape(run, tiny, tmp_path):
     assert (result.exit_code, result.output.splitlines()[0]) == (0, "created papers/n1.yaml from n.bib:1 (n1)")
     assert (tiny / "papers" / "n1.yaml").read_text(encoding="utf-8").startswith(
         "key: n1\ntitle: T2\nauthors:\n- Smith, Bob\n- Über, Ann\n- '% pct, Dan'\n- '{Brace}, Bob'\nyear: 2024\n")
+
+
+def test_import_bib_resolves_a_crossref(run, empty_pool, tmp_path):
+    """A paper with crossref takes the fields it lacks from the volume it names (its title
+    as the booktitle; not its DOI or links, which are the volume's), and the volume, a
+    container only, is not imported as a paper of its own."""
+    (tmp_path / "c.bib").write_text(
+        "@inproceedings{p1, title={Paper One}, author={Roe, Rick}, crossref={proc}, pages={7}}\n"
+        "@inproceedings{p2, title={Paper Two}, author={Doe, Jane}, crossref={PROC}, year={2026}, doi={10.1234/p2}}\n"
+        "@proceedings{proc, title={Proceedings of the Workshop on Halting}, year={2025}, publisher={ACM},\n"
+        "  editor={Ed, Ed}, doi={10.1234/proc}, url={https://example.org/proc}}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "c.bib"), "--date-added", "2026-11-20", cwd=empty_pool)
+    assert (result.exit_code, result.output) == (0, (
+        "created papers/p1.yaml from c.bib:1 (p1)\n"
+        "created papers/p2.yaml from c.bib:2 (p2)\n"
+        "created 2 entries, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.\n"))
+    assert sorted(path.name for path in (empty_pool / "papers").iterdir()) == ["p1.yaml", "p2.yaml"]
+    one = (empty_pool / "papers" / "p1.yaml").read_text(encoding="utf-8")
+    assert one.startswith("key: p1\ntitle: Paper One\nauthors:\n- Roe, Rick\nauthors_complete: true\naffiliation: null\nyear: 2025\n"
+                          "venue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: null\nopenreview_id: null\nurls: TODO\n")
+    assert one.endswith("bibtex:\n  type: inproceedings\n  key: p1\n  booktitle: Proceedings of the Workshop on Halting\n"
+                        "  publisher: ACM\n  pages: '7'\nsecond_reading: null\n")
+    two = (empty_pool / "papers" / "p2.yaml").read_text(encoding="utf-8")
+    assert "\nyear: 2026\nvenue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: 10.1234/p2\n" in two
