@@ -37,17 +37,17 @@ class Update:
 def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
     registry = pool.registry
     outcomes = claims.evaluate(claims.load_claims(pool)[0], frames)
-    return Renderer(pool.root).render(
-        TEMPLATE,
-        survey=registry.survey,
-        totals=stats.totals(frames),
-        gap_tables=gaps.compute(registry, frames),
-        sparse_range=gaps.sparse_range(gaps.sparse_at_most(registry)),
-        list_empty_up_to=LIST_EMPTY_UP_TO,
-        claims=outcomes,
-        claims_failing=[o for o in outcomes if not o.holds],
-        groups=grouped(pool),
-    ).strip("\n")
+    context = {
+        "survey": registry.survey,
+        "totals": stats.totals(frames),
+        "gap_tables": gaps.compute(registry, frames),
+        "sparse_range": gaps.sparse_range(gaps.sparse_at_most(registry)),
+        "list_empty_up_to": LIST_EMPTY_UP_TO,
+        "claims": outcomes,
+        "claims_failing": [o for o in outcomes if not o.holds],
+        "groups": grouped(pool),
+    }
+    return Renderer(pool.root).render_all([(TEMPLATE, context)], records=len(pool.all_records()))[0].strip("\n")
 
 
 def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:

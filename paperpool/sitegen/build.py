@@ -108,8 +108,9 @@ def _valid_pool(root: Path):
 
 def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
     """Every generated file of the docs folder: path -> text."""
-    renderer = Renderer(analysis.pool.root)
-    files = {page.path: front_matter(page) + renderer.render(page.template, **page_context(analysis, page)) for page in pages}
+    texts = Renderer(analysis.pool.root).render_all([(page.template, page_context(analysis, page)) for page in pages],
+                                                    records=len(analysis.pool.all_records()))
+    files = {page.path: front_matter(page) + text for page, text in zip(pages, texts, strict=True)}
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
     files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
