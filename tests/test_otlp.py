@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import orjson
 import pytest
 from google.protobuf import json_format
 from opentelemetry import trace as otel_trace
@@ -95,13 +96,13 @@ def _one_span_export(**span) -> dict:
 
 @pytest.mark.parametrize(("document", "line"), [
     ({"trace_id": "x", "events": [], "edges": []},
-     "Error: FILE: no resourceSpans list: this is not an OTLP/JSON trace export; export the spans with an OTLP JSON exporter"),
+      "Error: FILE: no resourceSpans list: this is not an OTLP/JSON trace export; export the spans with an OTLP JSON exporter"),
     (_one_span_export(spanId="xyz"),
      ("Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/spanId: 'xyz' is not a 8-byte id in hex (16 digits) or base64; "
-     "export the spans with an OTLP JSON exporter")),
+      "export the spans with an OTLP JSON exporter")),
     (_one_span_export(startTimeUnixNano="soon"),
      ("Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/startTimeUnixNano: 'soon' is not a time in nanoseconds; "
-     "write a whole number, as a string or not")),
+      "write a whole number, as a string or not")),
     ({"resourceSpans": []}, "Error: FILE: the export holds no spans; record a run first"),
 ])
 def test_bad_exports_are_one_clear_line(run, tmp_path, document, line):
@@ -109,6 +110,178 @@ def test_bad_exports_are_one_clear_line(run, tmp_path, document, line):
     path.write_text(json.dumps(document), encoding="utf-8")
     result = run("trace", "import-otlp", "FILE", cwd=tmp_path)
     assert (result.exit_code, result.output) == (1, line + "\n")
+
+
+OPERATION = {"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}
+SPAN = "/resourceSpans/0/scopeSpans/0/spans/0"
+FIX = "correct it, or export the spans with an OTLP JSON exporter"
+
+
+def _with_attribute(key: str, value) -> dict:
+    return _one_span_export(attributes=[OPERATION, {"key": key, "value": value}])
+
+
+@pytest.mark.parametrize(("document", "line"), [
+    # every AnyValue that OTLP/JSON does not allow: was an internal error (ValueError, OverflowError), or silently read
+    (_with_attribute("gen_ai.usage.input_tokens", {"intValue": "1e999"}),
+     (f"{SPAN}/attributes/1/value/intValue: '1e999' is not a 64-bit integer; write a whole number from "
+      "-9223372036854775808 to 9223372036854775807, as a string or not")),
+    (_with_attribute("x", {"intValue": "9223372036854775808"}),
+     (f"{SPAN}/attributes/1/value/intValue: '9223372036854775808' is not a 64-bit integer; write a whole number from "
+      "-9223372036854775808 to 9223372036854775807, as a string or not")),
+    (_with_attribute("x", {"intValue": 1.5}),
+     (f"{SPAN}/attributes/1/value/intValue: 1.5 is not a 64-bit integer; write a whole number from "
+      "-9223372036854775808 to 9223372036854775807, as a string or not")),
+    (_with_attribute("x", {"doubleValue": "lots"}),
+     (f"{SPAN}/attributes/1/value/doubleValue: 'lots' is not a number; write a number or, as protobuf's JSON mapping does, "
+      '"NaN", "Infinity" or "-Infinity"')),
+    (_with_attribute("x", {"doubleValue": True}),
+     (f"{SPAN}/attributes/1/value/doubleValue: true is not a number; write a number or, as protobuf's JSON mapping does, "
+      '"NaN", "Infinity" or "-Infinity"')),
+    (_with_attribute("x", {"boolValue": "true"}),
+     f"{SPAN}/attributes/1/value/boolValue: boolValue is the text 'true', where OTLP/JSON has true or false; {FIX}"),
+    (_with_attribute("x", {"stringValue": 5}),
+     f"{SPAN}/attributes/1/value/stringValue: stringValue is the number 5, where OTLP/JSON has text; {FIX}"),
+    (_with_attribute("x", {"bytesValue": "a!b"}), f"{SPAN}/attributes/1/value/bytesValue: 'a!b' is not base64; write the bytes in base64"),
+    (_with_attribute("x", {"arrayValue": {"values": "ab"}}),
+     f"{SPAN}/attributes/1/value/arrayValue/values: values is the text 'ab', where OTLP/JSON has a list of AnyValues; {FIX}"),
+    (_with_attribute("x", {"arrayValue": {"values": [{"intValue": "x"}]}}),
+     (f"{SPAN}/attributes/1/value/arrayValue/values/0/intValue: 'x' is not a 64-bit integer; write a whole number from "
+      "-9223372036854775808 to 9223372036854775807, as a string or not")),
+    (_with_attribute("x", {"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "a"}}, {"key": "k"}]}}),
+     (f"{SPAN}/attributes/1/value/kvlistValue/values/1/key: attribute 'k' is given again (first at "
+      f"{SPAN}/attributes/1/value/kvlistValue/values/0); an attribute has one value: keep one of them")),
+    (_with_attribute("x", {"stringValue": "a", "intValue": 1}),
+     f"{SPAN}/attributes/1/value: the value holds stringValue and intValue; an AnyValue holds one of them: keep one"),
+    (_with_attribute("x", {"intvalue": 1}), (f"{SPAN}/attributes/1/value/intvalue: 'intvalue' is no field of an AnyValue; "
+                                             "did you mean 'intValue'?")),
+    (_with_attribute("x", "plain"),
+     f"{SPAN}/attributes/1/value: value is the text 'plain', where OTLP/JSON has an AnyValue such as "
+     '{"stringValue": "..."}; ' + FIX),
+    # the attributes the conversion reads, as the GenAI conventions say they are
+    (_with_attribute("gen_ai.usage.output_tokens", {"doubleValue": "Infinity"}),
+     (f"{SPAN}/attributes/1/value: gen_ai.usage.output_tokens is the number Infinity, which counts no tokens; "
+      "record a whole number of tokens, 0 or more, as an intValue")),
+    (_with_attribute("gen_ai.usage.input_tokens", {"intValue": "-3"}),
+     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the number -3, which counts no tokens; "
+      "record a whole number of tokens, 0 or more, as an intValue")),
+    (_with_attribute("gen_ai.usage.input_tokens", {"stringValue": "12"}),
+     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the text '12', which counts no tokens; "
+      "record a whole number of tokens, 0 or more, as an intValue")),
+    (_with_attribute("gen_ai.usage.input_tokens", {"boolValue": True}),
+     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is true, which counts no tokens; "
+      "record a whole number of tokens, 0 or more, as an intValue")),
+    (_with_attribute("gen_ai.agent.name", {"arrayValue": {"values": [{"stringValue": "a"}]}}),
+     f"{SPAN}/attributes/1/value: gen_ai.agent.name is a list; the GenAI conventions make it text: record it as a stringValue"),
+    (_with_attribute("gen_ai.operation.name", {"stringValue": "chat"}),
+     (f"{SPAN}/attributes/1/key: attribute 'gen_ai.operation.name' is given again (first at {SPAN}/attributes/0); "
+      "an attribute has one value: keep one of them")),
+    # times, which are converted to seconds
+    (_one_span_export(endTimeUnixNano="1" + "0" * 400),
+     (f"{SPAN}/endTimeUnixNano: '10000000000000000000000000000000000... is past the latest time OTLP can hold "
+      "(2^64 - 1 ns, in 2554); write the time in nanoseconds since 1970")),
+    (_one_span_export(startTimeUnixNano="\u00b2"),
+     f"{SPAN}/startTimeUnixNano: '\u00b2' is not a time in nanoseconds; write a whole number, as a string or not"),
+])
+def test_a_value_otlp_json_does_not_allow_is_one_line(run, tmp_path, document, line):
+    path = tmp_path / "FILE"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = run("trace", "import-otlp", "FILE", "-o", "out.json", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, f"Error: FILE: {line}\n")
+    assert not (tmp_path / "out.json").exists()
+
+
+def _broken(where: str, value) -> dict:
+    """The one-span export with the field at `where` (a JSON pointer) set to `value`."""
+    document = _one_span_export()
+    *parents, last = [int(part) if part.isdigit() else part for part in where.split("/")[1:]]
+    node = document
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    return document
+
+
+@pytest.mark.parametrize(("where", "value", "line"), [
+    ("/resourceSpans/0", 5, ": resourceSpans[0] is the number 5, where OTLP/JSON has an object {resource, scopeSpans}"),
+    ("/resourceSpans/0", None, ": resourceSpans[0] is null, where OTLP/JSON has an object {resource, scopeSpans}"),
+    ("/resourceSpans/0/resource", [], ": resource is a list, where OTLP/JSON has an object {attributes}"),
+    ("/resourceSpans/0/resource/attributes", {}, ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}"),
+    ("/resourceSpans/0/scopeSpans", "x", ": scopeSpans is the text 'x', where OTLP/JSON has a list"),
+    ("/resourceSpans/0/scopeSpans/0", [], ": scopeSpans[0] is a list, where OTLP/JSON has an object {scope, spans}"),
+    ("/resourceSpans/0/scopeSpans/0/scope", "s", ": scope is the text 's', where OTLP/JSON has an object {name, version}"),
+    ("/resourceSpans/0/scopeSpans/0/spans", {"a": 1}, ": spans is an object, where OTLP/JSON has a list"),
+    (SPAN, "span", ": spans[0] is the text 'span', where OTLP/JSON has an object {traceId, spanId, name, startTimeUnixNano, ...}"),
+    (f"{SPAN}/attributes", "notalist", ": attributes is the text 'notalist', where OTLP/JSON has a list of attributes {key, value}"),
+    (f"{SPAN}/attributes", 5, ": attributes is the number 5, where OTLP/JSON has a list of attributes {key, value}"),
+    (f"{SPAN}/attributes", {"gen_ai.operation.name": "chat"},
+      ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}"),
+    (f"{SPAN}/attributes", [["gen_ai.operation.name", "chat"]], "/0: an attribute is {key, value}, its key text; correct it"),
+    (f"{SPAN}/name", 5, ": name is the number 5, where OTLP/JSON has text"),
+    (f"{SPAN}/kind", [1], ": kind is a list, where OTLP/JSON has a number or a name such as SPAN_KIND_INTERNAL"),
+    (f"{SPAN}/events", "x", ": events is the text 'x', where OTLP/JSON has a list of objects {timeUnixNano, name}"),
+    (f"{SPAN}/events", [7], "/0: events[0] is the number 7, where OTLP/JSON has an object {timeUnixNano, name}"),
+    (f"{SPAN}/events", [{"timeUnixNano": "soon"}],
+      "/0/timeUnixNano: 'soon' is not a time in nanoseconds; write a whole number, as a string or not"),
+    (f"{SPAN}/events", [{"name": "e", "attributes": "x"}],
+      "/0/attributes: attributes is the text 'x', where OTLP/JSON has a list of attributes {key, value}"),
+    (f"{SPAN}/links", {"a": 1}, ": links is an object, where OTLP/JSON has a list of objects {traceId, spanId}"),
+    (f"{SPAN}/links", [{"traceId": 5, "spanId": "0123456789abcdef"}],
+      "/0/traceId: 5 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter"),
+    (f"{SPAN}/status", [1], ": status is a list, where OTLP/JSON has an object {code, message}"),
+    (f"{SPAN}/status", {"code": [2]}, "/code: code is a list, where OTLP/JSON has a number or a name such as STATUS_CODE_OK"),
+    (f"{SPAN}/droppedAttributesCount", -1, ": droppedAttributesCount is the number -1, where OTLP/JSON has a whole number, 0 or more"),
+    (f"{SPAN}/parentSpanId", 0, ": 0 is not a 8-byte id in hex (16 digits) or base64; export the spans with an OTLP JSON exporter"),
+    (f"{SPAN}/traceId", 7, ": 7 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter"),
+    (f"{SPAN}/startTimeUnixNano", [], ": [] is not a time in nanoseconds; write a whole number, as a string or not"),
+])
+def test_an_otlp_field_of_the_wrong_json_type_is_one_line(run, tmp_path, where, value, line):
+    """Each was silently ignored (attributes dropped, events, links and status skipped, a
+    falsy parent read as none): OTLP/JSON's structure is checked field by field."""
+    (tmp_path / "FILE").write_text(json.dumps(_broken(where, value)), encoding="utf-8")
+    result = run("trace", "import-otlp", "FILE", "-o", "out.json", cwd=tmp_path)
+    fix = "" if line.endswith(("exporter", "or not", "correct it")) else f"; {FIX}"
+    assert (result.exit_code, result.output) == (1, f"Error: FILE: {where}{line}{fix}\n")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_a_span_missing_a_field_it_needs_is_one_line(run, tmp_path):
+    document = _one_span_export()
+    del document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["endTimeUnixNano"]
+    (tmp_path / "FILE").write_text(json.dumps(document), encoding="utf-8")
+    assert run("trace", "import-otlp", "FILE", cwd=tmp_path).output == (
+        f"Error: FILE: {SPAN}: the span has no endTimeUnixNano, which every span needs; {FIX}\n")
+
+
+def test_what_otlp_json_allows_is_read():
+    """Protobuf's JSON mapping: 64-bit integers as strings or numbers, doubles also as
+    "NaN" or "Infinity", bytes in base64 of either alphabet, padded or not, null fields
+    and protobuf's own snake_case names; a whole double counts tokens too."""
+    assert otlp.any_value({"intValue": "-9223372036854775808"}) == -2**63
+    assert otlp.any_value({"intValue": 9223372036854775807}) == 2**63 - 1
+    assert otlp.any_value({"doubleValue": "Infinity"}) == float("inf")
+    assert otlp.any_value({"doubleValue": "2.5e3"}) == 2500.0
+    assert otlp.any_value({"bytesValue": "_-8"}) == b"\xff\xef"
+    assert otlp.any_value({"bytesValue": "aGk"}) == b"hi"
+    assert otlp.any_value({"string_value": "snake"}) == "snake"
+    assert otlp.any_value({"arrayValue": {}}) == [] and otlp.any_value({}) is None
+    assert otlp.any_value({"stringValue": None, "intValue": "3"}) == 3
+    document = _one_span_export(attributes=[OPERATION, {"key": "gen_ai.usage.input_tokens", "value": {"doubleValue": 12.0}},
+                                            {"key": "note", "value": {"doubleValue": "NaN"}}],
+                                parent_span_id="", events=None, status={"code": "STATUS_CODE_OK"}, kind=2)
+    _, spans, _ = otlp.read_spans(document)
+    assert spans[0].tokens == 12 and spans[0].parent_id is None
+
+
+def test_any_value_nested_as_deep_as_json_allows_is_read():
+    """340 arrays in one another reach JSON's 1,024 levels: read with a stack of its own."""
+    text = '{"stringValue": "deep"}'
+    for _ in range(340):
+        text = '{"arrayValue": {"values": [' + text + "]}}"
+    value = otlp.any_value(orjson.loads(text))
+    for _ in range(340):
+        value = value[0]
+    assert value == "deep"
 
 
 def test_an_export_of_several_traces_needs_a_trace_id(run, tmp_path):

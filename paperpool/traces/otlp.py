@@ -9,6 +9,13 @@ and the other model calls), gen_ai.agent.name (else gen_ai.agent.id) names the a
 gen_ai.tool.name the tool, gen_ai.usage.input_tokens and output_tokens count tokens, and
 parentSpanId nests the spans.
 
+Every field is checked as OTLP/JSON (protobuf's JSON mapping) allows it, whether the
+conversion reads it or not: a list, object, text or number where another JSON type
+belongs, an intValue past int64, a doubleValue that is no number, base64 that is not, a
+time past 2^64 ns, an attribute given twice, and the attributes read here of another kind
+than the GenAI conventions say (a token count of Infinity, an agent's name that is a
+list) are each one finding with its JSON pointer, and nothing is converted.
+
 How spans become events (t is seconds from the earliest span's start):
 - an agent span (create_agent, invoke_agent) whose agent an enclosing agent span's agent
   has not met yet: a spawn by the enclosing agent at the span's start; met already: a
@@ -31,9 +38,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import math
 import re
 from dataclasses import dataclass, field
 
+from ..problems import suggest
 from .schema import Finding, pointer, schema_id
 
 OPERATION = "gen_ai.operation.name"
@@ -75,24 +85,32 @@ class Span:
 
 
 def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], dict]:
-    """(trace id, spans, resource attributes) of one trace of an OTLP/JSON document."""
-    if not isinstance(document, dict) or not isinstance(_get(document, "resourceSpans"), list):
+    """(trace id, spans, resource attributes) of one trace of an OTLP/JSON document. Every
+    field is checked as it is read: one of the wrong JSON type, an id, time or attribute
+    value that OTLP/JSON does not allow there, is a finding with its JSON pointer."""
+    if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
         raise OtlpProblem([Finding("", "no resourceSpans list: this is not an OTLP/JSON trace export; "
                                        "export the spans with an OTLP JSON exporter")])
     spans: dict[str, list[Span]] = {}
     resources: dict = {}
     findings: list[Finding] = []
-    for r, resource_spans in enumerate(_get(document, "resourceSpans")):
-        resource = _attributes(_get(_get(resource_spans, "resource") or {}, "attributes") or [], ["resourceSpans", r, "resource"], findings)
-        for s, scope_spans in enumerate(_get(resource_spans, "scopeSpans") or []):
-            for k, raw in enumerate(_get(scope_spans, "spans") or []):
-                path = ["resourceSpans", r, "scopeSpans", s, "spans", k]
-                span_trace, span = _span(raw, path, sum(len(v) for v in spans.values()), findings)
-                if span is not None:
-                    spans.setdefault(span_trace, []).append(span)
-                    resources.setdefault(span_trace, resource)
+    order = 0
+    key, listed = _field(document, "resourceSpans")
+    for r, raw_resource in enumerate(listed):
+        path = [key, r]
+        resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
+        resource = resource_spans.get("resource", {}).get("attributes", {})
+        for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
+            scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
+            scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
+            for k, raw_span in enumerate(scope_spans.get("spans", [])):
+                read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], order, findings)
+                if read is not None:
+                    spans.setdefault(read[0], []).append(read[1])
+                    resources.setdefault(read[0], resource)
+                    order += 1
     if findings:
-        raise OtlpProblem(findings)
+        raise OtlpProblem(sorted(findings, key=Finding.sort_key))
     if not spans:
         raise OtlpProblem([Finding("", "the export holds no spans; record a run first")])
     if trace_id is None:
@@ -141,32 +159,171 @@ def check_tree(spans: list[Span]) -> list[Finding]:
     return findings
 
 
-def _get(node, name: str):
-    """A field by its OTLP/JSON name, or by protobuf's own field name."""
+def _field(node, name: str) -> tuple[str, object]:
+    """(the key it is written under, its value) of a field named in lowerCamelCase, as
+    OTLP/JSON writes it, or in snake_case, as protobuf's own field names are. Null is
+    absent, as in protobuf's JSON mapping."""
     if not isinstance(node, dict):
+        return name, None
+    if node.get(name) is not None:
+        return name, node[name]
+    snake = _snake(name)
+    return snake, node.get(snake)
+
+
+@functools.cache
+def _snake(name: str) -> str:
+    return re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), name)
+
+
+# The OTLP/JSON messages of a trace export and the fields checked in them: another message,
+# a list of them ("[Span]"), a list read further by read_spans ("list"), or a scalar kind.
+# A field of the wrong JSON type is refused, not skipped, also where the conversion does
+# not read it (events, links, status): the export is broken, and its spans may be too.
+# Fields not listed are skipped, as OTLP receivers skip fields newer than they are.
+MESSAGES = {
+    "ResourceSpans": {"resource": "Resource", "scopeSpans": "list", "schemaUrl": "text"},
+    "Resource": {"attributes": "[KeyValue]", "droppedAttributesCount": "count"},
+    "ScopeSpans": {"scope": "InstrumentationScope", "spans": "list", "schemaUrl": "text"},
+    "InstrumentationScope": {"name": "text", "version": "text", "attributes": "[KeyValue]", "droppedAttributesCount": "count"},
+    "Span": {"traceId": "trace id", "spanId": "span id", "traceState": "text", "parentSpanId": "parent id", "flags": "count",
+             "name": "text", "kind": "span kind", "startTimeUnixNano": "time", "endTimeUnixNano": "time",
+             "attributes": "[KeyValue]", "droppedAttributesCount": "count", "events": "[Event]", "droppedEventsCount": "count",
+             "links": "[Link]", "droppedLinksCount": "count", "status": "Status"},
+    "Event": {"timeUnixNano": "time", "name": "text", "attributes": "[KeyValue]", "droppedAttributesCount": "count"},
+    "Link": {"traceId": "trace id", "spanId": "span id", "traceState": "text", "attributes": "[KeyValue]",
+             "droppedAttributesCount": "count", "flags": "count"},
+    "Status": {"message": "text", "code": "status code"},
+}
+REQUIRED = {"Span": ("traceId", "spanId", "startTimeUnixNano", "endTimeUnixNano")}
+# What each is, as messages name it: a message is an object of these fields (among others).
+OBJECTS = {"ResourceSpans": "{resource, scopeSpans}", "Resource": "{attributes}", "ScopeSpans": "{scope, spans}",
+           "InstrumentationScope": "{name, version}", "Span": "{traceId, spanId, name, startTimeUnixNano, ...}",
+           "Event": "{timeUnixNano, name}", "Link": "{traceId, spanId}", "Status": "{code, message}"}
+WHAT = {kind: f"an object {fields}" for kind, fields in OBJECTS.items()} | {
+    "list": "a list", "text": "text", "count": "a whole number, 0 or more",
+    "span kind": "a number or a name such as SPAN_KIND_INTERNAL", "status code": "a number or a name such as STATUS_CODE_OK"}
+ANY_VALUES = ("stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue")
+INT64 = (-2**63, 2**63 - 1)
+_FIX = "correct it, or export the spans with an OTLP JSON exporter"
+_INTEGER = re.compile(r"-?[0-9]+")
+_DOUBLE = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def _kind(value) -> str:
+    """What a value is, for messages: one of the file's, or an attribute's as decoded."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {_shown(value)}"
+    if isinstance(value, str):
+        return f"the text {_shown(value)}"
+    return {list: "a list", dict: "an object", bytes: "bytes"}.get(type(value), "an object")
+
+
+def _shown(value) -> str:
+    """A value as a message quotes it: as JSON writes it, text quoted, a long one cut short
+    and a list or an object in short."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[...]" if value else "[]"
+    if isinstance(value, dict):
+        return "{...}" if value else "{}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "Infinity"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:36] + "..."
+
+
+def _wrong(path: list, value, expected: str, findings: list[Finding]) -> None:
+    name = ("the value" if not path else f"{path[-2]}[{path[-1]}]" if isinstance(path[-1], int) and len(path) > 1
+            else str(path[-1]))
+    findings.append(Finding(pointer(path), f"{name} is {_kind(value)}, where OTLP/JSON has {expected}; {_FIX}"))
+
+
+def _message(node, kind: str, path: list, findings: list[Finding]) -> dict | None:
+    """The fields of an OTLP/JSON message that MESSAGES lists, each decoded under its
+    lowerCamelCase name (ids as lower-case hex, times as integers, attributes as a dict);
+    a wrong one is a finding and left out, as is a missing one that REQUIRED lists. None
+    when the message is no object (a finding); absent or null, it has no fields."""
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        _wrong(path, node, WHAT[kind], findings)
         return None
-    if name in node:
-        return node[name]
-    return node.get(re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), name))
+    fields = {}
+    for name, spec in MESSAGES[kind].items():
+        key, value = _field(node, name)
+        if value is not None:
+            decoded = _decode(value, spec, path + [key], findings)
+            if decoded is not None:
+                fields[name] = decoded
+        elif name in REQUIRED.get(kind, ()):
+            findings.append(Finding(pointer(path), f"the span has no {name}, which every span needs; {_FIX}"))
+    return fields
 
 
-def _span(raw, path: list, order: int, findings: list[Finding]):
-    if not isinstance(raw, dict):
-        findings.append(Finding(pointer(path), "a span must be an object"))
-        return None, None
-    trace_id = _identifier(_get(raw, "traceId"), 16, path + ["traceId"], findings)
-    span_id = _identifier(_get(raw, "spanId"), 8, path + ["spanId"], findings)
-    parent = _get(raw, "parentSpanId")
-    parent_id = _identifier(parent, 8, path + ["parentSpanId"], findings) if parent else None
-    start = _nanos(_get(raw, "startTimeUnixNano"), path + ["startTimeUnixNano"], findings)
-    end = _nanos(_get(raw, "endTimeUnixNano"), path + ["endTimeUnixNano"], findings)
-    attributes = _attributes(_get(raw, "attributes") or [], path, findings)
-    if None in (trace_id, span_id, start, end):
-        return None, None
-    if end < start:
+def _item(node, kind: str, path: list, findings: list[Finding]) -> dict | None:
+    """A message in a list, where null is no message but a mistake."""
+    if node is None:
+        _wrong(path, node, WHAT[kind], findings)
+        return None
+    return _message(node, kind, path, findings)
+
+
+def _decode(value, spec: str, path: list, findings: list[Finding]):
+    """A field's value as MESSAGES' `spec` says it is, or None and a finding."""
+    if spec == "[KeyValue]":
+        return _attributes(value, path, findings)
+    if spec.startswith("[") or spec == "list":
+        if not isinstance(value, list):
+            _wrong(path, value, f"a list of objects {OBJECTS[spec[1:-1]]}" if spec != "list" else "a list", findings)
+            return None
+        if spec != "list":
+            for k, item in enumerate(value):
+                _item(item, spec[1:-1], path + [k], findings)
+        return value
+    if spec in MESSAGES:
+        return _message(value, spec, path, findings)
+    if spec in ("trace id", "span id"):
+        return _identifier(value, 16 if spec == "trace id" else 8, path, findings)
+    if spec == "parent id":  # empty for a root span
+        return _identifier(value, 8, path, findings) if value != "" else None
+    if spec == "time":
+        return _nanos(value, path, findings)
+    if spec == "count":
+        whole = _whole(value)
+        if whole is not None and whole >= 0:
+            return whole
+    elif isinstance(value, str) or (spec != "text" and isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    _wrong(path, value, WHAT[spec], findings)
+    return None
+
+
+def _whole(value) -> int | None:
+    """A whole number as protobuf's JSON mapping writes one, a number or a decimal string; else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value) <= 40 and _INTEGER.fullmatch(value):
+        return int(value)
+    return None
+
+
+def _span(raw, path: list, order: int, findings: list[Finding]) -> tuple[str, Span] | None:
+    """(trace id, span) of a span of the export, or None (and findings) when it is broken."""
+    found = len(findings)
+    span = _item(raw, "Span", path, findings)
+    if span is None or len(findings) > found:
+        return None
+    if span["endTimeUnixNano"] < span["startTimeUnixNano"]:
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
-        return None, None
-    return trace_id, Span(span_id, parent_id, str(_get(raw, "name") or ""), start, end, attributes, order, pointer(path))
+        return None
+    return span["traceId"], Span(span["spanId"], span.get("parentSpanId"), span.get("name", ""), span["startTimeUnixNano"],
+                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path))
 
 
 def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | None:
@@ -180,46 +337,177 @@ def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | 
             decoded = b""
         if len(decoded) == size:
             return decoded.hex()
-    findings.append(Finding(pointer(path), f"{value!r} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
+    findings.append(Finding(pointer(path), f"{_shown(value)} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
                                            "export the spans with an OTLP JSON exporter"))
     return None
 
 
 def _nanos(value, path: list, findings: list[Finding]) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    findings.append(Finding(pointer(path), f"{value!r} is not a time in nanoseconds; write a whole number, as a string or not"))
+    """A time in nanoseconds since 1970: OTLP's fixed64, a number or a decimal string."""
+    nanos = _whole(value)
+    if nanos is not None and 0 <= nanos < 2**64:
+        return nanos
+    if nanos is not None and nanos > 0 or isinstance(value, str) and value.isascii() and value.isdigit():
+        findings.append(Finding(pointer(path), f"{_shown(value)} is past the latest time OTLP can hold (2^64 - 1 ns, in 2554); "
+                                               "write the time in nanoseconds since 1970"))
+    else:
+        findings.append(Finding(pointer(path), f"{_shown(value)} is not a time in nanoseconds; "
+                                               "write a whole number, as a string or not"))
     return None
 
 
-def _attributes(items, path: list, findings: list[Finding]) -> dict:
+def _attributes(items, path: list, findings: list[Finding]) -> dict | None:
+    """A list of {key, value} attributes as a dict, each value decoded (any_value) and the
+    attributes of the GenAI conventions that the conversion reads checked (CONVENTIONS)."""
+    pairs = _key_values(items, path, findings)
+    if pairs is None:
+        return None
     attributes = {}
-    for index, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            attributes[item["key"]] = any_value(item.get("value") or {})
-        else:
-            findings.append(Finding(pointer(path + ["attributes", index]), "an attribute is {key, value}; correct it"))
+    for key, value, here in pairs:
+        decoded = _any(value, here, findings)
+        if key in CONVENTIONS and decoded is not None:
+            decoded = CONVENTIONS[key](key, decoded, here, findings)
+        attributes[key] = decoded
     return attributes
 
 
-def any_value(value: dict):
-    """The Python value of an OTLP AnyValue."""
-    if not isinstance(value, dict):
+def _key_values(items, path: list, findings: list[Finding]) -> list[tuple[str, object, list]] | None:
+    """(key, value as written, the value's path) of each {key, value} of a list: a key is
+    text, and given once (OTLP: "attribute keys MUST be unique")."""
+    if not isinstance(items, list):
+        _wrong(path, items, "a list of attributes {key, value}", findings)
         return None
-    for name, convert in (("stringValue", str), ("boolValue", bool), ("intValue", int), ("doubleValue", float)):
-        found = _get(value, name)
+    pairs, first = [], {}
+    for index, item in enumerate(items):
+        here = path + [index]
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            findings.append(Finding(pointer(here), "an attribute is {key, value}, its key text; correct it"))
+        elif item["key"] in first:
+            findings.append(Finding(pointer(here + ["key"]), f"attribute '{item['key']}' is given again (first at "
+                                    f"{pointer(first[item['key']])}); an attribute has one value: keep one of them"))
+        else:
+            first[item["key"]] = here
+            pairs.append((item["key"], item.get("value"), here + ["value"]))
+    return pairs
+
+
+def any_value(value):
+    """The Python value of an OTLP AnyValue; OtlpProblem when it is none."""
+    findings: list[Finding] = []
+    decoded = _any(value, [], findings)
+    if findings:
+        raise OtlpProblem(findings)
+    return decoded
+
+
+def _any(value, path: list, findings: list[Finding]):
+    """An AnyValue as Python: text, True/False, an int (int64), a float, a list, a dict, or
+    bytes; None when it holds nothing. Anything OTLP/JSON does not allow is a finding that
+    names the field (an int past int64, a double that is no number, base64 that is not).
+    Arrays and maps nest with a stack of their own: JSON's 1,024 levels hold 340 of them,
+    a third of Python's recursion limit's worth of frames per level."""
+    decoded = [None]
+    waiting = [(value, path, decoded, 0)]
+    while waiting:
+        node, here, into, slot = waiting.pop()
+        into[slot] = _one_value(node, here, findings, waiting)
+    return decoded[0]
+
+
+_ANY_KEYS = frozenset(ANY_VALUES) | {_snake(name) for name in ANY_VALUES}
+
+
+def _one_value(value, path: list, findings: list[Finding], waiting: list):
+    """The value of one AnyValue; an array's or map's members are put on `waiting`, each
+    with the place in the returned list or dict where its value goes."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        _wrong(path, value, 'an AnyValue such as {"stringValue": "..."}', findings)
+        return None
+    held = []
+    for name in ANY_VALUES:
+        key, found = _field(value, name)
         if found is not None:
-            return convert(found)
-    array = _get(value, "arrayValue")
-    if array is not None:
-        return [any_value(item) for item in _get(array, "values") or []]
-    kvlist = _get(value, "kvlistValue")
-    if kvlist is not None:
-        return {item.get("key"): any_value(item.get("value") or {}) for item in _get(kvlist, "values") or []}
-    found = _get(value, "bytesValue")
-    return base64.b64decode(found) if found is not None else None
+            held.append((name, key, found))
+    for key in value:
+        if key not in _ANY_KEYS:
+            findings.append(Finding(pointer(path + [key]), f"'{key}' is no field of an AnyValue; "
+                                    + suggest(key, ANY_VALUES, "write one of " + ", ".join(ANY_VALUES))))
+    if len(held) > 1:
+        findings.append(Finding(pointer(path), f"the value holds {' and '.join(key for _, key, _ in held)}; "
+                                               "an AnyValue holds one of them: keep one"))
+    if len(held) != 1:
+        return None
+    name, key, found = held[0]
+    here = path + [key]
+    if name == "stringValue" and isinstance(found, str) or name == "boolValue" and isinstance(found, bool):
+        return found
+    if name == "intValue":
+        whole = _whole(found)
+        if whole is not None and INT64[0] <= whole <= INT64[1]:
+            return whole
+        findings.append(Finding(pointer(here), f"{_shown(found)} is not a 64-bit integer; write a whole number from "
+                                               f"{INT64[0]} to {INT64[1]}, as a string or not"))
+        return None
+    if name == "doubleValue":
+        if isinstance(found, (int, float)) and not isinstance(found, bool):
+            return float(found)
+        if isinstance(found, str) and (found in ("NaN", "Infinity", "-Infinity") or _DOUBLE.fullmatch(found)):
+            return float(found)
+        findings.append(Finding(pointer(here), f"{_shown(found)} is not a number; write a number or, as protobuf's JSON "
+                                               "mapping does, \"NaN\", \"Infinity\" or \"-Infinity\""))
+        return None
+    if name == "bytesValue" and isinstance(found, str):
+        return _bytes(found, here, findings)
+    if name in ("arrayValue", "kvlistValue") and isinstance(found, dict):
+        key, values = _field(found, "values")
+        if name == "kvlistValue":
+            pairs = _key_values(values if values is not None else [], here + [key], findings) or []
+            members = {member: None for member, _, _ in pairs}
+            waiting.extend((raw, at, members, member) for member, raw, at in reversed(pairs))
+            return members
+        if not isinstance(values, list | None):
+            _wrong(here + [key], values, "a list of AnyValues", findings)
+            return None
+        items = [None] * len(values or [])
+        waiting.extend((item, here + [key, k], items, k) for k, item in reversed(list(enumerate(values or []))))
+        return items
+    expected = {"stringValue": "text", "boolValue": "true or false", "bytesValue": "base64 text"}.get(name, "an object {values}")
+    _wrong(here, found, expected, findings)
+    return None
+
+
+def _bytes(text: str, path: list, findings: list[Finding]) -> bytes | None:
+    """bytesValue: base64, standard or URL-safe, padded or not (protobuf's JSON mapping)."""
+    altchars = b"-_" if "-" in text or "_" in text else None
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), altchars=altchars, validate=True)
+    except (binascii.Error, ValueError):
+        findings.append(Finding(pointer(path), f"{_shown(text)} is not base64; write the bytes in base64"))
+        return None
+
+
+def _text(key: str, value, path: list, findings: list[Finding]):
+    if isinstance(value, str):
+        return value
+    findings.append(Finding(pointer(path), f"{key} is {_kind(value)}; the GenAI conventions make it text: "
+                                           "record it as a stringValue"))
+    return None
+
+
+def _tokens(key: str, value, path: list, findings: list[Finding]):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= INT64[1] and float(value).is_integer():
+        return int(value)
+    findings.append(Finding(pointer(path), f"{key} is {_kind(value)}, which counts no tokens; record a whole number of "
+                                           "tokens, 0 or more, as an intValue"))
+    return None
+
+
+# The attributes the conversion reads, each as its GenAI convention says it is.
+CONVENTIONS = {name: _text for name in (OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name",
+                                        "gen_ai.conversation.id", "service.name")}
+CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")}
 
 
 def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None) -> dict:
