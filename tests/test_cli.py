@@ -118,6 +118,7 @@ def test_export_json_holds_every_record(run, pool_copy):
 
 
 def test_export_to_a_file(run, pool_copy):
+    (pool_copy / "out").mkdir()  # -o creates no folder (test_environment has the refusal)
     result = run("export", "-o", "out/pool.csv", cwd=pool_copy)
     assert (result.exit_code, result.output) == (0, "wrote out/pool.csv\n")
     assert (pool_copy / "out" / "pool.csv").read_text(encoding="utf-8").startswith("key,title,")

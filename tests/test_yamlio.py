@@ -60,6 +60,7 @@ def test_dump_quotes_what_other_readers_would_misread():
 
 
 def test_write_atomic_replaces_whole_and_leaves_no_temporary(tmp_path):
+    (tmp_path / "a").mkdir()
     target = tmp_path / "a" / "b.yaml"
     write_atomic(target, "one\n")
     write_atomic(target, "two\n")
