@@ -15,6 +15,7 @@ import functools
 import json
 import operator
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,10 @@ OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries
 CLAIM_FIELDS = {"id", "statement", "over", "where", "expected", "rows", "boundary"}
 EMPTY_HINT = "start it with `claims:` followed by a list of claims"
 BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
+# The most rows a claim may list: as many as the largest pools have entries (a claim's
+# rows are read in review; a bigger one is narrowed, or keeps expected without rows).
+MAX_ROWS = 10_000
+LISTED = 20  # keys named in a message; the rest are counted
 BOUNDS = {"==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 
 
@@ -183,9 +188,14 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
         if not isinstance(rows, list) or not all(isinstance(key, str) for key in rows):
             problem("rows", "list the keys of the records the claim expects, e.g. [c3, debate-as-reward]")
             ok = False
+        elif len(rows) > MAX_ROWS:
+            problem("rows", f"lists {len(rows):,} keys, over the limit of {MAX_ROWS:,}; rows are for a reviewer to read: "
+                            "narrow the claim, or leave rows out and keep expected")
+            ok = False
         elif len(set(rows)) != len(rows):
-            twice = sorted({key for key in rows if rows.count(key) > 1})
-            problem("rows", f"lists {', '.join(twice)} more than once; list each record once")
+            twice = sorted(key for key, times in Counter(rows).items() if times > 1)
+            more = f" and {plural(len(twice) - LISTED, 'other key')}" if len(twice) > LISTED else ""
+            problem("rows", f"lists {', '.join(twice[:LISTED])}{more} more than once; list each record once")
             ok = False
         elif ok and not Claim("", "", "", expected).satisfied_by(len(rows)):
             problem("rows", f"lists {len(rows)} records, which cannot satisfy expected {str(expected).strip()}; "

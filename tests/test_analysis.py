@@ -310,6 +310,14 @@ def test_commands_work_on_a_pool_with_no_records(run, tiny):
      "claims.yaml:6: claims[0].rows: lists 2 records, which cannot satisfy expected 3; make rows and expected agree"),
     ("claims.yaml", "rows: [alpha, beta, delta]", "rows: [alpha, alpha, delta]",
      "claims.yaml:6: claims[0].rows: lists alpha more than once; list each record once"),
+    ("claims.yaml", "rows: [alpha, beta, delta]", f"rows: [{', '.join(f'k{n}' for n in range(22) for _ in 'ab')}]",
+     ("claims.yaml:6: claims[0].rows: lists k0, k1, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19, k2, k20, k21, k3, k4, k5, "
+      "k6, k7 and 2 other keys more than once; list each record once")),
+    ("claims.yaml", "rows: [alpha, beta, delta]", f"rows: [{', '.join(f'k{n}' for n in range(10_000))}]",
+     "claims.yaml:6: claims[0].rows: lists 10000 records, which cannot satisfy expected 3; make rows and expected agree"),
+    ("claims.yaml", "rows: [alpha, beta, delta]", f"rows: [{', '.join(f'k{n}' for n in range(10_001))}]",
+     ("claims.yaml:6: claims[0].rows: lists 10,001 keys, over the limit of 10,000; rows are for a reviewer to read: narrow the "
+      "claim, or leave rows out and keep expected")),
     ("claims.yaml", "    over: all\n", "    over: all\n    where: \"unit = team\"\n",
      ("claims.yaml:20: claims[3].where: unknown field 'unit'; use a field of the records (as in the export's CSV columns) "
      "(over: all queries the entries and the exclusions, so use fields both have)")),
