@@ -86,14 +86,26 @@ class FieldSpec:
         return self.label or self.name.replace("_", " ").capitalize()
 
 
+class ValueSet(frozenset):
+    """A rule's values, each looked up in one step however many the rule lists (a list
+    was searched value by value, for every value of every record); a list or mapping,
+    which a record may hold where a value belongs, is none of them."""
+
+    def __contains__(self, item) -> bool:
+        try:
+            return super().__contains__(item)
+        except TypeError:
+            return False
+
+
 @dataclass
 class Rule:
     id: str
     applies_to: str
     when_field: str
-    when_in: list
+    when_in: ValueSet
     forbid_field: str
-    forbid_in: list
+    forbid_in: ValueSet
     problem: str
     fix: str
     line: int
@@ -379,8 +391,8 @@ class _RegistryReader:
             kind = body.get("applies_to", "entries")
             rule = Rule(
                 id=body["id"], applies_to=kind,
-                when_field=body["when"]["field"], when_in=body["when"]["in"],
-                forbid_field=body["forbid"]["field"], forbid_in=body["forbid"]["in"],
+                when_field=body["when"]["field"], when_in=ValueSet(body["when"]["in"]),
+                forbid_field=body["forbid"]["field"], forbid_in=ValueSet(body["forbid"]["in"]),
                 problem=body["problem"], fix=body["fix"], line=self.doc.line(*path),
             )
             for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):

@@ -5,10 +5,12 @@ setting names, so that a typo is a validation problem with its line.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from .columns import check_combined, columns_for
 from .problems import Problem, suggest
 from .query import QueryError, parse
-from .registry import Registry, registry_problem
+from .registry import Registry, registry_problem, resolve_spec
 
 DEFAULT_SPARSE = 2
 
@@ -50,11 +52,16 @@ def sparse_at_most(registry: Registry) -> int:
     return int(registry.gaps.get("sparse_at_most", DEFAULT_SPARSE))
 
 
-# How many cells one gap table, cross-tab or heatmap may have (50 values by 50), and all
+# How many cells one gap table, cross-tab or chart may have (50 values by 50), and all
 # of them together: every command that shows them, and the site's pages, grow with the
 # cells (a build takes about 0.7 ms more per cell), not with the registry's few lines.
 MAX_TABLE_CELLS = 2_500
 MAX_CELLS = 10_000
+# What an axis of a table may be: a field whose values the registry fixes. Any other
+# field (a title, the authors, a key, a date) has as many values as the records, and a
+# table of two such fields as many cells as records squared. (A count, of one field, has
+# a row per value the records hold: any field may be counted.)
+BOUNDED_AXES = "fields with a vocabulary, true/false fields or whole numbers with min and max"
 
 
 def check_statistics(registry: Registry) -> list[Problem]:
@@ -100,40 +107,71 @@ def check_gaps(registry: Registry) -> list[Problem]:
 
 
 def check_sizes(registry: Registry) -> list[Problem]:
-    """Each gap table, cross-tab and heatmap within MAX_TABLE_CELLS, all of them within
-    MAX_CELLS: the registry's one line `columns: FIELD` can ask for a million cells."""
+    """Each table (gap table, cross-tab, heatmap, stacked bars, screening flow) on fields
+    whose values the registry fixes, within MAX_TABLE_CELLS, all of them within MAX_CELLS:
+    the registry's one line `columns: FIELD` can ask for a million cells, and a cross-tab
+    of two free-text fields for as many as the records squared."""
     problems, total = [], 0
-    for path, rows, columns in _tables(registry):
+    for path, what, axes in _tables(registry):
+        sizes = [axis if isinstance(axis, int) else distinct_values(registry, *axis) for axis in axes]
+        if None in sizes:
+            problems.append(registry_problem(registry.document, path, unbounded_axis(registry, *axes[sizes.index(None)], what)))
+            continue
+        rows, columns = sizes
         cells = rows * columns
         if cells > MAX_TABLE_CELLS:
             problems.append(registry_problem(registry.document, path, f"has {rows:,} rows x {columns:,} columns = {cells:,} cells, "
                                              f"over the limit of {MAX_TABLE_CELLS:,}; split it, or use fields with fewer values"))
         elif total <= MAX_CELLS < total + cells:
-            problems.append(registry_problem(registry.document, path, f"brings the gap tables, cross-tabs and heatmaps to {total + cells:,} "
+            problems.append(registry_problem(registry.document, path, f"brings the gap tables, cross-tabs and charts to {total + cells:,} "
                                              f"cells, over the limit of {MAX_CELLS:,} together; remove or narrow some of them"))
         total += cells
     return problems
 
 
-def _tables(registry: Registry) -> list[tuple[tuple, int, int]]:
-    """(path, rows, columns) of every table the registry declares, counting the values of
-    the fields with a vocabulary (one with none has as many as the records: 1 here)."""
-    columns = {kind: columns_for(registry, kind) for kind in registry.fields}
+def distinct_values(registry: Registry, kind: str, name: str) -> int | None:
+    """How many values a column can hold, as the registry fixes them: its vocabulary's
+    (true and false for a bool), or a whole number's from min to max; None for any other."""
+    column = columns_for(registry, kind)[name]
+    if column.vocabulary is not None:
+        return len(column.vocabulary)
+    spec = resolve_spec(registry.fields[kind], name)
+    if column.kind == "number" and spec is not None and spec.min is not None and spec.max is not None:
+        top = dt.date.today().year + 1 if spec.max == "next_year" else spec.max
+        return max(top - spec.min + 1, 0)
+    return None
 
-    def size(kind: str, name: str) -> int:
-        return len(columns[kind][name].vocabulary or [None])
 
+def unbounded_axis(registry: Registry, kind: str, name: str, what: str = "table") -> str:
+    """Why a column cannot be an axis of a table, and what can."""
+    number = columns_for(registry, kind)[name].kind == "number"
+    reason = f"'{name}' is a whole number without both min and max" if number else f"'{name}' has no vocabulary"
+    return (f"{reason}, so the {what} would have a row or column for each of its values in the pool, as many as the "
+            f"records; use {BOUNDED_AXES}")
+
+
+def _tables(registry: Registry) -> list[tuple[tuple, str, list]]:
+    """(path, what it is, [rows, columns]) of every table the registry declares; an axis
+    is (kind, field), or the number of a gap table's named columns."""
     found = []
     for index, body in enumerate(registry.gaps.get("tables", [])):
-        wide = size("entries", body["columns"]) if isinstance(body["columns"], str) else len(body["columns"])
-        found.append((("gaps", "tables", index), size("entries", body["rows"]), wide))
+        wide = ("entries", body["columns"]) if isinstance(body["columns"], str) else len(body["columns"])
+        found.append((("gaps", "tables", index), "gap table", [("entries", body["rows"]), wide]))
     for kind in registry.fields:
         for index, (rows, wide) in enumerate((registry.statistics.get(kind) or {}).get("crosstabs", [])):
-            found.append((("statistics", kind, "crosstabs", index), size(kind, rows), size(kind, wide)))
+            found.append((("statistics", kind, "crosstabs", index), "cross-tab", [(kind, rows), (kind, wide)]))
     for index, chart in enumerate(registry.site.get("charts", [])):
-        if chart.get("type") == "heatmap":
-            found.append((("site", "charts", index), size("entries", chart["rows"]), size("entries", chart["columns"])))
+        axes = CHART_AXES.get(chart.get("type"))
+        if axes:
+            found.append((("site", "charts", index), "chart", [("entries", chart[axis]) for axis in axes]))
+    flow = (registry.site.get("exclusion_log") or {}).get("flow")
+    if flow:
+        found.append((("site", "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])]))
     return found
+
+
+# The charts that are tables: their rows' and columns' settings.
+CHART_AXES = {"heatmap": ("rows", "columns"), "stacked_bars": ("x", "stack")}
 
 
 def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dict) -> list[Problem]:

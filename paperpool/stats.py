@@ -17,7 +17,7 @@ from . import markdown
 from .frame import Frame
 from .problems import PaperpoolError, plural, suggest
 from .registry import Registry
-from .settings import standard_set
+from .settings import distinct_values, standard_set, unbounded_axis
 
 TOTALS = ("retained", "excluded", "audited")
 MULTI_VALUED_NOTE = ("Multi-valued fields ({}) count a record once per value, "
@@ -79,6 +79,9 @@ def compute(registry: Registry, frames: dict[str, Frame], by: str | None = None,
         if vs not in frames[kind].columns:
             field_kind(frames, vs)  # unknown anywhere: say so
             raise PaperpoolError(f"'{by}' and '{vs}' are fields of different record kinds; cross-tabulate two fields of the entries or two of the exclusions")
+        unbounded = [name for name in (by, vs) if distinct_values(registry, kind, name) is None]
+        if unbounded:  # as in the registry's cross-tabs: a table of two free-text fields has the pool's size squared
+            raise PaperpoolError(unbounded_axis(registry, kind, unbounded[0], "cross-tab"))
         counts, crosstabs = [], [(kind, by, vs)]
     for kind, name in counts:
         label = f"{kind}.{name}" if name in stats.counts else name  # an exclusion field named like an entry field

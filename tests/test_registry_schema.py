@@ -183,6 +183,8 @@ def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run,
      "registry.yaml:37: vocabularies.mode.values.1.maps_to: is a mapping; give text or nothing"),
     ("    crosstabs:\n      - [method, unit]\n", "    crosstabs:\n      - [method]\n",
      "registry.yaml:64: statistics.entries.crosstabs.0: a cross-tab is a pair: [ROWS, COLUMNS]"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage}\ndisplay:\n",  # a build failed on it
+     "registry.yaml:85: site.exclusion_log.flow.reason: missing `reason`; add it (the choice field holding the exclusion reason)"),
 ])
 def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old, new, expected):
     edit(tiny / "registry.yaml", old, new)
@@ -236,7 +238,7 @@ def test_the_tables_hold_at_most_10000_cells_together(run, tiny):
     _big_registry(tiny, 50, 50, tables=4)  # 10,000 cells: the tiny registry's own first table (3 x 3) goes over
     result = run("validate", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
-        "registry.yaml:81: gaps.tables.4: brings the gap tables, cross-tabs and heatmaps to 10,009 cells, over the limit of "
+        "registry.yaml:81: gaps.tables.4: brings the gap tables, cross-tabs and charts to 10,009 cells, over the limit of "
         "10,000 together; remove or narrow some of them\n1 error, 0 warnings.\n"))
 
 
@@ -245,6 +247,110 @@ def test_at_the_limits_the_commands_work(run, tiny):
     assert run("validate", cwd=tiny).exit_code == 0
     gaps = json.loads(run("gaps", "--format", "json", cwd=tiny).output)
     assert [len(table["cells"]) * len(table["columns"]) for table in gaps["tables"]] == [2500, 2500, 2500, 9, 6]
+
+
+UNBOUNDED = ("so the {} would have a row or column for each of its values in the pool, as many as the records; "
+             "use fields with a vocabulary, true/false fields or whole numbers with min and max")
+
+
+# A cross-tab of two fields without a vocabulary has a row and a column per record: with
+# [title, authors] and [key, year] added, `stats` took 106 s and printed 38 MB at 1,505
+# entries, and every build computed the same tables.
+@pytest.mark.parametrize("old, new, expected", [
+    ("      - [method, unit]\n", "      - [title, authors]\n",
+     "registry.yaml:66: statistics.entries.crosstabs.0: 'title' has no vocabulary, " + UNBOUNDED.format("cross-tab")),
+    ("      - [method, unit]\n", "      - [method, key]\n",
+     "registry.yaml:66: statistics.entries.crosstabs.0: 'key' has no vocabulary, " + UNBOUNDED.format("cross-tab")),
+    ("    counts: [stage]\n", "    counts: [stage]\n    crosstabs: [[stage, title]]\n",
+     "registry.yaml:69: statistics.exclusions.crosstabs.0: 'title' has no vocabulary, " + UNBOUNDED.format("cross-tab")),
+    ("      - [method, unit]\n", "      - [pages, method]\n",
+     "registry.yaml:66: statistics.entries.crosstabs.0: 'pages' is a whole number without both min and max, " + UNBOUNDED.format("cross-tab")),
+    ("display:\n", "site:\n  charts:\n    - {id: per-venue, type: stacked_bars, x: venue, stack: method}\ndisplay:\n",
+     "registry.yaml:87: site.charts.0: 'venue' has no vocabulary, " + UNBOUNDED.format("chart")),
+])
+def test_a_table_is_drawn_on_fields_whose_values_the_registry_fixes(run, tiny, old, new, expected):
+    edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  venue: {type: text}\n  pages: {type: integer, min: 1}\n")
+    edit(tiny / "registry.yaml", old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{expected}\n1 error, 0 warnings.\n")
+    result = run("stats", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"Error: the pool is not valid: {expected}; run paperpool validate\n")
+
+
+def test_a_whole_number_with_min_and_max_is_an_axis_of_as_many_values(run, tiny):
+    """Counted as its whole range against the limits; shown with the values the records hold."""
+    edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  pages: {type: integer, min: 1, max: 1000}\n")
+    edit(tiny / "registry.yaml", "      - [method, unit]\n", "      - [method, unit]\n      - [year, unit]\n")
+    assert run("validate", cwd=tiny).exit_code == 0
+    crosstabs = json.loads(run("stats", "--format", "json", cwd=tiny).output)["crosstabs"]
+    assert list(crosstabs["year x unit"]) == ["2024", "2025", "2026"]
+    edit(tiny / "registry.yaml", "      - [year, unit]\n", "      - [pages, method]\n")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:66: statistics.entries.crosstabs.1: has 1,000 rows x 3 columns = 3,000 cells, over the limit of 2,500; "
+        "split it, or use fields with fewer values\n1 error, 0 warnings.\n"))
+
+
+def test_the_screening_flow_and_stacked_bars_count_among_the_tables(run, tiny):
+    _big_registry(tiny, 60, 60, tables=0)
+    edit(tiny / "registry.yaml", "  stage: {type: choice, vocabulary: stage, required: true, label: \"Stage\"}\n",
+         "  stage: {type: choice, vocabulary: stage, required: true, label: \"Stage\"}\n  a: {type: choice, vocabulary: a}\n"
+         "  b: {type: choice, vocabulary: b}\n")
+    edit(tiny / "registry.yaml", "display:\n", ("site:\n  exclusion_log:\n    flow: {stage: a, reason: b}\n"
+                                                "  charts:\n    - {id: a-by-b, type: stacked_bars, x: a, stack: b}\ndisplay:\n"))
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:93: site.exclusion_log.flow: has 60 rows x 60 columns = 3,600 cells, over the limit of 2,500; split it, "
+        "or use fields with fewer values\n"
+        "registry.yaml:95: site.charts.0: has 60 rows x 60 columns = 3,600 cells, over the limit of 2,500; split it, or use "
+        "fields with fewer values\n2 errors, 0 warnings.\n"))
+
+
+def test_stats_by_and_vs_cross_tabulate_by_the_same_rule(run, tiny):
+    result = run("stats", "--by", "title", "--vs", "method", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, "Error: 'title' has no vocabulary, " + UNBOUNDED.format("cross-tab") + "\n")
+    result = run("stats", "--by", "year", "--vs", "method", "--format", "json", cwd=tiny)
+    assert (result.exit_code, list(json.loads(result.output)["crosstabs"])) == (0, ["year x method"])
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("    counts: [method, unit,", "    counts: [method, unit, method,",
+     "registry.yaml:62: statistics.entries.counts: lists 'method' more than once; list each once"),
+    ("  tags: [unit, decisions]\n", "  tags: [unit, decisions, unit]\n",
+     "registry.yaml:85: display.tags: lists 'unit' more than once; list each once"),
+    ("display:\n", "site:\n  browser:\n    facets: [unit, method, unit]\ndisplay:\n",
+     "registry.yaml:85: site.browser.facets: lists 'unit' more than once; list each once"),
+])
+def test_a_list_of_names_names_each_once(run, tiny, old, new, expected):
+    """Each name is a table, a page per value or a filter; fifty thousand copies of one
+    axis kept a build of the shipped pool busy for more than 5 minutes."""
+    edit(tiny / "registry.yaml", old, new)
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, f"{expected}\n1 error, 0 warnings.\n")
+
+
+RULE = ("rules:\n  - id: no-mallory\n    when: {{field: method, in: [{}]}}\n    forbid: {{field: authors, in: [Mallory]}}\n"
+        "    problem: \"Mallory wrote no RL entry\"\n    fix: \"remove the name\"\n")
+
+
+def test_a_rule_lists_at_most_200_values(run, tiny):
+    edit(tiny / "registry.yaml", "statistics:\n", RULE.format(", ".join(["rl"] + [f"v{n}" for n in range(200)])) + "statistics:\n")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:62: rules.0.when.in: lists 201 values, over the limit of 200; a rule names values of one field, and a "
+        "vocabulary holds at most 200; list fewer\n1 error, 0 warnings.\n"))
+
+
+def test_a_rule_finds_its_values_in_a_record_that_holds_a_list_or_a_mapping_where_a_value_belongs(run, tiny):
+    edit(tiny / "registry.yaml", "statistics:\n", RULE.format("rl, [x], {y: 1}") + "statistics:\n")
+    assert run("validate", cwd=tiny).exit_code == 1  # the schema: a value is text, a number, true/false or null
+    edit(tiny / "registry.yaml", "[rl, [x], {y: 1}]", "[rl]")
+    edit(tiny / "papers" / "alpha.yaml", '["Ames, Ann", "Bell, Bo"]', "[{name: Mallory}, [Mallory], Mallory]")
+    result = run("validate", cwd=tiny)
+    assert [line for line in result.output.splitlines() if "Mallory wrote" in line] == [
+        "papers/alpha.yaml:3: authors: Mallory wrote no RL entry; remove the name"]
 
 
 # ---------------------------------------------------------------------------------

@@ -90,6 +90,10 @@ def _explain(error, data) -> list[tuple[tuple, str]]:
     if name == "enum":
         options = [str(option) for option in kind.options]
         return [(path, f"{_shown(value)} is not allowed here; " + suggest(str(value), options, "use one of " + ", ".join(options)))]
+    if name == "uniqueItems":  # the first name listed again (each one is a pass over the records or the pages)
+        seen = set()
+        twice = next(item for item in value if (key := json.dumps(item, sort_keys=True, default=str)) in seen or seen.add(key))
+        return [(path, f"lists {_shown(twice)} more than once; list each once")]
     if name == "minItems":
         return [(path, "is an empty list; list at least one")]
     if name == "minLength":
