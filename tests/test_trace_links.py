@@ -49,7 +49,7 @@ def test_a_child_that_dies_leaves_the_work_to_the_validating_process(tmp_path, m
     def dies(data):
         raise MemoryError
 
-    monkeypatch.setattr(links, "resolve", dies)  # the forked child runs this, and exits 1
+    monkeypatch.setattr(links, "resolve_and_count", dies)  # the forked child runs this, and exits 1
     with links.Apart(path.read_bytes(), above=0) as apart:
         assert apart.result() is None
     assert validation.report("t.json", path, apart_above=0) == (True, ["t.json: valid: 500 events, 769 edges."])

@@ -162,11 +162,15 @@ class Builder:
         self.links = None
         self._index: dict | None = None
         self.n = 0
+        self.keys = {"events": 0, "edges": 0}  # the keys of the objects read, for duplicates.py
 
     def add_events(self, events: list, offset: int, broken: set[int]) -> None:
         if broken:
+            given = events
             events = [_inert_event(e, offset + i) if offset + i in broken else e for i, e in enumerate(events)]
             self.broken_events |= broken
+            # each event's keys are counted as it is read; a refused one's are its own, not its stand-in's
+            self.keys["events"] += sum(_keys(given[k - offset]) - len(events[k - offset]) for k in broken)
         chunk = _Chunk()
         _read_events(self, chunk, events, offset)
         for name, values, kind in (("t", chunk.times, np.float64), ("type", chunk.types, np.int8), ("agent", chunk.agents, np.int64),
@@ -174,6 +178,11 @@ class Builder:
             self.columns[name].append(np.array(values, dtype=kind))
         self.ids += compact(chunk.ids)
         self.n += len(events)
+
+    def count_edge_keys(self, edges: list, broken: set[int]) -> None:
+        """Add the keys of `edges` (the events' are counted as they are read). An edge the
+        schema refused may be no object: only objects count."""
+        self.keys["edges"] += sum(map(len, edges)) if not broken else sum(map(_keys, edges))
 
     @property
     def index(self) -> dict:
@@ -241,9 +250,11 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
     type_codes, agent_code, tool_code, reward_sum = EVENT_CODES, agent_codes.get, tool_codes.get, rewards.get
     calls_tool, answers_tool = EVENT_CODES["tool_call"], EVENT_CODES["tool_result"]
     names_agent = {EVENT_CODES[name] for name in ("spawn", "return", "message")}
+    keys = 0  # of each event, its cost and rewards, for duplicates.py
     i = offset - 1
     for e in events:
         i += 1
+        keys += len(e)
         add_id(e["id"])
         add_t(e["t"])
         kind = type_codes[e["type"]]
@@ -270,15 +281,22 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         if "cost" in e:
             cost_at(i)
             spent = e["cost"]
+            keys += len(spent)
             add_tokens(spent.get("tokens", 0))
             add_seconds(spent.get("seconds", 0))
         if "rewards" in e:
             for reward in e["rewards"]:
+                keys += len(reward)
                 key = reward["unit"], reward["channel"]
                 rewards[key] = reward_sum(key, 0.0) + reward["value"]
         if "decision" in e:
             decision_at(i)
             decision(e["decision"])
+    builder.keys["events"] += keys
+
+
+def _keys(item) -> int:
+    return len(item) if isinstance(item, dict) else 0
 
 
 def id_index(ids: list) -> dict:

@@ -11,6 +11,9 @@ The result is used only for a trace whose events and edges all passed the schema
 other trace, or a child that could not read the file as typed, is resolved in the first
 process, which marks the broken parts (index.py). On a machine without fork, or for a
 small file, there is no second process and nothing changes but the time taken.
+
+The same process counts the keys the file's text can hold (duplicates.py), so that the
+first can tell that no object gives a key twice without reading the file again.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Self
 import msgspec
 import numpy as np
 
-from . import paths
+from . import duplicates, paths
 from .index import EDGE_CODES, MISSING, compact, id_index, positions
 from .loading import no_gc_pauses
 
@@ -73,8 +76,28 @@ EDGES_AT_A_TIME = 100_000  # the edges' names are read this many at a time, to k
 def resolve(data: bytes) -> Links | None:
     """The links of the trace in `data`, or None when it is not shaped as a trace with
     text ids and edge ends (the schema then says what is wrong)."""
+    sections = _read_sections(data)
+    return None if sections is None else _resolve(sections)
+
+
+def resolve_and_count(data: bytes) -> tuple[Links | None, duplicates.Census | None]:
+    """What the second process sends back: the links, and the file's census of keys
+    (duplicates.py), from one reading of its two lists."""
+    sections = _read_sections(data)
+    if sections is None:
+        return None, None
+    return _resolve(sections), duplicates.census(data, {"events": sections.events, "edges": sections.edges})
+
+
+def _read_sections(data: bytes) -> _Sections | None:
     try:
-        sections = _sections.decode(data)
+        return _sections.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+
+
+def _resolve(sections: _Sections) -> Links | None:
+    try:
         index, t, call = _read_events(sections.events)
         src, dst, edge_code = _read_edges(index, sections.edges)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -110,11 +133,13 @@ def _read_edges(index: dict, raw: msgspec.Raw) -> tuple[np.ndarray, np.ndarray, 
 
 
 class Apart:
-    """`resolve(data)` running in a forked process; `result()` waits for it. Used as a
-    context manager, so that a caller that stops early leaves no process behind."""
+    """`resolve_and_count(data)` running in a forked process; `result()` waits for it and
+    gives the links, `census` the census once `result()` is. Used as a context manager,
+    so that a caller that stops early leaves no process behind."""
 
     def __init__(self, data: bytes, above: int = APART_ABOVE_BYTES):
         self.pid = None
+        self.census = None
         if not hasattr(os, "fork") or sys.platform != "linux" or len(data) <= above:
             return
         read_end, write_end = os.pipe()
@@ -124,9 +149,9 @@ class Apart:
             try:
                 os.close(read_end)
                 with no_gc_pauses():
-                    links = resolve(data)
+                    found = resolve_and_count(data)
                 with os.fdopen(write_end, "wb") as pipe:
-                    pickle.dump(links, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+                    pickle.dump(found, pipe, protocol=pickle.HIGHEST_PROTOCOL)
                 status = 0
             finally:
                 os._exit(status)
@@ -143,8 +168,9 @@ class Apart:
             return None
         try:
             with no_gc_pauses():
-                return pickle.load(self.pipe)
-        except (EOFError, pickle.UnpicklingError, OSError):
+                links, self.census = pickle.load(self.pipe)
+            return links
+        except (EOFError, pickle.UnpicklingError, OSError, ValueError, TypeError):
             return None
         finally:
             self.close()

@@ -57,8 +57,16 @@ _FREEZE_ABOVE = 100_000  # objects made and kept; fewer are walked in no time
 
 
 def read_trace(path: Path, max_bytes: int = MAX_TRACE_BYTES):
-    """The parsed JSON of a trace file, whole, or TraceUnreadable."""
-    return parse_trace(read_bytes(path, max_bytes))
+    """The parsed JSON of a trace file, whole, or TraceUnreadable (also when an object
+    gives a key twice: see duplicates.py)."""
+    from .duplicates import exact
+
+    data = read_bytes(path, max_bytes)
+    document = parse_trace(data)
+    repeated = exact(data, document)
+    if repeated:
+        raise TraceUnreadable(repeated)
+    return document
 
 
 def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:

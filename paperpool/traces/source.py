@@ -20,10 +20,11 @@ SECTIONS = ("events", "edges")
 
 
 class WholeSource:
-    """A trace already in memory: parsed whole, or given by a caller."""
+    """A trace already in memory: parsed whole from a file's `data`, or given by a caller."""
 
-    def __init__(self, trace):
+    def __init__(self, trace, data: bytes | None = None):
         self.trace = trace
+        self.data = data
 
     @property
     def shaped(self) -> bool:
@@ -47,20 +48,26 @@ class WholeSource:
 class ChunkedSource:
     """A trace file whose events and edges are parsed a chunk at a time."""
 
-    def __init__(self, data: bytes, top: dict, raw: dict, chunk: int = CHUNK):
+    def __init__(self, data: bytes, top: dict, raw: dict, chunk: int = CHUNK, sections: dict | None = None):
         self.data = data
         self.top = top
         self.raw = raw  # section -> one msgspec.Raw slice per item
         self.chunk = chunk
+        self.sections = sections  # section -> the msgspec.Raw slice of its whole list
         self.shaped = True
 
     def count(self, section: str) -> int:
         return len(self.raw[section])
 
     def chunks(self, section: str):
+        for offset, text in self.texts(section):
+            yield offset, self._parse(text)
+
+    def texts(self, section: str):
+        """(offset, the JSON text of a list of the section's items from there on), a chunk at a time."""
         raw = self.raw[section]
         for offset in range(0, len(raw), self.chunk):
-            yield offset, self._parse(b"[" + b",".join(raw[offset:offset + self.chunk]) + b"]")
+            yield offset, b"[" + b",".join(raw[offset:offset + self.chunk]) + b"]"
 
     def item(self, section: str, position: int):
         return self._parse(memoryview(self.raw[section][position]))
@@ -79,15 +86,16 @@ def from_bytes(data: bytes, chunk_above: int, chunk: int = CHUNK):
         chunked = _skim(data, chunk)
         if chunked is not None:
             return chunked
-    return WholeSource(parse_trace(data))
+    return WholeSource(parse_trace(data), data)
 
 
 def _skim(data: bytes, chunk: int) -> ChunkedSource | None:
     try:
         with no_gc_pauses():
             top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
-            raw = {name: msgspec.json.decode(top.pop(name), type=list[msgspec.Raw]) for name in SECTIONS}
+            sections = {name: top.pop(name) for name in SECTIONS}
+            raw = {name: msgspec.json.decode(sections[name], type=list[msgspec.Raw]) for name in SECTIONS}
             fields = {key: orjson.loads(memoryview(value)) for key, value in top.items()}
     except (msgspec.DecodeError, msgspec.ValidationError, KeyError, RecursionError, orjson.JSONDecodeError):
         return None  # not JSON, not an object, or no lists of events and edges: read whole
-    return ChunkedSource(data, fields, raw, chunk)
+    return ChunkedSource(data, fields, raw, chunk, sections)

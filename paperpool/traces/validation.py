@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from ..problems import PaperpoolError, plural
-from . import links, rules, source
+from . import duplicates, links, rules, source
 from .index import Builder, TraceIndex, broken_positions
 from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
 from .schema import Finding, item_findings, printable, schema_findings
@@ -51,8 +51,10 @@ def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = 
 
 
 def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
+    """Check a trace; TraceUnreadable when its file gives a key twice in an object."""
     with no_gc_pauses():
         if not trace_source.shaped:
+            _refuse_duplicates(trace_source, {}, None)
             trace = trace_source.trace
             return Checked(trace, sorted(schema_findings(trace), key=Finding.sort_key), None)
         top = trace_source.top
@@ -66,13 +68,22 @@ def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
         for offset, edges in trace_source.chunks("edges"):
             found = item_findings("edges", edges, offset)
             findings += found
+            broken = broken_positions(found, "edges")
+            builder.count_edge_keys(edges, broken)
             if not resolved:
-                builder.add_edges(edges, offset, broken_positions(found, "edges"))
+                builder.add_edges(edges, offset, broken)
         if resolved:
             _add_links(builder, trace_source, resolving.result(), findings)
+        _refuse_duplicates(trace_source, builder.keys, resolving.census if resolved else None)
         ix = builder.build(trace_source)
         findings += rules.check(ix, top, findings)
         return Checked(top, sorted(findings, key=Finding.sort_key), ix)
+
+
+def _refuse_duplicates(trace_source, counted: dict, census) -> None:
+    repeated = duplicates.find(trace_source, counted, census)
+    if repeated:
+        raise TraceUnreadable(repeated)
 
 
 def _add_links(builder: Builder, trace_source, resolved: links.Links | None, findings: list[Finding]) -> None:
