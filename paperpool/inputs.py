@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
         if separator:
             raise PaperpoolError(f"{name}:1: the header is one column holding {separator!r}: the columns are separated by "
                                  f"{separator!r}, not commas; save the file as CSV with commas")
-        twice = sorted({column for column in header if header.count(column) > 1})
+        twice = sorted(column for column, times in Counter(header).items() if times > 1)
         if twice:
             raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
         check_header(header)

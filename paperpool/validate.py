@@ -438,7 +438,7 @@ def check_similar_titles(pool: Pool) -> list[Problem]:
 
 def _distinct_from(record: Record) -> list[str]:
     value = record.data.get("distinct_from")
-    return [key for key in value if isinstance(key, str)] if isinstance(value, list) else []
+    return list(dict.fromkeys(key for key in value if isinstance(key, str))) if isinstance(value, list) else []
 
 
 def check_rules(pool: Pool) -> list[Problem]:
@@ -453,6 +453,9 @@ def check_rules(pool: Pool) -> list[Problem]:
                 path = tuple(rule.forbid_field.split("."))
                 problems.append(Problem(record.rel, record.line(*path), rule.forbid_field, f"{rule.problem}; {rule.fix}"))
     return problems
+
+
+SUGGESTED = 5  # unknown keys of one record given a did-you-mean
 
 
 def check_registry_references(pool: Pool) -> list[Problem]:
@@ -470,9 +473,15 @@ def check_registry_references(pool: Pool) -> list[Problem]:
                         f"vocabularies.{name}.{value.get('id')}.representatives",
                         f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
                     ))
+    known = sorted(keys)
     for record in pool.all_records():
-        for key in _distinct_from(record):
-            if key not in keys and key not in pool.unreadable:
-                hint = suggest(key, sorted(keys), "correct or remove it")
-                problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}"))
+        unknown = [key for key in _distinct_from(record) if key not in keys and key not in pool.unreadable]
+        # a did-you-mean compares with every key of the pool: for the first few only, so
+        # that a record listing thousands of unknown keys stays linear
+        for key in unknown[:SUGGESTED]:
+            hint = suggest(key, known, "correct or remove it")
+            problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}"))
+        if len(unknown) > SUGGESTED:
+            problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from",
+                                    f"{len(unknown) - SUGGESTED:,} more keys are not records in the pool; remove them"))
     return problems
