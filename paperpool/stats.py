@@ -134,16 +134,16 @@ def to_csv(stats: Stats) -> str:
 def to_markdown(stats: Stats) -> str:
     parts = ["## Totals", "", markdown.table(["records", "count"], list(stats.totals.items()), ["l", "r"])]
     if stats.multi_valued:
-        parts += ["", MULTI_VALUED_NOTE.format(", ".join(stats.multi_valued))]
-    for name, counts in stats.counts.items():
-        parts += ["", f"## {name}: {stats.labels[name]}", "", _count_table(name, counts)]
+        parts += ["", MULTI_VALUED_NOTE.format(", ".join(markdown.text(name) for name in stats.multi_valued))]
+    for name, counts in stats.counts.items():  # the registry's labels are text, like the records'
+        parts += ["", f"## {markdown.text(name)}: {markdown.text(stats.labels[name])}", "", _count_table(name, counts)]
     for name, table in stats.crosstabs.items():
-        parts += ["", f"## {name}", "", _crosstab_table(name, table)]
+        parts += ["", f"## {markdown.text(name)}", "", _crosstab_table(name, table)]
     return "\n".join(parts) + "\n"
 
 
 def _count_table(name: str, counts: dict[str, int]) -> str:
-    return markdown.table([name, "count"], [[markdown.text(v), n] for v, n in counts.items()], ["l", "r"])
+    return markdown.table([markdown.text(name), "count"], [[markdown.text(v), n] for v, n in counts.items()], ["l", "r"])
 
 
 def _crosstab_table(name: str, table: dict[str, dict[str, int]]) -> str:

@@ -29,6 +29,7 @@ NEEDS_TRUST = f"remove it, or pass {TRUST_OPTION} if the maintainers accept that
 MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
 SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
 MARKUP = re.compile(r"[<>\"`]")
+BROWSER_DROPS = re.compile(r"[\x00-\x20\x7f]")  # in an address: what a browser skips or removes
 MAX_SETTING_CHARS = 2_000
 # the installed theme's own files, where its icons and languages are (None without it)
 _THEME_SPEC = importlib.util.find_spec(THEME)
@@ -159,12 +160,20 @@ def _class_name(checker: _Checker, value, path: tuple) -> None:
         checker.problem(path, f"'{value}' is not a CSS class name; give letters, digits, - and _")
 
 
+def _levels(checker: _Checker, value, path: tuple) -> None:
+    """toc's depth: a level (3) or a range of them ("2-4")."""
+    if not (isinstance(value, int) and not isinstance(value, bool)) and checker.kind(value, path, str, "a level or a range such as 2-4") \
+            and not re.fullmatch(r"[1-6](-[1-6])?", value):
+        checker.problem(path, f"'{value}' is not a heading level or a range of them; give one such as 3 or 2-4")
+
+
 def _count(checker: _Checker, value, path: tuple) -> None:
     checker.kind(value, path, int, "a whole number")
 
 
 def _web_address(checker: _Checker, value, path: tuple) -> None:
-    if checker.kind(value, path, str, "a web address, such as https://example.org/survey/") and not WEB.match(value):
+    value = _address(checker, value, path, "a web address, such as https://example.org/survey/")
+    if value is not None and not WEB.match(value):
         checker.problem(path, f"'{value}' is not an http(s) address; give one, such as https://example.org/survey/")
 
 
@@ -174,9 +183,24 @@ def _repository(checker: _Checker, value, path: tuple) -> None:
                               "when it is viewed (link the repository from a page or the nav instead)")
 
 
+def _address(checker: _Checker, value, path: tuple, what: str) -> str | None:
+    """A link or path as a browser reads it (leading spaces and controls dropped, tabs and
+    line breaks removed anywhere: ` javascript:` and `java<tab>script:` are javascript:),
+    or None after a problem. Such characters have no place in an address, so they are
+    refused rather than read round."""
+    if not checker.kind(value, path, str, what):
+        return None
+    if value != value.strip() or BROWSER_DROPS.search(value):
+        checker.problem(path, f"{value!r} holds spaces, tabs or line breaks, which a browser skips (' javascript:' is "
+                              "javascript:); write the address without them")
+        return None
+    return value
+
+
 def _page_path(checker: _Checker, value, path: tuple) -> bool:
     """A file of the site itself: relative, inside it, no scheme."""
-    if not checker.kind(value, path, str, "a path inside the site, such as extra.css"):
+    value = _address(checker, value, path, "a path inside the site, such as extra.css")
+    if value is None:
         return False
     if SCHEME.match(value) or value.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", value):
         checker.needs_trust(path, f"'{value}' is not a file of the site (it is another site's, or outside the pages)")
@@ -186,7 +210,8 @@ def _page_path(checker: _Checker, value, path: tuple) -> bool:
 
 def _link(checker: _Checker, value, path: tuple) -> None:
     """A link a reader follows: a page of the site or an http(s) address."""
-    if checker.kind(value, path, str, "a page of the site or an http(s) address") and SCHEME.match(value) and not WEB.match(value):
+    value = _address(checker, value, path, "a page of the site or an http(s) address")
+    if value is not None and SCHEME.match(value) and not WEB.match(value):
         checker.problem(path, f"'{value}' is neither a page of the site nor an http(s) address; give one of those")
 
 
@@ -424,7 +449,7 @@ EXTENSIONS: dict[str, dict[str, Check]] = {
     **{name: {} for name in ("abbr", "admonition", "attr_list", "def_list", "extra", "footnotes", "legacy_attrs",
                              "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "wikilinks")},
     "fenced_code": {"lang_prefix": _class_name}, "smarty": _SMART, "tables": {"use_align_attribute": _flag},
-    "toc": {"permalink": _flag_or_text, "permalink_title": _text, "title": _text, "toc_depth": _anything,
+    "toc": {"permalink": _flag_or_text, "permalink_title": _text, "title": _text, "toc_depth": _levels,
             "baselevel": _count, "anchorlink": _flag, "permalink_class": _class_name, "toc_class": _class_name},
     "codehilite": _HIGHLIGHT,
     **{f"pymdownx.{name}": {} for name in ("blocks.admonition", "blocks.caption", "blocks.definition", "blocks.details",
@@ -463,8 +488,8 @@ SETTINGS: dict[str, Check] = {
     "theme": _theme, "markdown_extensions": _extensions, "plugins": _plugins,
     "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
     "extra": _extra, "nav": _nav,
-    "not_in_nav": _anything, "exclude_docs": _anything, "draft_docs": _anything,
-    "dev_addr": _anything, "remote_branch": _anything, "remote_name": _anything,
+    "not_in_nav": _text, "exclude_docs": _text, "draft_docs": _text,  # patterns of file names, one per line
+    "dev_addr": _text, "remote_branch": _text, "remote_name": _text,
 }
 WORDS = [name for name, check in SETTINGS.items() if check in (_text, _copyright)]  # shown on every page
 # settings that make mkdocs run code or read files, and what each does

@@ -90,6 +90,10 @@ class ValuePaths:
 def reserved(path: str, generated=()) -> bool:
     """Whether a hand-written file at `path` would clash with the build's own files
     (`generated`: the paths this build writes, beyond those every build writes)."""
+    if path.endswith(".html"):  # the engine writes each page X.md as X.html
+        path = path.removesuffix(".html") + ".md"
+        if path == HOME:
+            return True
     return path in generated or path in TOP_LEVEL or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
 
 
