@@ -61,6 +61,9 @@ MEMORY_HEADROOM = 2 * 1024**3
 # What one `*`, `+` or `**` may make: a page is at most a few megabytes.
 MAX_LENGTH = 10_000_000  # characters of a string, items of a list
 MAX_POWER_BITS = 100_000  # a number of 30,000 digits
+MAX_PAGE_CHARS = 5_000_000  # what the templates write: see _OutputBudget
+BASE_OUTPUT_CHARS = 32_000_000
+OUTPUT_CHARS_PER_ITEM = 32_000
 
 
 class Renderer:
@@ -92,7 +95,8 @@ class Renderer:
         the command with one message naming it. Without fork (Windows), in this process."""
         if self.sandboxed and hasattr(os, "fork"):
             return _Child(self, items, math.ceil(BASE_SECONDS + SECONDS_PER_ITEM * (records + len(items)))).texts()
-        return [self.render(name, **context) for name, context in items]
+        budget = _OutputBudget(len(items))
+        return [budget.take(name, self.render(name, **context)) for name, context in items]
 
     def render(self, name: str, **context) -> str:
         try:
@@ -335,9 +339,10 @@ class _Child:
     def _render(self, out: int) -> None:
         """In the child: each text sent as soon as it is rendered, until an error."""
         _limit(self.seconds)
+        budget = _OutputBudget(len(self.items))
         for index, (name, context) in enumerate(self.items):
             try:
-                text = self.renderer.render(name, **context).encode("utf-8", "surrogatepass")
+                text = budget.take(self._template(index), self.renderer.render(name, **context)).encode("utf-8", "surrogatepass")
             except PaperpoolError as exc:
                 _send(out, _ERROR, exc.message.encode("utf-8", "surrogatepass"))
                 return
@@ -372,6 +377,24 @@ class _Child:
             return "the templates"
         name = self.items[index][0]
         return f"{OVERRIDES}/{name}" if os.path.lexists(self.renderer.root / OVERRIDES / name) else _shown(None, name)
+
+
+class _OutputBudget:
+    """What the templates may write: a page (or the README block) at most MAX_PAGE_CHARS,
+    all of them at most BASE_OUTPUT_CHARS plus OUTPUT_CHARS_PER_ITEM each (a page of a
+    10,000-entry pool is a few kilobytes, the longest about 130). Markdown that large
+    would only make the engine and the parent process run out of time or memory."""
+
+    def __init__(self, items: int):
+        self.left = BASE_OUTPUT_CHARS + OUTPUT_CHARS_PER_ITEM * items
+
+    def take(self, name: str, text: str) -> str:
+        self.left -= len(text)
+        if len(text) > MAX_PAGE_CHARS or self.left < 0:
+            what = (f"wrote {len(text):,} characters for one page, over the limit of {MAX_PAGE_CHARS:,}"
+                    if len(text) > MAX_PAGE_CHARS else "wrote more than the pages' limit together")
+            raise PaperpoolError(f"{name}: template error: {what}; make the template write less")
+        return text
 
 
 def _frames(data: bytearray) -> tuple[list[str], tuple[bytes, str] | None]:

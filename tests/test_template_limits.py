@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import sys
 
@@ -20,6 +21,8 @@ import pytest
 
 from paperpool.problems import PaperpoolError
 from paperpool.render import OUT_OF_MEMORY, OUT_OF_TIME, Renderer
+
+from .conftest import TINY
 
 
 def renderer_with(root, **templates: str) -> Renderer:
@@ -102,3 +105,38 @@ def test_a_template_stuck_in_one_long_operation_is_stopped(tmp_path):
         renderer.render_all([("page.md.j2", {}), ("busy.md.j2", {"add_up": sum, "numbers": range(10**13)})])
     assert refused.value.message == f"templates/busy.md.j2: template error: {OUT_OF_TIME}"
     assert not [name for name in os.listdir(tmp_path) if name != "templates"]
+
+
+def test_what_templates_write_has_a_limit(tmp_path):
+    """900 MB of README block was written, and 300 MB pages kept the engine busy past
+    five minutes: a page may be 5,000,000 characters, and all of them a few kilobytes each."""
+    text = '{% set s = "x" * 9000000 %}{% for i in range(100) %}{{ s }}{% endfor %}'
+    assert refusal(tmp_path, text) == ("templates/page.md.j2: template error: wrote 900,000,000 characters for one page, "
+                                       "over the limit of 5,000,000; make the template write less")
+    (tmp_path / "many").mkdir()
+    many = renderer_with(tmp_path / "many", page='{{ "x" * 4000000 }}')
+    with pytest.raises(PaperpoolError) as refused:
+        many.render_all([("page.md.j2", {})] * 20)
+    assert refused.value.message == ("templates/page.md.j2: template error: wrote more than the pages' limit together; "
+                                     "make the template write less")
+
+
+def test_an_engine_that_does_not_finish_is_stopped(tmp_path, run, monkeypatch):
+    """Thousands of brackets on a page keep Python-Markdown busy for hours: the real
+    mkdocs build is stopped at its time (lowered here from 300 s), the last site kept."""
+    from paperpool.sitegen import engine
+
+    root = shutil.copytree(TINY, tmp_path / "pool")
+    site = tmp_path / "site"
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    before = {path: path.read_bytes() for path in site.rglob("*") if path.is_file()}
+    (root / "templates" / "site").mkdir(parents=True)
+    (root / "templates" / "site" / "entry.md.j2").write_text('{{ "[" * 30000 }}\n', encoding="utf-8")
+    monkeypatch.setattr(engine, "BASE_SECONDS", 5)
+    monkeypatch.setattr(engine, "SECONDS_PER_PAGE", 0)
+    result = run("build", "--out", str(site), cwd=root)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        "Error: mkdocs build did not finish in 5 s (5 s and 0 s a page); a page's markdown may be pathological (thousands "
+        "of brackets from a template or a hand-written page); the previous site was left as it was")
+    assert {path: path.read_bytes() for path in site.rglob("*") if path.is_file()} == before

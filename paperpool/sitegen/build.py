@@ -77,7 +77,7 @@ def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
             engine.write_config(engine.site_config(config.settings, root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
-            engine.run(engine_name, config_path)
+            engine.run(engine_name, config_path, len(files))
         with stage("charts"):  # what of the drawing the engine's build did not cover
             charts.finish(site / paths.CHARTS)
         with stage("replace"):

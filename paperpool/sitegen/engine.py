@@ -26,6 +26,8 @@ ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
 STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css"]
 SCRIPTS = [f"{paths.ASSETS}/browser.js"]
+BASE_SECONDS = 300  # the engine's time: mkdocs builds a 10,000-page site in about 110 s on two cores
+SECONDS_PER_PAGE = 0.1
 # `python -m` would put the working folder, which holds the pool's pages, first on the
 # module path; -P leaves it off, so that no file of the pool can stand in for a module
 SAFE_PATH = ["-P"]
@@ -69,13 +71,23 @@ def write_config(config: dict, path: Path) -> None:
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
-def run(engine: str, config_path: Path) -> None:
-    """Build the HTML; PaperpoolError with the engine's own complaint when it fails."""
+def run(engine: str, config_path: Path, pages: int) -> None:
+    """Build the HTML; PaperpoolError with the engine's own complaint when it fails, or
+    when it takes longer than BASE_SECONDS plus SECONDS_PER_PAGE for each of `pages` (a
+    page of a few kilobytes of pathological markdown, thousands of `[` from a template,
+    keeps Python-Markdown busy for hours: a build must end, on CI above all)."""
     if engine not in ENGINES:
         raise PaperpoolError(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}")
     command = _command(engine, config_path)
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
-    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=config_path.parent, check=False)
+    allowed = BASE_SECONDS + SECONDS_PER_PAGE * pages
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=config_path.parent, check=False,
+                                timeout=allowed)
+    except subprocess.TimeoutExpired:
+        raise PaperpoolError(f"{engine} build did not finish in {allowed:.0f} s ({BASE_SECONDS} s and "
+                             f"{SECONDS_PER_PAGE} s a page); a page's markdown may be pathological (thousands of "
+                             "brackets from a template or a hand-written page); the previous site was left as it was") from None
     if result.returncode != 0:
         raise PaperpoolError(f"{engine} build failed: {_complaint(result.stdout + result.stderr)}; the previous site was left as it was")
 
