@@ -15,7 +15,7 @@ takes three times as long as the whole of validation (3.8 s for 200,000 events, 
   are left out);
 - when the two are equal, every key of the text is a key of the parsed trace: none was
   given twice. They are compared per section (events, edges); the rest of the file, the
-  trace's top level, is small and read with Python's json.
+  trace's top level, is at most 16 MB (source.py) and read with Python's json.
 
 A section whose counts differ (a key given twice, or objects the index leaves out) is
 checked exactly: the colons of its text against those of orjson's writing of what was
