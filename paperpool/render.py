@@ -37,7 +37,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from . import markdown
 from .problems import PaperpoolError, plural
-from .yamlio import YamlProblem, read_text
+from .registry import linked_step
+from .yamlio import YamlProblem, read_text, write_all
 
 OVERRIDES = "templates"
 TEMPLATE_SUFFIX = ".j2"
@@ -236,10 +237,10 @@ class _PoolTemplates(jinja2.BaseLoader):
         shown = "/".join([self.folder, *parts])
         if not os.path.lexists(path):
             raise jinja2.TemplateNotFound(name)
-        for step in range(len(parts) + 1):
-            if self.root.joinpath(self.folder, *parts[:step]).is_symlink():
-                raise PaperpoolError(f"{'/'.join([self.folder, *parts[:step]])}: is a link; templates must be files of the "
-                                     f"pool's {self.folder}/ folder: copy the file there instead")
+        linked = linked_step(self.root, shown)
+        if linked:
+            raise PaperpoolError(f"{linked}: is a link; templates must be files of the pool's {self.folder}/ folder: "
+                                 "copy the file there instead")
         try:
             source = read_text(path, MAX_TEMPLATE_BYTES)
         except YamlProblem as exc:
@@ -414,10 +415,8 @@ def _frames(data: bytearray) -> tuple[list[str], tuple[bytes, str] | None]:
 
 
 def _send(fd: int, kind: bytes, data: bytes) -> None:
-    os.write(fd, _FRAME.pack(kind, len(data)))
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    write_all(fd, _FRAME.pack(kind, len(data)))
+    write_all(fd, data)
 
 
 def _limit(seconds: int) -> None:

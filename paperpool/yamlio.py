@@ -450,7 +450,7 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
     except OSError as exc:
         raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
         os.fsync(fd)  # on disk before it appears, so that a power cut cannot leave an empty file
         os.fchmod(fd, _mode_for(path))
         _put(fd, name, path, replace)
@@ -492,7 +492,8 @@ def _temporary_prefix(path: Path) -> str:
     return f".{path.name}.{os.getpid()}."  # the writer's pid: a later write knows when it is gone
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """All of `data` to `fd` (a pipe or a file may take less than asked at each write)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]

@@ -10,7 +10,7 @@ from importlib import resources
 
 from ..registry import Registry
 from ..traces import mapping, metrics, timeline
-from ..traces.loading import read_trace
+from ..traces.loading import parse_trace, read_bytes
 from ..traces.schema import printable
 from ..traces.validation import require_valid
 from . import paths
@@ -62,7 +62,7 @@ def gallery(registry: Registry) -> list[TraceCard]:
     for path, site_name in zip(found, site_names([path.stem for path in found])):
         shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed
-        trace = read_trace(path)
+        trace = parse_trace(read_bytes(path))  # valid: its keys were found given once
         result = metrics.compute(checked.index, checked.top, decisions)
         cards.append(TraceCard(
             printable(shown), site_name, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""), str(trace.get("description") or ""),

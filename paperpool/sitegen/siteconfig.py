@@ -69,9 +69,8 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
     """mkdocs.yml and every problem with it; with `trusted`, the settings that can run
     code, read files or reach the network are allowed, their types still checked."""
     config, problems = load(root)
-    if config.document is None:
-        return config, problems or handwritten_problems(root, config.docs_dir)
-    problems = check_settings(config.document, root, trusted)
+    if config.document is not None:
+        problems = check_settings(config.document, root, trusted)
     return config, problems or handwritten_problems(root, config.docs_dir)
 
 
