@@ -12,10 +12,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from .convert import ConvertError, converter
 from .pool import Pool
 from .problems import PaperpoolError, Problem, suggest
 from .registry import KEY_RE, FieldSpec, Registry
+from .registry.convert import ConvertError, converter
 from .stubs import Planned, PoolIndex, complete, identifiers_from_links, planned_record
 from .validate import RecordChecker, check_value, expected_value
 

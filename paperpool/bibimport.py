@@ -14,18 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import identity
+from . import bibsections, identity
 from .bibtex import ARXIV_IN_TEXT, BibRecord, parse_bib
 from .inputs import read_input
 from .pool import Pool
 from .problems import PaperpoolError, Problem, plural
-from .registry import KEY_RE, FieldSpec, Registry, registry_problem
-from .settings import unknown_keys
+from .registry import KEY_RE, FieldSpec, Registry
 from .stubs import Planned, PoolIndex, check_planned, complete, planned_record
 
 # A .bib of 10,000 records is about 5 MB; a bigger file is split or is not a .bib.
 MAX_BIB_BYTES = 5_000_000
-KIND_SETTINGS = {"fields", "keep", "authors_complete"}
 # Without a bibtex_import section: record field -> the BibTeX fields read, first set wins.
 DEFAULT_FIELDS = {
     "title": ["title"],
@@ -138,7 +136,7 @@ READERS: dict[str, Callable[[BibRecord, list[str], FieldSpec], object]] = {
 def import_settings(registry: Registry, kind: str) -> dict:
     """{"fields": {record field: [bib fields]}, "keep": mapping field or None,
     "authors_complete": bool field or None} for one kind of record."""
-    section = registry.bibtex_import.get(kind) if registry.bibtex_import else None
+    section = registry.section(bibsections.IMPORT).get(kind) if registry.section(bibsections.IMPORT) else None
     if section:
         return {"fields": section.get("fields") or {}, "keep": section.get("keep"), "authors_complete": section.get("authors_complete")}
     specs = registry.fields[kind]
@@ -146,40 +144,6 @@ def import_settings(registry: Registry, kind: str) -> dict:
     keep = "bibtex" if kind == "entries" and getattr(specs.get("bibtex"), "type", None) == "mapping" else None
     complete = "authors_complete" if getattr(specs.get("authors_complete"), "type", None) == "bool" else None
     return {"fields": fields, "keep": keep, "authors_complete": complete}
-
-
-def check_settings(registry: Registry) -> list[Problem]:
-    """The bibtex_import section names declared fields of types it can fill."""
-    section = registry.bibtex_import
-    problems = unknown_keys(registry, ("bibtex_import",), section, set(registry.fields))
-
-    def problem(path: tuple, message: str) -> None:
-        problems.append(registry_problem(registry.document, ("bibtex_import",) + path, message))
-
-    for kind in (k for k in registry.fields if isinstance(section.get(k), dict)):
-        settings, specs = section[kind], registry.fields[kind]
-        problems.extend(unknown_keys(registry, ("bibtex_import", kind), settings, KIND_SETTINGS))
-        fields = settings.get("fields", {})
-        if not isinstance(fields, dict):
-            problem((kind, "fields"), "give a mapping: RECORD_FIELD: [BIBTEX_FIELD, ...]")
-            fields = {}
-        for name, sources in fields.items():
-            spec = specs.get(name)
-            if spec is None:
-                problem((kind, "fields", name), f"'{name}' is not a field of the {kind}; name one declared in {registry_section(kind)}")
-            elif spec.type not in READERS:
-                problem((kind, "fields", name), f"a BibTeX value cannot fill a {spec.type} field; map it to one of type {', '.join(READERS)}")
-            if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-                problem((kind, "fields", name), "list the BibTeX fields to read, first set wins: [journal, booktitle]")
-        for setting, wanted in (("keep", "mapping"), ("authors_complete", "bool")):
-            name = settings.get(setting)
-            if name is not None and getattr(specs.get(str(name)), "type", None) != wanted:
-                problem((kind, setting), f"name a {wanted} field of the {kind}")
-    return problems
-
-
-def registry_section(kind: str) -> str:
-    return "entry_fields" if kind == "entries" else "exclusion_fields"
 
 
 # ---------------------------------------------------------------------------------

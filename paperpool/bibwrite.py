@@ -18,14 +18,12 @@ import bibtexparser
 from bibtexparser import model
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from . import bibsections
 from .markdown import visible
-from .problems import Problem
-from .registry import Registry, lookup, registry_problem, resolve_spec
-from .settings import unknown_keys
+from .registry import Registry, lookup, resolve_spec
 
 VERBATIM_TYPES = {"url", "url_list", "identifier"}
 DEFAULT_TYPE = "misc"
-SETTINGS = {"key", "type", "authors_complete", "fields"}
 # Without a bibtex_export section, the conventional field names are used where declared.
 DEFAULT_FIELDS = {"title": ["title"], "author": ["authors"], "year": ["year"], "doi": ["doi"], "url": ["urls", "url"]}
 
@@ -48,34 +46,6 @@ _FORMAT.block_separator = "\n"
 _AND = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
 
 
-def check_settings(registry: Registry) -> list[Problem]:
-    """Every field `bibtex_export` names must be a declared entry field."""
-    settings = registry.bibtex_export
-    problems = []
-    specs = registry.fields["entries"]
-
-    def problem(path: tuple, message: str) -> None:
-        problems.append(registry_problem(registry.document, ("bibtex_export",) + path, message))
-
-    problems += unknown_keys(registry, ("bibtex_export",), settings, SETTINGS)
-    sources = {"key": settings.get("key", []), "type": settings.get("type", [])}
-    fields = settings.get("fields", {})
-    if not isinstance(fields, dict):
-        problem(("fields",), "give a mapping: BIBTEX_FIELD: [ENTRY_FIELD, ...]")
-        fields = {}
-    for path, names in [((name,), value) for name, value in sources.items()] + [(("fields", name), value) for name, value in fields.items()]:
-        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-            problem(path, "list the entry fields to take the value from, first set wins: [FIELD, ...]")
-            continue
-        for index, name in enumerate(names):
-            if resolve_spec(specs, name) is None:
-                problem(path + (index,), f"'{name}' is not a field of the entries; name one declared in entry_fields")
-    complete = settings.get("authors_complete")
-    if complete is not None and (not isinstance(complete, str) or resolve_spec(specs, complete) is None):
-        problem(("authors_complete",), "name the bool field that says whether the author list is complete, e.g. authors_complete")
-    return problems
-
-
 def entry_bibtex(registry: Registry, data: dict) -> str:
     """One entry as a BibTeX record."""
     library = bibtexparser.Library()
@@ -85,8 +55,8 @@ def entry_bibtex(registry: Registry, data: dict) -> str:
 
 def export_settings(registry: Registry) -> dict:
     """The registry's bibtex_export, or the conventional fields where it has none."""
-    if registry.bibtex_export:
-        return registry.bibtex_export
+    if registry.section(bibsections.EXPORT):
+        return registry.section(bibsections.EXPORT)
     specs = registry.fields["entries"]
     fields = {name: [s for s in sources if s in specs] for name, sources in DEFAULT_FIELDS.items()}
     return {"fields": {name: sources for name, sources in fields.items() if sources},

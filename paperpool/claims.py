@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .columns import Column, columns_for
 from .pool import Pool
 from .problems import Problem, plural
-from .query import QueryError, parse
 from .registry import (
     BIDI_CONTROLS,
     KEY_RE,
@@ -31,6 +29,8 @@ from .registry import (
     refused_character_message,
     refused_characters,
 )
+from .registry.columns import Column, columns_for
+from .registry.query import QueryError, parse
 from .yamlio import YamlProblem, load_yaml
 
 if TYPE_CHECKING:
@@ -213,7 +213,7 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
 def evaluate(claims: list[Claim], frames: dict[str, Frame]) -> list[Outcome]:
     outcomes = []
     for claim in claims:
-        rows = sorted(key for kind in OVER[claim.over] for key in parse(claim.where, frames[kind].columns).keys(frames[kind]))
+        rows = sorted(key for kind in OVER[claim.over] for key in frames[kind].select(parse(claim.where, frames[kind].columns).tree))
         outcome = Outcome(claim, rows)
         if claim.rows is not None:
             in_pool = set().union(*(frames[kind].keys for kind in OVER[claim.over]))

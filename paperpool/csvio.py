@@ -11,11 +11,11 @@ from pathlib import Path
 
 from . import identity
 from .bibtex import BibRecord, parse_bib
-from .convert import ConvertError, converter
 from .inputs import read_input, read_table
 from .pool import Pool
 from .problems import PaperpoolError, Problem, plural
 from .registry import KEY_RE, CsvColumn, Registry
+from .registry.convert import ConvertError, converter
 from .stubs import Planned, check_planned, complete, identifiers_from_links
 
 BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "number", "pages")

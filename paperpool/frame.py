@@ -11,10 +11,10 @@ import operator
 
 import pandas as pd
 
-from .columns import NONE, Column, columns_for
 from .pool import Pool
-from .query import Combine, Negate, Node
 from .registry import lookup
+from .registry.columns import NONE, Column, columns_for
+from .registry.query import Combine, Negate, Node
 
 ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 

@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass, field
 
 from . import markdown
-from .columns import NONE
 from .frame import Frame
-from .query import parse
 from .registry import Registry
-from .settings import sparse_at_most
+from .registry.columns import NONE
+from .registry.query import parse
+from .registry.tables import sparse_at_most
 from .stats import crosstab_frame
 
 
@@ -80,7 +80,7 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
         row_values = cell_values(registry, frame, rows, frame.values_in_order(rows, []))
         cells = {r: {} for r in row_values}
         for column in columns:
-            selected = set(parse(column.where, frame.columns).keys(frame))
+            selected = set(frame.select(parse(column.where, frame.columns).tree))
             long = frame.long(column.field or rows)
             long = long[long["key"].isin(selected)]
             by_value = long.groupby("value")["key"].agg(lambda keys: sorted(set(keys)))

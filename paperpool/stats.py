@@ -17,7 +17,7 @@ from . import markdown
 from .frame import Frame
 from .problems import PaperpoolError, plural, suggest
 from .registry import Registry
-from .settings import distinct_values, standard_set, unbounded_axis
+from .registry.tables import distinct_values, standard_set, unbounded_axis
 
 TOTALS = ("retained", "excluded", "audited")
 MULTI_VALUED_NOTE = ("Multi-valued fields ({}) count a record once per value, "

@@ -266,7 +266,7 @@ def test_claims_with_a_bad_expected_value_and_unknown_field(run, tiny):
 def test_query_language_operators(run, tiny):
     from paperpool.frame import build_frame
     from paperpool.pool import require_pool
-    from paperpool.query import parse
+    from paperpool.registry.query import parse
 
     frame = build_frame(require_pool(tiny), "entries")
     cases = {
@@ -281,7 +281,7 @@ def test_query_language_operators(run, tiny):
         "title = 'Gamma prompting'": ["gamma"],
         "": ["alpha", "beta", "delta", "epsilon", "gamma"],
     }
-    assert {query: parse(query, frame.columns).keys(frame) for query in cases} == cases
+    assert {query: frame.select(parse(query, frame.columns).tree) for query in cases} == cases
 
 
 def test_stats_markdown_of_the_tiny_pool(run, tiny):
@@ -358,7 +358,7 @@ def test_bad_settings_are_validation_problems(run, tiny, file, old, new, expecte
 def test_dates_and_booleans_are_queryable(run, tiny):
     from paperpool.frame import build_frame
     from paperpool.pool import require_pool
-    from paperpool.query import QueryError, parse
+    from paperpool.registry.query import QueryError, parse
 
     registry_path = tiny / "registry.yaml"
     edit(registry_path, "  summary: {type: text, required: true}\n",
@@ -368,7 +368,7 @@ def test_dates_and_booleans_are_queryable(run, tiny):
     frame = build_frame(require_pool(tiny), "entries")
     cases = {"added = 2026-04-26": ["alpha"], "added < 2026-01-01": ["beta"], "open = true": ["alpha"],
              "open = false": ["beta"], "open = null": ["delta", "epsilon", "gamma"]}
-    assert {query: parse(query, frame.columns).keys(frame) for query in cases} == cases
+    assert {query: frame.select(parse(query, frame.columns).tree) for query in cases} == cases
     with pytest.raises(QueryError, match="write a date as YYYY-MM-DD"):
         parse("added = yesterday", frame.columns)
     with pytest.raises(QueryError, match="'yes' is not a value of 'open'; use one of true, false"):

@@ -27,7 +27,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect, sync_play
 from paperpool.cli import cli
 from paperpool.frame import Frame, build_frames
 from paperpool.pool import require_pool
-from paperpool.query import parse
+from paperpool.registry.query import parse
 
 from .test_site import HOSTILE_TITLE, hostile_pool
 
@@ -161,7 +161,7 @@ def records(site) -> dict[str, dict]:
 
 def query(frame: Frame, text: str) -> list[str]:
     """The keys `text` selects, in paperpool's query language."""
-    return sorted(parse(text, frame.columns).keys(frame))
+    return sorted(frame.select(parse(text, frame.columns).tree))
 
 
 def condition(selection: dict[str, list[str]], skip: str | None = None) -> str:

@@ -14,8 +14,8 @@ import shutil
 import jsonschema_rs
 import pytest
 
-from paperpool import identity, schema
-from paperpool.registry import FIELD_TYPES, IDENTIFIER_SCHEMES
+from paperpool import identity
+from paperpool.registry import FIELD_TYPES, IDENTIFIER_SCHEMES, schema, sections
 from paperpool.validate import CHECKS
 from paperpool.yamlio import load_yaml
 
@@ -57,8 +57,28 @@ def test_the_schema_states_the_field_types_and_identifier_schemes_that_validate_
 
 def test_the_shipped_registry_names_its_schema_for_editors():
     first = (REPO / "registry.yaml").read_text(encoding="utf-8").splitlines()[0]
-    assert first == "# yaml-language-server: $schema=paperpool/schema/registry.schema.json"
-    assert (REPO / "paperpool" / "schema" / "registry.schema.json").is_file()
+    assert first == "# yaml-language-server: $schema=paperpool/registry/registry.schema.json"
+    core = REPO / "paperpool" / "registry" / "registry.schema.json"
+    assert core.is_file()
+
+
+def test_the_core_schema_points_editors_at_each_features_section_schema():
+    """Editors read the core file and follow its relative `$ref`s; paperpool joins the
+    same files from the registrations: both must name the same file for each section."""
+    core = REPO / "paperpool" / "registry" / "registry.schema.json"
+    pointed = {name: (core.parent / body["$ref"]).resolve() for name, body in schema.core()["properties"].items()
+               if not body.get("$ref", "#").startswith("#")}
+    registered = {name: (REPO / section.package.replace(".", "/") / section.schema_file).resolve()
+                  for name, section in sections.registered().items()}
+    assert pointed == registered
+    assert set(registered) == {"site", "bibtex_export", "bibtex_import", "traces"}
+    for path in registered.values():  # a feature's references to the core's definitions resolve for editors too
+        text = path.read_text(encoding="utf-8")
+        for ref in {part.split('"')[0] for part in text.split('"$ref": "')[1:]}:
+            target, _, pointer = ref.partition("#")
+            document = json.loads((path.parent / target).read_text(encoding="utf-8")) if target else json.loads(text)
+            for step in pointer.strip("/").split("/"):
+                document = document[step]
 
 
 def test_the_schema_accepts_the_shipped_tiny_and_new_survey_registries(run, tmp_path):

@@ -25,7 +25,7 @@ from bibtexparser import middlewares
 
 from paperpool.frame import build_frames
 from paperpool.pool import require_pool
-from paperpool.query import parse
+from paperpool.registry.query import parse
 from paperpool.sitegen.build import MARKER
 from paperpool.sitegen.linkcheck import check_site
 

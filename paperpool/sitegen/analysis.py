@@ -11,7 +11,7 @@ from ..pool import Pool, Record
 from ..registry import Registry
 from ..views import EntryView, entry_view
 from . import paths
-from .settings import effective
+from .section import effective
 
 
 @dataclass

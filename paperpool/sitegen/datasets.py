@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import math
 
-from ..columns import NONE
 from ..markdown import visible
+from ..registry.columns import NONE
 from . import paths
 from .analysis import Analysis
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import charts
-from ..columns import NONE
 from ..gaps import cell_values, sparse_at_most
+from ..registry.columns import NONE
 from ..stats import count, crosstab
 from .analysis import Analysis
 from .gallery import TraceCard, gallery

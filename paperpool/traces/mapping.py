@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..problems import Problem, suggest
+from ..problems import InvalidPool, PaperpoolError, Problem
+from ..registry import REGISTRY_FILE, find_root, linked_step, load_registry
 from ..yamlio import parse_yaml
-from . import schema
+from .section import DEFAULT_FOLDER, NAME
 
 DEFAULT_FILE = "subdecisions.yaml"
-TRACES_KEYS = {"folder", "vocabulary", "subdecisions"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def default() -> Subdecisions:
 
 def for_registry(registry) -> Subdecisions:
     """The registry's mapping when it declares one (a checked registry), else the default."""
-    section = getattr(registry, "traces", None) or {}
+    section = registry.section(NAME)
     if "subdecisions" not in section:
         return default()
     vocabulary = registry.vocabularies.get(section.get("vocabulary"))
@@ -53,55 +53,10 @@ def for_registry(registry) -> Subdecisions:
     return Subdecisions({key: list(value) for key, value in section["subdecisions"].items()}, labels, "registry.yaml")
 
 
-def check_registry(registry) -> list[Problem]:
-    """Problems in the registry's `traces:` section, each with its line."""
-    from ..registry import registry_problem
-    from ..settings import unknown_keys
-
-    section = getattr(registry, "traces", None) or {}
-    document = registry.document
-    problems = unknown_keys(registry, ("traces",), section, TRACES_KEYS)
-    folder = section.get("folder", "traces")
-    if not isinstance(folder, str) or not folder.strip() or Path(folder).is_absolute() or ".." in Path(folder).parts:
-        problems.append(registry_problem(document, ("traces", "folder"), "name the folder of the pool's traces, e.g. `folder: traces`"))
-    vocabulary = section.get("vocabulary")
-    ids = None
-    if vocabulary is not None:
-        if vocabulary not in registry.vocabularies:
-            problems.append(registry_problem(document, ("traces", "vocabulary"), f"no vocabulary named '{vocabulary}'; "
-                                             + suggest(str(vocabulary), registry.vocabularies, "name one declared under vocabularies")))
-        else:
-            ids = registry.vocabularies[vocabulary].ids
-    mapping = section.get("subdecisions")
-    if mapping is None:
-        return problems
-    if not isinstance(mapping, dict) or not mapping:
-        return problems + [registry_problem(document, ("traces", "subdecisions"), "map each sub-decision to its event types, e.g. `O1: [spawn]`")]
-    if ids is None and vocabulary is None:
-        problems.append(registry_problem(document, ("traces", "vocabulary"), "name the vocabulary of the sub-decisions, e.g. `vocabulary: subdecision`"))
-    types = schema.event_types()
-    for key, value in mapping.items():
-        path = ("traces", "subdecisions", key)
-        if ids is not None and key not in ids:
-            problems.append(registry_problem(document, path, f"'{key}' is not a value of vocabulary '{vocabulary}'; "
-                                             + suggest(str(key), ids, "use one of " + ", ".join(ids))))
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            problems.append(registry_problem(document, path, "list the event types that count for it, e.g. [spawn, despawn]"))
-            continue
-        for index, event_type in enumerate(value):
-            if event_type not in types:
-                problems.append(registry_problem(document, path + (index,), f"'{event_type}' is not an event type of the trace schema; "
-                                                 + suggest(event_type, types, "use one of " + ", ".join(types))))
-    return problems
-
-
 def _pool_registry(root: Path | None):
     """The registry of the pool at `root` (--root), or of the pool around the current
     folder, or None outside any pool. An invalid registry is an error: its mapping could
     be the wrong one."""
-    from ..problems import InvalidPool, PaperpoolError
-    from ..registry import REGISTRY_FILE, find_root, load_registry
-
     if root is None:
         try:
             root = find_root(Path.cwd())
@@ -123,8 +78,6 @@ def for_pool(root: Path | None) -> Subdecisions:
 
 def pool_traces(root: Path | None) -> list[Path]:
     """The .json files of the pool's traces folder, for `trace validate` without FILE."""
-    from ..problems import PaperpoolError
-
     registry = _pool_registry(root)
     if registry is None:
         raise PaperpoolError("no trace files named and no pool here; name the files: paperpool trace validate FILE...")
@@ -136,7 +89,7 @@ def pool_traces(root: Path | None) -> list[Path]:
 
 
 def traces_folder(registry) -> str:
-    return registry.traces.get("folder") or "traces"
+    return registry.section(NAME).get("folder") or DEFAULT_FOLDER
 
 
 def trace_files(registry) -> list[Path]:
@@ -145,8 +98,6 @@ def trace_files(registry) -> list[Path]:
     a folder on its way) or for a file, is refused: git stores a link as a link, so the
     trace would be whatever it points at on each machine (another file, a device, a
     secret), and the site would publish it."""
-    from ..problems import PaperpoolError
-
     files, links = _traces_and_links(registry)
     if links:
         raise PaperpoolError(f"{links[0].path}: {links[0].message}")
@@ -160,8 +111,6 @@ def link_problems(registry) -> list[Problem]:
 
 
 def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
-    from ..registry import linked_step  # the one check of the folders a registry names
-
     linked = linked_step(registry.root, traces_folder(registry))
     if linked:
         return [], [Problem(linked, 1, "", "is a symbolic link; the pool's traces are a plain folder of "

@@ -1,38 +1,19 @@
-"""The registry's analysis settings: which fields `stats` counts by default, which gap
-tables `gaps` draws. Checked when the registry is read, against the columns each
-setting names, so that a typo is a validation problem with its line.
+"""The tables the registry declares: which fields `stats` counts by default and
+cross-tabulates, which gap tables `gaps` draws, and the limit on how many cells all the
+tables (the features' too: the site's charts) may have. Checked when the registry is
+read, against the columns each setting names, so that a typo is a problem with its line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from .columns import check_combined, columns_for
-from .problems import Problem, suggest
+from ..problems import Problem, suggest
+from .columns import columns_for
+from .model import Registry, registry_problem, resolve_spec
 from .query import QueryError, parse
-from .registry import Registry, registry_problem, resolve_spec
 
 DEFAULT_SPARSE = 2
-
-
-def check_settings(registry: Registry) -> list[Problem]:
-    problems = check_combined(registry)
-    problems = problems or check_statistics(registry) + check_gaps(registry) + check_site(registry) + check_traces(registry)
-    return problems or check_sizes(registry)
-
-
-def check_traces(registry: Registry) -> list[Problem]:
-    """The traces section is the trace package's to read and check."""
-    from .traces.mapping import check_registry
-
-    return check_registry(registry)
-
-
-def check_site(registry: Registry) -> list[Problem]:
-    from . import bibimport, bibwrite  # all build on this module's helpers
-    from .sitegen.settings import check_site
-
-    return check_site(registry) + bibwrite.check_settings(registry) + bibimport.check_settings(registry)
 
 
 def standard_set(registry: Registry) -> dict:
@@ -106,13 +87,19 @@ def check_gaps(registry: Registry) -> list[Problem]:
     return problems
 
 
-def check_sizes(registry: Registry) -> list[Problem]:
+# A table: (the path of keys declaring it, what it is, [rows, columns]), each axis a
+# (kind, field) pair or the number of a gap table's named columns.
+Table = tuple[tuple, str, list]
+
+
+def check_sizes(registry: Registry, more: list[Table] = ()) -> list[Problem]:
     """Each table (gap table, cross-tab, heatmap, stacked bars, screening flow) on fields
     whose values the registry fixes, within MAX_TABLE_CELLS, all of them within MAX_CELLS:
     the registry's one line `columns: FIELD` can ask for a million cells, and a cross-tab
-    of two free-text fields for as many as the records squared."""
+    of two free-text fields for as many as the records squared. `more`: the tables the
+    features' sections declare."""
     problems, total = [], 0
-    for path, what, axes in _tables(registry):
+    for path, what, axes in _tables(registry) + list(more):
         sizes = [axis if isinstance(axis, int) else distinct_values(registry, *axis) for axis in axes]
         if None in sizes:
             problems.append(registry_problem(registry.document, path, unbounded_axis(registry, *axes[sizes.index(None)], what)))
@@ -150,9 +137,8 @@ def unbounded_axis(registry: Registry, kind: str, name: str, what: str = "table"
             f"records; use {BOUNDED_AXES}")
 
 
-def _tables(registry: Registry) -> list[tuple[tuple, str, list]]:
-    """(path, what it is, [rows, columns]) of every table the registry declares; an axis
-    is (kind, field), or the number of a gap table's named columns."""
+def _tables(registry: Registry) -> list[Table]:
+    """The gap tables and cross-tabs."""
     found = []
     for index, body in enumerate(registry.gaps.get("tables", [])):
         wide = ("entries", body["columns"]) if isinstance(body["columns"], str) else len(body["columns"])
@@ -160,18 +146,7 @@ def _tables(registry: Registry) -> list[tuple[tuple, str, list]]:
     for kind in registry.fields:
         for index, (rows, wide) in enumerate((registry.statistics.get(kind) or {}).get("crosstabs", [])):
             found.append((("statistics", kind, "crosstabs", index), "cross-tab", [(kind, rows), (kind, wide)]))
-    for index, chart in enumerate(registry.site.get("charts", [])):
-        axes = CHART_AXES.get(chart.get("type"))
-        if axes:
-            found.append((("site", "charts", index), "chart", [("entries", chart[axis]) for axis in axes]))
-    flow = (registry.site.get("exclusion_log") or {}).get("flow")
-    if flow:
-        found.append((("site", "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])]))
     return found
-
-
-# The charts that are tables: their rows' and columns' settings.
-CHART_AXES = {"heatmap": ("rows", "columns"), "stacked_bars": ("x", "stack")}
 
 
 def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dict) -> list[Problem]:

@@ -1,8 +1,10 @@
-"""The registry's JSON Schema (registry.schema.json beside this module): the shape of
-registry.yaml, checked before anything else reads it, so that a value of the wrong type
-or over a size limit is one problem with its line rather than a crash or a slow command
-further on. Editors read the same file for completion
-(`# yaml-language-server: $schema=...`).
+"""The registry's JSON Schema: the shape of registry.yaml, checked before anything else
+reads it, so that a value of the wrong type or over a size limit is one problem with its
+line rather than a crash or a slow command further on. registry.schema.json beside this
+module holds the core's sections; each feature's section has its own file in the
+feature's package, joined in here from the registrations (paperpool.registry.sections).
+Editors read the same files for completion (`# yaml-language-server: $schema=...`): the
+core file points at the features' files by relative `$ref`.
 
 Each of the library's errors becomes one message saying what is wrong and how to fix it;
 a setting with an `x-fix` in the schema gets that fix as its message.
@@ -16,9 +18,8 @@ import math
 import operator
 from importlib import resources
 
-import jsonschema_rs
-
 from ..problems import suggest
+from .sections import registered
 
 SCHEMA_FILE = "registry.schema.json"
 SECTIONS_SOURCE = "the shipped registry.yaml"
@@ -29,12 +30,50 @@ _WANTED = {"integer": "a whole number", "number": "a number", "string": "text", 
 
 
 @functools.cache
-def schema() -> dict:
+def core() -> dict:
+    """The core's sections and definitions, as the file holds them."""
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
 @functools.cache
+def schema() -> dict:
+    """The whole schema: the core's sections and each registered feature's. A section the
+    core file points to that no installed feature registers is not allowed."""
+    whole = json.loads(json.dumps(core()))  # a copy: core() stays as the file says
+    whole["properties"] = {name: body for name, body in whole["properties"].items() if not _external(body)}
+    for section in registered().values():
+        part = _local(section.schema())
+        defs = part.pop("$defs", {})
+        twice = set(defs) & set(whole["$defs"])
+        if twice or section.name in whole["properties"]:
+            raise ValueError(f"{section.schema_file}: defines {', '.join(sorted(twice)) or section.name} again")
+        whole["$defs"] |= defs
+        whole["properties"][section.name] = part
+    return whole
+
+
+def _external(body: dict) -> bool:
+    """A section the core file leaves to a feature's own file (`$ref` to another file)."""
+    return not body.get("$ref", "#").startswith("#")
+
+
+def _local(node):
+    """A feature's schema with its references to the core file's definitions made local,
+    as they are once the two are joined."""
+    if isinstance(node, list):
+        return [_local(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {key: _local(value) for key, value in node.items()}
+    if isinstance(found.get("$ref"), str) and "#" in found["$ref"]:
+        found["$ref"] = "#" + found["$ref"].split("#", 1)[1]
+    return found
+
+
+@functools.cache
 def _validator():
+    import jsonschema_rs  # only a registry being read needs it, not every import of the registry
+
     return jsonschema_rs.validator_for(schema())
 
 
@@ -43,8 +82,8 @@ def sections() -> list[str]:
 
 
 def enum(*path: str) -> list[str]:
-    """The values a setting may take, such as the field types ("$defs", "field", "type")."""
-    return list(_node(path)["enum"])
+    """The values a core setting may take, such as the field types ("$defs", "field", "type")."""
+    return list(functools.reduce(operator.getitem, path, core())["enum"])
 
 
 def path_settings() -> dict[tuple, dict]:

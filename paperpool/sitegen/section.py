@@ -1,6 +1,8 @@
 """The registry's `site` section: which fields get axis pages, what the faceted browsers
-filter on, which charts the statistics page draws. Checked when the registry is read,
-so a typo is a validation problem with its line, not a failed build.
+filter on, which charts the statistics page draws. The site registers it with the
+registry (SECTION; its schema is registry-site.schema.json beside this module), which
+checks it when the registry is read, so a typo is a validation problem with its line,
+not a failed build.
 
 Each setting is described by a small shape: the record kind whose field it names and
 what that field must be (a controlled field for pages and filters, a number for a
@@ -11,10 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..columns import columns_for
 from ..problems import Problem
-from ..registry import KEY_RE, Registry, registry_problem
-from ..settings import unknown_field, unknown_keys
+from ..registry import KEY_RE, Registry, Section, registry_problem
+from ..registry.columns import columns_for
+from ..registry.tables import Table, unknown_field, unknown_keys
+
+NAME = "site"
 
 
 @dataclass(frozen=True)
@@ -57,18 +61,18 @@ WANTED = {"controlled": "a field with a vocabulary", "number": "a number field",
 
 def check_site(registry: Registry) -> list[Problem]:
     """The fields the `site` section names, on a section of the schema's shape."""
-    site = registry.site
+    site = registry.section(NAME)
     problems = []
     columns = {kind: columns_for(registry, kind) for kind in registry.fields}
     checker = _Checker(registry, columns, problems)
     for key, shape in SHAPE.items():
         if key in site:
-            checker.check(("site", key), site[key], shape)
+            checker.check((NAME, key), site[key], shape)
     checker.check_charts(site.get("charts", []))
     axes = site.get("axes") or []
     for index, name in enumerate(site.get("home_axes") or []):
         if name not in axes:
-            problems.append(registry_problem(registry.document, ("site", "home_axes", index), f"'{name}' is not one of site.axes; add it there or remove it here"))
+            problems.append(registry_problem(registry.document, (NAME, "home_axes", index), f"'{name}' is not one of site.axes; add it there or remove it here"))
     return problems
 
 
@@ -107,7 +111,7 @@ class _Checker:
     def check_charts(self, charts: list) -> None:
         seen = set()
         for index, chart in enumerate(charts):
-            path = ("site", "charts", index)
+            path = (NAME, "charts", index)
             kind = chart["type"]
             if kind not in CHART_SHAPES or not KEY_RE.match(chart["id"]):
                 self.problem(path, f"a chart needs an id (lower-case letters, digits and dashes: it names the chart's file) and a type ({', '.join(CHART_SHAPES)})")
@@ -129,7 +133,7 @@ def effective(registry: Registry) -> dict:
     registry without one still gets a complete site: an axis page, a filter and a bar
     chart for each declared controlled field, a year range if there is a number field,
     "recently added" by the first date field."""
-    site = dict(registry.site)
+    site = dict(registry.section(NAME))
     entries = columns_for(registry, "entries")
     exclusions = columns_for(registry, "exclusions")
     declared = registry.fields["entries"]
@@ -154,3 +158,25 @@ def effective(registry: Registry) -> dict:
     site.setdefault("charts", [{"id": f"per-{name.replace('_', '-').replace('.', '-')}", "type": "bars", "field": name,
                                 "title": f"Entries per {entries[name].label.lower()}"} for name in site["home_axes"]])
     return site
+
+
+# The charts that are tables: their rows' and columns' settings.
+CHART_AXES = {"heatmap": ("rows", "columns"), "stacked_bars": ("x", "stack")}
+
+
+def tables(registry: Registry) -> list[Table]:
+    """The site's tables, within the registry's limits on cells: the heatmaps, stacked
+    bars and the exclusion log's screening flow."""
+    site = registry.section(NAME)
+    found = []
+    for index, chart in enumerate(site.get("charts", [])):
+        axes = CHART_AXES.get(chart.get("type"))
+        if axes:
+            found.append(((NAME, "charts", index), "chart", [("entries", chart[axis]) for axis in axes]))
+    flow = (site.get("exclusion_log") or {}).get("flow")
+    if flow:
+        found.append(((NAME, "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])]))
+    return found
+
+
+SECTION = Section(NAME, __package__, "registry-site.schema.json", check=check_site, tables=tables)

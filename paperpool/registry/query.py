@@ -1,4 +1,4 @@
-"""A small filter language over a Frame's columns, for claims and gap tables.
+"""A small filter language over a pool's columns, for claims and gap tables.
 
     credit_unit = message and credit_strict = yes
     reward_families in [R6, R7] or not (year < 2024)
@@ -17,13 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..problems import suggest
 from .columns import Column
-from .problems import suggest
-
-if TYPE_CHECKING:  # frame imports this module, and pandas; parsing needs neither
-    from .frame import Frame
 
 TOKEN_RE = re.compile(
     r"""\s*(?:
@@ -77,10 +73,6 @@ Node = Condition | Combine | Negate | None  # None: every record
 class Query:
     text: str
     tree: Node
-
-    def keys(self, frame: Frame) -> list[str]:
-        """The keys of the records the query selects, in key order."""
-        return frame.select(self.tree)
 
 
 def parse(text: str, columns: dict[str, Column]) -> Query:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .problems import Problem
-from .registry import FieldSpec, Registry, registry_problem
+from ..problems import Problem
+from .model import FieldSpec, Registry, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}

@@ -1,0 +1,170 @@
+"""The registry's core sections read into their classes, with the checks the schema
+cannot make: names that must exist, ids that must be unique."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..problems import Problem, suggest
+from ..yamlio import Document
+from . import schema
+from .convert import CONVERTERS
+from .model import (
+    RECORD_KINDS,
+    CsvColumn,
+    FieldSpec,
+    Registry,
+    Rule,
+    Value,
+    ValueSet,
+    Vocabulary,
+    registry_problem,
+    resolve_spec,
+)
+
+FIELD_TYPES = set(schema.enum("$defs", "field", "properties", "type"))
+IDENTIFIER_SCHEMES = set(schema.enum("$defs", "field", "properties", "scheme"))
+
+
+class RegistryReader:
+    """The registry's sections read into their classes, with the checks the schema cannot
+    make (names that must exist, ids that must be unique), on data of the schema's shape."""
+
+    def __init__(self, root: Path, doc: Document, features: list[str]):
+        self.root = root
+        self.doc = doc
+        self.features = features  # the sections the registered features read
+        self.problems: list[Problem] = []
+
+    def problem(self, path: tuple, message: str) -> None:
+        self.problems.append(registry_problem(self.doc, path, message))
+
+    def section(self, name: str, kind=dict):
+        return self.doc.data.get(name) or kind()
+
+    def read(self) -> tuple[Registry | None, list[Problem]]:
+        survey = self.section("survey")
+        pool = self.section("pool")
+        vocabularies = self.read_vocabularies()
+        fields = {
+            kind: self.read_fields(self.section(section), (section,), vocabularies)
+            for kind, section in RECORD_KINDS.items()
+        }
+        for kind, specs in fields.items():
+            if "key" not in specs or specs["key"].type != "key":
+                self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
+            self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
+        rules = self.read_rules(fields)
+        csv = self.read_csv(fields)
+        statistics = self.section("statistics")
+        gaps = self.section("gaps")
+        display = self.read_display(fields["entries"])
+        sections = {name: self.section(name) for name in self.features}
+        if self.problems:
+            return None, self.problems
+        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, sections)
+        return registry, []
+
+    def read_vocabularies(self) -> dict[str, Vocabulary]:
+        vocabularies = {}
+        for name, body in self.section("vocabularies").items():
+            path = ("vocabularies", name)
+            values, seen = [], set()
+            for index, item in enumerate(body["values"]):
+                value_id = item["id"]
+                if value_id in seen:
+                    self.problem(path + ("values", index, "id"), f"duplicate id '{value_id}' in vocabulary '{name}'; ids must be unique")
+                    continue
+                seen.add(value_id)
+                extra = {k: v for k, v in item.items() if k not in ("id", "label", "description")}
+                values.append(Value(value_id, str(item.get("label") or value_id), str(item.get("description") or ""), extra))
+            vocabularies[name] = Vocabulary(name, str(body.get("label") or name), str(body.get("description") or ""), values)
+        return vocabularies
+
+    def read_fields(self, section: dict, path: tuple, vocabularies: dict) -> dict[str, FieldSpec]:
+        specs = {}
+        for name, body in section.items():
+            spec_path = path + (name,)
+            kind = body["type"]
+            spec = FieldSpec(name, kind, **{k: v for k, v in body.items() if k not in ("type", "fields")})
+            for setting in ("vocabulary", "keys"):
+                vocab = getattr(spec, setting)
+                if vocab is not None and vocab not in vocabularies:
+                    self.problem(spec_path + (setting,), f"no vocabulary named '{vocab}'; declare it under vocabularies")
+            if kind in ("choice", "choice_list", "choice_map") and spec.vocabulary is None:
+                self.problem(spec_path, f"a {kind} field needs `vocabulary:`")
+            if kind == "choice_map" and spec.keys is None:
+                self.problem(spec_path, "a choice_map field needs `keys:` naming the vocabulary of its keys")
+            if kind == "identifier" and spec.scheme is None:
+                self.problem(spec_path, f"an identifier field needs `scheme:`, one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
+            if kind == "mapping":
+                spec.fields = self.read_fields(body.get("fields") or {}, spec_path + ("fields",), vocabularies)
+            specs[name] = spec
+        return specs
+
+    def check_derivations(self, specs: dict, path: tuple, vocabularies: dict) -> None:
+        for spec in specs.values():
+            for other in (spec.derived_from, spec.not_before_field):
+                if other is not None and other not in specs:
+                    self.problem(path + (spec.name,), f"refers to field '{other}', which is not declared")
+            if spec.derived_from in specs:
+                source = specs[spec.derived_from]
+                vocab = vocabularies.get(source.vocabulary)
+                if vocab and any("maps_to" not in value.extra for value in vocab.values):
+                    self.problem(path + (spec.name,), f"derived from '{source.name}', so every value of vocabulary '{vocab.name}' needs `maps_to`")
+                elif vocab and spec.vocabulary in vocabularies:
+                    self.check_maps_to(vocab, vocabularies[spec.vocabulary])
+
+    def check_maps_to(self, source: Vocabulary, target: Vocabulary) -> None:
+        """Each value's maps_to must be a value of the derived field's vocabulary (or null)."""
+        for index, value in enumerate(source.values):
+            maps_to = value.extra["maps_to"]
+            if maps_to is not None and target.get(maps_to) is None:
+                self.problem(("vocabularies", source.name, "values", index, "maps_to"),
+                             f"'{maps_to}' is not a value of vocabulary '{target.name}'; "
+                             + suggest(maps_to, target.ids, f"use one of {', '.join(target.ids)}, or null"))
+
+    def read_rules(self, fields: dict) -> list[Rule]:
+        rules = []
+        for index, body in enumerate(self.section("rules", list)):
+            path = ("rules", index)
+            kind = body.get("applies_to", "entries")
+            rule = Rule(
+                id=body["id"], applies_to=kind,
+                when_field=body["when"]["field"], when_in=ValueSet(body["when"]["in"]),
+                forbid_field=body["forbid"]["field"], forbid_in=ValueSet(body["forbid"]["in"]),
+                problem=body["problem"], fix=body["fix"], line=self.doc.line(*path),
+            )
+            for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):
+                if resolve_spec(fields[kind], field_path) is None:
+                    hint = suggest(field_path, fields[kind], f"use a field declared under {RECORD_KINDS[kind]}")
+                    self.problem(path + (part, "field"), f"rule '{rule.id}' names unknown field '{field_path}'; {hint}")
+            rules.append(rule)
+        return rules
+
+    def read_display(self, specs: dict[str, FieldSpec]) -> dict:
+        display = self.section("display")
+        group_by = display.get("group_by")
+        if group_by is not None and (group_by not in specs or specs[group_by].type != "choice"):
+            self.problem(("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category")
+        for index, name in enumerate(display.get("tags", [])):
+            if name not in specs or specs[name].type not in ("choice", "choice_list", "choice_map"):
+                self.problem(("display", "tags", index), f"'{name}' is not a choice field of the entries; tags show choice fields")
+        return display
+
+    def read_csv(self, fields: dict) -> dict:
+        layouts = {}
+        for kind, body in self.section("csv").items():
+            layouts[kind] = {}
+            for part in ("source_columns", "extra_columns"):
+                columns = []
+                for index, item in enumerate(body.get(part) or []):
+                    path = ("csv", kind, part, index)
+                    column = CsvColumn(item["column"], item["field"], item.get("convert"))
+                    if column.field not in fields[kind]:
+                        self.problem(path, f"column '{column.column}' maps to unknown field '{column.field}'")
+                    if column.convert is not None and column.convert not in CONVERTERS:
+                        self.problem(path, f"unknown convert '{column.convert}'; use one of {', '.join(sorted(CONVERTERS))}")
+                    columns.append(column)
+                layouts[kind][part] = columns
+        return layouts

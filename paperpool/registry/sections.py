@@ -1,0 +1,49 @@
+"""The registry's sections that features read (the site, BibTeX export and import, the
+traces): each feature declares its section here, with the section's JSON Schema and the
+checks that need the rest of the registry, and the registry calls them while it reads.
+
+Features are found through the package's entry points (group `paperpool.sections` in
+pyproject.toml), so the registry names none of them and imports none of them itself;
+another package adds a section the same way. A feature's section module must stay light:
+it is imported whenever a registry is read.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata, resources
+
+from ..problems import PaperpoolError, Problem
+from .model import Registry
+from .tables import Table
+
+ENTRY_POINTS = "paperpool.sections"
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str  # the section's key in registry.yaml
+    package: str  # the feature's package, which holds the schema file
+    schema_file: str  # the section's JSON Schema, a file of that package
+    check: Callable[[Registry], list[Problem]] | None = None  # what the schema cannot check
+    tables: Callable[[Registry], list[Table]] | None = None  # the tables it declares, for the size limits
+    defs: dict = field(default_factory=dict, compare=False)
+
+    def schema(self) -> dict:
+        return json.loads(resources.files(self.package).joinpath(self.schema_file).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def registered() -> dict[str, Section]:
+    """Every installed feature's section, by name."""
+    found = {}
+    for point in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda point: point.name):
+        section = point.load()
+        if not isinstance(section, Section) or section.name != point.name:
+            raise PaperpoolError(f"the entry point '{point.name} = {point.value}' ({ENTRY_POINTS}) is not a registry "
+                                 "Section of that name; fix the package that declares it")
+        found[section.name] = section
+    return found
