@@ -133,7 +133,7 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     given = dict(given)
     identifiers_from_links(given, specs)
     record = complete({**given, "key": key}, specs, registry, kind, added)
-    target = registry.folder(kind) / f"{key}.yaml"
+    target = registry.record_path(kind, key)
     planned = planned_record(record, target, str(target.relative_to(registry.root)), kind)
     duplicate = index.same_paper(planned)  # before the key: "already here" says more than "key taken"
     if duplicate:

@@ -191,7 +191,7 @@ def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date) -> BibImpo
         key, wanted = _free_key(bib.key, index)
         record["key"] = key
         record = complete(record, specs, registry, kind, added)
-        target = registry.folder(kind) / f"{key}.yaml"
+        target = registry.record_path(kind, key)
         planned = planned_record(record, target, source, kind)
         duplicate = index.same_paper(planned)
         if duplicate:

@@ -3,7 +3,6 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import importlib
 import os
@@ -13,10 +12,19 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .commandline import (
+    Commands,
+    Context,
+    date_added_option,
+    dry_run_option,
+    engine_option,
+    exclusions_option,
+    format_option,
+    pass_context,
+    trust_config_option,
+)
 from .oserrors import explain
-from .pool import require_pool
 from .problems import PaperpoolError, errors, plural, printable, warnings
-from .registry import REGISTRY_FILE, find_root
 from .traces import cli as trace_commands
 from .traces import mapping as trace_mapping
 from .yamlio import dump_yaml, write_atomic
@@ -34,98 +42,16 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, bibwrite, claims, csvio, diff, frame, gaps, newsurvey, readme, ris, stats, stubs, validation = map(
-    _Lazy, ("adding", "audit", "bibimport", "bibwrite", "claims", "csvio", "diff", "frame", "gaps", "newsurvey", "readme",
-            "ris", "stats", "stubs", "validate"))
+adding, audit, bibimport, claims, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
+    _Lazy, ("adding", "audit", "bibimport", "claims", "csvio", "diff", "export", "gaps", "newsurvey", "publish", "readme",
+            "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
-FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"],
-                  "diff": ["markdown", "json"], "audit": ["text", "json"], "claims": ["text", "json"]}
+FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"], "diff": ["markdown", "json"],
+                  "audit": ["text", "json"], "claims": ["text", "json"], "export": ["csv", "json", "bib", "ris"]}
 
 RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
-
-
-class Context:
-    def __init__(self, root: Path | None):
-        self._root = root
-
-    @property
-    def root(self) -> Path:
-        if self._root is None:
-            return find_root(Path.cwd())
-        if not (self._root / REGISTRY_FILE).is_file():
-            raise PaperpoolError(f"--root {self._root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
-        return self._root.resolve()
-
-
-class OneLineUsageErrors:
-    """Usage errors are bad input like any other: one `Error: ...` line and exit status 1,
-    not click's usage block and status 2."""
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        with _one_line_usage_errors():
-            _refuse_bytes_that_are_not_utf8(args)
-            return super().make_context(info_name, args, parent, **extra)
-
-    def invoke(self, ctx):
-        with _one_line_usage_errors(), _environment_errors():
-            return super().invoke(ctx)
-
-
-class Commands(OneLineUsageErrors, click.Group):
-    """paperpool's commands."""
-
-
-class Command(OneLineUsageErrors, click.Command):
-    """A command run on its own (python -m paperpool.bench, the synthetic generators)."""
-
-
-@contextlib.contextmanager
-def _one_line_usage_errors():
-    try:
-        yield
-    except click.exceptions.NoArgsIsHelpError:
-        raise
-    except click.UsageError as exc:
-        where = f"{exc.ctx.command_path} --help" if exc.ctx else "--help"
-        raise PaperpoolError(f"{exc.format_message()} (see {where})") from None
-
-
-@contextlib.contextmanager
-def _environment_errors():
-    """What the system refuses (a full disk, a read-only mount, a file without permission)
-    is the user's to fix: one line naming the path and what to do, for every command."""
-    try:
-        yield
-    except OSError as exc:
-        raise PaperpoolError(explain(exc)) from None
-
-
-def _refuse_bytes_that_are_not_utf8(args: list[str]) -> None:
-    """An argument that is not UTF-8 reaches Python with each bad byte as a lone surrogate
-    (U+DC80-U+DCFF), which no file or terminal can take; say which one, before any use."""
-    for position, arg in enumerate(args):
-        bad = next((char for char in arg if "\udc80" <= char <= "\udcff"), None)
-        if bad is None:
-            continue
-        before = args[position - 1] if position else ""
-        shown = os.fsencode(arg).decode("utf-8", "backslashreplace")
-        if before.startswith("-") and "=" not in before and not arg.startswith("-"):
-            shown = f"{before} {shown}"  # the option whose value it is
-        raise PaperpoolError(f"{shown}: byte 0x{ord(bad) - 0xDC00:02x} is not UTF-8; give the argument as UTF-8 text "
-                             "(check the terminal's or the script's encoding, or rename the file)")
-
-
-pass_context = click.make_pass_decorator(Context)
-# validate, build and serve: mkdocs.yml may use the settings that run code, read files or
-# reach the network only when the maintainer says so here (README: what a pull request can do)
-trust_config_option = click.option(
-    "--trust-config", is_flag=True,
-    help="Allow mkdocs.yml's settings that run code, read files or reach the network (hooks, plugins, other "
-         "extensions, theme overrides, remote scripts). Pass it only where the maintainers review mkdocs.yml as code.")
-
-
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="paperpool")
 @click.option(
@@ -151,8 +77,8 @@ def validate(context: Context, strict: bool, trust_config: bool) -> None:
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
-    pool, problems = validation.validate(context.root)
-    problems += siteconfig.check(context.root, trust_config)[1]
+    pool, problems = context.project.checked
+    problems = problems + siteconfig.check(context.root, trust_config)[1]
     problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
     for problem in problems:
         click.echo(str(problem))
@@ -169,20 +95,20 @@ def validate(context: Context, strict: bool, trust_config: bool) -> None:
 
 @cli.command("import-csv")
 @click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--exclusions", is_flag=True, help="The file is an exclusion log, not retained entries.")
+@exclusions_option("The file is an exclusion log, not retained entries.")
 @click.option("--bib", "bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A .bib file whose records complete the entries (full author lists, BibTeX fields); matched by arXiv id, link or title.")
-@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as date_added (default: today).")
-@click.option("--dry-run", is_flag=True, help="Check and report, write nothing.")
+@date_added_option
+@dry_run_option
 @pass_context
-def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_file: Path | None, date_added, dry_run: bool) -> None:
+def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_file: Path | None, date_added: dt.date, dry_run: bool) -> None:
     """Turn a pool in the source's CSV format into one YAML file per row.
 
     Refuses to overwrite: if any row's key is already in the pool, or any row is
     invalid, nothing is written."""
-    pool = require_pool(context.root)
+    pool = context.project.pool()
     kind = "exclusions" if exclusions else "entries"
-    planned = csvio.import_csv(pool, csv_file, kind, bib_file, date_added.date() if date_added else None)
+    planned = csvio.import_csv(pool, csv_file, kind, bib_file, date_added)
     if not dry_run:
         stubs.write_planned(planned)
     verb = "would write" if dry_run else "wrote"
@@ -195,22 +121,22 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
               help="A field's value, e.g. --set title='...' --set authors='Doe, Jane; Roe, Rick' --set year=2026 "
                    "--set subdecisions='O1:trained'. Lists are separated by ;. Repeat for each field.")
-@click.option("--exclusion", is_flag=True, help="Add a record to the exclusion log instead of an entry.")
+@exclusions_option("Add a record to the exclusion log instead of an entry.")
 @click.option("--interactive/--no-interactive", default=None,
               help="Ask for each field not given with --set, offering the registry's values (default: when the input is a terminal).")
-@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as the date added or screened (default: today).")
-@click.option("--dry-run", is_flag=True, help="Check and show the record; write nothing.")
+@date_added_option
+@dry_run_option
 @pass_context
-def add_command(context: Context, key: str | None, assignments: tuple[str, ...], exclusion: bool, interactive: bool | None,
-                date_added, dry_run: bool) -> None:
+def add_command(context: Context, key: str | None, assignments: tuple[str, ...], exclusions: bool, interactive: bool | None,
+                date_added: dt.date, dry_run: bool) -> None:
     """Add one paper to the pool as a new YAML record with every field present.
 
     Values come from --set options and, at a terminal, from questions that list the
     registry's values for each field; what stays unknown is marked TODO, which validate
     lists. KEY defaults to the first author's surname, the year and a title word. Refuses
     a taken key and a paper the pool already records (same id, link or title)."""
-    pool = require_pool(context.root)
-    kind = "exclusions" if exclusion else "entries"
+    pool = context.project.pool()
+    kind = "exclusions" if exclusions else "entries"
     given = adding.parse_assignments(pool.registry, kind, list(assignments))
     if interactive if interactive is not None else sys.stdin.isatty():
         for question in adding.questions(pool.registry, kind, given):
@@ -221,7 +147,7 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
                 given[question.name] = value
         key = key or click.prompt("\nKey (the file name)", default=adding.suggested_key(given))
     planned = adding.plan_record(pool, kind, key or adding.suggested_key(given), given,
-                                 date_added.date() if date_added else dt.date.today())
+                                 date_added)
     if dry_run:
         click.echo(dump_yaml(planned.record), nl=False)
     else:
@@ -257,20 +183,20 @@ def new_survey_command(directory: Path, title: str | None) -> None:
 
 @cli.command("import-bib")
 @click.argument("bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--exclusions", is_flag=True, help="Write exclusion records (to be given a stage and reason), not entries.")
-@click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date to record as the date added or screened (default: today).")
-@click.option("--dry-run", is_flag=True, help="Report what would be created and skipped; write nothing.")
+@exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
+@date_added_option
+@dry_run_option
 @pass_context
-def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_added, dry_run: bool) -> None:
+def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_added: dt.date, dry_run: bool) -> None:
     """Write one stub record per BibTeX record, for the tags to be filled in.
 
     A record with the same arXiv id, DOI, OpenReview id or link as a record of the pool
     (or of the file), or a title at least pool.title_similarity alike, is skipped and
     named as a duplicate. What the .bib cannot say is marked TODO, which validate lists.
     Never overwrites; an unreadable .bib writes nothing."""
-    pool = require_pool(context.root)
+    pool = context.project.pool()
     kind = "exclusions" if exclusions else "entries"
-    result = bibimport.import_bib(pool, bib_file, kind, date_added.date() if date_added else dt.date.today())
+    result = bibimport.import_bib(pool, bib_file, kind, date_added)
     if not dry_run:
         stubs.write_planned([created.planned for created in result.created])
     verb = "would create" if dry_run else "created"
@@ -285,27 +211,18 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
     click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
 
 
-EXPORTS = {
-    "csv": lambda pool, kind: csvio.export_csv(pool, kind),
-    "json": lambda pool, kind: csvio.export_json(pool),
-    "bib": lambda pool, kind: bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries]),
-    "ris": lambda pool, kind: ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
-}
-
-
-@cli.command()
-@click.option("--format", "fmt", type=click.Choice(list(EXPORTS)), default="csv", show_default=True)
-@click.option("--exclusions", is_flag=True, help="CSV only: export the exclusion log instead of the entries.")
+@cli.command("export")
+@format_option(FORMAT_CHOICES["export"], "csv")
+@exclusions_option("CSV only: export the exclusion log instead of the entries.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file instead of standard output.")
 @pass_context
-def export(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
+def export_command(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's), JSON (every
     record, every field), BibTeX or RIS (the retained entries, keyed by their keys, cited
     as the registry's bibtex_export says)."""
     if exclusions and fmt != "csv":
         raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
-    pool = validation.require_valid_pool(context.root)
-    text = EXPORTS[fmt](pool, "exclusions" if exclusions else "entries")
+    text = export.FORMATS[fmt](context.project.valid_pool(), "exclusions" if exclusions else "entries")
     if output:
         write_atomic(output, text, f"-o {output}")
         click.echo(f"wrote {output}", err=True)
@@ -316,7 +233,7 @@ def export(context: Context, fmt: str, exclusions: bool, output: Path | None) ->
 @cli.command()
 @click.option("--by", metavar="FIELD", help="Count this field only; with --vs, the rows of a cross-tab.")
 @click.option("--vs", metavar="FIELD", help="With --by: the columns of the cross-tab.")
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["stats"]), default="markdown", show_default=True)
+@format_option(FORMAT_CHOICES["stats"], "markdown")
 @pass_context
 def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) -> None:
     """Headline totals, counts per field and cross-tabs, recomputed from the records.
@@ -326,32 +243,29 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) ->
     reward_families. Multi-valued fields count a record once per value."""
     if vs and not by:
         raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
-    pool = validation.require_valid_pool(context.root)
-    result = stats.compute(pool.registry, frame.build_frames(pool), by, vs)
+    analysis = context.project.analysis
+    result = stats.compute(analysis.registry, analysis.frames, by, vs) if by else analysis.stats
     click.echo(stats.FORMATS[fmt](result), nl=False)
 
 
 @cli.command("gaps")
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["gaps"]), default="markdown", show_default=True)
+@format_option(FORMAT_CHOICES["gaps"], "markdown")
 @pass_context
 def gaps_command(context: Context, fmt: str) -> None:
     """The gap tables of the registry's gaps section: every cell with its count and
     entries, empty and sparse cells marked."""
-    pool = validation.require_valid_pool(context.root)
-    tables = gaps.compute(pool.registry, frame.build_frames(pool))
-    click.echo(gaps.FORMATS[fmt](tables, gaps.sparse_at_most(pool.registry)), nl=False)
+    analysis = context.project.analysis
+    click.echo(gaps.FORMATS[fmt](analysis.gap_tables, gaps.sparse_at_most(analysis.registry)), nl=False)
 
 
 @cli.command("claims")
 @click.option("--check", is_flag=True, help="Exit 1 when any claim no longer holds, naming it and the records that moved it.")
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["claims"]), default="text", show_default=True)
+@format_option(FORMAT_CHOICES["claims"], "text")
 @pass_context
 def claims_command(context: Context, check: bool, fmt: str) -> None:
     """Recompute every claim of the claim ledger (claims.yaml): its value, the rows
     behind it, and whether it still holds."""
-    pool = validation.require_valid_pool(context.root)
-    ledger, _ = claims.load_claims(pool)  # a valid pool has a well-formed ledger
-    outcomes = claims.evaluate(ledger, frame.build_frames(pool))
+    outcomes = context.project.analysis.outcomes
     failing = [o for o in outcomes if not o.holds]
     if check and fmt == "text":
         for outcome in failing:
@@ -365,14 +279,14 @@ def claims_command(context: Context, check: bool, fmt: str) -> None:
 
 @cli.command("diff")
 @click.argument("revision")
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["diff"]), default="markdown", show_default=True)
+@format_option(FORMAT_CHOICES["diff"], "markdown")
 @pass_context
 def diff_command(context: Context, revision: str, fmt: str) -> None:
     """Compare the pool at a git REVISION (a commit, branch or tag) with the working
     tree: records added, removed or changed, and every count, gap cell and claim that moved."""
-    new = diff.snapshot(validation.require_valid_pool(context.root))
-    with diff.pool_at_revision(context.root, revision) as old_pool:
-        old = diff.snapshot(old_pool)
+    new = diff.snapshot(context.project.analysis)
+    with diff.analysis_at_revision(context.root, revision) as old_analysis:
+        old = diff.snapshot(old_analysis)
     click.echo(diff.FORMATS[fmt](diff.compare(revision, old, new)), nl=False)
 
 
@@ -382,8 +296,7 @@ def diff_command(context: Context, revision: str, fmt: str) -> None:
 def readme_command(context: Context, check: bool) -> None:
     """Rewrite the generated block of README.md (between its paperpool:readme markers):
     headline counts, gap highlights and the paper list by category."""
-    pool = validation.require_valid_pool(context.root)
-    update = readme.plan_update(pool, frame.build_frames(pool))
+    update = readme.plan_update(context.project.analysis)
     if check:
         if update.changed:
             raise PaperpoolError(f"{readme.README}: the generated block is out of date; run paperpool readme and commit the result")
@@ -395,7 +308,7 @@ def readme_command(context: Context, check: bool) -> None:
 
 @cli.command("audit")
 @click.argument("file", required=False, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES["audit"]), default="text", show_default=True)
+@format_option(FORMAT_CHOICES["audit"], "text")
 @pass_context
 def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     """Agreement of two readers: per field, the rows, agreements, share and Cohen's
@@ -404,16 +317,48 @@ def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     Without FILE: each entry's values against its second_reading, for the fields the
     second reading re-tags. With FILE: a CSV with a key column and, per field,
     orig_FIELD (first reader) and ann_FIELD (second reader)."""
-    pool = validation.require_valid_pool(context.root)
+    pool = context.project.valid_pool()
     result = audit.audit_file(pool, file) if file else audit.audit_pool(pool)
     click.echo(audit.FORMATS[fmt](result), nl=False)
+
+
+def _report_stage(stage: str, seconds: float) -> None:
+    click.echo(f"{stage:>9}  {seconds:6.2f} s")
+
+
+@cli.command("publish")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the statistics, gap tables, claims and exports (default: build/ in the pool). The site goes "
+                   "where build puts it (mkdocs.yml's site_dir, else build/site).")
+@engine_option
+@trust_config_option
+@pass_context
+def publish_command(context: Context, out: Path | None, engine: str, trust_config: bool) -> None:
+    """Everything the pool publishes, in one run: validate it, analyse it once, write its
+    statistics, gap tables and claims (JSON, and markdown or text), the exports (CSV,
+    JSON, BibTeX, RIS), rewrite README.md's generated block (when there is a README.md),
+    and build the site.
+
+    Exit 1, with nothing written, when the pool is not valid or a claim no longer holds."""
+    project = context.project
+    project.buildable_pool("nothing was published")
+    failing = [outcome for outcome in project.analysis.outcomes if not outcome.holds]
+    if failing:
+        for outcome in failing:
+            click.echo(claims.failure_line(outcome), err=True)
+        raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
+    out = (out or context.root / publishing.OUT).resolve()
+    written, block = publishing.write_outputs(project.analysis, out)
+    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config)
+    block = f"and {readme.README}'s generated block" if block else f"(no {readme.README}, so no generated block)"
+    click.echo(f"wrote {plural(len(written), 'file')} to {out} ({', '.join(written)}) {block}")
+    click.echo(f"built {plural(result.pages, 'page')}: {result.out / 'index.html'}")
 
 
 @cli.command("build")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the built site (default: mkdocs.yml's site_dir, else build/site). Replaced only when the build succeeds.")
-@click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True,
-              help="The engine that turns the pages into HTML: mkdocs-material, or its successor Zensical.")
+@engine_option
 @click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
               help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
 @trust_config_option
@@ -422,17 +367,14 @@ def build_command(context: Context, out: Path | None, engine: str, keep_pages: P
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
-    def report(stage: str, seconds: float) -> None:
-        click.echo(f"{stage:>9}  {seconds:6.2f} s")
-
-    result = sitebuild.build(context.root, out, engine, report, keep_pages=keep_pages, trust_config=trust_config)
+    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config)
     total = sum(seconds for _, seconds in result.timings)
     click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
 
 
 @cli.command("serve")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder of the built site (as for build).")
-@click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
+@engine_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
 @trust_config_option

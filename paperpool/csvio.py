@@ -69,7 +69,6 @@ def import_csv(
     rows = _read_rows(csv_path, registry, kind)
     bib = _read_bib(bib_path) if bib_path else []
     specs = registry.fields[kind]
-    folder = registry.folder(kind)
     existing = {record.key.casefold() for record in pool.all_records()}
     planned, problems, seen = [], [], {}
     for line, row in rows:
@@ -89,7 +88,7 @@ def import_csv(
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is also on line {seen[key.casefold()]}; keys must be unique"))
             continue
         seen[key.casefold()] = line
-        target = folder / f"{key}.yaml"
+        target = registry.record_path(kind, key)
         if key.casefold() in existing or target.exists():
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
             continue

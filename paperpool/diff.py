@@ -15,12 +15,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import claims, gaps, markdown, stats
-from .frame import build_frames
+from . import claims, markdown, stats
+from .analysis import Analysis
 from .pool import Pool
 from .problems import PaperpoolError
+from .project import Project
 from .registry import REGISTRY_FILE
-from .validate import require_valid_pool
 
 
 @dataclass
@@ -46,18 +46,14 @@ class Diff:
         return not (self.added or self.removed or self.retagged or self.counts or self.cells or self.claims)
 
 
-def snapshot(pool: Pool) -> Snapshot:
-    frames = build_frames(pool)
-    tables = gaps.compute(pool.registry, frames)
+def snapshot(analysis: Analysis) -> Snapshot:
     # keyed by ids, so that renaming a table or relabelling a value moves no cell
-    cells = {(t.id, r, c): cell.keys for t in tables for r, row in t.cells.items() for c, cell in row.items()}
-    ledger, _ = claims.load_claims(pool)
-    outcomes = {o.claim.id: o for o in claims.evaluate(ledger, frames)}
-    return Snapshot(pool, stats.compute(pool.registry, frames), cells, outcomes)
+    cells = {(t.id, r, c): cell.keys for t in analysis.gap_tables for r, row in t.cells.items() for c, cell in row.items()}
+    return Snapshot(analysis.pool, analysis.stats, cells, {o.claim.id: o for o in analysis.outcomes})
 
 
 @contextlib.contextmanager
-def pool_at_revision(root: Path, revision: str):
+def analysis_at_revision(root: Path, revision: str):
     """The valid pool at `revision` of the git repository holding `root`, in a temporary folder."""
     top = Path(_git(root, "rev-parse", "--show-toplevel",
                     failure=f"diff compares git revisions, but {root} is not in a git repository ({{detail}})").strip())
@@ -78,7 +74,7 @@ def pool_at_revision(root: Path, revision: str):
         if not (old_root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
         try:
-            yield require_valid_pool(old_root)
+            yield Project(old_root).analysis
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__
+from . import __version__, readme
 from .problems import PaperpoolError
+from .project import Project
 from .registry import REGISTRY_FILE
 from .yamlio import new_folder
 
@@ -70,8 +71,4 @@ def _copy(source: Traversable, destination: Path, context: dict, relative: Path)
 
 def _fill_readme(root: Path) -> None:
     """The README's generated block, so that `readme --check` passes from the start."""
-    from . import frame, readme
-    from .validate import require_valid_pool
-
-    pool = require_valid_pool(root)
-    readme.write(readme.plan_update(pool, frame.build_frames(pool)))
+    readme.write(readme.plan_update(Project(root).analysis))

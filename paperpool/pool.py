@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import PaperpoolError, Problem
-from .registry import RECORD_KINDS, Registry, linked_step, load_registry
+from .registry import RECORD_KINDS, RECORD_SUFFIX, Registry, linked_step, load_registry
 from .yamlio import Document, YamlProblem, load_yaml
-
-RECORD_SUFFIX = ".yaml"
 
 
 @dataclass
@@ -41,6 +39,7 @@ class Pool:
     # keys of files that exist but could not be read: already reported, so references
     # to them are not reported again as missing
     unreadable: set[str] = field(default_factory=set)
+    claims: list | None = None  # the claim ledger, once validate has read and checked it
 
     @property
     def root(self) -> Path:

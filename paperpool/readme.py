@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import claims, gaps, stats
-from .frame import Frame
+from . import gaps
+from .analysis import Analysis
 from .inputs import read_input
-from .pool import Pool
 from .problems import PaperpoolError
 from .render import Renderer
 from .views import grouped
@@ -34,13 +33,12 @@ class Update:
     changed: bool
 
 
-def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
-    registry = pool.registry
-    outcomes = claims.evaluate(claims.load_claims(pool)[0], frames)
+def render_block(analysis: Analysis) -> str:
+    pool, registry, outcomes = analysis.pool, analysis.registry, analysis.outcomes
     context = {
         "survey": registry.survey,
-        "totals": stats.totals(frames),
-        "gap_tables": gaps.compute(registry, frames),
+        "totals": analysis.totals,
+        "gap_tables": analysis.gap_tables,
         "sparse_range": gaps.sparse_range(gaps.sparse_at_most(registry)),
         "list_empty_up_to": LIST_EMPTY_UP_TO,
         "claims": outcomes,
@@ -50,16 +48,16 @@ def render_block(pool: Pool, frames: dict[str, Frame]) -> str:
     return Renderer(pool.root).render_all([(TEMPLATE, context)], records=len(pool.all_records()))[0].strip("\n")
 
 
-def plan_update(pool: Pool, frames: dict[str, Frame]) -> Update:
+def plan_update(analysis: Analysis) -> Update:
     """The README with its block replaced; PaperpoolError when the markers are not one pair."""
-    path = pool.root / README
+    path = analysis.pool.root / README
     if path.is_dir() and not path.is_symlink():
         raise PaperpoolError(f"{README} is a folder; the generated block goes into a file {README}")
     # the block is written back to it: a link, device or pipe is refused before it is read
     check_output(path, README, fix=f"make {README} a regular file")
     if not path.is_file():
         raise PaperpoolError(f"{README} is missing; create it with the lines {START} and {END} where the block goes")
-    return replace_block(path, START, END, render_block(pool, frames))
+    return replace_block(path, START, END, render_block(analysis))
 
 
 def replace_block(path: Path, start: str, end: str, block: str) -> Update:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import markdown
 from .frame import Frame
-from .problems import PaperpoolError, plural, suggest
+from .problems import PaperpoolError, suggest
 from .registry import Registry
 from .registry.tables import distinct_values, standard_set, unbounded_axis
 
@@ -150,12 +150,6 @@ def _crosstab_table(name: str, table: dict[str, dict[str, int]]) -> str:
     columns = list(next(iter(table.values()), {}))
     rows = [[markdown.text(row)] + [cells[c] for c in columns] for row, cells in table.items()]
     return markdown.table([markdown.text(name)] + [markdown.text(c) for c in columns], rows, ["l"] + ["r"] * len(columns))
-
-
-def summary_line(stats: Stats) -> str:
-    t = stats.totals
-    return (f"{plural(t['retained'], 'retained entry', 'retained entries')}, "
-            f"{plural(t['excluded'], 'exclusion')}, {t['audited']} audited")
 
 
 FORMATS = {"markdown": to_markdown, "json": to_json, "csv": to_csv}

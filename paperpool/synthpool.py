@@ -34,10 +34,10 @@ import click
 from rapidfuzz import fuzz, process
 
 from . import identity, readme
-from .cli import Command
+from .commandline import Command
 from .pool import Pool
 from .problems import PaperpoolError
-from .registry import REGISTRY_FILE, find_root, lookup
+from .registry import RECORD_SUFFIX, REGISTRY_FILE, find_root, lookup
 from .render import OVERRIDES
 from .sitegen import siteconfig
 from .traces.mapping import traces_folder
@@ -242,7 +242,7 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
             for index in range(1, count + 1):
                 number += 1  # across both kinds, so that keys, titles and ids never meet
                 record = synth.record(kind, number, index)
-                (folder / f"{synth.key}.yaml").write_text(dump_yaml(record), encoding="utf-8", newline="\n")
+                (folder / f"{synth.key}{RECORD_SUFFIX}").write_text(dump_yaml(record), encoding="utf-8", newline="\n")
         registry = synth.registry_text()
         if registry is None:
             shutil.copyfile(pool.registry.path, staging / REGISTRY_FILE)

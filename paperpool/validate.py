@@ -42,13 +42,17 @@ def validate_pool(pool: Pool) -> list[Problem]:
     problems += check_similar_titles(pool)
     problems += check_rules(pool)
     problems += check_registry_references(pool)
-    problems += load_claims(pool)[1]
-    return problems
+    pool.claims, ledger_problems = load_claims(pool)  # read once: the analysis evaluates what validate checked
+    return problems + ledger_problems
 
 
 def require_valid_pool(root: Path) -> Pool:
     """The pool at `root` if it has no errors; otherwise a PaperpoolError naming the first."""
-    pool, problems = validate(root)
+    return require_valid(*validate(root))
+
+
+def require_valid(pool: Pool | None, problems: list[Problem]) -> Pool:
+    """The validated pool if its problems hold no error; otherwise a PaperpoolError naming the first."""
     problems = errors(problems)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

@@ -332,7 +332,7 @@ def test_an_unreadable_page_stops_the_build_and_leaves_the_site(tiny, tmp_path, 
     page.chmod(0o000)
     status, out, err = paperpool("build", "--out", str(tmp_path / "built"), cwd=tiny, prefix=without_root_powers)
     assert (status, re.sub(r"\d+\.\d\d", "0.00", out), err) == (
-        1, " validate    0.00 s\n  analyse    0.00 s\n", f"Error: site/method.md: {DENIED}\n")
+        1, " validate    0.00 s\n   traces    0.00 s\n  analyse    0.00 s\n", f"Error: site/method.md: {DENIED}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny"]
 
 

@@ -1,4 +1,4 @@
-"""`paperpool build`: load, validate, analyse, render, write, build, replace.
+"""`paperpool build`: validate, traces, analyse, render, write, build, replace.
 
 The new site is built beside the old one and swapped in only when the engine succeeded,
 so a failed or interrupted build leaves the last good site as it was.
@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import csvio, ris
+from .. import export
 from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural
+from ..project import Project
 from ..render import Renderer
-from ..validate import validate
 from ..yamlio import YamlProblem, read_bytes, read_text
 from . import datasets, engine, feed, gallery, paths, siteconfig
-from .analysis import Analysis, analyse
+from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
@@ -42,14 +42,16 @@ class Result:
     timings: list[tuple[str, float]] = field(default_factory=list)
 
 
-def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
+def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs",
           report: Callable[[str, float], None] | None = None, extra_js: list[str] | None = None,
           extra_files: dict[str, str] | None = None, keep_pages: Path | None = None, trust_config: bool = False) -> Result:
-    """Build the site into `out`; `extra_files` are added to the docs and `extra_js` to
+    """Build the site of the project's pool into `out` (validated and analysed by the
+    project, once, whoever asks first); `extra_files` are added to the docs and `extra_js` to
     every page (the live preview's reload script). With `keep_pages`, the generated
     pages and data files (not the charts or paperpool's own assets) are also written
     there, for reviewing what the templates produce. With `trust_config`, mkdocs.yml
     may use the settings that run code, read files or reach the network."""
+    root = project.root
     config = _accepted_config(root, trust_config)
     option = "--out" if out is not None else f"{siteconfig.CONFIG}: site_dir"
     out = (out or root / config.site_dir).resolve()
@@ -60,10 +62,12 @@ def build(root: Path, out: Path | None = None, engine_name: str = "mkdocs",
         _check_out(root, keep_pages, handwritten, "--keep-pages")
     stage = _Stages(report)
     with stage("validate"):
-        pool = _valid_pool(root)
+        project.buildable_pool("nothing was built, the previous site is unchanged")
+    with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn
+        cards = gallery.gallery(project.valid_pool().registry)
     with stage("analyse"):
-        analysis = analyse(pool)
-        figures = draw(analysis)
+        analysis = for_site(project.analysis)
+        figures = draw(analysis, cards)
     with _staging(out) as staging, Drawing(figures.charts, staging / "charts") as charts:
         with stage("render"):
             intro = _read_intro(handwritten)
@@ -98,15 +102,7 @@ def keep(files: dict[str, str | bytes], folder: Path) -> None:
         replace(staging / "pages", folder)
 
 
-def _valid_pool(root: Path):
-    pool, problems = validate(root)
-    if errors(problems):
-        raise InvalidPool(errors(problems), f"the pool is not valid ({plural(len(errors(problems)), 'error')} above); "
-                                            "nothing was built, the previous site is unchanged")
-    return pool
-
-
-def render(analysis: Analysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
+def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
     """Every generated file of the docs folder: path -> text."""
     texts = Renderer(analysis.pool.root).render_all([(page.template, page_context(analysis, page)) for page in pages],
                                                     records=len(analysis.pool.all_records()))
@@ -130,16 +126,16 @@ def front_matter(page: Page) -> str:
     return f"---\ntitle: {json.dumps(safe_title(page.title))}\n{hide}---\n\n"
 
 
-def downloads(analysis: Analysis) -> dict[str, str]:
+def downloads(analysis: SiteAnalysis) -> dict[str, str]:
     pool = analysis.pool
     # each entry written on its own (bibtexparser refuses a library in which two records
     # share a citation key), once, in the analysis
     files = {f"{paths.DOWNLOAD_FILES}/pool.bib": "\n".join(analysis.bibtex[key] for key in sorted(analysis.bibtex)),
-             f"{paths.DOWNLOAD_FILES}/pool.ris": ris.pool_ris(pool.registry, [record.data for record in pool.entries]),
-             f"{paths.DOWNLOAD_FILES}/pool.json": csvio.export_json(pool)}
+             f"{paths.DOWNLOAD_FILES}/pool.ris": export.FORMATS["ris"](pool, "entries"),
+             f"{paths.DOWNLOAD_FILES}/pool.json": export.FORMATS["json"](pool, "entries")}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
-            files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = csvio.export_csv(pool, kind)
+            files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = export.FORMATS["csv"](pool, kind)
     return files
 
 

@@ -14,12 +14,12 @@ import math
 from ..markdown import visible
 from ..registry.columns import NONE
 from . import paths
-from .analysis import Analysis
+from .analysis import SiteAnalysis
 
 TITLE, AUTHORS, YEAR = "title", "authors", "year"
 
 
-def entries(analysis: Analysis) -> dict:
+def entries(analysis: SiteAnalysis) -> dict:
     settings = analysis.site.get("browser") or {}
     facets = settings.get("facets", [])
     columns = settings.get("columns", [])
@@ -52,7 +52,7 @@ def entries(analysis: Analysis) -> dict:
     }
 
 
-def exclusions(analysis: Analysis) -> dict:
+def exclusions(analysis: SiteAnalysis) -> dict:
     settings = analysis.site.get("exclusion_log") or {}
     kind = "exclusions"
     facets = settings.get("facets", [])
@@ -90,23 +90,23 @@ def script(name: str, data: dict) -> str:
     return f"window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData[{json.dumps(name)}]={body};\n"
 
 
-def _values_by_key(analysis: Analysis, name: str, kind: str) -> dict[str, list[str]]:
+def _values_by_key(analysis: SiteAnalysis, name: str, kind: str) -> dict[str, list[str]]:
     long = analysis.frames[kind].long(name)
     long = long[long["value"] != NONE]
     return long.groupby("key")["value"].agg(lambda values: [str(v) for v in dict.fromkeys(values)]).to_dict()
 
 
-def _facet(analysis: Analysis, name: str, kind: str) -> dict:
+def _facet(analysis: SiteAnalysis, name: str, kind: str) -> dict:
     return {"field": name, "label": analysis.column_label(name, kind),
             "values": [{"id": v, "label": label} for v, label, _ in analysis.values(name, kind)]}
 
 
-def _column(analysis: Analysis, name: str, kind: str) -> dict:
+def _column(analysis: SiteAnalysis, name: str, kind: str) -> dict:
     column = analysis.frames[kind].columns[name]
     return {"field": name, "label": column.label, "kind": "number" if column.kind == "number" else "text"}
 
 
-def _cell(analysis: Analysis, name: str, key: str, kind: str):
+def _cell(analysis: SiteAnalysis, name: str, key: str, kind: str):
     frame = analysis.frames[kind]
     column = frame.columns[name]
     value = frame.table.at[key, name]

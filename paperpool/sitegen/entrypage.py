@@ -10,7 +10,7 @@ from .. import bibwrite, markdown
 from ..registry import FieldSpec
 from ..render import relative
 from . import paths
-from .analysis import Analysis
+from .analysis import SiteAnalysis
 
 SHOWN_ELSEWHERE = {"key", "title", "summary"}  # the page's heading and lead paragraph
 LIST_SEPARATOR = "; "
@@ -28,7 +28,7 @@ class Section:
     rows: list[Row]
 
 
-def metadata(analysis: Analysis, data: dict, here: str) -> tuple[list[Row], list[Section]]:
+def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], list[Section]]:
     """The entry's rows, and a section per nested mapping (such as a second reading).
     The mapping the BibTeX is written from is left out: the page shows the BibTeX itself."""
     formatter = _Formatter(analysis, here)
@@ -48,13 +48,13 @@ def metadata(analysis: Analysis, data: dict, here: str) -> tuple[list[Row], list
     return rows, sections
 
 
-def _bibtex_sources(analysis: Analysis) -> list[list[str]]:
+def _bibtex_sources(analysis: SiteAnalysis) -> list[list[str]]:
     settings = bibwrite.export_settings(analysis.registry)
     return [settings.get("key") or [], settings.get("type") or []] + list((settings.get("fields") or {}).values())
 
 
 class _Formatter:
-    def __init__(self, analysis: Analysis, here: str):
+    def __init__(self, analysis: SiteAnalysis, here: str):
         self.analysis = analysis
         self.here = here
         self.axis_of = axis_of_field(analysis)
@@ -96,7 +96,7 @@ class _Formatter:
         return f"[{markdown.text(view.title)}]({relative(paths.entry(key), self.here)})"
 
 
-def axis_of_field(analysis: Analysis) -> dict[str, str]:
+def axis_of_field(analysis: SiteAnalysis) -> dict[str, str]:
     """Field -> the axis whose value pages show it: the field itself, the combined column
     that joins it (further reward families -> reward families), or the column derived
     from a sub-decision map."""

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from ..markdown import visible
 from ..views import EntryView
 from . import paths
-from .analysis import Analysis
+from .analysis import SiteAnalysis
 
 ATOM = "http://www.w3.org/2005/Atom"
 # XML 1.0 cannot carry most control characters, even escaped; a title holding one would
@@ -17,7 +17,7 @@ ATOM = "http://www.w3.org/2005/Atom"
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def atom(analysis: Analysis, recent: list[EntryView], site_url: str | None) -> str:
+def atom(analysis: SiteAnalysis, recent: list[EntryView], site_url: str | None) -> str:
     registry = analysis.registry
     date_field = (analysis.site.get("recent") or {}).get("field")
     base = site_url.rstrip("/") + "/" if site_url else ""

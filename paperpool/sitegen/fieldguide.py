@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..validate import expected_value
-from .analysis import Analysis
+from .analysis import SiteAnalysis
 from .entrypage import axis_of_field
 
 
@@ -33,7 +33,7 @@ class GuideField:
     derives: str  # the label of the field whose value follows from this one's, if any
 
 
-def field_guide(analysis: Analysis) -> dict[str, list[GuideField]]:
+def field_guide(analysis: SiteAnalysis) -> dict[str, list[GuideField]]:
     """kind -> its fields in the registry's order."""
     registry = analysis.registry
     axes = axis_of_field(analysis)
@@ -53,7 +53,7 @@ def field_guide(analysis: Analysis) -> dict[str, list[GuideField]]:
     return guide
 
 
-def _value(analysis: Analysis, value, axis: str | None) -> GuideValue:
+def _value(analysis: SiteAnalysis, value, axis: str | None) -> GuideValue:
     paths = analysis.value_paths.get(axis) if axis else None
     page = paths[value.id] if paths is not None and value.id in paths else None
     maps_to = value.extra.get("maps_to")

@@ -9,8 +9,8 @@ from .. import charts
 from ..gaps import cell_values, sparse_at_most
 from ..registry.columns import NONE
 from ..stats import count, crosstab
-from .analysis import Analysis
-from .gallery import TraceCard, gallery
+from .analysis import SiteAnalysis
+from .gallery import TraceCard
 
 ENTRIES = "Entries"
 
@@ -32,12 +32,13 @@ class Figures:
         return [figure.chart for figure in self.statistics + ([self.flow] if self.flow else [])]
 
 
-def draw(analysis: Analysis) -> Figures:
+def draw(analysis: SiteAnalysis, traces: list[TraceCard]) -> Figures:
+    """The charts of the statistics page and the screening flow, with the trace gallery's cards."""
     drawn = [DRAW[spec["type"]](analysis, spec) for spec in analysis.site.get("charts") or []]
-    return Figures(drawn, _flow(analysis), gallery(analysis.registry))
+    return Figures(drawn, _flow(analysis), traces)
 
 
-def _bars(analysis: Analysis, spec: dict) -> Figure:
+def _bars(analysis: SiteAnalysis, spec: dict) -> Figure:
     """Entries per value; like the gap tables, only values that are cells of the
     taxonomy get a bar, and the entries outside them are counted in the note."""
     name = spec["field"]
@@ -51,7 +52,7 @@ def _bars(analysis: Analysis, spec: dict) -> Figure:
     return Figure(charts.bars(spec["id"], _title(spec, name), values, ENTRIES), note)
 
 
-def _stacked_bars(analysis: Analysis, spec: dict) -> Figure:
+def _stacked_bars(analysis: SiteAnalysis, spec: dict) -> Figure:
     x, stack = spec["x"], spec["stack"]
     table = crosstab(analysis.frames["entries"], x, stack)
     x_values = [value for value in table if value != NONE]
@@ -61,7 +62,7 @@ def _stacked_bars(analysis: Analysis, spec: dict) -> Figure:
                                       series, analysis.column_label(x), ENTRIES))
 
 
-def _heatmap(analysis: Analysis, spec: dict) -> Figure:
+def _heatmap(analysis: SiteAnalysis, spec: dict) -> Figure:
     rows, columns = spec["rows"], spec["columns"]
     frame = analysis.frames["entries"]
     table = crosstab(frame, rows, columns)
@@ -76,7 +77,7 @@ def _heatmap(analysis: Analysis, spec: dict) -> Figure:
     ))
 
 
-def _flow(analysis: Analysis) -> Figure | None:
+def _flow(analysis: SiteAnalysis) -> Figure | None:
     """Records audited, then at each screening stage (in vocabulary order) those assessed
     and those excluded with their reasons, then those retained."""
     settings = (analysis.site.get("exclusion_log") or {}).get("flow")

@@ -16,7 +16,7 @@ from ..gaps import sparse_at_most, sparse_range
 from ..stats import crosstab
 from ..views import EntryView
 from . import entrypage, paths
-from .analysis import Analysis
+from .analysis import SiteAnalysis
 from .fieldguide import field_guide
 from .figures import Figures
 from .gallery import schema_outline
@@ -47,7 +47,7 @@ class Group:
 LIST_LIMIT = 200
 
 
-def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
+def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     """Every generated page, those in the navigation in its order."""
     site = analysis.site
     pages = [
@@ -77,7 +77,7 @@ def plan(analysis: Analysis, figures: Figures, intro: str) -> list[Page]:
     return pages
 
 
-def page_context(analysis: Analysis, page: Page) -> dict:
+def page_context(analysis: SiteAnalysis, page: Page) -> dict:
     """What every template gets besides its own context."""
     context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
                "root": paths.root_of(page.path), "paths": paths, "list_limit": LIST_LIMIT}
@@ -97,7 +97,7 @@ class Axis:
     values: list[tuple[str, str, str, int]]  # (id, label, description, entries)
 
 
-def _axis(analysis: Analysis, name: str) -> Axis:
+def _axis(analysis: SiteAnalysis, name: str) -> Axis:
     members = analysis.members(name)
     column = analysis.frames["entries"].columns[name]
     vocabulary = analysis.registry.vocabularies[column.vocabulary_name]
@@ -105,7 +105,7 @@ def _axis(analysis: Analysis, name: str) -> Axis:
     return Axis(name, column.label, vocabulary.description, values)
 
 
-def _value_pages(analysis: Analysis, name: str) -> list[Page]:
+def _value_pages(analysis: SiteAnalysis, name: str) -> list[Page]:
     axis = _axis(analysis, name)
     members = analysis.members(name)
     pages = []
@@ -121,7 +121,7 @@ def _value_pages(analysis: Analysis, name: str) -> list[Page]:
     return pages
 
 
-def _groups(analysis: Analysis, name: str, value: str, keys: list[str]) -> list[Group]:
+def _groups(analysis: SiteAnalysis, name: str, value: str, keys: list[str]) -> list[Group]:
     """The entries holding a value, divided where the column says how they hold it: a
     combined column by the field that holds the value (primary or further family), a
     sub-decision map by its mode (trained or designed)."""
@@ -142,7 +142,7 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
-def recent(analysis: Analysis) -> list[EntryView]:
+def recent(analysis: SiteAnalysis) -> list[EntryView]:
     settings = analysis.site.get("recent") or {}
     name = settings.get("field")
     if not name:
@@ -152,12 +152,12 @@ def recent(analysis: Analysis) -> list[EntryView]:
     return dated[: settings.get("limit", 30)]
 
 
-def _gaps_summary(analysis: Analysis) -> list[tuple]:
+def _gaps_summary(analysis: SiteAnalysis) -> list[tuple]:
     return [(table, len(table.marked("empty")), len(table.marked("sparse")), len(table.cells) * len(table.columns))
             for table in analysis.gap_tables]
 
 
-def _exclusion_breakdown(analysis: Analysis) -> dict | None:
+def _exclusion_breakdown(analysis: SiteAnalysis) -> dict | None:
     flow = (analysis.site.get("exclusion_log") or {}).get("flow")
     if not flow:
         return None

@@ -29,12 +29,15 @@ CHARTS = "assets/paperpool/charts"
 # the pages and files of the site's top level the build always writes (index.md is the
 # pool's own introduction, which the home page shows)
 TOP_LEVEL = (BROWSE, STATISTICS, GAPS, CLAIMS, EXCLUSIONS, RECENT, DOWNLOADS, TRACES, TRACE_SCHEMA, CONTRIBUTING, FEED)
+ENTRY_PAGES = "entries"  # an entry's page: entries/KEY.md
+AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
+GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
 DOWNLOAD_FILES = "downloads"
 TRACE_FILES = "traces"  # the gallery's drawings and JSON files
 # Folders whose every file the build generates (an entry's page appears when the entry
 # does), and what the engine writes itself: a hand-written file there is refused, never
 # silently replaced nor left to replace a generated one.
-GENERATED_FOLDERS = ("entries", "axes", "gaps", TRACE_FILES, DOWNLOAD_FILES, ASSETS)
+GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, DOWNLOAD_FILES, ASSETS)
 ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", "404.html")
 
 
@@ -44,15 +47,15 @@ def slug(value) -> str:
 
 def entry(key: str) -> str:
     # keys are validated slugs (registry KEY_RE), safe as file names
-    return f"entries/{key}.md"
+    return f"{ENTRY_PAGES}/{key}.md"
 
 
 def axis(name: str) -> str:
-    return f"axes/{slug(name)}.md"
+    return f"{AXIS_PAGES}/{slug(name)}.md"
 
 
 def gap_table(table_id: str) -> str:
-    return f"gaps/{slug(table_id)}.md"
+    return f"{GAP_PAGES}/{slug(table_id)}.md"
 
 
 def cell_anchor(row, column) -> str:
@@ -78,7 +81,7 @@ class ValuePaths:
     when two ids differ only in case or punctuation."""
 
     def __init__(self, name: str, values: list):
-        self._paths = {value: f"axes/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values))}
+        self._paths = {value: f"{AXIS_PAGES}/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values))}
 
     def __getitem__(self, value) -> str:
         return self._paths[value]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..problems import PaperpoolError
+from ..project import Project
 from . import build
 
 POLL_SECONDS = 0.5
@@ -71,8 +72,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
           say: Callable[[str], None], should_stop: Callable[[], bool] = lambda: False, trust_config: bool = False) -> None:
-    rebuild = functools.partial(build.build, root, out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS},
-                                trust_config=trust_config)
+    def rebuild() -> build.Result:  # the pool as it is now: each rebuild reads it afresh
+        return build.build(Project(root), out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS},
+                           trust_config=trust_config)
+
     result = rebuild()  # the first build must succeed: there is nothing to serve otherwise
     handler = functools.partial(_Quiet, directory=str(result.out))
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 import orjson
 
-from ..cli import Command
+from ..commandline import Command
 from ..yamlio import write_atomic
 
 TOPOLOGIES = ("centralized", "planner_executor_critic", "debate", "swarm", "hierarchical")

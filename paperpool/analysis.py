@@ -1,0 +1,74 @@
+"""One analysis of a valid pool, shared by every command that reports on it (stats, gaps,
+claims, readme, diff, build): the tables of its records, its statistics, its gap tables
+and its claims, each computed once, from the same frames, when first asked for."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from . import claims, gaps, stats
+from .frame import Frame, build_frames
+from .pool import Pool, Record
+from .registry import Registry
+
+
+@dataclass
+class Analysis:
+    pool: Pool
+    frames: dict[str, Frame]
+
+    @property
+    def registry(self) -> Registry:
+        return self.pool.registry
+
+    @property
+    def entries(self) -> list[Record]:
+        return self.pool.entries
+
+    @functools.cached_property
+    def stats(self) -> stats.Stats:
+        """The registry's standard set of counts and cross-tabs."""
+        return stats.compute(self.registry, self.frames)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return stats.totals(self.frames)
+
+    @functools.cached_property
+    def gap_tables(self) -> list[gaps.GapTable]:
+        return gaps.compute(self.registry, self.frames)
+
+    @functools.cached_property
+    def outcomes(self) -> list[claims.Outcome]:
+        """Every claim of the ledger, recomputed; the ledger validate read when it has."""
+        ledger = self.pool.claims if self.pool.claims is not None else claims.load_claims(self.pool)[0]
+        return claims.evaluate(ledger, self.frames)
+
+    def members(self, name: str, kind: str = "entries") -> dict[str, list[str]]:
+        """Value -> keys of the records that hold it, for one column, in vocabulary order."""
+        frame = self.frames[kind]
+        long = frame.long(name)
+        grouped = long.groupby("value")["key"].agg(list)
+        return {str(value): list(grouped.get(value, [])) for value in frame.values_in_order(name, grouped.index)}
+
+    def values(self, name: str, kind: str = "entries") -> list[tuple[str, str, str]]:
+        """(id, label, description) of a controlled column's values, in vocabulary order."""
+        column = self.frames[kind].columns[name]
+        vocabulary = self.registry.vocabularies[column.vocabulary_name]
+        return [(str(v.id), v.label, v.description) for v in vocabulary.values]
+
+    def label(self, name: str, value, kind: str = "entries") -> str:
+        column = self.frames[kind].columns[name]
+        vocabulary = self.registry.vocabularies.get(column.vocabulary_name or "")
+        found = vocabulary.get(value) if vocabulary else None
+        return found.label if found else str(value)
+
+    def column_label(self, name: str, kind: str = "entries") -> str:
+        return self.frames[kind].columns[name].label
+
+
+def analyse(pool: Pool) -> Analysis:
+    """The analysis of a valid pool (validate it first: a record that breaks its field
+    specs has no place in a table)."""
+    return Analysis(pool, build_frames(pool))

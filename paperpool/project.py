@@ -1,0 +1,51 @@
+"""The front door: a pool's folder, which every command opens and asks for what it needs.
+Reading, validating and analysing each happen at most once however many outputs ask, so
+a command that writes several (`paperpool publish`) pays for each stage once."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import validate as validation
+from .pool import Pool, require_pool
+from .problems import InvalidPool, Problem, errors, plural
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+
+class Project:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def pool(self) -> Pool:
+        """The pool as read, whatever its records hold; for commands that add to it."""
+        return require_pool(self.root)
+
+    @functools.cached_property
+    def checked(self) -> tuple[Pool | None, list[Problem]]:
+        """The pool (None when its registry is unusable) and every problem validate finds."""
+        return validation.validate(self.root)
+
+    def valid_pool(self) -> Pool:
+        """The pool if it has no errors; otherwise a PaperpoolError naming the first."""
+        return validation.require_valid(*self.checked)
+
+    def buildable_pool(self, what: str) -> Pool:
+        """The valid pool, or InvalidPool listing every error: `what` (the site, ...) is
+        not written, and what was written before stays."""
+        pool, problems = self.checked
+        if errors(problems):
+            raise InvalidPool(errors(problems), f"the pool is not valid ({plural(len(errors(problems)), 'error')} above); "
+                                                f"{what}")
+        return pool
+
+    @functools.cached_property
+    def analysis(self) -> Analysis:
+        from .analysis import (
+            analyse,  # pandas: paid only by the commands that analyse, not by validate
+        )
+
+        return analyse(self.valid_pool())

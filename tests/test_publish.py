@@ -1,0 +1,70 @@
+"""`paperpool publish`, the main job in one process (issue 17): every output from one
+validation and one analysis, the same as each command writes on its own."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import edit
+
+
+def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(run, tiny):
+    result = run("publish", cwd=tiny)
+    assert result.exit_code == 0, result.output
+    out = tiny / "build"
+    assert sorted(path.name for path in out.iterdir()) == [  # the tiny registry has no CSV layout, so no CSV
+        "claims.json", "claims.txt", "gaps.json", "gaps.md", "pool.bib", "pool.json", "pool.ris", "site", "stats.json", "stats.md"]
+    for name, args in {"stats.json": ["stats", "--format", "json"], "stats.md": ["stats"], "gaps.json": ["gaps", "--format", "json"],
+                       "gaps.md": ["gaps"], "claims.json": ["claims", "--format", "json"], "claims.txt": ["claims"],
+                       "pool.json": ["export", "--format", "json"], "pool.bib": ["export", "--format", "bib"],
+                       "pool.ris": ["export", "--format", "ris"]}.items():
+        assert (out / name).read_text(encoding="utf-8") == run(*args, cwd=tiny).output, name
+    assert json.loads((out / "stats.json").read_text(encoding="utf-8"))["totals"]["retained"] == len(list((tiny / "papers").glob("*.yaml")))
+    assert run("readme", "--check", cwd=tiny).exit_code == 0  # the block was rewritten
+    assert (out / "site" / "index.html").is_file()
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "charts",
+                                                         "replace"]
+    assert lines[-2] == (f"wrote 9 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
+                         "pool.bib, pool.ris) and README.md's generated block")
+    assert lines[-1].startswith("built ") and lines[-1].endswith(f"{out / 'site' / 'index.html'}")
+
+
+def test_publish_writes_the_csv_of_each_kind_the_registry_lays_out(run, pool_copy):
+    result = run("publish", cwd=pool_copy)
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-2].endswith("(no README.md, so no generated block)")  # this copy has none
+    assert (pool_copy / "build" / "entries.csv").read_text(encoding="utf-8") == run("export", cwd=pool_copy).output
+    assert (pool_copy / "build" / "exclusions.csv").read_text(encoding="utf-8") == run("export", "--exclusions", cwd=pool_copy).output
+
+
+def test_publish_writes_nothing_when_a_claim_no_longer_holds(run, tiny, snapshot):
+    edit(tiny / "papers" / "delta.yaml", "method: rl", "method: search")
+    before = snapshot(tiny)
+    result = run("publish", cwd=tiny)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == "Error: 4 claims: 1 no longer holds; nothing was published"
+    assert snapshot(tiny) == before
+
+
+def test_publish_writes_nothing_for_an_invalid_pool(run, tiny, snapshot):
+    edit(tiny / "papers" / "alpha.yaml", "year: ", "year: soon\nx_year: ")
+    before = snapshot(tiny)
+    result = run("publish", cwd=tiny)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1].startswith("Error: the pool is not valid (")
+    assert result.output.splitlines()[-1].endswith("above); nothing was published")
+    assert snapshot(tiny) == before
+
+
+def test_the_shared_options_have_one_spelling_and_add_keeps_its_old_one_hidden(run, pool_copy):
+    for command in ("add", "import-bib", "import-csv", "export"):
+        shown = run(command, "--help", cwd=pool_copy).output
+        assert "--exclusions" in shown and "--exclusion " not in shown and "--exclusion," not in shown, command
+    for command in ("add", "import-bib", "import-csv"):
+        shown = run(command, "--help", cwd=pool_copy).output
+        assert "--date-added YYYY-MM-DD" in shown and "--dry-run" in shown, command
+    old = run("add", "--no-interactive", "--dry-run", "--exclusion", "--set", "title=A screened paper", "screened", cwd=pool_copy)
+    new = run("add", "--no-interactive", "--dry-run", "--exclusions", "--set", "title=A screened paper", "screened", cwd=pool_copy)
+    assert old.exit_code == new.exit_code == 0
+    assert old.output == new.output and "would create exclusions/screened.yaml" in new.output
