@@ -2,8 +2,8 @@
 same way, and Cohen's kappa, which discounts the agreement two readers with the same
 habits would reach by chance.
 
-The readings come from the entries (each entry's own values against its
-`second_reading`) or from a CSV with a `key` column and, per field, `orig_FIELD` (the
+The readings come from the entries (each entry's own values against its second
+reading, the mapping field whose fields re-tag the entry's) or from a CSV with a `key` column and, per field, `orig_FIELD` (the
 first reader) and `ann_FIELD` (the second reader). Which fields the entries' second
 readings re-tag is read from the registry, never listed here.
 """
@@ -22,7 +22,6 @@ from .pool import Pool
 from .problems import PaperpoolError, plural
 from .registry import Registry
 
-SECOND_READING = "second_reading"  # the entry field holding the second reader's tags
 FIRST, SECOND = "orig_", "ann_"  # column prefixes of the two readers in a CSV
 
 
@@ -61,17 +60,30 @@ class Audit:
                 "disagreements": [vars(d) for d in self.disagreements]}
 
 
+def second_reading(registry: Registry) -> str:
+    """The entries' field holding a second reader's tags: the mapping field whose fields
+    re-tag entry fields (a choice field of the same name as one of the entry's)."""
+    entry = registry.fields["entries"]
+    found = [name for name, spec in entry.items() if spec.type == "mapping" and _retagged(entry, spec)]
+    if len(found) != 1:
+        named = f"declares {', '.join(found)}" if found else "declares none"
+        raise PaperpoolError(f"registry.yaml {named} under entry_fields as a second reading; audit needs one mapping field "
+                             "whose choice fields re-tag entry fields of the same names")
+    return found[0]
+
+
+def _retagged(entry: dict, spec) -> list[str]:
+    return [name for name, inner in spec.fields.items()
+            if inner.type == "choice" and name in entry and entry[name].type == "choice"]
+
+
 def compared_fields(registry: Registry) -> list[str]:
     """The second reading's single-choice fields that re-tag an entry field of the same
     name, also a single choice: there both readers picked one value from a vocabulary,
     so agreement and kappa mean something. (Dates, notes and fields the entry lacks
     are not comparisons.)"""
     entry = registry.fields["entries"]
-    if SECOND_READING not in entry:
-        raise PaperpoolError(f"registry.yaml declares no {SECOND_READING} under entry_fields; "
-                             "declare it as a mapping of the fields a second reader re-tags")
-    return [name for name, spec in entry[SECOND_READING].fields.items()
-            if spec.type == "choice" and name in entry and entry[name].type == "choice"]
+    return _retagged(entry, entry[second_reading(registry)])
 
 
 def _example_field(registry: Registry) -> str:
@@ -84,10 +96,10 @@ def _example_field(registry: Registry) -> str:
 
 def audit_pool(pool: Pool) -> Audit:
     """Each entry that has a second reading: its current values against the reading's."""
-    fields = compared_fields(pool.registry)
-    read = sorted((r for r in pool.entries if isinstance(r.data.get(SECOND_READING), dict)), key=lambda r: r.key)
-    pairs = [(r.key, name, r.data.get(name), r.data[SECOND_READING].get(name)) for r in read for name in fields]
-    source = (f"{plural(len(read), 'entry', 'entries')} with a {SECOND_READING}: "
+    fields, reading = compared_fields(pool.registry), second_reading(pool.registry)
+    read = sorted((r for r in pool.entries if isinstance(r.data.get(reading), dict)), key=lambda r: r.key)
+    pairs = [(r.key, name, r.data.get(name), r.data[reading].get(name)) for r in read for name in fields]
+    source = (f"{plural(len(read), 'entry', 'entries')} with a {reading}: "
               "each entry's values (first reader) against its second reading")
     return _compare(source, "entry", len(read), fields, pairs)
 

@@ -45,8 +45,9 @@ def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind
         if value is None and spec.type == "date" and spec.required:
             value = added
         if value is None and spec.type == "choice" and spec.required:
-            vocab = registry.vocabularies[spec.vocabulary]
-            value = "unassessed" if vocab.get("unassessed") else marker
+            # the vocabulary's "not judged yet" value, where it has one (not_assessed: true)
+            not_assessed = [v.id for v in registry.vocabularies[spec.vocabulary].values if v.extra.get("not_assessed")]
+            value = not_assessed[0] if not_assessed else marker
         if value is None and spec.type in ("text_list", "url_list", "choice_list", "key_list"):
             value = marker if spec.required else []
         if value is None and spec.type == "choice_map":

@@ -71,9 +71,18 @@ def tags(registry: Registry, data: dict) -> list[str]:
             shown += [f"{k} {v}" for k, v in value.items()]
         elif isinstance(value, list):
             shown += [str(v) for v in value]
-        elif value not in (None, "", "NA"):
+        elif value not in (None, "") and _in_taxonomy(registry, name, value):
             shown.append(str(value))
     return list(dict.fromkeys(shown))
+
+
+def _in_taxonomy(registry: Registry, name: str, value) -> bool:
+    """Whether a value is a cell of the taxonomy: not one the registry keeps out of the
+    gap tables (in_gaps: false, such as "not applicable"), which is no tag either."""
+    spec = registry.fields["entries"].get(name)
+    vocabulary = registry.vocabularies.get(spec.vocabulary) if spec is not None and spec.vocabulary else None
+    found = vocabulary.get(value) if vocabulary is not None else None
+    return found is None or found.extra.get("in_gaps", True)
 
 
 def links(data: dict) -> list[Link]:
