@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from ..cli import Command
+from ..commandline import Command
 from ..problems import PaperpoolError
 from ..registry import find_root
 from . import pools, report, traces
@@ -55,7 +55,7 @@ def main(root: Path | None, sizes: list[int], events: list[int], repeat: int, en
         entries = len(list((shipped / "papers").glob("*.yaml")))
         rows = [pools.measure(shipped, entries, "shipped", repeat, engine)]
         _progress(f"shipped pool ({entries} entries) measured")
-        main_job = pools.main_job(template, pools.shipped_copy(template, folder / "main-job"), repeat)
+        main_job = pools.main_job(pools.shipped_copy(template, folder / "main-job"), repeat, engine)
         for size in (size for size in sizes if size > 0):
             rows.append(pools.measure(pools.synthetic(template, folder, size, seed), size, "synthetic", repeat, engine))
             _progress(f"{size:,} entries measured")

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import PaperpoolError
 from .measure import Sample, Series, paperpool, repeat, run
 
 COMMANDS = {
@@ -74,19 +72,23 @@ def _stages(output: str):
             yield match.group(1), float(match.group(2))
 
 
-def main_job(template: Path, root: Path, times: int) -> Series | None:
-    """The main job as scripts/run runs it after installing: its paperpool commands, in
-    order, on a copy of the shipped pool. None when the template has no scripts/run."""
-    script = template / "scripts" / "run"
-    if not script.is_file():
-        return None
-    steps = [line.strip() for line in script.read_text(encoding="utf-8").splitlines()
-             if line.strip().startswith(("$pp ", "mkdir "))]
-    if not steps:
-        raise PaperpoolError(f"{script}: no `$pp ...` lines found; the main job cannot be timed")
-    body = "set -euo pipefail\npp() { " + " ".join(map(_quoted, [sys.executable, "-m", "paperpool"])) + ' "$@"; }\n' \
-        + "\n".join(line.replace("$pp ", "pp ", 1) for line in steps) + "\n"
-    return repeat(lambda: run(["bash", "-c", body], root), times)
+@dataclass
+class MainJob:
+    run: Series  # `paperpool publish`, start-up included
+    engine: Series  # the engine's build of the same pages, inside the same runs
+
+    @property
+    def ratio(self) -> float:
+        return self.run.median / self.engine.median
+
+
+def main_job(root: Path, times: int, engine: str) -> MainJob:
+    """The main job as scripts/run runs it after installing (`paperpool publish`), on a
+    copy of the shipped pool; the engine's own build of its pages is read from the stage
+    times the same run prints, so the two are measured side by side."""
+    runs = repeat(lambda: run(paperpool(root, "publish", "--engine", engine), root), times)
+    engines = Series([Sample(dict(_stages(sample.output)).get(engine, 0.0), None) for sample in runs.samples])
+    return MainJob(runs, engines)
 
 
 def _quoted(text: str) -> str:

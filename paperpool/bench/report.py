@@ -8,7 +8,7 @@ import sys
 from importlib import metadata
 
 from .measure import Series
-from .pools import PoolRow
+from .pools import MainJob, PoolRow
 from .traces import TraceRow
 
 HEADER = ("| measurement | size | median s | min s | max s | peak MB | ms per item | ratio | the ratio is |\n"
@@ -41,11 +41,14 @@ def _row(measurement: str, size: str, series: Series, per_item: float | None = N
             f"{shown} | {ratio_is} |")
 
 
-def table(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow]) -> str:
+def table(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]) -> str:
     lines = [HEADER]
     by_size = {row.entries: row for row in pools}
     if main_job is not None:
-        lines.append(_row("main job (scripts/run after install)", f"{pools[0].entries:,} entries, shipped", main_job))
+        size = f"{pools[0].entries:,} entries, shipped"
+        lines.append(_row("main job (scripts/run after install: paperpool publish)", size, main_job.run, None,
+                          main_job.ratio, "/ the engine's build, same runs"))
+        lines.append(_row("main job: the engine's build of its pages", size, main_job.engine))
     for name in pools[0].commands if pools else []:
         for row in pools:
             series = row.commands[name]
@@ -74,12 +77,13 @@ def _growth(name: str, row: PoolRow, by_size: dict[int, PoolRow]) -> tuple[float
     return row.commands[name].median / smaller.commands[name].median, f"{row.entries:,} / {smaller.entries:,} entries"
 
 
-def targets(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow]) -> list[tuple[str, str, bool]]:
+def targets(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]) -> list[tuple[str, str, bool]]:
     """(target, what was measured, whether it holds) for each target measured."""
     found = []
     shipped = next((row for row in pools if row.label == "shipped"), None)
     if main_job is not None:
-        found.append(("the main job on the shipped pool under 5 s", f"{main_job.median:.2f} s", main_job.median < 5))
+        found.append(("the main job on the shipped pool at most 1.3 x the engine's own build of the same pages",
+                      f"{main_job.run.median:.2f} s / {main_job.engine.median:.2f} s = {main_job.ratio:.2f} x", main_job.ratio <= 1.3))
     if shipped is not None:
         seconds = shipped.commands["validate"].median
         found.append((f"validate on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s", seconds < 0.5))
