@@ -339,7 +339,8 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
     JSON, BibTeX, RIS), rewrite README.md's generated block (when there is a README.md),
     and build the site.
 
-    Exit 1, with nothing written, when the pool is not valid or a claim no longer holds."""
+    Exit 1, with nothing written, when the pool is not valid, a claim no longer holds or
+    the build refuses the pool (its mkdocs.yml, a hand-written page)."""
     project = context.project
     project.buildable_pool("nothing was published")
     failing = [outcome for outcome in project.analysis.outcomes if not outcome.holds]
@@ -348,10 +349,11 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
             click.echo(claims.failure_line(outcome), err=True)
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
     out = (out or context.root / publishing.OUT).resolve()
-    written, block = publishing.write_outputs(project.analysis, out)
+    planned = publishing.plan(project.analysis)
     result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config)
-    block = f"and {readme.README}'s generated block" if block else f"(no {readme.README}, so no generated block)"
-    click.echo(f"wrote {plural(len(written), 'file')} to {out} ({', '.join(written)}) {block}")
+    publishing.write(planned, out)
+    block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"
+    click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}")
     click.echo(f"built {plural(result.pages, 'page')}: {result.out / 'index.html'}")
 
 

@@ -1,9 +1,12 @@
 """`paperpool publish`: everything the pool publishes, from one validation and one
 analysis: the statistics, gap tables and claims as JSON and as text for people, the
-exports, README.md's generated block, then the site."""
+exports, README.md's generated block, and the site. The outputs are planned first and
+written only once the site is built, so a pool the build refuses (its mkdocs.yml, a
+hand-written page) changes nothing."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import claims, export, gaps, readme, stats
@@ -27,17 +30,23 @@ def outputs(analysis: Analysis) -> dict[str, str]:
     return files
 
 
-def write_outputs(analysis: Analysis, out: Path) -> tuple[list[str], bool]:
-    """Write the outputs into `out` (each file replaced whole) and the README's block when
-    the pool has a README; returns the files written and whether the block was. The
-    README is planned first: one whose markers are wrong stops the run before any file
-    is written."""
+@dataclass
+class Plan:
+    files: dict[str, str]  # name -> text, for the output folder
+    readme: readme.Update | None  # None: the pool has no README.md
+
+
+def plan(analysis: Analysis) -> Plan:
+    """Every output but the site, computed before anything is written: a README whose
+    markers are wrong stops the run here."""
     has_readme = (analysis.pool.root / readme.README).exists()
-    update = readme.plan_update(analysis) if has_readme else None
-    files = outputs(analysis)
+    return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None)
+
+
+def write(planned: Plan, out: Path) -> None:
+    """The outputs into `out`, each file replaced whole, and the README's block."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
+    for name, text in planned.files.items():
         write_atomic(out / name, text, f"{out.name}/{name}")
-    if update is not None:
-        readme.write(update)
-    return list(files), has_readme
+    if planned.readme is not None:
+        readme.write(planned.readme)

@@ -68,3 +68,12 @@ def test_the_shared_options_have_one_spelling_and_add_keeps_its_old_one_hidden(r
     new = run("add", "--no-interactive", "--dry-run", "--exclusions", "--set", "title=A screened paper", "screened", cwd=pool_copy)
     assert old.exit_code == new.exit_code == 0
     assert old.output == new.output and "would create exclusions/screened.yaml" in new.output
+
+
+def test_publish_writes_nothing_when_the_build_refuses_the_pool(run, tiny, snapshot):
+    (tiny / "mkdocs.yml").write_text("site_name: Tiny\nhooks: [evil.py]\n", encoding="utf-8")
+    before = snapshot(tiny)
+    result = run("publish", cwd=tiny)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1].startswith("Error: mkdocs.yml or the hand-written pages are not accepted")
+    assert snapshot(tiny) == before
