@@ -186,15 +186,56 @@ class _Builder:
         lines, raw, stack = self.doc.lines, self.doc.raw, self.stack
         get_event = loader.get_event
         scalar_event, resolvable, no_key, text = yaml.ScalarEvent, _RESOLVABLE, _NO_KEY, _STR
+        mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+        ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
         while True:
             event = get_event()
-            if type(event) is not scalar_event:
-                if self.other(event):
+            kind = type(event)
+            if kind is not scalar_event:
+                if kind in ends:
+                    done = stack.pop()[0]
+                    if not stack:
+                        self.result = done
+                    elif type(stack[-1][0]) is list:
+                        stack[-1][0].append(done)
+                    else:
+                        top = stack[-1]
+                        top[0][top[2]] = done
+                        top[2] = no_key
+                elif (kind is mapping_start or kind is sequence_start) and event.tag is None and stack \
+                        and len(stack) < MAX_DEPTH and (type(stack[-1][0]) is list or stack[-1][2] is not no_key):
+                    top = stack[-1]
+                    if type(top[0]) is list:
+                        path = top[1] + (len(top[0]),)
+                        lines[path] = event.start_mark.line + 1  # an item's line is its own
+                    else:
+                        path = top[3]
+                    stack.append([{} if kind is mapping_start else [], path, no_key, None])
+                elif self.other(event):
                     return self.result
                 continue
             value = event.value
-            # the tag `_tag` would give, without resolving text that no resolver can claim
-            tag = text if event.tag is None and (not event.implicit[0] or value[:1] not in resolvable) else _tag(event)
+            if event.tag is None and event.implicit[0] and value[:1] in resolvable:
+                known = _plain(value)  # a number, a boolean, null or a date, as the text implies
+                if known is None:  # anything else (a merge key, '=', a bad date): the general code
+                    tag = _tag(event)
+                elif stack and (type(stack[-1][0]) is list or stack[-1][2] is not no_key):
+                    top = stack[-1]
+                    if type(top[0]) is list:
+                        path = top[1] + (len(top[0]),)
+                        lines[path] = event.start_mark.line + 1
+                        raw[path] = value
+                        top[0].append(known[1])
+                    else:
+                        raw[top[3]] = value
+                        top[0][top[2]] = known[1]
+                        top[2] = no_key
+                    continue
+                else:
+                    tag = known[0]
+            else:
+                # the tag `_tag` would give, without resolving text that no resolver can claim
+                tag = text if event.tag is None else _tag(event)
             if not stack:
                 self.scalar(event, tag, ())
                 continue
@@ -333,8 +374,8 @@ _RESOLVABLE = frozenset(first for first, resolvers in _StrictLoader.yaml_implici
 def _construct(loader, tag: str, event, line: int, path: tuple):
     """A plain scalar that is not a string: a number, a boolean, null or a date."""
     try:
-        return _constructed(tag, event.value)
-    except _NotCached:
+        return _scalar(tag, event.value)
+    except _NotScalar:
         pass
     except (ValueError, KeyError, AttributeError, yaml.YAMLError):
         raise _unreadable(tag, event.value, line, path) from None
@@ -351,23 +392,49 @@ def _unreadable(tag: str, value: str, line: int, path: tuple) -> YamlProblem:
     return YamlProblem(line, f"'{value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path))
 
 
-class _NotCached(Exception):
+class _NotScalar(Exception):
     """A tag whose values are built by the loader itself (a mapping or list tag on a scalar)."""
 
 
-# The constructors of the scalar tags, called directly: each value is built from its text
-# alone, into an immutable object (a number, a boolean, None, a date), so one text read twice
-# may share one object. construct_object would also remember every node of the file.
+# The constructors of the scalar tags, called directly (construct_object would also
+# remember every node of the file).
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _SCALAR_CONSTRUCTORS = {tag: yaml.SafeLoader.yaml_constructors[tag]
                         for tag in ("tag:yaml.org,2002:" + name for name in ("int", "float", "bool", "null", "timestamp"))}
 
 
+def _scalar(tag: str, value: str):
+    """A scalar built from its text. Numbers, booleans and null may be shared between
+    records (one object for every `2025`); a date never is: a YAML writer would write the
+    second place holding the same date object as an alias."""
+    if tag == _TIMESTAMP:
+        return _SCALAR_CONSTRUCTORS[tag](_RESOLVER, ScalarNode(tag, value))
+    return _shared_scalar(tag, value)
+
+
 @functools.lru_cache(maxsize=8192)
-def _constructed(tag: str, value: str):
+def _shared_scalar(tag: str, value: str):
     constructor = _SCALAR_CONSTRUCTORS.get(tag)
     if constructor is None:
-        raise _NotCached
+        raise _NotScalar
     return constructor(_RESOLVER, ScalarNode(tag, value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _plain(value: str) -> tuple[str, object] | None:
+    """A plain scalar's tag and value when its text implies text, a number, a boolean or
+    null, and reads as one (`3`, `true`, `null`, or text such as `NA`); None for anything
+    else (a date, which is never shared; '<<', '='; what does not read), which the general
+    code builds or refuses with its line."""
+    tag = _implied_tag(value)
+    if tag == _STR:
+        return tag, value
+    if tag not in _SCALAR_CONSTRUCTORS or tag == _TIMESTAMP:
+        return None
+    try:
+        return tag, _shared_scalar(tag, value)
+    except (ValueError, KeyError, AttributeError, yaml.YAMLError):
+        return None
 
 
 def check_depth(text: str) -> None:

@@ -100,3 +100,13 @@ def test_words_a_resolver_reads_as_a_tag_are_refused(text, message):
     with pytest.raises(YamlProblem) as info:
         parse_yaml(text, HERE)
     assert info.value.message == message
+
+
+def test_two_equal_dates_are_two_objects_so_that_a_writer_does_not_alias_them():
+    # one date object in two places would be written back as `&id001 2026-05-03` and `*id001`
+    doc = parse_yaml("date_added: 2026-05-03\nsecond_reading:\n  date: 2026-05-03\n", HERE)
+    assert doc.data["date_added"] == doc.data["second_reading"]["date"]
+    assert doc.data["date_added"] is not doc.data["second_reading"]["date"]
+    assert "&" not in dump_yaml(doc.data)
+    again = parse_yaml("d: 2026-05-03\n", HERE)
+    assert again.data["d"] is not doc.data["date_added"]
