@@ -28,9 +28,14 @@ def invisible(text: str) -> bool:
     return _INVISIBLE.search(text) is not None
 
 
+# What a link must not hold: an invisible character, or a space of any kind (re's \s is
+# str.isspace, character by character)
+_NOT_IN_LINKS = re.compile(_INVISIBLE.pattern[:-1] + r"\s]")
+
+
 def url_problem(url: str) -> str | None:
     """Why a string is not an acceptable web link, or None when it is."""
-    if invisible(url) or any(ch.isspace() for ch in url):
+    if _NOT_IN_LINKS.search(url):
         return "contains spaces or invisible control characters"
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):

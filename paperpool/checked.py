@@ -1,0 +1,189 @@
+"""Reading a pool for validate: each record file is read, parsed and checked on its own
+in one step (by one worker process per core in a large pool), and what crosses back is
+small (a packed.Entry, its data packed as JSON); a file whose bytes the cache already
+knows is only read and hashed. The checks across records run afterwards (validate.check_across).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from . import identity
+from .packed import Entry, PackedDocument, pack, problem_rows
+from .pool import Pool, Record, linked_folders, not_a_mapping, record_files, stem
+from .problems import Problem
+from .registry import RECORD_KINDS, Registry, load_registry
+from .yamlio import (
+    MAX_FILE_BYTES,
+    YamlProblem,
+    decode_text,
+    file_digest,
+    parse_yaml,
+    read_bytes,
+    write_all,
+)
+
+# Seconds of work per file, measured at 10,000 entries: reading and hashing a file the cache
+# knows, and reading, parsing and checking one it does not.
+KNOWN_COST, NEW_COST = 0.00003, 0.0003
+PARALLEL_FROM = 0.15  # seconds of work; below this, a second process costs more than it saves
+
+
+class CheckedRead:
+    """One validate's reading of a pool, with the cache when `use_cache`."""
+
+    def __init__(self, root: Path, use_cache: bool):
+        self.root, self.use_cache = root, use_cache
+        self.store = None
+        self.entries: dict[str, Entry] = {}
+        self.titles = None  # (threshold, keys, pairs) found by title_pairs, for the cache
+
+    def load(self) -> tuple[Pool | None, list[Problem]]:
+        """The pool with every record checked on its own, and the problems found so far."""
+        registry, problems = load_registry(self.root)
+        if registry is None:
+            return None, problems
+        linked = linked_folders(registry)
+        if linked:  # nothing is read or written through them
+            return None, linked
+        pool = Pool(registry)
+        files = []
+        for kind in RECORD_KINDS:
+            pool.records[kind] = []
+            files += [(kind, rel, path) for rel, path in record_files(registry, kind, problems, pool.unreadable)]
+        if self.use_cache:
+            from .cache import Store
+
+            self.store = Store(self.root, registry.document.digest)
+        known = self.store.entries if self.store is not None else {}
+        work = [(kind, rel, path, known[rel].digest if rel in known else None) for kind, rel, path in files]
+        for (kind, rel, path), outcome in zip(files, _check_files(registry, work)):
+            key = stem(rel.rpartition("/")[2])
+            if isinstance(outcome, Problem):  # not read: nothing to keep
+                problems.append(outcome)
+                pool.unreadable.add(key)
+                continue
+            entry = known[rel] if outcome is None else outcome
+            self.entries[rel] = entry
+            if entry.problems:
+                problems += [Problem(rel, *row) for row in entry.problems]
+            if entry.facts is None:
+                pool.unreadable.add(key)
+            else:
+                pool.records[kind].append(Record(kind, rel, PackedDocument(path, entry.body, entry.digest), entry.facts, key))
+        return pool, problems
+
+    def title_pairs(self, keys: list[str], threshold: float) -> list[tuple[str, str, float]]:
+        """identity.similar_key_pairs, reusing the pairs the cache holds among known titles."""
+        known = self.store.known_titles(threshold) if self.store is not None else None
+        pairs = identity.similar_key_pairs(keys, threshold, known)
+        self.titles = (threshold, keys, pairs)
+        return pairs
+
+    def save(self) -> None:
+        if self.store is not None:
+            self.store.save(self.entries, self.titles)
+
+
+def _check_files(registry: Registry, work: list[tuple]) -> list[Entry | Problem | None]:
+    """For each (kind, rel, path, digest the cache knows): None when the file still has
+    that digest, else its packed.Entry, or the Problem that kept it from being read.
+
+    A large pool is shared out by cost between this process and forked copies of it, one
+    per further core (Linux only; elsewhere fork is unsafe or missing). A copy sends its
+    outcomes back through a pipe, pickled: it is this process itself, forked a moment ago.
+    A copy that fails has its share done here."""
+    global _REGISTRY
+    costs = [KNOWN_COST if digest is not None else NEW_COST for *_, digest in work]
+    shares = min(os.cpu_count() or 1, int(sum(costs) / (PARALLEL_FROM / 2)))
+    _REGISTRY = registry  # the copies inherit it: nothing is sent
+    try:
+        if shares < 2 or sys.platform != "linux":
+            return _check_chunk(work)
+        parts = _shared_out(work, costs, shares)
+        copies = [_fork(part) for part in parts[1:]]
+        outcomes = _check_chunk(parts[0])
+        for part, copy in zip(parts[1:], copies):
+            outcomes += _collect(copy) or _check_chunk(part)
+        return outcomes
+    finally:
+        _REGISTRY = None
+
+
+def _shared_out(work: list[tuple], costs: list[float], shares: int) -> list[list[tuple]]:
+    """`work` cut into `shares` consecutive parts of about equal cost."""
+    parts, start, spent, total = [], 0, 0.0, sum(costs)
+    for position, cost in enumerate(costs):
+        spent += cost
+        if spent >= total * (len(parts) + 1) / shares and len(parts) < shares - 1:
+            parts.append(work[start:position + 1])
+            start = position + 1
+    return parts + [work[start:]]
+
+
+def _fork(part: list[tuple]) -> tuple[int, int]:
+    """A forked copy of this process checking `part`: (its pid, the pipe it answers on)."""
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: it never returns into its parent's code, whatever happens
+        status = 1
+        try:
+            os.close(reading)
+            write_all(writing, pickle.dumps(_check_chunk(part), pickle.HIGHEST_PROTOCOL))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writing)
+    return pid, reading
+
+
+def _collect(copy: tuple[int, int]) -> list | None:
+    """A copy's outcomes, or None if it failed."""
+    pid, reading = copy
+    chunks = []
+    try:
+        while chunk := os.read(reading, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(reading)
+        _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    return pickle.loads(b"".join(chunks))
+
+
+def _check_chunk(work: list[tuple]) -> list[Entry | Problem | None]:
+    return [_check_file(*item) for item in work]
+
+
+def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | Problem | None:
+    try:
+        data = read_bytes(Path(path), MAX_FILE_BYTES)
+    except YamlProblem as exc:
+        return Problem(rel, exc.line, exc.field, exc.message)
+    except OSError as exc:
+        return Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions")
+    digest = file_digest(data)
+    if digest == known:
+        return None
+    return check_record(_REGISTRY, kind, rel, Path(path), data, digest)
+
+
+def check_record(registry: Registry, kind: str, rel: str, path: Path, data: bytes, digest: bytes) -> Entry:
+    """A record file's bytes parsed and checked on its own: a function of the bytes, the
+    path and the registry (and today's date), which is what makes it cacheable."""
+    from .validate import record_facts, record_problems
+
+    try:
+        doc = parse_yaml(decode_text(data), path)
+    except YamlProblem as exc:
+        return Entry(digest, [(exc.line, exc.field, exc.message, "error")], None)
+    problem = not_a_mapping(rel, doc.data)
+    if problem is not None:
+        return Entry(digest, problem_rows([problem]), None)
+    record = Record(kind, rel, doc)
+    return Entry(digest, problem_rows(record_problems(registry, record)), record_facts(registry, record),
+                 pack(doc.data, doc.lines))
