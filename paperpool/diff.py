@@ -78,7 +78,7 @@ def pool_at_revision(root: Path, revision: str):
         if not (old_root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
         try:
-            yield require_valid_pool(old_root)
+            yield require_valid_pool(old_root, cache=False)  # a temporary folder: its cache would never be read again
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
 
