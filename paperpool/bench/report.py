@@ -52,6 +52,13 @@ def table(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow])
             ratio, ratio_is = _growth(name, row, by_size)
             lines.append(_row(name, f"{row.entries:,} entries, {row.label}", series, series.median / row.entries, ratio, ratio_is))
     for row in pools:
+        lines.append(_row("validate --no-cache (every record read and checked)", f"{row.entries:,} entries, {row.label}",
+                          row.cold, row.cold.median / row.entries))
+    for row in pools:
+        lines.append(_row("validate after one record's title changed (cache warm)", f"{row.entries:,} entries, {row.label}",
+                          row.edited, row.edited.median / row.entries, row.edited.median / row.cold.median,
+                          "/ validate --no-cache"))
+    for row in pools:
         share = row.own.median / (row.own.median + row.engine.median)
         lines.append(_row("build: paperpool's own generation", f"{row.entries:,} entries, {row.pages:,} pages", row.own,
                           row.own.median / row.entries, share, "own / (own + engine)"))
@@ -81,12 +88,16 @@ def targets(pools: list[PoolRow], main_job: Series | None, traces: list[TraceRow
     if main_job is not None:
         found.append(("the main job on the shipped pool under 5 s", f"{main_job.median:.2f} s", main_job.median < 5))
     if shipped is not None:
-        seconds = shipped.commands["validate"].median
-        found.append((f"validate on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s", seconds < 0.5))
+        seconds = shipped.cold.median
+        found.append((f"validate --no-cache on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s",
+                      seconds < 0.5))
     for row in pools:
         if row.entries == 10_000:
-            seconds = row.commands["validate"].median
-            found.append(("validate at 10,000 entries under 3 s", f"{seconds:.2f} s", seconds < 3))
+            seconds = row.cold.median
+            found.append(("validate --no-cache at 10,000 entries under 3 s", f"{seconds:.2f} s", seconds < 3))
+            seconds = row.edited.median
+            found.append(("validate after one edit, the cache warm, at 10,000 entries under 0.5 s", f"{seconds:.2f} s",
+                          seconds < 0.5))
             seconds = row.commands["build"].median
             found.append(("build at 10,000 entries under 90 s", f"{seconds:.1f} s", seconds < 90))
         by_size = {other.entries: other for other in pools}
