@@ -30,6 +30,7 @@ import contextlib
 import datetime as dt
 import functools
 import hashlib
+import itertools
 import json
 import operator
 import os
@@ -157,9 +158,8 @@ REWRITE_AT = 1000  # the cache is rewritten when more than one record in this ma
 
 def _encoded(root: str, key: str, entries: dict[str, Entry], titles) -> bytes:
     """The cache as JSON columns (a list per field, not an object per record: read and
-    checked ten times faster), followed by the records' bodies one after another."""
+    checked several times faster), followed by the records' bodies one after another."""
     rels = list(entries)
-    records = [entry.facts is not None for entry in entries.values()]
     facts = [entry.facts for entry in entries.values() if entry.facts is not None]
     ends, end = [], 0
     for entry in entries.values():
@@ -168,12 +168,10 @@ def _encoded(root: str, key: str, entries: dict[str, Entry], titles) -> bytes:
     index = {
         "software": software_key(), "root": root, "records_key": key, "rels": rels,
         "digests": b"".join(entry.digest for entry in entries.values()).hex(),
-        "ends": ends, "records": records,
+        "ends": ends, "records": [entry.facts is not None for entry in entries.values()],
         "problems": [[number, *row] for number, entry in enumerate(entries.values()) for row in entry.problems],
-        "titles_of_records": [item.title for item in facts],
-        "distinct_from": _flat([item.distinct_from for item in facts]),
-        "tokens": _flat([[part for token in item.tokens for part in token] for item in facts]),
-        "unique": _flat([[part for pair in item.unique.items() for part in pair] for item in facts]),
+        "facts": [[item.title for item in facts], [item.distinct_from for item in facts],
+                  [item.tokens for item in facts], [item.unique for item in facts]],
         "titles": None if titles is None else {
             "threshold": titles[0], "keys": titles[1],
             "pairs": _pair_positions(titles[1], titles[2]),
@@ -181,11 +179,6 @@ def _encoded(root: str, key: str, entries: dict[str, Entry], titles) -> bytes:
     }
     head = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return len(head).to_bytes(8, "big") + head + b"".join(entry.body for entry in entries.values())
-
-
-def _flat(lists: list[list]) -> list:
-    """[counts, items]: lists of varying length as two flat lists."""
-    return [[len(items) for items in lists], [item for items in lists for item in items]]
 
 
 def _pair_positions(keys: list[str], pairs: list[tuple[str, str, float]]) -> list:
@@ -229,64 +222,53 @@ def _load(path: Path) -> dict | None:
 
 
 def _entries(index: dict, blob: memoryview) -> dict[str, Entry]:
-    """The entries of a cache's index, each part checked for its type and length first:
-    an altered file yields ValueError, TypeError, KeyError or IndexError, never an entry
-    of the wrong shape."""
+    """The entries of a cache's index, every part checked for its type and length first
+    (by C loops over whole columns: a loop over records in Python would cost more than
+    reading the file): an altered file yields ValueError, TypeError, KeyError or
+    IndexError, never an entry of the wrong shape."""
     rels, ends, records = index["rels"], index["ends"], index["records"]
     digests = bytes.fromhex(index["digests"])
-    count = len(rels)
+    titles, distinct, tokens, unique = index["facts"]
+    count, readable = len(rels), sum(_of_types(records, bool))
     _of_types(rels, str)
     _of_types(ends, int)
-    _of_types(records, bool)
-    if len(digests) != 16 * count or len(ends) != count or len(records) != count:
+    _of_types(titles, str, type(None))
+    _of_types(distinct, list)
+    _of_types(_items(distinct), str)
+    _of_types(tokens, list)
+    _of_types(_items(tokens), list)
+    _of_types(_items(_items(tokens)), str)
+    if set(map(len, _items(tokens))) - {3}:
+        raise ValueError("a token is (kind, id, field)")
+    _of_types(unique, dict)
+    _of_types(_items(map(dict.values, unique)), str, int, float, bool, type(None))
+    if len(digests) != 16 * count or {len(ends), len(records)} != {count} or len(set(rels)) != count:
+        raise ValueError("columns of different lengths")
+    if {len(titles), len(distinct), len(tokens), len(unique)} != {readable}:
         raise ValueError("columns of different lengths")
     if any(map(operator.gt, [0, *ends], [*ends, len(blob)])):
         raise ValueError("bodies out of order or beyond the file")
-    readable = sum(records)
-    titles = index["titles_of_records"]
-    _of_types(titles, str, type(None))
-    distinct = _unflat(index["distinct_from"], readable, 1, str)
-    tokens = _unflat(index["tokens"], readable, 3, str)
-    unique = _unflat(index["unique"], readable, 2, str, int, float, bool, type(None))
-    if len(titles) != readable or len(set(rels)) != count:
-        raise ValueError("columns of different lengths")
     problems: dict[int, list] = {}
     for row in index["problems"]:
         number, line, field, message, severity = row
         if type(number) is not int or type(line) is not int or {type(field), type(message), type(severity)} != {str}:
             raise TypeError("a problem is [record, line, field, message, severity]")
         problems.setdefault(number, []).append((line, field, message, severity))
-    entries, start, made = {}, 0, 0
-    for number, (rel, end, record) in enumerate(zip(rels, ends, records)):
-        facts = None
-        if record:
-            token_parts = tokens[made]
-            unique_parts = unique[made]
-            facts = Facts(titles[made], distinct[made], [token_parts[i:i + 3] for i in range(0, len(token_parts), 3)],
-                          dict(zip(unique_parts[::2], unique_parts[1::2])))
-            made += 1
-        entries[rel] = Entry(digests[16 * number:16 * number + 16], problems.get(number, []), facts, blob[start:end])
-        start = end
-    return entries
+    made = iter(list(map(Facts, titles, distinct, tokens, unique)))
+    bodies = map(blob.__getitem__, map(slice, [0, *ends], ends))
+    return {rel: Entry(digests[16 * number:16 * number + 16], problems.get(number, []), next(made) if record else None, body)
+            for number, (rel, record, body) in enumerate(zip(rels, records, bodies))}
 
 
-def _unflat(column: list, count: int, width: int, *types) -> list[list]:
-    """The lists _flat wrote, `count` of them, each `width` times a whole number of items."""
-    counts, items = column
-    _of_types(counts, int)
-    _of_types(items, *types)
-    if len(counts) != count or sum(counts) != len(items) or any(number % width for number in counts):
-        raise ValueError("a flat column does not match its counts")
-    result, start = [], 0
-    for number in counts:
-        result.append(items[start:start + number])
-        start += number
-    return result
+def _items(lists):
+    return itertools.chain.from_iterable(lists)
 
 
-def _of_types(items: list, *types) -> None:
-    if type(items) is not list or not set(map(type, items)) <= set(types):
+def _of_types(items, *types):
+    """`items` if it is a list (or a chain of lists) of these types only, else TypeError."""
+    if type(items) not in (list, itertools.chain) or not set(map(type, items)) <= set(types):
         raise TypeError(f"expected a list of {', '.join(kind.__name__ for kind in types)}")
+    return items
 
 
 def _titles(stored) -> tuple[float, list[str], list[tuple[str, str, float]]] | None:

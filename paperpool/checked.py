@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import stat
 import sys
 from pathlib import Path
 
@@ -160,8 +161,10 @@ def _check_chunk(work: list[tuple]) -> list[Entry | Problem | None]:
 
 
 def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | Problem | None:
+    if known is not None and _digest_of(path) == known:
+        return None
     try:
-        data = read_bytes(Path(path), MAX_FILE_BYTES)
+        data = read_bytes(path, MAX_FILE_BYTES)  # a string: a Path costs as much as hashing the file
     except YamlProblem as exc:
         return Problem(rel, exc.line, exc.field, exc.message)
     except OSError as exc:
@@ -170,6 +173,34 @@ def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | 
     if digest == known:
         return None
     return check_record(_REGISTRY, kind, rel, Path(path), data, digest)
+
+
+# Opening without following a link and without waiting (a named pipe put in the file's place
+# since the folder was listed opens at once, and fstat refuses it)
+_OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_BUFFER = bytearray(MAX_FILE_BYTES + 1)  # one per process, reused: most files are only hashed
+
+
+def _digest_of(path: str) -> bytes | None:
+    """The digest of a plain file read whole into the buffer, the way a file the cache
+    knows is checked: one open, fstat, read and close, and no bytes object. None for
+    anything else (not a plain file, too big, an error), which read_bytes then reports."""
+    try:
+        fd = os.open(path, _OPEN)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        size = os.readv(fd, [_BUFFER])
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if size != info.st_size:  # changed while read, or read short: read_bytes reads it again
+        return None
+    return file_digest(memoryview(_BUFFER)[:size])
 
 
 def check_record(registry: Registry, kind: str, rel: str, path: Path, data: bytes, digest: bytes) -> Entry:

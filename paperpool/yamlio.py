@@ -111,7 +111,7 @@ def file_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def read_bytes(path: Path, max_bytes: int) -> bytes:
+def read_bytes(path: Path | str, max_bytes: int) -> bytes:
     """A plain file's bytes, refusing what is not a plain file or is too big. Never reads
     more than `max_bytes` + 1 bytes: a device such as /dev/zero (behind a link, say)
     reports no size and never ends. The file is checked before it is opened (opening a
@@ -122,7 +122,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         raise YamlProblem(1, "not a plain file (a device, pipe or socket, or a link to one); give a text file")
     if info.st_size > max_bytes:
         raise YamlProblem(1, f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit; is it the right file?")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, _READ)
     try:
         data = os.read(fd, info.st_size + 1)  # one read for the usual file; a byte more tells if it grew
         if len(data) != info.st_size:  # it changed since stat: read on to its end, or past the limit
@@ -138,6 +138,8 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         raise YamlProblem(1, f"file is over the {max_bytes:,}-byte limit; is it the right file?")
     return data
 
+
+_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # no newline translation on Windows
 
 RECORD_HINT = "write the record's fields as `field: value` lines"
 

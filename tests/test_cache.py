@@ -167,9 +167,12 @@ def test_a_damaged_cache_is_ignored_and_written_anew(pool_copy, cache_dir, damag
 def test_an_altered_index_of_the_wrong_shape_is_ignored(pool_copy, cache_dir):
     fresh = lines(pool_copy)
     index, blob = read_index(pool_copy)
-    for change in ({"rels": index["rels"][:-1]}, {"titles_of_records": [1] * len(index["titles_of_records"])},
-                   {"ends": list(reversed(index["ends"]))}, {"tokens": [[1], ["a"]]}, {"problems": [[0, "one"]]},
-                   {"digests": "zz"}, {"records": None}, {"titles": {"threshold": 93, "keys": ["a"], "pairs": [0, 5, 99]}}):
+    titles, distinct, tokens, unique = index["facts"]
+    for change in ({"rels": index["rels"][:-1]}, {"facts": [[1] * len(titles), distinct, tokens, unique]},
+                   {"ends": list(reversed(index["ends"]))}, {"facts": [titles, distinct, [[["url", "x"]], *tokens[1:]], unique]},
+                   {"facts": [titles, distinct, tokens, [{"record_id": ["E1"]}, *unique[1:]]]}, {"facts": [titles]},
+                   {"problems": [[0, "one"]]}, {"digests": "zz"}, {"records": None},
+                   {"titles": {"threshold": 93, "keys": ["a"], "pairs": [0, 5, 99]}}):
         write_index(pool_copy, {**index, **change}, blob)
         assert lines(pool_copy) == fresh, change
 
