@@ -108,6 +108,19 @@ def records_key(registry_digest: bytes) -> str:
     return f"registry {registry_digest.hex()} on {dt.date.today().isoformat()}"
 
 
+def likely_usable(root: Path, registry_digest: bytes) -> bool:
+    """Whether the pool's cache file was written for this software, registry and day, as
+    its first bytes say (unchecked: only to plan the reading; Store checks everything)."""
+    path = cache_path(root.resolve())
+    try:
+        with open(path, "rb") as file:
+            start = file.read(4096)
+    except (OSError, TypeError):  # TypeError: no cache folder (path None)
+        return False
+    return start.startswith(MAGIC) and json.dumps(software_key()).encode() in start \
+        and json.dumps(records_key(registry_digest)).encode() in start
+
+
 class Store:
     """The cache file of one pool: what it knew when read, and the new one to write."""
 

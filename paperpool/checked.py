@@ -28,8 +28,8 @@ from .yamlio import (
 )
 
 # Seconds of work per file, measured at 10,000 entries: reading and hashing a file the cache
-# knows, and reading, parsing and checking one it does not.
-KNOWN_COST, NEW_COST = 0.00003, 0.0003
+# knows, and reading, parsing and checking one it does not; and per byte of the cache read.
+KNOWN_COST, NEW_COST, CACHE_COST = 0.00002, 0.0003, 3.5e-9
 PARALLEL_FROM = 0.15  # seconds of work; below this, a second process costs more than it saves
 
 
@@ -55,13 +55,8 @@ class CheckedRead:
         for kind in RECORD_KINDS:
             pool.records[kind] = []
             files += [(kind, rel, path) for rel, path in record_files(registry, kind, problems, pool.unreadable)]
-        if self.use_cache:
-            from .cache import Store
-
-            self.store = Store(self.root, registry.document.digest)
-        known = self.store.entries if self.store is not None else {}
-        work = [(kind, rel, path, known[rel].digest if rel in known else None) for kind, rel, path in files]
-        for (kind, rel, path), outcome in zip(files, _check_files(registry, work)):
+        known, outcomes = self._outcomes(registry, files)
+        for (kind, rel, path), outcome in zip(files, outcomes):
             key = stem(rel.rpartition("/")[2])
             if isinstance(outcome, Problem):  # not read: nothing to keep
                 problems.append(outcome)
@@ -76,6 +71,39 @@ class CheckedRead:
             else:
                 pool.records[kind].append(Record(kind, rel, PackedDocument(path, entry.body, entry.digest), entry.facts, key))
         return pool, problems
+
+    def _outcomes(self, registry: Registry, files: list[tuple]) -> tuple[dict[str, Entry], list]:
+        """The cache's usable entries, and each file's outcome (see _check_files)."""
+        if not self.use_cache:
+            return {}, _check_files(registry, [(kind, rel, path, None) for kind, rel, path in files])
+        from .cache import Store, cache_path, likely_usable
+
+        digest = registry.document.digest
+        hashing = len(files) * KNOWN_COST
+        if hashing < PARALLEL_FROM or sys.platform != "linux" or not likely_usable(self.root, digest):
+            self.store = Store(self.root, digest)
+            known = self.store.entries
+            return known, _check_files(registry, [(kind, rel, path, known[rel].digest if rel in known else None)
+                                                  for kind, rel, path in files])
+        # A cache that will likely answer for most files: a forked copy hashes a share of
+        # them while this process reads the cache, then hashes the rest; the files whose
+        # digest the cache does not know are checked afterwards.
+        try:
+            reading = os.stat(cache_path(self.root.resolve())).st_size * CACHE_COST
+        except OSError:  # gone since: Store finds nothing
+            reading = 0.0
+        split = int(len(files) * max(0.0, (hashing - reading) / (2 * hashing)))
+        named = [(rel, path) for _, rel, path in files]
+        copy = _fork(_hash_files, named[split:])
+        self.store = Store(self.root, digest)
+        known = self.store.entries
+        digests = _hash_files(named[:split])
+        digests += _collect(copy) or _hash_files(named[split:])
+        outcomes = [None if rel in known and known[rel].digest == found else found
+                    for (_, rel, _), found in zip(files, digests)]
+        changed = [(kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes) if type(outcome) is bytes]
+        checked = iter(_check_files(registry, changed))
+        return known, [next(checked) if type(outcome) is bytes else outcome for outcome in outcomes]
 
     def title_pairs(self, keys: list[str], threshold: float) -> list[tuple[str, str, float]]:
         """identity.similar_key_pairs, reusing the pairs the cache holds among known titles."""
@@ -105,7 +133,7 @@ def _check_files(registry: Registry, work: list[tuple]) -> list[Entry | Problem 
         if shares < 2 or sys.platform != "linux":
             return _check_chunk(work)
         parts = _shared_out(work, costs, shares)
-        copies = [_fork(part) for part in parts[1:]]
+        copies = [_fork(_check_chunk, part) for part in parts[1:]]
         outcomes = _check_chunk(parts[0])
         for part, copy in zip(parts[1:], copies):
             outcomes += _collect(copy) or _check_chunk(part)
@@ -125,15 +153,15 @@ def _shared_out(work: list[tuple], costs: list[float], shares: int) -> list[list
     return parts + [work[start:]]
 
 
-def _fork(part: list[tuple]) -> tuple[int, int]:
-    """A forked copy of this process checking `part`: (its pid, the pipe it answers on)."""
+def _fork(work, argument) -> tuple[int, int]:
+    """A forked copy of this process doing work(argument): (its pid, the pipe it answers on)."""
     reading, writing = os.pipe()
     pid = os.fork()
     if pid == 0:  # the copy: it never returns into its parent's code, whatever happens
         status = 1
         try:
             os.close(reading)
-            write_all(writing, pickle.dumps(_check_chunk(part), pickle.HIGHEST_PROTOCOL))
+            write_all(writing, pickle.dumps(work(argument), pickle.HIGHEST_PROTOCOL))
             status = 0
         finally:
             os._exit(status)
@@ -163,16 +191,32 @@ def _check_chunk(work: list[tuple]) -> list[Entry | Problem | None]:
 def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | Problem | None:
     if known is not None and _digest_of(path) == known:
         return None
-    try:
-        data = read_bytes(path, MAX_FILE_BYTES)  # a string: a Path costs as much as hashing the file
-    except YamlProblem as exc:
-        return Problem(rel, exc.line, exc.field, exc.message)
-    except OSError as exc:
-        return Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions")
+    data = _read(rel, path)
+    if isinstance(data, Problem):
+        return data
     digest = file_digest(data)
     if digest == known:
         return None
     return check_record(_REGISTRY, kind, rel, Path(path), data, digest)
+
+
+def _hash_files(named: list[tuple[str, str]]) -> list[bytes | Problem]:
+    """The digest of each (rel, path), or the Problem that kept it from being read."""
+    return [_digest_of(path) or _digest_read(rel, path) for rel, path in named]
+
+
+def _digest_read(rel: str, path: str) -> bytes | Problem:
+    data = _read(rel, path)
+    return data if isinstance(data, Problem) else file_digest(data)
+
+
+def _read(rel: str, path: str) -> bytes | Problem:
+    try:
+        return read_bytes(path, MAX_FILE_BYTES)  # a string: a Path costs as much as hashing the file
+    except YamlProblem as exc:
+        return Problem(rel, exc.line, exc.field, exc.message)
+    except OSError as exc:
+        return Problem(rel, 1, "", f"cannot read: {exc.strerror}; check the file's permissions")
 
 
 # Opening without following a link and without waiting (a named pipe put in the file's place
@@ -217,4 +261,4 @@ def check_record(registry: Registry, kind: str, rel: str, path: Path, data: byte
         return Entry(digest, problem_rows([problem]), None)
     record = Record(kind, rel, doc)
     return Entry(digest, problem_rows(record_problems(registry, record)), record_facts(registry, record),
-                 pack(doc.data, doc.lines))
+                 pack(doc))

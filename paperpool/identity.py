@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from urllib.parse import parse_qs, urlsplit
@@ -33,6 +34,7 @@ def invisible(text: str) -> bool:
 _NOT_IN_LINKS = re.compile(_INVISIBLE.pattern[:-1] + r"\s]")
 
 
+@functools.lru_cache(maxsize=1024)  # asked twice of each link: by its field's check, then for its identity
 def url_problem(url: str) -> str | None:
     """Why a string is not an acceptable web link, or None when it is."""
     if _NOT_IN_LINKS.search(url):
@@ -61,7 +63,10 @@ def doi(value: str) -> str:
 
 def ids_in_url(url: str) -> dict[str, str]:
     """Paper identifiers a link carries, as written in it: {"arxiv": "2508.04652"}."""
-    parts = urlsplit(url.strip())
+    return _ids_in_parts(urlsplit(url.strip()))
+
+
+def _ids_in_parts(parts) -> dict[str, str]:
     host = (parts.hostname or "").lower()
     path = parts.path.rstrip("/")
     if host.endswith("arxiv.org"):
@@ -85,7 +90,7 @@ def url_tokens(url: str) -> set[tuple[str, str]]:
     host = (parts.hostname or "").lower().removeprefix("www.")
     path = parts.path.rstrip("/")
     tokens = {("url", f"{host}{path}" + (f"?{parts.query}" if parts.query else ""))}
-    for scheme, value in ids_in_url(url).items():
+    for scheme, value in _ids_in_parts(parts).items():
         tokens |= identifier_tokens(scheme, value)
     return tokens
 

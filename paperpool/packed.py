@@ -40,42 +40,24 @@ def problem_rows(problems) -> list[tuple[int, str, str, str]]:
     return [(problem.line, problem.field, problem.message, problem.severity) for problem in problems]
 
 
-def pack(data: dict, lines: dict[tuple, int]) -> bytes:
+def pack(doc: Document) -> bytes:
     """A record's data and field lines as JSON: [data, lines, dates].
 
     The lines are the numbers alone, in the order of the document: yamlio's builder notes
     the line of each field and item as it meets them, which is the order of a walk through
     the data (each field, then what it holds, then the next), so the walk gives each its
-    path back. `dates` names the values YAML read as dates and times, which JSON holds as
-    their ISO text. Every other YAML value is JSON's own (integers of any size; NaN and
-    infinities as Python's json writes them); text is UTF-8 with surrogatepass, as
-    json.loads reads bytes."""
-    dates: list = []
-    if _walk(data, [], dates) != len(lines):
-        raise ValueError("the field lines do not match the data")  # a Document yamlio did not build
-    text = json.dumps([data, list(lines.values()), dates], ensure_ascii=False, separators=(",", ":"), default=_iso)
+    path back. `dates` names the values YAML read as dates and times (the builder notes
+    them too), which JSON holds as their ISO text. Every other YAML value is JSON's own
+    (integers of any size; NaN and infinities as Python's json writes them); text is UTF-8
+    with surrogatepass, as json.loads reads bytes."""
+    dates = []
+    for path in doc.dates:
+        value = doc.data
+        for step in path:
+            value = value[step]
+        dates.append([path, type(value).__name__])
+    text = json.dumps([doc.data, list(doc.lines.values()), dates], ensure_ascii=False, separators=(",", ":"), default=_iso)
     return text.encode("utf-8", "surrogatepass")
-
-
-def _walk(value, path: list, dates: list) -> int:
-    """The fields and items under `value`, counted; its dates and times noted in `dates`."""
-    if type(value) is dict:
-        pairs = value.items()
-    elif type(value) is list:
-        pairs = enumerate(value)
-    else:
-        if type(value) is dt.datetime or type(value) is dt.date:
-            dates.append([path, type(value).__name__])
-        return 0
-    count = 0
-    for name, item in pairs:
-        count += 1
-        if type(item) in _NOT_PLAIN:
-            count += _walk(item, [*path, name], dates)
-    return count
-
-
-_NOT_PLAIN = {dict, list, dt.date, dt.datetime}  # what _walk looks into or notes
 
 
 def _iso(value) -> str:

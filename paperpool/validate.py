@@ -333,6 +333,8 @@ def _value_ids(vocab) -> frozenset:
     every choice of every record is looked up. Ids are text, so `in` finds what get finds."""
     known = _IDS.get(id(vocab))
     if known is None or known[0] is not vocab:  # a vocabulary since freed may have had this id
+        if len(_IDS) > 256:  # registries come and go in a long process: keep the last few
+            _IDS.clear()
         known = _IDS[id(vocab)] = (vocab, frozenset(vocab.ids))
     return known[1]
 
@@ -437,17 +439,29 @@ def record_facts(registry: Registry, record: Record) -> Facts:
     (and the registry), so that it is computed where the record is parsed, and cached."""
     title = record.data.get("title")
     unique = {}
-    for spec in registry.fields[record.kind].values():
-        value = record.data.get(spec.name)
+    for name in _unique_names(registry.fields[record.kind]):
+        value = record.data.get(name)
         # missing, of the wrong type or not filled in: the field check reports it
-        if spec.unique and isinstance(value, (str, int)) and value != registry.unknown_marker:
-            unique[spec.name] = value
+        if isinstance(value, (str, int)) and value != registry.unknown_marker:
+            unique[name] = value
     return Facts(
         identity.title_key(title) if isinstance(title, str) and title.strip() else None,
         _distinct_from(record),
         [(kind, value, name) for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()],
         unique,
     )
+
+
+_UNIQUE: dict[int, tuple[dict, list[str]]] = {}  # id(specs) -> (specs, the names of its unique fields)
+
+
+def _unique_names(specs: dict[str, FieldSpec]) -> list[str]:
+    known = _UNIQUE.get(id(specs))
+    if known is None or known[0] is not specs:  # specs since freed may have had this id
+        if len(_UNIQUE) > 64:  # registries come and go in a long process: keep the last few
+            _UNIQUE.clear()
+        known = _UNIQUE[id(specs)] = (specs, [spec.name for spec in specs.values() if spec.unique])
+    return known[1]
 
 
 def identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, str]:

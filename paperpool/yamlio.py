@@ -77,6 +77,7 @@ class Document:
     lines: dict[tuple, int] = field(default_factory=dict)
     raw: dict[tuple, str] = field(default_factory=dict)
     digest: bytes = b""  # file_digest of the bytes it was read from (load_yaml), for caches keyed by content
+    dates: list[tuple] = field(default_factory=list)  # the paths of the values YAML read as dates or times
 
     def line(self, *path) -> int:
         """The line of a field, or of its nearest enclosing field, or 1."""
@@ -318,6 +319,8 @@ class _Builder:
         if tag not in _PLAIN_TAGS:
             raise YamlProblem(line, f"YAML tag '{_shown_tag(tag)}' is not allowed; write a plain value", _field(path))
         self.doc.raw[path] = event.value
+        if tag == _TIMESTAMP:
+            self.doc.dates.append(path)
         self.attach(event.value if tag == _STR else _construct(self.loader, tag, event, line, path))
 
     def key(self, event, top: list, tag: str) -> None:

@@ -18,7 +18,7 @@ from paperpool import cache
 from paperpool.pool import load_pool
 from paperpool.synthpool import write_pool
 from paperpool.validate import require_valid_pool, validate
-from paperpool.yamlio import dump_yaml, load_yaml
+from paperpool.yamlio import dump_yaml, load_yaml, parse_yaml
 
 from .conftest import REPO, edit
 
@@ -278,3 +278,17 @@ def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(
         assert cached == fresh
         assert any(f"title: nearly the same title as papers/{min(first.name, second.name)}" in line for line in cached) is alike
     assert [line.split(":")[0] for line in cached] == [f"papers/{third.name}"] * 2
+
+
+def test_a_packed_record_comes_back_with_every_value_of_its_type_and_every_line():
+    from paperpool.packed import pack, unpack
+
+    text = ("n: 3\nf: .nan\ni: -.inf\nz: -0.0\nbig: 123456789012345678901234567890\nd: 2026-04-26\n"
+            "t: 2026-04-26 10:00:00+05:30\nu: 2026-04-26T10:00:00Z\nnaive: 2026-04-26 10:00:00.123456\n"
+            "l:\n  - [1, 2026-01-01, {x: 2026-02-02}]\n  - {}\n  - []\ne: {}\nw: 'é ✓ 学'\nb: no\nnull_: ~\n")
+    doc = parse_yaml(text, Path("x.yaml"))
+    data, lines = unpack(pack(doc))
+    assert list(lines.items()) == list(doc.lines.items())
+    assert repr(data) == repr(doc.data)  # nan, -0.0, the time zones and the microseconds included
+    assert [type(value) for value in data.values()] == [type(value) for value in doc.data.values()]
+    assert type(data["l"][0][2]["x"]) is type(doc.data["l"][0][2]["x"])
