@@ -7,12 +7,10 @@ knows is only read and hashed. The checks across records run afterwards (validat
 from __future__ import annotations
 
 import os
-import pickle
 import stat
-import sys
 from pathlib import Path
 
-from . import identity
+from . import identity, sharing
 from .packed import Entry, PackedDocument, pack, problem_rows
 from .pool import Pool, Record, linked_folders, not_a_mapping, record_files, stem
 from .problems import Problem
@@ -24,13 +22,13 @@ from .yamlio import (
     file_digest,
     parse_yaml,
     read_bytes,
-    write_all,
 )
 
 # Seconds of work per file, measured at 10,000 entries: reading and hashing a file the cache
-# knows, and reading, parsing and checking one it does not; and per byte of the cache read.
-KNOWN_COST, NEW_COST, CACHE_COST = 0.00002, 0.0003, 3.5e-9
+# knows, and reading, parsing and checking one it does not.
+KNOWN_COST, NEW_COST = 0.00002, 0.0003
 PARALLEL_FROM = 0.15  # seconds of work; below this, a second process costs more than it saves
+CHECKED_A_PART, HASHED_A_PART = 50, 500  # files a process takes at a time: a few tens of milliseconds
 
 
 class CheckedRead:
@@ -76,29 +74,22 @@ class CheckedRead:
         """The cache's usable entries, and each file's outcome (see _check_files)."""
         if not self.use_cache:
             return {}, _check_files(registry, [(kind, rel, path, None) for kind, rel, path in files])
-        from .cache import Store, cache_path, likely_usable
+        from .cache import Store, likely_usable
 
         digest = registry.document.digest
         hashing = len(files) * KNOWN_COST
-        if hashing < PARALLEL_FROM or sys.platform != "linux" or not likely_usable(self.root, digest):
+        if hashing < PARALLEL_FROM or not sharing.available() or not likely_usable(self.root, digest):
             self.store = Store(self.root, digest)
             known = self.store.entries
             return known, _check_files(registry, [(kind, rel, path, known[rel].digest if rel in known else None)
                                                   for kind, rel, path in files])
-        # A cache that will likely answer for most files: a forked copy hashes a share of
-        # them while this process reads the cache, then hashes the rest; the files whose
-        # digest the cache does not know are checked afterwards.
-        try:
-            reading = os.stat(cache_path(self.root.resolve())).st_size * CACHE_COST
-        except OSError:  # gone since: Store finds nothing
-            reading = 0.0
-        split = int(len(files) * max(0.0, (hashing - reading) / (2 * hashing)))
+        # A cache that will likely answer for most files: forked copies hash the files while
+        # this process reads the cache, then helps them; the files whose digest the cache
+        # does not know are checked afterwards.
         named = [(rel, path) for _, rel, path in files]
-        copy = _fork(_hash_files, named[split:])
-        self.store = Store(self.root, digest)
+        digests, self.store = sharing.share(_hash_files, named, HASHED_A_PART, _copies(hashing),
+                                            meanwhile=lambda: Store(self.root, digest))
         known = self.store.entries
-        digests = _hash_files(named[:split])
-        digests += _collect(copy) or _hash_files(named[split:])
         outcomes = [None if rel in known and known[rel].digest == found else found
                     for (_, rel, _), found in zip(files, digests)]
         changed = [(kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes) if type(outcome) is bytes]
@@ -119,69 +110,24 @@ class CheckedRead:
 
 def _check_files(registry: Registry, work: list[tuple]) -> list[Entry | Problem | None]:
     """For each (kind, rel, path, digest the cache knows): None when the file still has
-    that digest, else its packed.Entry, or the Problem that kept it from being read.
-
-    A large pool is shared out by cost between this process and forked copies of it, one
-    per further core (Linux only; elsewhere fork is unsafe or missing). A copy sends its
-    outcomes back through a pipe, pickled: it is this process itself, forked a moment ago.
-    A copy that fails has its share done here."""
+    that digest, else its packed.Entry, or the Problem that kept it from being read. A
+    large pool is shared with forked copies of this process (paperpool.sharing), which
+    inherit the registry: nothing is sent."""
     global _REGISTRY
-    costs = [KNOWN_COST if digest is not None else NEW_COST for *_, digest in work]
-    shares = min(os.cpu_count() or 1, int(sum(costs) / (PARALLEL_FROM / 2)))
-    _REGISTRY = registry  # the copies inherit it: nothing is sent
+    seconds = sum(KNOWN_COST if digest is not None else NEW_COST for *_, digest in work)
+    _REGISTRY = registry
     try:
-        if shares < 2 or sys.platform != "linux":
+        if seconds < PARALLEL_FROM or not sharing.available():
             return _check_chunk(work)
-        parts = _shared_out(work, costs, shares)
-        copies = [_fork(_check_chunk, part) for part in parts[1:]]
-        outcomes = _check_chunk(parts[0])
-        for part, copy in zip(parts[1:], copies):
-            outcomes += _collect(copy) or _check_chunk(part)
-        return outcomes
+        return sharing.share(_check_chunk, work, CHECKED_A_PART, _copies(seconds))[0]
     finally:
         _REGISTRY = None
 
 
-def _shared_out(work: list[tuple], costs: list[float], shares: int) -> list[list[tuple]]:
-    """`work` cut into `shares` consecutive parts of about equal cost."""
-    parts, start, spent, total = [], 0, 0.0, sum(costs)
-    for position, cost in enumerate(costs):
-        spent += cost
-        if spent >= total * (len(parts) + 1) / shares and len(parts) < shares - 1:
-            parts.append(work[start:position + 1])
-            start = position + 1
-    return parts + [work[start:]]
-
-
-def _fork(work, argument) -> tuple[int, int]:
-    """A forked copy of this process doing work(argument): (its pid, the pipe it answers on)."""
-    reading, writing = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the copy: it never returns into its parent's code, whatever happens
-        status = 1
-        try:
-            os.close(reading)
-            write_all(writing, pickle.dumps(work(argument), pickle.HIGHEST_PROTOCOL))
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(writing)
-    return pid, reading
-
-
-def _collect(copy: tuple[int, int]) -> list | None:
-    """A copy's outcomes, or None if it failed."""
-    pid, reading = copy
-    chunks = []
-    try:
-        while chunk := os.read(reading, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(reading)
-        _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    return pickle.loads(b"".join(chunks))
+def _copies(seconds: float) -> int:
+    """Forked copies worth starting for this much work: one per further core, and no
+    more than one per PARALLEL_FROM / 2 seconds of it."""
+    return max(1, min((os.cpu_count() or 1) - 1, int(seconds / (PARALLEL_FROM / 2)) - 1))
 
 
 def _check_chunk(work: list[tuple]) -> list[Entry | Problem | None]:
