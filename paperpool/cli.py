@@ -152,7 +152,7 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
-    pool, problems = validation.validate(context.root, cache=not no_cache)
+    pool, problems = validation.validate(context.root, cache=False) if no_cache else validation.validate(context.root)
     problems += siteconfig.check(context.root, trust_config)[1]
     problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
     for problem in problems:
