@@ -169,6 +169,7 @@ def _read(rel: str, path: str) -> bytes | Problem:
 # since the folder was listed opens at once, and fstat refuses it)
 _OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _BUFFER = bytearray(MAX_FILE_BYTES + 1)  # one per process, reused: most files are only hashed
+_READV = getattr(os, "readv", None)
 
 
 def _digest_of(path: str) -> bytes | None:
@@ -183,7 +184,9 @@ def _digest_of(path: str) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
-        size = os.readv(fd, [_BUFFER])
+        if _READV is None:  # Windows
+            return file_digest(data) if len(data := os.read(fd, info.st_size + 1)) == info.st_size else None
+        size = _READV(fd, [_BUFFER])
     except OSError:
         return None
     finally:
