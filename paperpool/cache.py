@@ -45,7 +45,7 @@ from . import __version__
 from .packed import Entry, Facts
 from .yamlio import write_all
 
-FORMAT = 1  # raised whenever what is stored, or how, changes
+FORMAT = 2  # raised whenever what is stored, or how, changes
 MAGIC = b"paperpool-cache\n"
 _CHECKSUM = 4  # bytes of CRC-32 over the rest of the file: a truncated or damaged file is not read
 MAX_BYTES = 1 << 30  # a pool of 100,000 records caches about 300 MB
@@ -249,10 +249,9 @@ def _entries(index: dict, blob: memoryview) -> dict[str, Entry]:
     _of_types(distinct, list)
     _of_types(_items(distinct), str)
     _of_types(tokens, list)
-    _of_types(_items(tokens), list)
-    _of_types(_items(_items(tokens)), str)
-    if set(map(len, _items(tokens))) - {3}:
-        raise ValueError("a token is (kind, id, field)")
+    _of_types(_items(tokens), str)
+    if any(map((3).__rmod__, map(len, tokens))):
+        raise ValueError("a token is kind, id and field")
     _of_types(unique, dict)
     _of_types(_items(map(dict.values, unique)), str, int, float, bool, type(None))
     if len(digests) != 16 * count or {len(ends), len(records)} != {count} or len(set(rels)) != count:

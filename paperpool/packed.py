@@ -23,7 +23,7 @@ class Facts(NamedTuple):
 
     title: str | None  # identity.title_key of its title; None when it has no title
     distinct_from: list[str]  # the keys it names in distinct_from, once each
-    tokens: list  # (kind, normalised id, field) of each identifier and link
+    tokens: list[str]  # kind, normalised id and field of each identifier and link, one after another
     unique: dict  # value of each field declared unique that holds text or a number
 
 

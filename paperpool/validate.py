@@ -447,7 +447,8 @@ def record_facts(registry: Registry, record: Record) -> Facts:
     return Facts(
         identity.title_key(title) if isinstance(title, str) and title.strip() else None,
         _distinct_from(record),
-        [(kind, value, name) for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()],
+        [part for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()
+         for part in (kind, value, name)],
         unique,
     )
 
@@ -495,7 +496,8 @@ def check_same_paper(pool: Pool) -> list[Problem]:
     problems, owners = [], {}
     for record in pool.all_records():
         allowed = record.facts.distinct_from
-        for kind, value, field_name in record.facts.tokens:
+        parts = iter(record.facts.tokens)
+        for kind, value, field_name in zip(parts, parts, parts):
             token = (kind, value)
             other = owners.get(token)
             if other is None:

@@ -169,7 +169,7 @@ def test_an_altered_index_of_the_wrong_shape_is_ignored(pool_copy, cache_dir):
     index, blob = read_index(pool_copy)
     titles, distinct, tokens, unique = index["facts"]
     for change in ({"rels": index["rels"][:-1]}, {"facts": [[1] * len(titles), distinct, tokens, unique]},
-                   {"ends": list(reversed(index["ends"]))}, {"facts": [titles, distinct, [[["url", "x"]], *tokens[1:]], unique]},
+                   {"ends": list(reversed(index["ends"]))}, {"facts": [titles, distinct, [["url", "x"], *tokens[1:]], unique]},
                    {"facts": [titles, distinct, tokens, [{"record_id": ["E1"]}, *unique[1:]]]}, {"facts": [titles]},
                    {"problems": [[0, "one"]]}, {"digests": "zz"}, {"records": None},
                    {"titles": {"threshold": 93, "keys": ["a"], "pairs": [0, 5, 99]}}):
