@@ -6,6 +6,7 @@ knows is only read and hashed. The checks across records run afterwards (validat
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from pathlib import Path
@@ -112,16 +113,11 @@ def _check_files(registry: Registry, work: list[tuple]) -> list[Entry | Problem 
     """For each (kind, rel, path, digest the cache knows): None when the file still has
     that digest, else its packed.Entry, or the Problem that kept it from being read. A
     large pool is shared with forked copies of this process (paperpool.sharing), which
-    inherit the registry: nothing is sent."""
-    global _REGISTRY
+    have the registry already: nothing is sent."""
     seconds = sum(KNOWN_COST if digest is not None else NEW_COST for *_, digest in work)
-    _REGISTRY = registry
-    try:
-        if seconds < PARALLEL_FROM or not sharing.available():
-            return _check_chunk(work)
-        return sharing.share(_check_chunk, work, CHECKED_A_PART, _copies(seconds))[0]
-    finally:
-        _REGISTRY = None
+    if seconds < PARALLEL_FROM or not sharing.available():
+        return _check_chunk(registry, work)
+    return sharing.share(functools.partial(_check_chunk, registry), work, CHECKED_A_PART, _copies(seconds))[0]
 
 
 def _copies(seconds: float) -> int:
@@ -130,12 +126,14 @@ def _copies(seconds: float) -> int:
     return max(1, min((os.cpu_count() or 1) - 1, int(seconds / (PARALLEL_FROM / 2)) - 1))
 
 
-def _check_chunk(work: list[tuple]) -> list[Entry | Problem | None]:
-    return [_check_file(*item) for item in work]
+def _check_chunk(registry: Registry, work: list[tuple]) -> list[Entry | Problem | None]:
+    buffer = bytearray(MAX_FILE_BYTES + 1)  # for the files only hashed: one per call, never shared by threads
+    return [_check_file(registry, buffer, *item) for item in work]
 
 
-def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | Problem | None:
-    if known is not None and _digest_of(path) == known:
+def _check_file(registry: Registry, buffer: bytearray, kind: str, rel: str, path: str,
+                known: bytes | None) -> Entry | Problem | None:
+    if known is not None and _digest_of(path, buffer) == known:
         return None
     data = _read(rel, path)
     if isinstance(data, Problem):
@@ -143,12 +141,13 @@ def _check_file(kind: str, rel: str, path: str, known: bytes | None) -> Entry | 
     digest = file_digest(data)
     if digest == known:
         return None
-    return check_record(_REGISTRY, kind, rel, Path(path), data, digest)
+    return check_record(registry, kind, rel, Path(path), data, digest)
 
 
 def _hash_files(named: list[tuple[str, str]]) -> list[bytes | Problem]:
     """The digest of each (rel, path), or the Problem that kept it from being read."""
-    return [_digest_of(path) or _digest_read(rel, path) for rel, path in named]
+    buffer = bytearray(MAX_FILE_BYTES + 1)
+    return [_digest_of(path, buffer) or _digest_read(rel, path) for rel, path in named]
 
 
 def _digest_read(rel: str, path: str) -> bytes | Problem:
@@ -168,14 +167,14 @@ def _read(rel: str, path: str) -> bytes | Problem:
 # Opening without following a link and without waiting (a named pipe put in the file's place
 # since the folder was listed opens at once, and fstat refuses it)
 _OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-_BUFFER = bytearray(MAX_FILE_BYTES + 1)  # one per process, reused: most files are only hashed
 _READV = getattr(os, "readv", None)
 
 
-def _digest_of(path: str) -> bytes | None:
-    """The digest of a plain file read whole into the buffer, the way a file the cache
-    knows is checked: one open, fstat, read and close, and no bytes object. None for
-    anything else (not a plain file, too big, an error), which read_bytes then reports."""
+def _digest_of(path: str, buffer: bytearray) -> bytes | None:
+    """The digest of a plain file read whole into `buffer` (reused from file to file),
+    the way a file the cache knows is checked: one open, fstat, read and close, and no
+    bytes object. None for anything else (not a plain file, too big, an error), which
+    read_bytes then reports."""
     try:
         fd = os.open(path, _OPEN)
     except OSError:
@@ -186,14 +185,14 @@ def _digest_of(path: str) -> bytes | None:
             return None
         if _READV is None:  # Windows
             return file_digest(data) if len(data := os.read(fd, info.st_size + 1)) == info.st_size else None
-        size = _READV(fd, [_BUFFER])
+        size = _READV(fd, [buffer])
     except OSError:
         return None
     finally:
         os.close(fd)
     if size != info.st_size:  # changed while read, or read short: read_bytes reads it again
         return None
-    return file_digest(memoryview(_BUFFER)[:size])
+    return file_digest(memoryview(buffer)[:size])
 
 
 def check_record(registry: Registry, kind: str, rel: str, path: Path, data: bytes, digest: bytes) -> Entry:
