@@ -1,7 +1,8 @@
 """Reading a pool for validate: each record file is read, parsed and checked on its own
-in one step (by one worker process per core in a large pool), and what crosses back is
-small (a packed.Entry, its data packed as JSON); a file whose bytes the cache already
-knows is only read and hashed. The checks across records run afterwards (validate.check_across).
+in one step (in a large pool by this process and forked copies of it, paperpool.sharing),
+and what crosses back is small (a packed.Entry, its data packed as JSON); a file whose
+bytes the cache already knows is only read and hashed. The checks across records run
+afterwards (validate.check_across).
 """
 
 from __future__ import annotations
