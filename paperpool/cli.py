@@ -69,15 +69,16 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
 @cli.command()
 @click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1 when there are any).")
+@click.option("--no-cache", is_flag=True, help="Read and check every record again, without paperpool's cache of checked records.")
 @trust_config_option
 @pass_context
-def validate(context: Context, strict: bool, trust_config: bool) -> None:
+def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool) -> None:
     """Check every entry, exclusion, the registry, the claims and mkdocs.yml; list
     every problem.
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
-    pool, problems = context.project.checked
+    pool, problems = context.project.without_cache().checked if no_cache else context.project.checked
     problems = problems + siteconfig.check(context.root, trust_config)[1]
     problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
     for problem in problems:

@@ -74,7 +74,7 @@ def analysis_at_revision(root: Path, revision: str):
         if not (old_root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
         try:
-            yield Project(old_root).analysis
+            yield Project(old_root, cache=False).analysis  # a temporary folder: its cache would never be read again
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
 

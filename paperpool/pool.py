@@ -19,14 +19,16 @@ class Record:
     kind: str  # "entries" or "exclusions"
     rel: str  # path relative to the pool root, for messages
     doc: Document
+    facts: object = None  # packed.Facts, what the checks across records read; made when first needed
+    key: str = ""  # its file's name without .yaml; taken from doc.path when not given
+
+    def __post_init__(self):
+        if not self.key:
+            self.key = self.doc.path.stem
 
     @property
     def data(self) -> dict:
         return self.doc.data
-
-    @property
-    def key(self) -> str:
-        return self.doc.path.stem
 
     def line(self, *path) -> int:
         return self.doc.line(*path)
@@ -93,37 +95,60 @@ def require_pool(root: Path) -> Pool:
 
 
 def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreadable: set[str]) -> list[Record]:
-    folder = registry.folder(kind)
-    rel_folder = registry.pool[kind]
-    if not folder.is_dir():
-        problems.append(Problem(rel_folder, 1, "", f"folder is missing; create {rel_folder}/ (it may be empty)"))
-        return []
+    readable = [(rel, Path(path)) for rel, path in record_files(registry, kind, problems, unreadable)]
     records = []
-    readable = []
-    for path in sorted(folder.iterdir()):
-        rel = f"{rel_folder}/{path.name}"
-        if path.name.startswith("."):
-            continue  # editor swap files, .gitkeep, our own temporary files
-        if path.is_symlink():
-            # git stores a link as a link: the record would be whatever it points at on
-            # each machine (another file, a device, a secret), so records are plain files
-            problems.append(Problem(rel, 1, "", "is a symbolic link; a record is a plain file: replace the link with the file itself"))
-            unreadable.add(path.stem)
-            continue
-        if path.is_dir() or path.suffix != RECORD_SUFFIX:
-            problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
-            continue
-        readable.append((rel, path))
     for (rel, path), (doc, problem) in zip(readable, read_records([path for _, path in readable])):
-        if problem is None and not isinstance(doc.data, dict):
-            found = "a list" if isinstance(doc.data, list) else "a single value"
-            problem = Problem(rel, 1, "", f"the file holds {found}, but a record is a mapping: one `field: value` per line")
+        problem = problem or not_a_mapping(rel, doc.data)
         if problem is not None:
             problems.append(Problem(rel, problem.line, problem.field, problem.message))
             unreadable.add(path.stem)
         else:
             records.append(Record(kind, rel, doc))
     return records
+
+
+def record_files(registry: Registry, kind: str, problems: list[Problem], unreadable: set[str]) -> list[tuple[str, str]]:
+    """The files of a records folder to read, as (path relative to the pool, path); what
+    is not read is reported (a missing folder, a link, a file that is no record). Paths
+    are strings: at 10,000 records, making Path objects costs more than listing the folder."""
+    folder = registry.folder(kind)
+    rel_folder = registry.pool[kind]
+    if not folder.is_dir():
+        problems.append(Problem(rel_folder, 1, "", f"folder is missing; create {rel_folder}/ (it may be empty)"))
+        return []
+    readable = []
+    # scandir's entries know whether they are links or folders without a call per file
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda entry: os.path.normcase(entry.name))  # as sorted Paths
+    for entry in entries:
+        name = entry.name
+        rel = f"{rel_folder}/{name}"
+        if name.startswith("."):
+            continue  # editor swap files, .gitkeep, our own temporary files
+        if entry.is_symlink():
+            # git stores a link as a link: the record would be whatever it points at on
+            # each machine (another file, a device, a secret), so records are plain files
+            problems.append(Problem(rel, 1, "", "is a symbolic link; a record is a plain file: replace the link with the file itself"))
+            unreadable.add(stem(name))
+            continue
+        if entry.is_dir() or not name.endswith(RECORD_SUFFIX) or stem(name) == name:
+            problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
+            continue
+        readable.append((rel, entry.path))
+    return readable
+
+
+def stem(name: str) -> str:
+    """A file name without its suffix, as Path(name).stem has it."""
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+def not_a_mapping(rel: str, data) -> Problem | None:
+    if isinstance(data, dict):
+        return None
+    found = "a list" if isinstance(data, list) else "a single value"
+    return Problem(rel, 1, "", f"the file holds {found}, but a record is a mapping: one `field: value` per line")
 
 
 PARALLEL_FROM = 1000  # records; below this, starting worker processes costs more than it saves

@@ -17,8 +17,13 @@ if TYPE_CHECKING:
 
 
 class Project:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, cache: bool = True):
         self.root = root
+        self.cache = cache  # whether validate may use its cache of checked records
+
+    def without_cache(self) -> Project:
+        """The same pool, read and checked again without the cache (validate --no-cache)."""
+        return Project(self.root, cache=False)
 
     def pool(self) -> Pool:
         """The pool as read, whatever its records hold; for commands that add to it."""
@@ -27,7 +32,8 @@ class Project:
     @functools.cached_property
     def checked(self) -> tuple[Pool | None, list[Problem]]:
         """The pool (None when its registry is unusable) and every problem validate finds."""
-        return validation.validate(self.root)
+        # validate(root) is the call with the cache on, the one every other caller makes
+        return validation.validate(self.root) if self.cache else validation.validate(self.root, cache=False)
 
     def valid_pool(self) -> Pool:
         """The pool if it has no errors; otherwise a PaperpoolError naming the first."""

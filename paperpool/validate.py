@@ -3,13 +3,16 @@ to fix it. Problems are collected and returned; nothing here raises or writes.""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
+import gc
 from pathlib import Path
 
 from . import identity
 from .claims import load_claims
-from .pool import Pool, Record, load_pool
+from .packed import Facts
+from .pool import Pool, Record
 from .problems import PaperpoolError, Problem, errors, suggest
 from .registry import (
     CONTROL_CHARACTERS,
@@ -22,33 +25,71 @@ from .registry import (
 from .yamlio import Document
 
 
-def validate(root: Path) -> tuple[Pool | None, list[Problem]]:
+def validate(root: Path, cache: bool = True) -> tuple[Pool | None, list[Problem]]:
     """Load the pool at `root`; return it (None if the registry is unusable) and every
-    problem, sorted by file and line."""
-    pool, problems = load_pool(root)
-    if pool is not None:
-        problems += validate_pool(pool)
+    problem, sorted by file and line. Each record is checked where it is parsed (in
+    worker processes for a large pool); with `cache`, records unchanged since an earlier
+    run are taken from paperpool's cache of checked records (paperpool.cache), which never
+    changes the result. The checks across records run on every call."""
+    from .checked import CheckedRead
+
+    read = CheckedRead(root, cache)
+    with _collector_paused():
+        pool, problems = read.load()
+        if pool is not None:
+            problems += check_across(pool, read.title_pairs)
+            read.save()
     return pool, sorted(set(problems))
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Reading a large pool makes a few hundred thousand objects, none of them in a
+    reference cycle; the cyclic garbage collector, left on, would walk them all again and
+    again (a quarter of a warm validate's time at 10,000 records). Nothing is kept out of
+    its reach for good: a later full collection walks them as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            # the objects made meanwhile join the oldest generation untraversed (freeze, then
+            # unfreeze): enabled as they were, the next young collection would walk them all
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
 def validate_pool(pool: Pool) -> list[Problem]:
-    problems: list[Problem] = []
-    registry = pool.registry
+    """Every problem of a pool read by load_pool, whose records were not checked yet."""
+    problems = [problem for record in pool.all_records() for problem in record_problems(pool.registry, record)]
+    return problems + check_across(pool)
+
+
+def record_problems(registry: Registry, record: Record) -> list[Problem]:
+    """The problems of one record on its own: its fields, and the registry's rules."""
+    return RecordChecker(registry, record).check() + check_rules(registry, record)
+
+
+def check_across(pool: Pool, title_pairs=identity.similar_key_pairs) -> list[Problem]:
+    """The checks that compare records with each other, from each record's facts;
+    `title_pairs` finds the pairs of near-identical titles (see check_similar_titles)."""
     for record in pool.all_records():
-        problems += RecordChecker(registry, record).check()
-    problems += check_unique_keys(pool)
+        if record.facts is None:
+            record.facts = record_facts(pool.registry, record)
+    problems = check_unique_keys(pool)
     problems += check_unique_fields(pool)
     problems += check_same_paper(pool)
-    problems += check_similar_titles(pool)
-    problems += check_rules(pool)
+    problems += check_similar_titles(pool, title_pairs)
     problems += check_registry_references(pool)
     pool.claims, ledger_problems = load_claims(pool)  # read once: the analysis evaluates what validate checked
     return problems + ledger_problems
 
 
-def require_valid_pool(root: Path) -> Pool:
+def require_valid_pool(root: Path, cache: bool = True) -> Pool:
     """The pool at `root` if it has no errors; otherwise a PaperpoolError naming the first."""
-    return require_valid(*validate(root))
+    return require_valid(*validate(root, cache))
 
 
 def require_valid(pool: Pool | None, problems: list[Problem]) -> Pool:
@@ -91,6 +132,7 @@ class RecordChecker:
             elif name not in specs:
                 hint = suggest(name, specs, f"declare it in {REGISTRY_FILE} or remove it")
                 self.problem(path + (name,), f"unknown field; {hint}")
+        marker = self.registry.unknown_marker
         for name, spec in specs.items():
             value = data.get(name)
             field_path = path + (name,)
@@ -99,7 +141,7 @@ class RecordChecker:
                     where = f" under {'.'.join(path)}" if path else ""
                     self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({expected_value(spec, self.registry)})")
                 continue
-            if self.registry.unknown_marker is not None and value == self.registry.unknown_marker:
+            if marker is not None and value == marker:
                 if spec.derived_from and self.registry.derivation_source(specs, spec).get(data.get(spec.derived_from)):
                     continue  # its source is filled in, so check_derived says what to write
                 self.problem(field_path, f"not filled in yet; replace {value} with {expected_value(spec, self.registry)}", "warning")
@@ -283,8 +325,22 @@ def _check_identifier(checker: RecordChecker, value, spec, path) -> None:
 
 def _check_choice(checker: RecordChecker, value, spec, path) -> None:
     vocab = checker.registry.vocabularies[spec.vocabulary]
-    if not isinstance(value, (str, int, float)) or vocab.get(value) is None:
+    if not isinstance(value, (str, int, float)) or value not in _value_ids(vocab):
         checker.problem(path, _not_in_vocabulary(value, vocab.ids, checker.record.doc.raw.get(path)))
+
+
+_IDS: dict[int, tuple[object, frozenset]] = {}  # id(vocabulary) -> (the vocabulary, its value ids)
+
+
+def _value_ids(vocab) -> frozenset:
+    """A vocabulary's value ids as a set: vocab.get searches its values one by one, and
+    every choice of every record is looked up. Ids are text, so `in` finds what get finds."""
+    known = _IDS.get(id(vocab))
+    if known is None or known[0] is not vocab:  # a vocabulary since freed may have had this id
+        if len(_IDS) > 256:  # registries come and go in a long process: keep the last few
+            _IDS.clear()
+        known = _IDS[id(vocab)] = (vocab, frozenset(vocab.ids))
+    return known[1]
 
 
 def _not_in_vocabulary(value, ids: list[str], raw: str | None = None, noun: str = "value") -> str:
@@ -372,8 +428,8 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
                 continue
             seen = {}
             for record in pool.records[kind]:
-                value = record.data.get(spec.name)
-                if not isinstance(value, (str, int)) or value == pool.registry.unknown_marker:
+                value = record.facts.unique.get(spec.name)
+                if not isinstance(value, (str, int)):
                     continue  # missing, of the wrong type or not filled in: the field check reports it
                 if value in seen:
                     problems.append(Problem(record.rel, record.line(spec.name), spec.name, f"'{value}' is also used by {seen[value].rel}; it must be unique"))
@@ -382,10 +438,43 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
     return problems
 
 
+def record_facts(registry: Registry, record: Record) -> Facts:
+    """What the checks across records need of a record: a function of the record alone
+    (and the registry), so that it is computed where the record is parsed, and cached."""
+    title = record.data.get("title")
+    unique = {}
+    for name in _unique_names(registry.fields[record.kind]):
+        value = record.data.get(name)
+        # missing, of the wrong type or not filled in: the field check reports it
+        if isinstance(value, (str, int)) and value != registry.unknown_marker:
+            unique[name] = value
+    return Facts(
+        identity.title_key(title) if isinstance(title, str) and title.strip() else None,
+        _distinct_from(record),
+        [part for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()
+         for part in (kind, value, name)],
+        unique,
+    )
+
+
+_UNIQUE: dict[int, tuple[dict, list[str]]] = {}  # id(specs) -> (specs, the names of its unique fields)
+
+
+def _unique_names(specs: dict[str, FieldSpec]) -> list[str]:
+    known = _UNIQUE.get(id(specs))
+    if known is None or known[0] is not specs:  # specs since freed may have had this id
+        if len(_UNIQUE) > 64:  # registries come and go in a long process: keep the last few
+            _UNIQUE.clear()
+        known = _UNIQUE[id(specs)] = (specs, [spec.name for spec in specs.values() if spec.unique])
+    return known[1]
+
+
 def identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, str]:
     """Each (kind, normalised id) the record carries, with the field it came from."""
     tokens = {}
     for spec in specs.values():
+        if spec.type not in _IDENTIFYING:
+            continue
         value = record.data.get(spec.name)
         if not value or not isinstance(value, (str, list)):
             continue
@@ -403,34 +492,52 @@ def identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, 
     return tokens
 
 
+_IDENTIFYING = {"identifier", "url", "url_list"}  # the field types identity_tokens reads
+
+
 def check_same_paper(pool: Pool) -> list[Problem]:
     """The same arXiv id, DOI, OpenReview id or link on two records."""
     problems, owners = [], {}
     for record in pool.all_records():
-        allowed = _distinct_from(record)
-        for token, field_name in identity_tokens(record, pool.registry.fields[record.kind]).items():
+        allowed = record.facts.distinct_from
+        parts = iter(record.facts.tokens)
+        for kind, value, field_name in zip(parts, parts, parts):
+            token = (kind, value)
             other = owners.get(token)
             if other is None:
                 owners[token] = record
             elif other.key not in allowed:
-                what = identity.TOKEN_NAMES.get(token[0], token[0])
+                what = identity.TOKEN_NAMES.get(kind, kind)
                 problems.append(Problem(
                     record.rel, record.line(field_name), field_name,
-                    f"{what} {token[1]} is also on {other.rel}; a paper is recorded once: merge the two or remove one",
+                    f"{what} {value} is also on {other.rel}; a paper is recorded once: merge the two or remove one",
                 ))
     return problems
 
 
-def check_similar_titles(pool: Pool) -> list[Problem]:
-    """Near-identical titles, entry against entry and entry against exclusion."""
-    titled = [r for r in pool.all_records() if isinstance(r.data.get("title"), str) and r.data["title"].strip()]
-    keys = [identity.title_key(r.data["title"]) for r in titled]
+def check_similar_titles(pool: Pool, title_pairs=identity.similar_key_pairs) -> list[Problem]:
+    """Near-identical titles, entry against entry and entry against exclusion. Titles are
+    compared as keys (identity.title_key), each distinct key once: `title_pairs(keys,
+    threshold)` gives the pairs of keys at least the threshold alike (a cache may supply
+    those it knows); records sharing a key are pairs too."""
+    holders: dict[str, list[Record]] = {}
+    for record in pool.all_records():
+        if record.facts.title is not None:
+            holders.setdefault(record.facts.title, []).append(record)
+    threshold = pool.registry.title_similarity
+    keys = sorted(holders)
+    pairs = [(first, second, score) for key_a, key_b, score in title_pairs(keys, threshold)
+             for first in holders[key_a] for second in holders[key_b]]
+    for key, records in holders.items():
+        score = _same_key_score(key, threshold) if len(records) > 1 else 0
+        if score:
+            pairs += [(first, second, score) for i, first in enumerate(records) for second in records[i + 1:]]
     problems = []
-    for i, j, score in sorted(identity.similar_pairs(keys, pool.registry.title_similarity)):
-        a, b = sorted((titled[i], titled[j]), key=lambda r: r.rel)
+    for first, second, score in pairs:
+        a, b = sorted((first, second), key=lambda r: r.rel)
         if a.kind == "exclusions" and b.kind == "exclusions":
             continue  # the exclusion log may record one paper screened twice
-        if a.key in _distinct_from(b) or b.key in _distinct_from(a):
+        if a.key in b.facts.distinct_from or b.key in a.facts.distinct_from:
             continue
         problems.append(Problem(
             b.rel, b.line("title"), "title",
@@ -440,22 +547,28 @@ def check_similar_titles(pool: Pool) -> list[Problem]:
     return problems
 
 
+def _same_key_score(key: str, threshold: float) -> float:
+    from rapidfuzz import fuzz
+
+    return fuzz.ratio(key, key, score_cutoff=threshold)
+
+
 def _distinct_from(record: Record) -> list[str]:
     value = record.data.get("distinct_from")
     return list(dict.fromkeys(key for key in value if isinstance(key, str))) if isinstance(value, list) else []
 
 
-def check_rules(pool: Pool) -> list[Problem]:
+def check_rules(registry: Registry, record: Record) -> list[Problem]:
+    """The registry's rules (a value forbidden when another field holds some value) on one record."""
     problems = []
-    for rule in pool.registry.rules:
-        for record in pool.records[rule.applies_to]:
-            if lookup(record.data, rule.when_field) not in rule.when_in:
-                continue
-            value = lookup(record.data, rule.forbid_field)
-            values = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
-            if any(item in rule.forbid_in for item in values):
-                path = tuple(rule.forbid_field.split("."))
-                problems.append(Problem(record.rel, record.line(*path), rule.forbid_field, f"{rule.problem}; {rule.fix}"))
+    for rule in registry.rules:
+        if rule.applies_to != record.kind or lookup(record.data, rule.when_field) not in rule.when_in:
+            continue
+        value = lookup(record.data, rule.forbid_field)
+        values = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+        if any(item in rule.forbid_in for item in values):
+            path = tuple(rule.forbid_field.split("."))
+            problems.append(Problem(record.rel, record.line(*path), rule.forbid_field, f"{rule.problem}; {rule.fix}"))
     return problems
 
 
@@ -479,7 +592,7 @@ def check_registry_references(pool: Pool) -> list[Problem]:
                     ))
     known = sorted(keys)
     for record in pool.all_records():
-        unknown = [key for key in _distinct_from(record) if key not in keys and key not in pool.unreadable]
+        unknown = [key for key in record.facts.distinct_from if key not in keys and key not in pool.unreadable]
         # a did-you-mean compares with every key of the pool: for the first few only, so
         # that a record listing thousands of unknown keys stays linear
         for key in unknown[:SUGGESTED]:

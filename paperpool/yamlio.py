@@ -12,6 +12,7 @@ import contextlib
 import errno
 import functools
 import glob
+import hashlib
 import os
 import re
 import secrets
@@ -75,6 +76,8 @@ class Document:
     data: object
     lines: dict[tuple, int] = field(default_factory=dict)
     raw: dict[tuple, str] = field(default_factory=dict)
+    digest: bytes = b""  # file_digest of the bytes it was read from (load_yaml), for caches keyed by content
+    dates: list[tuple] = field(default_factory=list)  # the paths of the values YAML read as dates or times
 
     def line(self, *path) -> int:
         """The line of a field, or of its nearest enclosing field, or 1."""
@@ -88,7 +91,11 @@ class Document:
 def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a UTF-8 text file, refusing what is not a plain file, too big, not UTF-8, or
     carries a BOM."""
-    data = read_bytes(path, max_bytes)
+    return decode_text(read_bytes(path, max_bytes))
+
+
+def decode_text(data: bytes) -> str:
+    """A file's bytes as text, refusing what is not UTF-8 or carries a BOM."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -99,21 +106,41 @@ def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     return text
 
 
-def read_bytes(path: Path, max_bytes: int) -> bytes:
+def file_digest(data: bytes) -> bytes:
+    """What identifies a file's content: 16 bytes of BLAKE2b (a cache entry is reused only
+    for a file whose bytes give the same digest)."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def read_bytes(path: Path | str, max_bytes: int) -> bytes:
     """A plain file's bytes, refusing what is not a plain file or is too big. Never reads
     more than `max_bytes` + 1 bytes: a device such as /dev/zero (behind a link, say)
-    reports no size and never ends."""
-    info = path.stat()
+    reports no size and never ends. The file is checked before it is opened (opening a
+    named pipe would wait for a writer; opening a device may act on it), with os calls
+    rather than a file object: a pool of 10,000 records is 10,000 reads."""
+    info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise YamlProblem(1, "not a plain file (a device, pipe or socket, or a link to one); give a text file")
     if info.st_size > max_bytes:
         raise YamlProblem(1, f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit; is it the right file?")
-    with path.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
+    fd = os.open(path, _READ)
+    try:
+        data = os.read(fd, info.st_size + 1)  # one read for the usual file; a byte more tells if it grew
+        if len(data) != info.st_size:  # it changed since stat: read on to its end, or past the limit
+            chunks, size = [data], len(data)
+            while data and size <= max_bytes:
+                data = os.read(fd, max_bytes + 1 - size)
+                chunks.append(data)
+                size += len(data)
+            data = b"".join(chunks)
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:  # it grew while being read
         raise YamlProblem(1, f"file is over the {max_bytes:,}-byte limit; is it the right file?")
     return data
 
+
+_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # no newline translation on Windows
 
 RECORD_HINT = "write the record's fields as `field: value` lines"
 
@@ -144,36 +171,122 @@ class _Builder:
     """The document's data, built from the parser's events in one pass (no node tree,
     which libyaml composes recursively: a few hundred kilobytes of `[[[[...` would crash
     the process), remembering each field's line and refusing what pool files must not
-    hold: aliases, tags, merge keys, duplicate fields, nesting deeper than MAX_DEPTH."""
+    hold: aliases, tags, merge keys, duplicate fields, nesting deeper than MAX_DEPTH.
+
+    build() is the hot loop of reading a pool (a million events at 10,000 records): the
+    common events (a plain field name, a plain or quoted value) are handled inline with
+    local names, and everything unusual (a tag, a word YAML could read as something other
+    than text, an alias, a second document) goes through the general code below."""
 
     def __init__(self, doc: Document, loader):
         self.doc, self.loader = doc, loader
-        # open collections: [value, path, the key awaiting its value (mappings)]
+        # open collections: [value, path, the key awaiting its value (mappings), that key's path]
         self.stack: list[list] = []
         self.documents = 0
         self.result = None
 
     def build(self, loader):
+        lines, raw, stack = self.doc.lines, self.doc.raw, self.stack
+        get_event = loader.get_event
+        scalar_event, resolvable, no_key, text = yaml.ScalarEvent, _RESOLVABLE, _NO_KEY, _STR
+        mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+        ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
         while True:
-            event = loader.get_event()
+            event = get_event()
             kind = type(event)
-            if kind is yaml.ScalarEvent:
-                self.scalar(event)
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                self.open(event, {} if kind is yaml.MappingStartEvent else [])
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                value, _, _ = self.stack.pop()
-                self.attach(value)
-            elif kind is yaml.AliasEvent:
-                raise YamlProblem(event.start_mark.line + 1, f"YAML alias '*{event.anchor}' is not allowed in pool files; "
-                                                             "write the value out in full", self.field())
-            elif kind is yaml.StreamEndEvent:
-                return self.result
-            elif kind is yaml.DocumentStartEvent:
-                self.documents += 1
-                if self.documents > 1:
-                    raise YamlProblem(event.start_mark.line + 1, "YAML syntax: a second document starts here (a line '---'); "
-                                                                 "a file holds one document: remove the '---' line, or split the file")
+            if kind is not scalar_event:
+                if kind in ends:
+                    done = stack.pop()[0]
+                    if not stack:
+                        self.result = done
+                    elif type(stack[-1][0]) is list:
+                        stack[-1][0].append(done)
+                    else:
+                        top = stack[-1]
+                        top[0][top[2]] = done
+                        top[2] = no_key
+                elif (kind is mapping_start or kind is sequence_start) and event.tag is None and stack \
+                        and len(stack) < MAX_DEPTH and (type(stack[-1][0]) is list or stack[-1][2] is not no_key):
+                    top = stack[-1]
+                    if type(top[0]) is list:
+                        path = top[1] + (len(top[0]),)
+                        lines[path] = event.start_mark.line + 1  # an item's line is its own
+                    else:
+                        path = top[3]
+                    stack.append([{} if kind is mapping_start else [], path, no_key, None])
+                elif self.other(event):
+                    return self.result
+                continue
+            value = event.value
+            if event.tag is None and event.implicit[0] and value[:1] in resolvable:
+                known = _plain(value)  # a number, a boolean, null or a date, as the text implies
+                if known is None:  # anything else (a merge key, '=', a bad date): the general code
+                    tag = _tag(event)
+                elif stack and (type(stack[-1][0]) is list or stack[-1][2] is not no_key):
+                    top = stack[-1]
+                    if type(top[0]) is list:
+                        path = top[1] + (len(top[0]),)
+                        lines[path] = event.start_mark.line + 1
+                        raw[path] = value
+                        top[0].append(known[1])
+                    else:
+                        raw[top[3]] = value
+                        top[0][top[2]] = known[1]
+                        top[2] = no_key
+                    continue
+                else:
+                    tag = known[0]
+            else:
+                # the tag `_tag` would give, without resolving text that no resolver can claim
+                tag = text if event.tag is None else _tag(event)
+            if not stack:
+                self.scalar(event, tag, ())
+                continue
+            top = stack[-1]
+            container = top[0]
+            if type(container) is list:
+                path = top[1] + (len(container),)
+                lines[path] = event.start_mark.line + 1  # an item's line is its own
+                if tag is not text:
+                    self.scalar(event, tag, path)
+                    continue
+                raw[path] = value
+                container.append(value)
+            elif top[2] is no_key:  # a field name
+                if tag is not text:
+                    self.key(event, top, tag)
+                    continue
+                path = top[1] + (value,)
+                if value in container:
+                    self.duplicate(event, top, value)
+                lines[path] = event.start_mark.line + 1
+                top[2], top[3] = value, path
+            else:  # a field's value; its line is its name's
+                if tag is not text:
+                    self.scalar(event, tag, top[3])
+                    continue
+                raw[top[3]] = value
+                container[top[2]] = value
+                top[2] = no_key
+
+    def other(self, event) -> bool:
+        """Any event but a scalar; True at the end of the stream."""
+        kind = type(event)
+        if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            self.open(event, {} if kind is yaml.MappingStartEvent else [])
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            self.attach(self.stack.pop()[0])
+        elif kind is yaml.AliasEvent:
+            raise YamlProblem(event.start_mark.line + 1, f"YAML alias '*{event.anchor}' is not allowed in pool files; "
+                                                         "write the value out in full", self.field())
+        elif kind is yaml.StreamEndEvent:
+            return True
+        elif kind is yaml.DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                raise YamlProblem(event.start_mark.line + 1, "YAML syntax: a second document starts here (a line '---'); "
+                                                             "a file holds one document: remove the '---' line, or split the file")
+        return False
 
     def field(self, extra: tuple = ()) -> str:
         return _field(self.path() + extra)
@@ -182,7 +295,7 @@ class _Builder:
         """The path of the value the parser is at."""
         if not self.stack:
             return ()
-        value, path, key = self.stack[-1]
+        value, path, key, _ = self.stack[-1]
         return path + ((len(value),) if isinstance(value, list) else (key,) if key is not _NO_KEY else ())
 
     def open(self, event, value) -> None:
@@ -196,40 +309,37 @@ class _Builder:
             raise YamlProblem(line, f"YAML nesting is deeper than {MAX_DEPTH} levels; "
                                     "a pool file nests a few levels: remove the extra brackets or indentation")
         path = self.path()
-        self.note_line(path, line)
-        self.stack.append([value, path, _NO_KEY])
-
-    def note_line(self, path: tuple, line: int) -> None:
-        # a field's line is its key's (set in scalar), an item's its own start
-        if path and isinstance(path[-1], int):
+        if path and isinstance(path[-1], int):  # a field's line is its key's (set in build), an item's its own start
             self.doc.lines[path] = line
+        self.stack.append([value, path, _NO_KEY, None])
 
-    def scalar(self, event) -> None:
+    def scalar(self, event, tag: str, path: tuple) -> None:
+        """A value that is not plain text: a number, a boolean, null, a date, or a tag."""
         line = event.start_mark.line + 1
-        top = self.stack[-1] if self.stack else None
-        if top is not None and isinstance(top[0], dict) and top[2] is _NO_KEY:
-            self.key(event, top, line)
-            return
-        path = self.path()
-        self.note_line(path, line)
-        tag = _tag(event)
         if tag not in _PLAIN_TAGS:
             raise YamlProblem(line, f"YAML tag '{_shown_tag(tag)}' is not allowed; write a plain value", _field(path))
         self.doc.raw[path] = event.value
+        if tag == _TIMESTAMP:
+            self.doc.dates.append(path)
         self.attach(event.value if tag == _STR else _construct(self.loader, tag, event, line, path))
 
-    def key(self, event, top: list, line: int) -> None:
-        tag = _tag(event)
+    def key(self, event, top: list, tag: str) -> None:
+        """A field name that is not plain text (or may not be): refused if it is a merge key or tagged."""
+        line = event.start_mark.line + 1
         if tag == "tag:yaml.org,2002:merge":
             raise YamlProblem(line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(top[1]))
         if tag not in _PLAIN_TAGS:
             raise YamlProblem(line, f"a field name with YAML tag '{_shown_tag(tag)}' is not allowed; write a plain word", _field(top[1]))
         key = event.value  # as written: `1.0:` is the field "1.0"
         if key in top[0]:
-            first = self.doc.lines[top[1] + (key,)]
-            raise YamlProblem(line, f"duplicate field '{key}' (first on line {first}); keep one of them", _field(top[1] + (key,)))
+            self.duplicate(event, top, key)
         self.doc.lines[top[1] + (key,)] = line
-        top[2] = key
+        top[2], top[3] = key, top[1] + (key,)
+
+    def duplicate(self, event, top: list, key: str) -> None:
+        first = self.doc.lines[top[1] + (key,)]
+        raise YamlProblem(event.start_mark.line + 1, f"duplicate field '{key}' (first on line {first}); keep one of them",
+                          _field(top[1] + (key,)))
 
     def attach(self, value) -> None:
         if not self.stack:
@@ -260,16 +370,76 @@ def _implied_tag(value: str) -> str:
 
 
 _RESOLVER = _StrictLoader("")  # only its resolver is used
+# The first characters of the plain scalars a resolver may read as something other than
+# text (digits, signs, t/f, n/N/~, '' for null, '<' for merge, '=', ...): plain text starting
+# with any other character is text, as resolve() itself decides by the first character.
+_RESOLVABLE = frozenset(first for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items() if first is not None and resolvers)
 
 
 def _construct(loader, tag: str, event, line: int, path: tuple):
     """A plain scalar that is not a string: a number, a boolean, null or a date."""
+    try:
+        return _scalar(tag, event.value)
+    except _NotScalar:
+        pass
+    except (ValueError, KeyError, AttributeError, yaml.YAMLError):
+        raise _unreadable(tag, event.value, line, path) from None
     node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
         return loader.construct_object(node, deep=True)
-    except (ValueError, yaml.YAMLError):
-        what = "a real date" if tag.endswith(":timestamp") else "a value YAML can read"
-        raise YamlProblem(line, f"'{event.value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path)) from None
+    except (ValueError, KeyError, AttributeError, yaml.YAMLError):
+        # KeyError and AttributeError: pyyaml's answer to `!!bool foo` and `!!timestamp foo`
+        raise _unreadable(tag, event.value, line, path) from None
+
+
+def _unreadable(tag: str, value: str, line: int, path: tuple) -> YamlProblem:
+    what = "a real date" if tag.endswith(":timestamp") else "a value YAML can read"
+    return YamlProblem(line, f"'{value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path))
+
+
+class _NotScalar(Exception):
+    """A tag whose values are built by the loader itself (a mapping or list tag on a scalar)."""
+
+
+# The constructors of the scalar tags, called directly (construct_object would also
+# remember every node of the file).
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_SCALAR_CONSTRUCTORS = {tag: yaml.SafeLoader.yaml_constructors[tag]
+                        for tag in ("tag:yaml.org,2002:" + name for name in ("int", "float", "bool", "null", "timestamp"))}
+
+
+def _scalar(tag: str, value: str):
+    """A scalar built from its text. Numbers, booleans and null may be shared between
+    records (one object for every `2025`); a date never is: a YAML writer would write the
+    second place holding the same date object as an alias."""
+    if tag == _TIMESTAMP:
+        return _SCALAR_CONSTRUCTORS[tag](_RESOLVER, ScalarNode(tag, value))
+    return _shared_scalar(tag, value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _shared_scalar(tag: str, value: str):
+    constructor = _SCALAR_CONSTRUCTORS.get(tag)
+    if constructor is None:
+        raise _NotScalar
+    return constructor(_RESOLVER, ScalarNode(tag, value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _plain(value: str) -> tuple[str, object] | None:
+    """A plain scalar's tag and value when its text implies text, a number, a boolean or
+    null, and reads as one (`3`, `true`, `null`, or text such as `NA`); None for anything
+    else (a date, which is never shared; '<<', '='; what does not read), which the general
+    code builds or refuses with its line."""
+    tag = _implied_tag(value)
+    if tag == _STR:
+        return tag, value
+    if tag not in _SCALAR_CONSTRUCTORS or tag == _TIMESTAMP:
+        return None
+    try:
+        return tag, _shared_scalar(tag, value)
+    except (ValueError, KeyError, AttributeError, yaml.YAMLError):
+        return None
 
 
 def check_depth(text: str) -> None:
@@ -297,7 +467,10 @@ def _syntax_hint(problem: str, line_text: str) -> str:
 
 
 def load_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES, empty_hint: str = RECORD_HINT) -> Document:
-    return parse_yaml(read_text(path, max_bytes), path, empty_hint)
+    data = read_bytes(path, max_bytes)
+    doc = parse_yaml(decode_text(data), path, empty_hint)
+    doc.digest = file_digest(data)
+    return doc
 
 
 def _field(path: tuple) -> str:

@@ -15,6 +15,16 @@ TINY = REPO / "tests" / "pools" / "tiny"  # a tiny pool of another survey, with 
 EXPECTED = REPO / "tests" / "pools" / "tiny-expected"  # its commands' exact outputs
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_of_this_session(tmp_path_factory):
+    """paperpool's cache of checked records goes to a folder of the test session, not to
+    the user's (every test pool would leave a file there); commands the tests start as
+    processes inherit it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PAPERPOOL_CACHE_DIR", str(tmp_path_factory.mktemp("paperpool-cache")))
+        yield
+
+
 @pytest.fixture
 def tiny(tmp_path) -> Path:
     """A copy of the tiny pool: its own registry (method, unit, decisions), 5 entries, 2 exclusions."""

@@ -29,3 +29,34 @@ def test_similar_pairs_are_exactly_those_every_pair_comparison_finds(titles, blo
     found = identity.similar_pairs(titles, 93)
     assert {(i, j) for i, j, _ in found} == everything and len(found) == len(everything) > 150
     assert all(score == pytest.approx(fuzz.ratio(titles[i], titles[j])) for i, j, score in found)
+
+
+@pytest.mark.parametrize("threshold", [60, 85, 93, 99, 100])
+def test_the_character_bound_drops_no_pair_at_any_threshold(threshold, monkeypatch):
+    # titles in several scripts, with letters dropped, doubled and swapped: the block path
+    # rules pairs out by their characters' counts, and must rule out none that qualify
+    monkeypatch.setattr(identity, "BLOCKS_FROM", 0)
+    rng = random.Random(threshold)
+    alphabet = "abcdeéüß 强化学习多智能体 0123"
+    base = ["".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(300)]
+    titles = base + ["".join(c for c in key if rng.random() > 0.05) + rng.choice(alphabet) for key in base]
+    everything = {(i, j) for i in range(len(titles)) for j in range(i + 1, len(titles))
+                  if fuzz.ratio(titles[i], titles[j]) >= threshold}
+    found = identity.similar_pairs(titles, threshold)
+    assert {(i, j) for i, j, _ in found} == everything and len(found) == len(everything) > 0
+
+
+def test_pairs_known_from_before_are_reused_only_among_keys_still_there(titles):
+    keys = sorted(set(titles))
+    fresh = identity.similar_key_pairs(keys, 93)
+    # a cache of an earlier pool: one key since removed, one since added, one pair that
+    # could only come from the cache (its keys are both still there)
+    added = fresh[0][1]
+    gone = next(key for key in keys if key != added)
+    earlier = [key for key in keys if key != added] + ["a title since deleted"]
+    known_pairs = [pair for pair in fresh if added not in pair[:2]] + [("a title since deleted", gone, 99.0)]
+    reused = identity.similar_key_pairs(keys, 93, known=(earlier, known_pairs))
+    def unordered(pairs):
+        return sorted((min(a, b), max(a, b), score) for a, b, score in pairs)
+
+    assert unordered(reused) == unordered(fresh)  # the new key's pairs computed, the deleted title's dropped

@@ -66,3 +66,47 @@ def test_write_atomic_replaces_whole_and_leaves_no_temporary(tmp_path):
     write_atomic(target, "two\n")
     assert target.read_text() == "two\n"
     assert [p.name for p in target.parent.iterdir()] == ["b.yaml"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: !!bool foo\n", "'foo' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
+    ("a: !!timestamp foo\n", "'foo' is not a real date; correct it (dates are YYYY-MM-DD)"),
+    ("a:\n  - !!int x\n", "'x' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
+])
+def test_a_tagged_value_its_tag_cannot_read_is_a_problem_not_a_crash(text, message):
+    # pyyaml answers `!!bool foo` with KeyError and `!!timestamp foo` with AttributeError
+    with pytest.raises(YamlProblem) as info:
+        parse_yaml(text, HERE)
+    assert (info.value.line, info.value.field, info.value.message) == (text.count("\n"), "a", message)
+
+
+def test_every_kind_of_scalar_keeps_its_type_its_text_and_its_line():
+    text = ("n: 3\nf: 1.5\nx: 0x1F\nd: 2026-04-26\nt: 2026-04-26 10:00:00+05:30\nb: false\nz: ~\ne:\nq: '3'\n"
+            "w: word\ns: !!str 12\nl:\n  - 1\n  - 'two'\n  - yes\n=x: 1\n")
+    doc = parse_yaml(text, HERE)
+    assert doc.data == {"n": 3, "f": 1.5, "x": 31, "d": dt.date(2026, 4, 26),
+                        "t": dt.datetime(2026, 4, 26, 10, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30))),
+                        "b": False, "z": None, "e": None, "q": "3", "w": "word", "s": "12", "l": [1, "two", "yes"], "=x": 1}
+    assert (doc.raw[("x",)], doc.raw[("q",)], doc.raw[("l", 2)]) == ("0x1F", "3", "yes")
+    assert (doc.line("s"), doc.line("l", 1), doc.line("=x")) == (11, 14, 16)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("=: 1\n", "a field name with YAML tag '!!value' is not allowed; write a plain word"),
+    ("a: =\n", "YAML tag '!!value' is not allowed; write a plain value"),
+    ("<<: {b: 1}\n", "YAML merge key '<<' is not allowed in pool files; write the fields out in full"),
+])
+def test_words_a_resolver_reads_as_a_tag_are_refused(text, message):
+    with pytest.raises(YamlProblem) as info:
+        parse_yaml(text, HERE)
+    assert info.value.message == message
+
+
+def test_two_equal_dates_are_two_objects_so_that_a_writer_does_not_alias_them():
+    # one date object in two places would be written back as `&id001 2026-05-03` and `*id001`
+    doc = parse_yaml("date_added: 2026-05-03\nsecond_reading:\n  date: 2026-05-03\n", HERE)
+    assert doc.data["date_added"] == doc.data["second_reading"]["date"]
+    assert doc.data["date_added"] is not doc.data["second_reading"]["date"]
+    assert "&" not in dump_yaml(doc.data)
+    again = parse_yaml("d: 2026-05-03\n", HERE)
+    assert again.data["d"] is not doc.data["date_added"]

@@ -4,12 +4,15 @@ pool and with a trace, in one table, and which of its speed targets hold.
 Each pool command is run --repeat times in a fresh process, as a user runs it, on a
 copy of the pool at --root (the shipped pool by default) and on synthetic pools of the
 --sizes made from it (paperpool.synthpool, seeded); each trace size is a synthetic trace
-(paperpool.traces.synth). Nothing outside a scratch folder is written, except the file
+(paperpool.traces.synth). validate is timed three ways: without the cache of checked
+records (--no-cache), with it and nothing changed, and after one record's title changed.
+Nothing outside a scratch folder is written (the cache goes there too), except the file
 --write names, whose block between the bench markers is replaced by the results.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -51,6 +54,8 @@ def main(root: Path | None, sizes: list[int], events: list[int], repeat: int, en
         _write(write_to, "", check_only=True)  # a file that cannot take the results is refused before the long run
     with tempfile.TemporaryDirectory(prefix="paperpool-bench-") as scratch:
         folder = Path(scratch)
+        # the cache of checked records goes to the scratch folder too, for every command run
+        os.environ["PAPERPOOL_CACHE_DIR"] = str(folder / "cache")
         shipped = pools.shipped_copy(template, folder)
         entries = len(list((shipped / "papers").glob("*.yaml")))
         rows = [pools.measure(shipped, entries, "shipped", repeat, engine)]

@@ -27,7 +27,9 @@ _NOT_POOL = shutil.ignore_patterns(".git", ".venv", "venv", "build", "node_modul
 class PoolRow:
     entries: int
     label: str  # "shipped" or "synthetic"
-    commands: dict[str, Series] = field(default_factory=dict)
+    commands: dict[str, Series] = field(default_factory=dict)  # the cache made by an earlier validate
+    cold: Series = field(default_factory=Series)  # validate --no-cache: every record read and checked
+    edited: Series = field(default_factory=Series)  # validate after one record's title changed, the cache warm
     own: Series = field(default_factory=Series)  # the build's own stages: validate ... write
     engine: Series = field(default_factory=Series)  # the engine's build of the pages
     pages: int = 0
@@ -49,9 +51,15 @@ def synthetic(template: Path, folder: Path, entries: int, seed: int) -> Path:
 
 
 def measure(root: Path, entries: int, label: str, times: int, engine: str) -> PoolRow:
+    """Every command on the pool at `root`. The cache of checked records is wherever
+    PAPERPOOL_CACHE_DIR says (the benchmark's scratch folder): validate --no-cache first,
+    then one validate that fills the cache, then the commands, which use it."""
     row = PoolRow(entries, label)
+    row.cold = repeat(lambda: run(paperpool(root, "validate", "--no-cache"), root), times)
+    run(paperpool(root, "validate"), root)
     for name, arguments in COMMANDS.items():
         row.commands[name] = repeat(lambda arguments=arguments: run(paperpool(root, *arguments), root), times)
+    row.edited = edit_loop(root, times)
     site = root.parent / f"site-{root.name}"
     builds = repeat(lambda: run(paperpool(root, "build", "--engine", engine, "--out", str(site)), root), times)
     row.commands["build"] = builds
@@ -63,6 +71,27 @@ def measure(root: Path, entries: int, label: str, times: int, engine: str) -> Po
     row.pages = int(re.search(r"built ([\d,]+) pages?", builds.samples[-1].output).group(1).replace(",", ""))
     shutil.rmtree(site, ignore_errors=True)
     return row
+
+
+def edit_loop(root: Path, times: int) -> Series:
+    """validate after a contributor's edit: each run follows a new title in one record
+    (written as paperpool writes records), the cache holding the rest. The record is put
+    back as it was at the end."""
+    from ..yamlio import dump_yaml, load_yaml
+
+    path = min((root / "papers").glob("*.yaml"))
+    original = path.read_bytes()
+    record = load_yaml(path).data
+    title = record["title"]
+    series = Series()
+    try:
+        for number in range(times):
+            record["title"] = f"{title} (revised {number + 1})"
+            path.write_text(dump_yaml(record), encoding="utf-8")
+            series.samples.append(run(paperpool(root, "validate"), root))
+    finally:
+        path.write_bytes(original)
+    return series
 
 
 def _stages(output: str):

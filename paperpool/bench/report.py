@@ -55,6 +55,13 @@ def table(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]
             ratio, ratio_is = _growth(name, row, by_size)
             lines.append(_row(name, f"{row.entries:,} entries, {row.label}", series, series.median / row.entries, ratio, ratio_is))
     for row in pools:
+        lines.append(_row("validate --no-cache (every record read and checked)", f"{row.entries:,} entries, {row.label}",
+                          row.cold, row.cold.median / row.entries))
+    for row in pools:
+        lines.append(_row("validate after one record's title changed (cache warm)", f"{row.entries:,} entries, {row.label}",
+                          row.edited, row.edited.median / row.entries, row.edited.median / row.cold.median,
+                          "/ validate --no-cache"))
+    for row in pools:
         share = row.own.median / (row.own.median + row.engine.median)
         lines.append(_row("build: paperpool's own generation", f"{row.entries:,} entries, {row.pages:,} pages", row.own,
                           row.own.median / row.entries, share, "own / (own + engine)"))
@@ -85,12 +92,16 @@ def targets(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRo
         found.append(("the main job on the shipped pool at most 1.3 x the engine's own build of the same pages",
                       f"{main_job.run.median:.2f} s / {main_job.engine.median:.2f} s = {main_job.ratio:.2f} x", main_job.ratio <= 1.3))
     if shipped is not None:
-        seconds = shipped.commands["validate"].median
-        found.append((f"validate on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s", seconds < 0.5))
+        seconds = shipped.cold.median
+        found.append((f"validate --no-cache on the shipped pool ({shipped.entries} entries) under 0.5 s", f"{seconds:.2f} s",
+                      seconds < 0.5))
     for row in pools:
         if row.entries == 10_000:
-            seconds = row.commands["validate"].median
-            found.append(("validate at 10,000 entries under 3 s", f"{seconds:.2f} s", seconds < 3))
+            seconds = row.cold.median
+            found.append(("validate --no-cache at 10,000 entries under 3 s", f"{seconds:.2f} s", seconds < 3))
+            seconds = row.edited.median
+            found.append(("validate after one edit, the cache warm, at 10,000 entries under 0.5 s", f"{seconds:.2f} s",
+                          seconds < 0.5))
             seconds = row.commands["build"].median
             found.append(("build at 10,000 entries under 90 s", f"{seconds:.1f} s", seconds < 90))
         by_size = {other.entries: other for other in pools}
