@@ -66,8 +66,9 @@ def _iso(value) -> str:
     raise TypeError(f"a YAML value of type {type(value).__name__} cannot be packed")  # yamlio builds no other
 
 
-def unpack(body: bytes | memoryview) -> tuple[dict, dict[tuple, int]]:
-    """What pack wrote; ValueError, TypeError, KeyError or IndexError if it is not that."""
+def unpack(body: bytes | memoryview, lines: bool = True) -> tuple[dict, dict[tuple, int]]:
+    """What pack wrote (without the lines, which cost as much as the rest, unless
+    `lines`); ValueError, TypeError, KeyError or IndexError if it is not that."""
     data, numbers, dates = json.loads(bytes(body))
     if type(data) is not dict or type(numbers) is not list or set(map(type, numbers)) - {int}:
         raise TypeError("not a packed record")
@@ -76,10 +77,10 @@ def unpack(body: bytes | memoryview) -> tuple[dict, dict[tuple, int]]:
         for step in path[:-1]:
             parent = parent[step]
         parent[path[-1]] = _parse_iso(kind, parent[path[-1]])
-    lines: dict[tuple, int] = {}
-    if _number(data, (), iter(numbers), lines) != len(numbers):
+    found: dict[tuple, int] = {}
+    if lines and _number(data, (), iter(numbers), found) != len(numbers):
         raise ValueError("more line numbers than fields")
-    return data, lines
+    return data, found
 
 
 def _number(value, path: tuple, numbers, lines: dict) -> int:
@@ -117,18 +118,26 @@ class PackedDocument(Document):
         self._path, self.digest, self._body = path, digest, body
 
     def __getattr__(self, name: str):
+        # each made when first asked for, from the packed form, which is never changed: a
+        # reader of the data (stats, the site) needs no lines, and validate only the lines
+        # of a record it reports
         if name == "path":  # 10,000 Paths cost more than reading the cache
             self.path = Path(self._path)
-            return self.path
-        if name not in ("data", "lines", "raw"):
+        elif name == "data":
+            self.data = self._unpacked(lines=False)[0]
+        elif name == "lines":
+            self.lines = self._unpacked(lines=True)[1]
+        elif name == "raw":
+            self.raw = {}
+        else:
             raise AttributeError(name)
+        return self.__dict__[name]
+
+    def _unpacked(self, lines: bool) -> tuple[dict, dict[tuple, int]]:
         try:
-            data, lines = unpack(self._body)
+            return unpack(self._body, lines)
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-            data, lines = self._reread()
-        self.data, self.lines, self.raw = data, lines, {}
-        del self._body
-        return getattr(self, name)
+            return self._reread()
 
     def _reread(self) -> tuple[object, dict[tuple, int]]:
         """The file itself, parsed again, when its cached form does not decode (a cache
