@@ -4,6 +4,7 @@ and its claims, each computed once, from the same frames, when first asked for."
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from .registry import Registry
 class Analysis:
     pool: Pool
     frames: dict[str, Frame]
+    as_of: dt.date | None = None  # the day the pool is seen as it stood on; None: now
 
     @property
     def registry(self) -> Registry:
@@ -68,7 +70,9 @@ class Analysis:
         return self.frames[kind].columns[name].label
 
 
-def analyse(pool: Pool) -> Analysis:
+def analyse(pool: Pool, as_of: dt.date | None = None) -> Analysis:
     """The analysis of a valid pool (validate it first: a record that breaks its field
-    specs has no place in a table)."""
-    return Analysis(pool, build_frames(pool))
+    specs has no place in a table); with `as_of`, of the pool as it stood that day."""
+    if as_of is not None:
+        pool = pool.as_of(as_of)
+    return Analysis(pool, build_frames(pool), as_of)

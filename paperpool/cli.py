@@ -15,6 +15,7 @@ from . import __version__
 from .commandline import (
     Commands,
     Context,
+    as_of_option,
     date_added_option,
     dry_run_option,
     engine_option,
@@ -235,8 +236,9 @@ def export_command(context: Context, fmt: str, exclusions: bool, output: Path | 
 @click.option("--by", metavar="FIELD", help="Count this field only; with --vs, the rows of a cross-tab.")
 @click.option("--vs", metavar="FIELD", help="With --by: the columns of the cross-tab.")
 @format_option(FORMAT_CHOICES["stats"], "markdown")
+@as_of_option
 @pass_context
-def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) -> None:
+def stats_command(context: Context, by: str | None, vs: str | None, fmt: str, as_of) -> None:
     """Headline totals, counts per field and cross-tabs, recomputed from the records.
 
     Without options: the registry's standard set (statistics section). FIELD is named
@@ -244,29 +246,31 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str) ->
     reward_families. Multi-valued fields count a record once per value."""
     if vs and not by:
         raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
-    analysis = context.project.analysis
+    analysis = context.project.analysis_as_of(as_of)
     result = stats.compute(analysis.registry, analysis.frames, by, vs) if by else analysis.stats
     click.echo(stats.FORMATS[fmt](result), nl=False)
 
 
 @cli.command("gaps")
 @format_option(FORMAT_CHOICES["gaps"], "markdown")
+@as_of_option
 @pass_context
-def gaps_command(context: Context, fmt: str) -> None:
+def gaps_command(context: Context, fmt: str, as_of) -> None:
     """The gap tables of the registry's gaps section: every cell with its count and
     entries, empty and sparse cells marked."""
-    analysis = context.project.analysis
+    analysis = context.project.analysis_as_of(as_of)
     click.echo(gaps.FORMATS[fmt](analysis.gap_tables, gaps.sparse_at_most(analysis.registry)), nl=False)
 
 
 @cli.command("claims")
 @click.option("--check", is_flag=True, help="Exit 1 when any claim no longer holds, naming it and the records that moved it.")
 @format_option(FORMAT_CHOICES["claims"], "text")
+@as_of_option
 @pass_context
-def claims_command(context: Context, check: bool, fmt: str) -> None:
+def claims_command(context: Context, check: bool, fmt: str, as_of) -> None:
     """Recompute every claim of the claim ledger (claims.yaml): its value, the rows
     behind it, and whether it still holds."""
-    outcomes = context.project.analysis.outcomes
+    outcomes = context.project.analysis_as_of(as_of).outcomes
     failing = [o for o in outcomes if not o.holds]
     if check and fmt == "text":
         for outcome in failing:

@@ -111,6 +111,14 @@ def date_added_option(f):
                         help="The date to record as the date the record was added or screened (default: today).")(f)
 
 
+def as_of_option(f):
+    """--as-of: the pool as it stood on a day, by the registry's pool.dated_by."""
+    return click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
+                        callback=lambda ctx, param, value: value.date() if value else None,
+                        help="Count the pool as it stood on this day: the records dated on or before it "
+                             "(registry.yaml's pool.dated_by names the dates).")(f)
+
+
 dry_run_option = click.option("--dry-run", is_flag=True, help="Check and report what would be written; write nothing.")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import datetime as dt
 import multiprocessing
 import os
 import sys
@@ -54,6 +55,18 @@ class Pool:
     @property
     def exclusions(self) -> list[Record]:
         return self.records["exclusions"]
+
+    def as_of(self, day: dt.date) -> Pool:
+        """The pool as it stood on `day`: the records the registry's pool.dated_by dates on
+        or before it (a record without its date is not known to have been there)."""
+        dated_by = self.registry.pool.get("dated_by") or {}
+        missing = [kind for kind in RECORD_KINDS if kind not in dated_by]
+        if missing:
+            raise PaperpoolError(f"registry.yaml: pool.dated_by names no date field of the {' and '.join(missing)}, so the pool "
+                                 f"as of a date is not known; add e.g. `dated_by: {{entries: date_added, exclusions: date_screened}}`")
+        kept = {kind: [record for record in records if _on_or_before(record.data.get(dated_by[kind]), day)]
+                for kind, records in self.records.items()}
+        return Pool(self.registry, kept, self.unreadable, self.claims)
 
     def all_records(self) -> list[Record]:
         return [record for kind in RECORD_KINDS for record in self.records[kind]]
@@ -179,3 +192,7 @@ def _read_record(path: Path) -> tuple[Document | None, Problem | None]:
         return None, Problem("", exc.line, exc.field, exc.message)
     except OSError as exc:
         return None, Problem("", 1, "", f"cannot read: {exc.strerror}; check the file's permissions")
+
+
+def _on_or_before(value, day: dt.date) -> bool:
+    return isinstance(value, dt.date) and not isinstance(value, dt.datetime) and value <= day

@@ -4,6 +4,7 @@ a command that writes several (`paperpool publish`) pays for each stage once."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,8 +51,14 @@ class Project:
 
     @functools.cached_property
     def analysis(self) -> Analysis:
-        from .analysis import (
-            analyse,  # pandas: paid only by the commands that analyse, not by validate
-        )
+        """The analysis of the pool as it is now."""
+        return self._analyse(None)
 
-        return analyse(self.valid_pool())
+    def analysis_as_of(self, day: dt.date | None) -> Analysis:
+        """The analysis of the pool as it stood on `day` (None: now, analysed once)."""
+        return self.analysis if day is None else self._analyse(day)
+
+    def _analyse(self, day: dt.date | None) -> Analysis:
+        from .analysis import analyse
+
+        return analyse(self.valid_pool(), day)

@@ -195,7 +195,7 @@ def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run,
      "registry.yaml:46: entry_fields.title.type: missing `type`; add it (what the field holds)"),
     ("display:\n", "dispaly:\n", "registry.yaml:83: dispaly: unknown section 'dispaly'; did you mean 'display'?"),
     ("  unknown_marker: \"TODO\"\n", "  unknown_marker: \"TODO\"\n  colour: red\n",
-     "registry.yaml:12: pool.colour: unknown setting 'colour'; use one of claims, entries, exclusions, title_similarity, unknown_marker"),
+     "registry.yaml:12: pool.colour: unknown setting 'colour'; use one of claims, dated_by, entries, exclusions, title_similarity, unknown_marker"),
     ("  year: 2026\n", "  year: 2026-05-01\n", "registry.yaml:6: survey.year: is text; give a whole number"),
     ("  title_similarity: 93\n", "  title_similarity: .nan\n",
      "registry.yaml:12: pool.title_similarity: give a number from 1 to 100, e.g. `title_similarity: 93`"),
@@ -215,7 +215,7 @@ def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old
 def test_a_derived_value_must_map_to_a_value_of_the_derived_fields_vocabulary(run, pool_copy):
     edit(pool_copy / "registry.yaml", "{id: hybrid, label: \"Hybrid\", maps_to: R8}", "{id: hybrid, label: \"Hybrid\", maps_to: R88}")
     result = run("validate", cwd=pool_copy)
-    assert result.output.splitlines()[0] == ("registry.yaml:92: vocabularies.reward_type.values.8.maps_to: 'R88' is not a value of "
+    assert result.output.splitlines()[0] == ("registry.yaml:95: vocabularies.reward_type.values.8.maps_to: 'R88' is not a value of "
                                              "vocabulary 'reward_family'; did you mean 'R8'?")
 
 

@@ -54,6 +54,7 @@ class RegistryReader:
             if "key" not in specs or specs["key"].type != "key":
                 self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
+        self.check_dated_by(pool, fields)
         rules = self.read_rules(fields)
         csv = self.read_csv(fields)
         statistics = self.section("statistics")
@@ -64,6 +65,15 @@ class RegistryReader:
             return None, self.problems
         registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, sections)
         return registry, []
+
+    def check_dated_by(self, pool: dict, fields: dict) -> None:
+        """pool.dated_by names a date field of each kind it dates."""
+        for kind, name in (pool.get("dated_by") or {}).items():
+            spec = fields[kind].get(name)
+            if spec is None or spec.type != "date":
+                dates = [other for other, found in fields[kind].items() if found.type == "date"]
+                hint = f"name one of {', '.join(dates)}" if dates else f"declare a date field under {RECORD_KINDS[kind]}"
+                self.problem(("pool", "dated_by", kind), f"'{name}' is not a date field of the {kind}; {hint}")
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:
         vocabularies = {}
