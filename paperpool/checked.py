@@ -14,9 +14,9 @@ from pathlib import Path
 
 from . import identity, sharing
 from .packed import Entry, PackedDocument, pack, problem_rows
-from .pool import Pool, Record, linked_folders, not_a_mapping, record_files, stem
+from .pool import Pool, Record, not_a_mapping, readable_registry, record_files, stem
 from .problems import Problem
-from .registry import RECORD_KINDS, Registry, load_registry
+from .registry import RECORD_KINDS, Registry
 from .yamlio import (
     MAX_FILE_BYTES,
     YamlProblem,
@@ -44,12 +44,9 @@ class CheckedRead:
 
     def load(self) -> tuple[Pool | None, list[Problem]]:
         """The pool with every record checked on its own, and the problems found so far."""
-        registry, problems = load_registry(self.root)
+        registry, problems = readable_registry(self.root)
         if registry is None:
             return None, problems
-        linked = linked_folders(registry)
-        if linked:  # nothing is read or written through them
-            return None, linked
         pool = Pool(registry)
         files = []
         for kind in RECORD_KINDS:

@@ -74,16 +74,23 @@ class Pool:
 
 def load_pool(root: Path) -> tuple[Pool | None, list[Problem]]:
     """Read every record that can be read; files that cannot are reported, not fatal."""
-    registry, problems = load_registry(root)
+    registry, problems = readable_registry(root)
     if registry is None:
         return None, problems
-    linked = linked_folders(registry)
-    if linked:  # nothing is read or written through them
-        return None, linked
     pool = Pool(registry)
     for kind in RECORD_KINDS:
         pool.records[kind] = _load_folder(registry, kind, problems, pool.unreadable)
     return pool, problems
+
+
+def readable_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
+    """The pool's registry, if it is usable and its records folders are plain folders
+    (nothing is read or written through a link); else None and the problems."""
+    registry, problems = load_registry(root)
+    if registry is None:
+        return None, problems
+    linked = linked_folders(registry)
+    return (None, linked) if linked else (registry, problems)
 
 
 def linked_folders(registry: Registry) -> list[Problem]:
