@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import markdown
+from . import auditsection, markdown
 from .inputs import read_table
 from .pool import Pool
 from .problems import PaperpoolError, plural
@@ -54,9 +54,12 @@ class Audit:
     rows: int
     fields: dict[str, FieldAgreement] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
+    scope: str = ""  # what the figures cover and what they do not, computed
+    about: str = ""  # what the second reading is, in the survey's words (registry audit.about)
 
     def as_json(self) -> dict:
-        return {"rows": self.rows, "fields": {name: f.as_json() for name, f in self.fields.items()},
+        return {"rows": self.rows, "scope": self.scope, "about": self.about,
+                "fields": {name: f.as_json() for name, f in self.fields.items()},
                 "disagreements": [vars(d) for d in self.disagreements]}
 
 
@@ -101,7 +104,12 @@ def audit_pool(pool: Pool) -> Audit:
     pairs = [(r.key, name, r.data.get(name), r.data[reading].get(name)) for r in read for name in fields]
     source = (f"{plural(len(read), 'entry', 'entries')} with a {reading}: "
               "each entry's values (first reader) against its second reading")
-    return _compare(source, "entry", len(read), fields, pairs)
+    audit = _compare(source, "entry", len(read), fields, pairs)
+    total = len(pool.entries)
+    audit.scope = (f"These figures cover the {plural(len(read), 'entry', 'entries')} the second reading re-tagged, of the "
+                   f"pool's {total:,}; they say nothing of the other {total - len(read):,}.")
+    audit.about = auditsection.about(pool.registry)
+    return audit
 
 
 def audit_file(pool: Pool, path: Path) -> Audit:
@@ -114,7 +122,9 @@ def audit_file(pool: Pool, path: Path) -> Audit:
     pairs = [(row["key"], name, row[FIRST + name].strip() or None, row[SECOND + name].strip() or None)
              for row in rows for name in fields]
     source = f"{plural(len(rows), 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
-    return _compare(source, "first reader", len(rows), fields, pairs)
+    audit = _compare(source, "first reader", len(rows), fields, pairs)
+    audit.scope = f"These figures cover the {plural(len(rows), 'row')} of {path.name}; they say nothing of records it does not hold."
+    return audit
 
 
 def _compare(source: str, first_reader: str, n: int, fields: list[str], pairs: list[tuple]) -> Audit:
@@ -181,8 +191,9 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
 # ---------------------------------------------------------------------------------
 
 def to_text(audit: Audit) -> str:
-    lines = [f"Agreement of two readers over {audit.source}.",
-             "", markdown.table(["field", "rows", "agree", "share", "kappa"],
+    lines = [f"Agreement of two readers over {audit.source}.", "", _one_line(audit.scope)]
+    lines += [_one_line(audit.about)] if audit.about else []
+    lines += ["", markdown.table(["field", "rows", "agree", "share", "kappa"],
                                 [[_one_line(name), f.rows, f.agree, _percent(f.share), _decimal(f.kappa)]
                                  for name, f in audit.fields.items()], ["l", "r", "r", "r", "r"]),
              "", "kappa: Cohen's, the agreement beyond what chance would give two readers with these value frequencies."]

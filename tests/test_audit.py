@@ -29,9 +29,14 @@ TABLE = """\
 """
 KAPPA_NOTE = "kappa: Cohen's, the agreement beyond what chance would give two readers with these value frequencies.\n"
 
+# What the second reading is, in the survey's words (registry.yaml's audit.about), and
+# what the figures cover, computed: 32 of the 84 entries.
+ABOUT = load_yaml(REPO / "registry.yaml").data["audit"]["about"]
+SCOPE = "These figures cover the 32 entries the second reading re-tagged, of the pool's 84; they say nothing of the other 52."
 SHIPPED_TEXT = (
     "Agreement of two readers over 32 entries with a second_reading: "
     "each entry's values (first reader) against its second reading.\n\n"
+    + SCOPE + "\n" + ABOUT + "\n\n"
     + TABLE + "\n" + KAPPA_NOTE + "\n"
     "1 disagreement:\n"
     "halo: credit_granularity: role (entry) vs orchestrator (second reader)\n"
@@ -54,12 +59,13 @@ AGREE = {"category": 32, "is_rl": 32, "reward_type": 32, "credit_granularity": 3
 KAPPA = {"category": Fraction(1), "is_rl": Fraction(1), "reward_type": Fraction(1),
          "credit_granularity": Fraction(47, 49), "orchestration_form": Fraction(1)}
 
-SHIPPED_JSON = {
+FIGURES = {
     "rows": 32,
     "fields": {name: {"rows": 32, "agree": AGREE[name], "share": AGREE[name] / 32, "kappa": float(KAPPA[name])}
                for name in COUNTS},
     "disagreements": [{"key": "halo", "field": "credit_granularity", "first": "role", "second": "orchestrator"}],
 }
+SHIPPED_JSON = {**FIGURES, "scope": SCOPE, "about": ABOUT}
 
 
 def kappa_by_hand(first: dict[str, int], second: dict[str, int], agree: int) -> Fraction:
@@ -115,12 +121,14 @@ def test_audit_follows_the_entries_current_values(run, pool_copy):
 
 
 def test_audit_of_the_source_spotcheck_gives_the_same_agreement(run, pool_copy):
+    scope = "These figures cover the 32 rows of spotcheck-facts.csv; they say nothing of records it does not hold."
     as_json = run("audit", str(SPOTCHECK), "--format", "json", cwd=pool_copy)
-    assert (as_json.exit_code, json.loads(as_json.output)) == (0, SHIPPED_JSON)
+    assert (as_json.exit_code, json.loads(as_json.output)) == (0, {**FIGURES, "scope": scope, "about": ""})
     as_text = run("audit", str(SPOTCHECK), cwd=pool_copy)
     assert (as_text.exit_code, as_text.output) == (0, (
         "Agreement of two readers over 32 rows of spotcheck-facts.csv: "
         "orig_FIELD (first reader) against ann_FIELD (second reader).\n\n"
+        + scope + "\n\n"
         + TABLE + "\n" + KAPPA_NOTE + "\n"
         "1 disagreement:\n"
         "halo: credit_granularity: role (first reader) vs orchestrator (second reader)\n"
@@ -146,8 +154,9 @@ def test_audit_of_a_hand_made_two_by_two(run, pool_copy, tmp_path):
     (tmp_path / "readers.csv").write_text(HAND_MADE, encoding="utf-8")
     as_json = run("audit", str(tmp_path / "readers.csv"), "--format", "json", cwd=pool_copy)
     assert as_json.exit_code == 0
+    scope = "These figures cover the 10 rows of readers.csv; they say nothing of records it does not hold."
     assert json.loads(as_json.output) == {
-        "rows": 10,
+        "rows": 10, "scope": scope, "about": "",
         "fields": {"label": {"rows": 10, "agree": 7, "share": 0.7, "kappa": 0.4},
                    "flag": {"rows": 9, "agree": 9, "share": 1.0, "kappa": None}},
         "disagreements": [{"key": "k08", "field": "label", "first": "yes", "second": "no"},
@@ -157,7 +166,7 @@ def test_audit_of_a_hand_made_two_by_two(run, pool_copy, tmp_path):
     as_text = run("audit", str(tmp_path / "readers.csv"), cwd=pool_copy)
     assert (as_text.exit_code, as_text.output) == (0, (
         "Agreement of two readers over 10 rows of readers.csv: orig_FIELD (first reader) against ann_FIELD (second reader).\n"
-        "\n"
+        "\n" + scope + "\n\n"
         "| field | rows | agree |  share | kappa |\n"
         "|-------|-----:|------:|-------:|------:|\n"
         "| label |   10 |     7 |  70.0% | 0.400 |\n"

@@ -71,7 +71,7 @@ def test_the_core_schema_points_editors_at_each_features_section_schema():
     registered = {name: (REPO / section.package.replace(".", "/") / section.schema_file).resolve()
                   for name, section in sections.registered().items()}
     assert pointed == registered
-    assert set(registered) == {"site", "bibtex_export", "bibtex_import", "traces"}
+    assert set(registered) == {"site", "bibtex_export", "bibtex_import", "traces", "audit"}
     for path in registered.values():  # a feature's references to the core's definitions resolve for editors too
         text = path.read_text(encoding="utf-8")
         for ref in {part.split('"')[0] for part in text.split('"$ref": "')[1:]}:
