@@ -104,19 +104,18 @@ trust_config_option = click.option(
          "extensions, theme overrides, remote scripts). Pass it only where the maintainers review mkdocs.yml as code.")
 
 
-def date_added_option(f):
-    """--date-added: the date a new record is added (an exclusion: screened) on; today by default."""
-    return click.option("--date-added", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
-                        callback=lambda ctx, param, value: value.date() if value else dt.date.today(),
-                        help="The date to record as the date the record was added or screened (default: today).")(f)
+def _day_option(name: str, help: str, default=lambda: None):
+    """An option taking a day as YYYY-MM-DD, given to the command as a date (`default()` when left out)."""
+    return click.option(name, type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD", help=help,
+                        callback=lambda ctx, param, value: value.date() if value else default())
 
 
-def as_of_option(f):
-    """--as-of: the pool as it stood on a day, by the registry's pool.dated_by."""
-    return click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
-                        callback=lambda ctx, param, value: value.date() if value else None,
-                        help="Count the pool as it stood on this day: the records dated on or before it "
-                             "(registry.yaml's pool.dated_by names the dates).")(f)
+# --date-added: the date a new record is added (an exclusion: screened) on; today by default
+date_added_option = _day_option("--date-added", "The date to record as the date the record was added or screened "
+                                                "(default: today).", default=dt.date.today)
+# --as-of: the pool as it stood on a day, by the registry's pool.dated_by
+as_of_option = _day_option("--as-of", "Count the pool as it stood on this day: the records dated on or before it "
+                                      "(registry.yaml's pool.dated_by names the dates).")
 
 
 dry_run_option = click.option("--dry-run", is_flag=True, help="Check and report what would be written; write nothing.")

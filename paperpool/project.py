@@ -59,6 +59,7 @@ class Project:
         return self.analysis if day is None else self._analyse(day)
 
     def _analyse(self, day: dt.date | None) -> Analysis:
+        # imported here: the analysis needs pandas, which validate (a pre-commit hook) must not pay for
         from .analysis import analyse
 
         return analyse(self.valid_pool(), day)

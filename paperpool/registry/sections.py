@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata, resources
 
 from ..problems import PaperpoolError, Problem
@@ -30,7 +30,6 @@ class Section:
     schema_file: str  # the section's JSON Schema, a file of that package
     check: Callable[[Registry], list[Problem]] | None = None  # what the schema cannot check
     tables: Callable[[Registry], list[Table]] | None = None  # the tables it declares, for the size limits
-    defs: dict = field(default_factory=dict, compare=False)
 
     def schema(self) -> dict:
         return json.loads(resources.files(self.package).joinpath(self.schema_file).read_text(encoding="utf-8"))

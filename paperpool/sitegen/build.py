@@ -62,9 +62,9 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
         _check_out(root, keep_pages, handwritten, "--keep-pages")
     stage = _Stages(report)
     with stage("validate"):
-        project.buildable_pool("nothing was built, the previous site is unchanged")
+        pool = project.buildable_pool("nothing was built, the previous site is unchanged")
     with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn
-        cards = gallery.gallery(project.valid_pool().registry)
+        cards = gallery.gallery(pool.registry)
     with stage("analyse"):
         analysis = for_site(project.analysis)
         figures = draw(analysis, cards)
