@@ -8,7 +8,7 @@ import datetime as dt
 import functools
 from dataclasses import dataclass
 
-from . import claims, gaps, stats
+from . import claims, gaps, history, stats
 from .frame import Frame, build_frames
 from .pool import Pool, Record
 from .registry import Registry
@@ -19,6 +19,7 @@ class Analysis:
     pool: Pool
     frames: dict[str, Frame]
     as_of: dt.date | None = None  # the day the pool is seen as it stood on; None: now
+    whole: Pool | None = None  # the pool now, when `pool` is how it stood on as_of
 
     @property
     def registry(self) -> Registry:
@@ -41,11 +42,33 @@ class Analysis:
     def gap_tables(self) -> list[gaps.GapTable]:
         return gaps.compute(self.registry, self.frames)
 
+    @property
+    def seen_at(self) -> str:
+        """Which pool this is, in words: now, or as of a day."""
+        return f"as of {self.as_of}" if self.as_of else "now"
+
+    @functools.cached_property
+    def published(self) -> Analysis | None:
+        """The analysis of the pool as it stood at the survey's publication, if declared."""
+        publication = self.registry.publication
+        if publication is None:
+            return None
+        if self.as_of == publication.date:
+            return self
+        return analyse(self.whole or self.pool, publication.date)
+
     @functools.cached_property
     def outcomes(self) -> list[claims.Outcome]:
-        """Every claim of the ledger, recomputed; the ledger validate read when it has."""
+        """Every claim of the ledger, recomputed (a published one at publication and now);
+        the ledger validate read when it has."""
         ledger = self.pool.claims if self.pool.claims is not None else claims.load_claims(self.pool)[0]
-        return claims.evaluate(ledger, self.frames)
+        if self.published is None:
+            return claims.evaluate(ledger, self.frames, at=("", self.seen_at))
+        publication = self.registry.publication
+        earlier = min(publication.date, self.as_of or publication.date)
+        at = (f"{publication.label or f'as of {publication.date}'} ({publication.version})", self.seen_at)
+        return claims.evaluate(ledger, self.frames, self.published.frames, history.since(self.whole or self.pool, earlier), at,
+                               self.as_of is not None and self.as_of < publication.date)
 
     def members(self, name: str, kind: str = "entries") -> dict[str, list[str]]:
         """Value -> keys of the records that hold it, for one column, in vocabulary order."""
@@ -73,6 +96,5 @@ class Analysis:
 def analyse(pool: Pool, as_of: dt.date | None = None) -> Analysis:
     """The analysis of a valid pool (validate it first: a record that breaks its field
     specs has no place in a table); with `as_of`, of the pool as it stood that day."""
-    if as_of is not None:
-        pool = pool.as_of(as_of)
-    return Analysis(pool, build_frames(pool), as_of)
+    seen = pool.as_of(as_of) if as_of is not None else pool
+    return Analysis(seen, build_frames(seen), as_of, pool)

@@ -7,6 +7,11 @@ entries, the exclusions or both (`over`), the expected count (a number, or a bou
 such as "<= 2"), optionally the rows it expects, and a boundary note saying what the
 number does and does not mean. When rows are recorded they are part of the claim: it
 holds only while exactly those records match.
+
+A claim is `published` (the survey's own words: counted over the pool as it stood on the
+registry's survey.publication date, so it holds whatever is added later) or `live` (the
+maintainers' statement about the pool now). `among: assessed` counts only the records
+assessed on every field its query reads, and the value names how many those are.
 """
 
 from __future__ import annotations
@@ -29,15 +34,18 @@ from .registry import (
     refused_character_message,
     refused_characters,
 )
-from .registry.columns import Column, columns_for
+from .registry.columns import Column, assessed, columns_for
 from .registry.query import QueryError, parse
+from .registry.satisfiable import columns_read, satisfiable
 from .yamlio import YamlProblem, load_yaml
 
 if TYPE_CHECKING:
     from .frame import Frame
 
 OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries", "exclusions")}
-CLAIM_FIELDS = {"id", "statement", "over", "where", "expected", "rows", "boundary"}
+CLAIM_FIELDS = {"id", "statement", "kind", "over", "among", "where", "expected", "rows", "boundary"}
+KINDS = ("live", "published")  # the first is the default
+AMONG = ("all", "assessed")
 EMPTY_HINT = "start it with `claims:` followed by a list of claims"
 BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
 # The most rows a claim may list: as many as the largest pools have entries (a claim's
@@ -57,6 +65,12 @@ class Claim:
     rows: list[str] | None = None
     boundary: str = ""
     source: str = ""  # file:line where the claim is written, for messages
+    kind: str = "live"
+    among: str = "all"
+
+    @property
+    def published(self) -> bool:
+        return self.kind == "published"
 
     def satisfied_by(self, value: int) -> bool:
         if isinstance(self.expected, int):
@@ -70,12 +84,30 @@ class Claim:
 
 
 @dataclass
+class Count:
+    """A claim's query counted over one state of the pool."""
+    rows: list[str]
+    assessed: int | None = None  # among: assessed, how many records it counted over
+
+    @property
+    def value(self) -> int:
+        return len(self.rows)
+
+
+@dataclass
 class Outcome:
     claim: Claim
-    rows: list[str]
+    rows: list[str]  # the rows the claim is checked on: at publication for a published claim, else now
     entered: list[str] = field(default_factory=list)  # match now, not recorded
     left: list[str] = field(default_factory=list)  # recorded, in the pool, no longer match
     gone: list[str] = field(default_factory=list)  # recorded, not in the pool (removed or mistyped)
+    assessed: int | None = None  # among: assessed, the records counted over
+    now: Count | None = None  # a published claim's query over the pool now
+    since: list[tuple[str, str, str]] = field(default_factory=list)  # (+ or -, key, why) since publication
+    at: str = ""  # which pool it was counted over, in words: "as of May 4, 2026 (arXiv 2605.02801v1)"
+    now_at: str = "now"  # a published claim's other count: "now", or "as of 2026-04-29" (before: the changes ran the other way)
+    before_publication: bool = False
+    fields: list[str] = field(default_factory=list)  # the columns its query reads
 
     @property
     def value(self) -> int:
@@ -87,9 +119,15 @@ class Outcome:
 
     def as_json(self) -> dict:
         c = self.claim
-        return {"id": c.id, "statement": c.statement, "value": self.value, "expected": c.expected,
-                "holds": self.holds, "rows": self.rows, "where": c.where, "over": c.over,
-                "boundary": c.boundary, "entered": self.entered, "left": self.left, "gone": self.gone}
+        document = {"id": c.id, "statement": c.statement, "kind": c.kind, "value": self.value, "expected": c.expected,
+                    "holds": self.holds, "rows": self.rows, "where": c.where, "over": c.over, "among": c.among,
+                    "boundary": c.boundary, "entered": self.entered, "left": self.left, "gone": self.gone}
+        if self.assessed is not None:
+            document["assessed"] = self.assessed
+        if self.now is not None:
+            document["now"] = {"value": self.now.value, "rows": self.now.rows, **({"assessed": self.now.assessed} if self.now.assessed is not None else {})}
+            document["since_publication"] = [{"change": sign, "key": key, "why": why} for sign, key, why in self.since]
+        return document
 
 
 def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
@@ -131,8 +169,35 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             continue
         seen.add(claim.id)
         claim.source = f"{rel}:{doc.line('claims', index)}"
+        if claim.published and pool.registry.publication is None:
+            problem("kind", "is published, but registry.yaml declares no survey.publication to count it at; "
+                            "declare it (date and version) or make the claim live")
+            continue
+        for message in _says_nothing(claim, pool, columns):
+            problem("where", message, "warning")
         claims.append(claim)
     return claims, problems
+
+
+def _says_nothing(claim: Claim, pool: Pool, columns: dict[str, dict[str, Column]]) -> list[str]:
+    """Why a claim can never fail: no record could ever satisfy its query, or none of the
+    records it counts has been assessed on what the query reads."""
+    kinds = OVER[claim.over]
+    trees = {kind: parse(claim.where, columns[kind]).tree for kind in kinds}
+    if not any(satisfiable(trees[kind], columns[kind], claim.among == "assessed") for kind in kinds):
+        return [("no record could ever satisfy this query (it asks a field for values it cannot hold at once, or for "
+                 "\"not assessed\" among assessed records), so the claim can never fail; correct the query")]
+    judged = {kind: [columns[kind][name] for name in columns_read(trees[kind]) if columns[kind][name].can_be_unassessed] for kind in kinds}
+    if not any(judged.values()):
+        return []
+    counted = pool.as_of(pool.registry.publication.date) if claim.published else pool
+    if any(all(assessed(record.data, column, columns[kind]) for column in judged[kind])
+           for kind in kinds for record in counted.records[kind]):
+        return []
+    names = ", ".join(dict.fromkeys(column.name for found in judged.values() for column in found))
+    when = f" {pool.registry.publication.label or 'at publication'}" if claim.published else ""
+    return [(f"counts over no assessed record: no record{when} is assessed on {names}, so the claim can never fail; "
+             "assess the records on it, or remove the claim")]
 
 
 def _field_name(path: tuple) -> str:
@@ -140,9 +205,9 @@ def _field_name(path: tuple) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
-def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str) -> None:
+def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str, severity: str = "error") -> None:
     parts = (index, field_name) if field_name else (index,)
-    problems.append(Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message))
+    problems.append(Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message, severity))
 
 
 def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim | None:
@@ -163,15 +228,24 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
     if not isinstance(over, str) or over not in OVER:
         problem("over", f"over is one of {', '.join(OVER)}")
         return None
+    kind = item.get("kind", KINDS[0])
+    if not isinstance(kind, str) or kind not in KINDS:
+        problem("kind", "kind is published (the survey's own claim, counted over the pool as of its publication) "
+                        "or live (the maintainers' claim about the pool now)")
+        ok = False
+    among = item.get("among", AMONG[0])
+    if not isinstance(among, str) or among not in AMONG:
+        problem("among", "among is all (every record, the default) or assessed (only the records assessed on every field the query reads)")
+        ok = False
     where = item.get("where", "")
     if where is None:
         where = ""
     if not isinstance(where, str):
         problem("where", "write the query as text in quotes, e.g. \"credit_unit = message\" (empty: every record)")
         return None
-    for kind in OVER[over]:
+    for records in OVER[over]:
         try:
-            parse(where, columns[kind])
+            parse(where, columns[records])
         except QueryError as exc:
             both = " (over: all queries the entries and the exclusions, so use fields both have)" if over == "all" else ""
             problem("where", f"{exc}{both}")
@@ -207,21 +281,57 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
         ok = False
     if not ok:
         return None
-    return Claim(claim_id, item["statement"].strip(), where, expected, over, sorted(rows) if rows is not None else None, boundary.strip())
+    return Claim(claim_id, item["statement"].strip(), where, expected, over, sorted(rows) if rows is not None else None,
+                 boundary.strip(), kind=kind, among=among)
 
 
-def evaluate(claims: list[Claim], frames: dict[str, Frame]) -> list[Outcome]:
+def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str, Frame] | None = None,
+             since: dict[str, str] | None = None, at: tuple[str, str] = ("", "now"), before: bool = False) -> list[Outcome]:
+    """Each claim counted and checked: a published claim over `published` (the frames of the
+    pool as of the publication) and, beside it, over `frames` (the pool now), with `since`
+    (key -> what happened to it since the publication) naming the records that moved it.
+    `at` says in words which pools those are: (the publication's, the one of `frames`);
+    `before`, that `frames` are of a day before the publication."""
     outcomes = []
     for claim in claims:
-        rows = sorted(key for kind in OVER[claim.over] for key in frames[kind].select(parse(claim.where, frames[kind].columns).tree))
-        outcome = Outcome(claim, rows)
+        now = count(claim, frames)
+        checked_frames = published if claim.published and published is not None else frames
+        checked = count(claim, checked_frames) if checked_frames is not frames else now
+        outcome = Outcome(claim, checked.rows, assessed=checked.assessed, at=at[checked_frames is frames],
+                          fields=judged_fields(claim, frames[OVER[claim.over][0]].columns))
+        if checked_frames is not frames:
+            outcome.now, outcome.now_at, outcome.before_publication = now, at[1], before
+            outcome.since = ([("+", key, (since or {}).get(key, "")) for key in sorted(set(now.rows) - set(checked.rows))]
+                             + [("-", key, (since or {}).get(key, "removed from the pool")) for key in sorted(set(checked.rows) - set(now.rows))])
         if claim.rows is not None:
-            in_pool = set().union(*(frames[kind].keys for kind in OVER[claim.over]))
-            outcome.entered = sorted(set(rows) - set(claim.rows))
-            outcome.left = sorted(set(claim.rows) - set(rows) & in_pool)
+            in_pool = set().union(*(checked_frames[kind].keys for kind in OVER[claim.over]))
+            outcome.entered = sorted(set(checked.rows) - set(claim.rows))
+            outcome.left = sorted(set(claim.rows) - set(checked.rows) & in_pool)
             outcome.gone = sorted(set(claim.rows) - in_pool)
         outcomes.append(outcome)
     return outcomes
+
+
+def judged_fields(claim: Claim, columns: dict[str, Column]) -> list[str]:
+    """The fields a claim's query reads on which a record can be unassessed."""
+    read = [columns[name] for name in columns_read(parse(claim.where, columns).tree)]
+    parts = [columns[part] for column in read for part in (column.parts or [column.name])]
+    return list(dict.fromkeys(column.source for column in parts if column.can_be_unassessed))
+
+
+def count(claim: Claim, frames: dict[str, Frame]) -> Count:
+    """The records a claim's query selects (among: assessed, of those assessed on what it reads)."""
+    rows, judged = [], 0
+    for kind in OVER[claim.over]:
+        frame = frames[kind]
+        tree = parse(claim.where, frame.columns).tree
+        mask = frame.mask(tree) if tree is not None else None
+        if claim.among == "assessed":
+            among = frame.assessed(columns_read(tree))
+            judged += int(among.sum())
+            mask = among if mask is None else mask & among
+        rows += list(frame.keys) if mask is None else list(frame.keys[mask.to_numpy(dtype=bool)])
+    return Count(sorted(rows), judged if claim.among == "assessed" else None)
 
 
 def _rel(pool: Pool, path: Path) -> str:
@@ -252,6 +362,10 @@ def failure_line(outcome: Outcome) -> str:
     c = outcome.claim
     rows = ", ".join(outcome.rows) if len(outcome.rows) <= 20 else _rows_summary(outcome.rows)
     why = moved(outcome) or "rows: " + (rows or "none")
+    if c.published:
+        return (f"{c.source}: published claim '{c.id}' no longer holds {outcome.at}: expected {c.expected_text}, found "
+                f"{outcome.value} ({why}); it counts the pool as it stood then, so a record retagged since keeps its earlier "
+                f"values in its `changes` (date, was, why); if the claim itself is wrong, correct it")
     return (f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why}); "
             f"if the records are right, update the claim's expected value (and its statement and rows)")
 
@@ -262,10 +376,14 @@ def to_text(outcomes: list[Outcome]) -> str:
         c = outcome.claim
         lines += [
             f"[{'holds' if outcome.holds else 'FAILS'}] {c.id}: {c.statement}",
-            f"  query:    {c.where or '(every record)'} (over {c.over})",
-            f"  value:    {outcome.value} (expected {c.expected_text})",
-            f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}",
+            f"  kind:     {c.kind}, counted over the pool {outcome.at}",
+            f"  query:    {c.where or '(every record)'} (over {c.over}{', among the assessed' if c.among == 'assessed' else ''})",
+            f"  value:    {counted(outcome.value, outcome.assessed, outcome)}{' at publication' if outcome.now else ''} (expected {c.expected_text})",
         ]
+        if outcome.now is not None:
+            label, day = ("now:", "") if outcome.now_at == "now" else ("as of:", outcome.now_at.removeprefix("as of ") + ": ")
+            lines.append(f"  {label:<10}{day}{counted(outcome.now.value, outcome.now.assessed, outcome)} ({since_text(outcome)})")
+        lines.append(f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}")
         if moved(outcome):
             lines.append(f"  moved:    {moved(outcome)}")
         if c.boundary:
@@ -273,6 +391,32 @@ def to_text(outcomes: list[Outcome]) -> str:
         lines.append("")
     lines.append(summary(outcomes))
     return "\n".join(lines) + "\n"
+
+
+NOUNS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions"), "all": ("record", "records")}
+
+
+def counted(value: int, judged: int | None, outcome: Outcome) -> str:
+    """A claim's value, with what it counts over when it counts the assessed records."""
+    if judged is None:
+        return str(value)
+    where = ", ".join(outcome.fields) or "its fields"
+    return f"{value} of the {plural(judged, *NOUNS[outcome.claim.over])} assessed on {where}"
+
+
+def since_text(outcome: Outcome) -> str:
+    """What moved a published claim since publication: +1 since publication: agentflow2025 (added 2026-11-23)."""
+    relation = "before publication" if outcome.before_publication else "since publication"
+    if not outcome.since:
+        return f"no change {relation}"
+    parts = []
+    for sign in "+-":
+        moved_here = [(key, why) for s, key, why in outcome.since if s == sign]
+        if moved_here:
+            shown = ", ".join(f"{key} ({why})" if why else key for key, why in moved_here[:LISTED])
+            more = f" and {len(moved_here) - LISTED} more" if len(moved_here) > LISTED else ""
+            parts.append(f"{sign}{len(moved_here)} {relation}: {shown}{more}")
+    return "; ".join(parts)
 
 
 def _rows_summary(rows: list[str]) -> str:

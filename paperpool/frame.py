@@ -13,7 +13,7 @@ import pandas as pd
 
 from .pool import Pool
 from .registry import lookup
-from .registry.columns import NONE, Column, columns_for
+from .registry.columns import NONE, Column, assessed, columns_for
 from .registry.query import Combine, Negate, Node
 
 ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -22,10 +22,11 @@ ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.g
 class Frame:
     """One record kind as a DataFrame indexed by key, plus what each column may hold."""
 
-    def __init__(self, kind: str, table: pd.DataFrame, columns: dict[str, Column]):
+    def __init__(self, kind: str, table: pd.DataFrame, columns: dict[str, Column], judged: dict[str, pd.Series] | None = None):
         self.kind = kind
         self.table = table
         self.columns = columns
+        self.judged = judged or {}  # per column that can leave a record unassessed: whether each is assessed
         self._long: dict[str, pd.DataFrame] = {}
 
     def __len__(self) -> int:
@@ -77,6 +78,37 @@ class Frame:
         mask = series.isin(wanted)
         return (mask | series.isna() if None in values else mask).astype(bool)
 
+    def assessed(self, names) -> pd.Series:
+        """Whether each record is assessed on every one of the columns."""
+        mask = pd.Series(True, index=self.keys, dtype=bool)
+        for name in names:
+            if name in self.judged:
+                mask &= self.judged[name]
+        return mask
+
+    def possible(self, node: Node) -> pd.Series:
+        """The records a query might select once their unassessed columns are judged: it
+        holds on what they were assessed on, and what it reads beyond that is open."""
+        if node is None:
+            return pd.Series(True, index=self.keys, dtype=bool)
+        if isinstance(node, Combine):
+            masks = [self.possible(part) for part in node.parts]
+            return functools.reduce(operator.and_ if node.op == "and" else operator.or_, masks)
+        if isinstance(node, Negate):
+            return ~self.certain(node.part)
+        return self.mask(node) | ~self.assessed([node.name])
+
+    def certain(self, node: Node) -> pd.Series:
+        """The records a query selects whatever their unassessed columns turn out to hold."""
+        if node is None:
+            return pd.Series(True, index=self.keys, dtype=bool)
+        if isinstance(node, Combine):
+            masks = [self.certain(part) for part in node.parts]
+            return functools.reduce(operator.and_ if node.op == "and" else operator.or_, masks)
+        if isinstance(node, Negate):
+            return ~self.possible(node.part)
+        return self.mask(node) & self.assessed([node.name])
+
     def values_in_order(self, name: str, observed) -> list:
         """A column's values for display: its vocabulary (zeros included), then what else occurs."""
         column = self.columns[name]
@@ -101,7 +133,9 @@ def build_frame(pool: Pool, kind: str) -> Frame:
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(columns), dtype=object)
     table.index = pd.Index(table["key"] if rows else [], name="key", dtype=object)
-    return Frame(kind, table, columns)
+    judged = {name: pd.Series([assessed(record.data, column, columns) for record in pool.records[kind]], index=table.index, dtype=bool)
+              for name, column in columns.items() if column.can_be_unassessed}
+    return Frame(kind, table, columns, judged)
 
 
 def _read(data: dict, name: str, column: Column):

@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .history import as_of as history_as_of
+from .history import history_field
 from .problems import PaperpoolError, Problem
 from .registry import RECORD_KINDS, RECORD_SUFFIX, Registry, linked_step, load_registry
 from .yamlio import Document, YamlProblem, load_yaml
@@ -33,6 +35,14 @@ class Record:
 
     def line(self, *path) -> int:
         return self.doc.line(*path)
+
+    def as_of(self, day: dt.date, history: str | None) -> Record:
+        """The record as it stood on `day`, its later changes undone (itself if none); for
+        counting, not for messages, so its lines are not kept."""
+        data = history_as_of(self.data, history, day)
+        if data is self.data:
+            return self
+        return Record(self.kind, self.rel, Document(self.doc.path, data), None, self.key)
 
 
 @dataclass
@@ -58,13 +68,15 @@ class Pool:
 
     def as_of(self, day: dt.date) -> Pool:
         """The pool as it stood on `day`: the records the registry's pool.dated_by dates on
-        or before it (a record without its date is not known to have been there)."""
+        or before it (a record without its date is not known to have been there), each
+        with the changes its history records after that day undone."""
         dated_by = self.registry.pool.get("dated_by") or {}
         missing = [kind for kind in RECORD_KINDS if kind not in dated_by]
         if missing:
             raise PaperpoolError(f"registry.yaml: pool.dated_by names no date field of the {' and '.join(missing)}, so the pool "
                                  f"as of a date is not known; add e.g. `dated_by: {{entries: date_added, exclusions: date_screened}}`")
-        kept = {kind: [record for record in records if _on_or_before(record.data.get(dated_by[kind]), day)]
+        kept = {kind: [record.as_of(day, history_field(self.registry, kind)) for record in records
+                       if _on_or_before(record.data.get(dated_by[kind]), day)]
                 for kind, records in self.records.items()}
         return Pool(self.registry, kept, self.unreadable, self.claims)
 

@@ -38,6 +38,8 @@ def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind
     completed = {}
     for name, spec in specs.items():
         value = record.get(name)
+        if value is None and spec.type == "history":
+            continue  # a new record has no changes yet
         if value is None and spec.derived_from:
             source = record.get(spec.derived_from)
             # not known until its source is: marked, so that validate says what to write

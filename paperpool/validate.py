@@ -9,7 +9,7 @@ import difflib
 import gc
 from pathlib import Path
 
-from . import identity
+from . import history, identity
 from .claims import load_claims
 from .packed import Facts
 from .pool import Pool, Record
@@ -168,6 +168,10 @@ class RecordChecker:
             self.problem((spec.name,), f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
                                        f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
 
+    def check_field(self, spec: FieldSpec, value, path: tuple) -> None:
+        """One value as its field's type checks it (a change's earlier value, for one)."""
+        CHECKS[spec.type](self, value, spec, path)
+
     def text_value(self, value, path: tuple, what: str = "text") -> bool:
         if isinstance(value, str):
             return True
@@ -209,7 +213,7 @@ def expected_value(spec: FieldSpec, registry: Registry) -> str:
         "bool": "true or false", "integer": "a whole number", "date": "a date like 2026-04-26",
         "url": "an http(s) link", "url_list": "a list of http(s) links",
         "identifier": identity.PATTERNS[spec.scheme][1] if spec.scheme in identity.PATTERNS else "an identifier",
-        "key_list": "a list of record keys", "mapping": "the sub-fields",
+        "key_list": "a list of record keys", "mapping": "the sub-fields", "history": "a list of changes, oldest first",
     }.get(spec.type, spec.type)
 
 
@@ -399,6 +403,7 @@ CHECKS = {
     "choice_map": _check_choice_map,
     "key_list": _check_key_list,
     "mapping": _check_mapping,
+    "history": history.check,
 }
 
 

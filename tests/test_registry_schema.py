@@ -8,6 +8,7 @@ each must be a registry.yaml problem, never a crash.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 
@@ -84,7 +85,8 @@ def test_the_core_schema_points_editors_at_each_features_section_schema():
 def test_the_schema_accepts_the_shipped_tiny_and_new_survey_registries(run, tmp_path):
     assert run("new-survey", "fresh", cwd=tmp_path).exit_code == 0
     for path in (REPO / "registry.yaml", TINY / "registry.yaml", tmp_path / "fresh" / "registry.yaml"):
-        assert schema.schema_problems(load_yaml(path).data) == [], path
+        # as the loader reads it: a date in the registry is the text it was written as
+        assert schema.schema_problems(json.loads(json.dumps(load_yaml(path).data, default=str))) == [], path
 
 
 # ---------------------------------------------------------------------------------
@@ -103,6 +105,8 @@ SAMPLE = ["malt", "matpo", "magrpo", "puppeteer", "c3"]  # a few entries the reg
 
 
 def _kind(value) -> str:
+    if isinstance(value, dt.date):
+        return "text"  # the registry's loader reads a date as the text it was written as
     return next(kind for kind, wrong in WRONG.items() if type(wrong) is type(value) or (kind == "number" and type(value) is float))
 
 
@@ -215,7 +219,7 @@ def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old
 def test_a_derived_value_must_map_to_a_value_of_the_derived_fields_vocabulary(run, pool_copy):
     edit(pool_copy / "registry.yaml", "{id: hybrid, label: \"Hybrid\", maps_to: R8}", "{id: hybrid, label: \"Hybrid\", maps_to: R88}")
     result = run("validate", cwd=pool_copy)
-    assert result.output.splitlines()[0] == ("registry.yaml:95: vocabularies.reward_type.values.8.maps_to: 'R88' is not a value of "
+    assert result.output.splitlines()[0] == ("registry.yaml:98: vocabularies.reward_type.values.8.maps_to: 'R88' is not a value of "
                                              "vocabulary 'reward_family'; did you mean 'R8'?")
 
 

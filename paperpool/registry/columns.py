@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..problems import Problem
-from .model import FieldSpec, Registry, registry_problem
+from .model import FieldSpec, Registry, lookup, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
@@ -35,6 +35,16 @@ class Column:
     map_field: str | None = None  # a choice_map column reads this field's keys
     map_mode: str | None = None  # ... only the keys whose value is this
     parts: list[str] = field(default_factory=list)  # a combined column joins these columns
+    # When a record counts as not judged on the column: the field it reads is missing and
+    # declared `missing_means: not_assessed`, or holds a value marked `not_assessed: true`.
+    # Only such columns can leave a record unassessed; the others always judge it.
+    source: str = ""  # the dotted field the column reads
+    missing_unassessed: bool = False
+    unassessed_values: frozenset = frozenset()
+
+    @property
+    def can_be_unassessed(self) -> bool:
+        return self.missing_unassessed or bool(self.unassessed_values)
 
 
 def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
@@ -44,8 +54,22 @@ def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
         parts = [part for part in body.get("fields") or [] if part in columns]
         first = columns[parts[0]] if parts else Column(name, name, True)
         columns[name] = Column(name, str(body.get("label") or name), True, first.vocabulary,
-                               vocabulary_name=first.vocabulary_name, parts=parts)
+                               vocabulary_name=first.vocabulary_name, parts=parts,
+                               missing_unassessed=any(columns[part].can_be_unassessed for part in parts))
     return columns
+
+
+def assessed(data: dict, column: Column, columns: dict[str, Column]) -> bool:
+    """Whether a record has been judged on a column (a combined one: on all its parts)."""
+    if column.parts:
+        return all(assessed(data, columns[part], columns) for part in column.parts)
+    if not column.can_be_unassessed:
+        return True
+    value = lookup(data, column.source)
+    if value is None or value in ("", [], {}):
+        return not column.missing_unassessed
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return not any(isinstance(item, str) and item in column.unassessed_values for item in values)
 
 
 def check_combined(registry: Registry) -> list[Problem]:
@@ -101,17 +125,24 @@ def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", 
     for spec in specs.values():
         name, label = prefix + spec.name, f"{parent}{spec.title}"
         vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
+        judged = {"source": name, "missing_unassessed": spec.missing_means == "not_assessed",
+                  "unassessed_values": _unassessed_values(registry, spec)}
         if spec.type == "mapping":
             columns.update(_columns(registry, spec.fields, name + ".", f"{label}: "))
         elif spec.type == "choice_map":
             keys = registry.vocabularies[spec.keys].ids
-            columns[name] = Column(name, label, True, keys, vocabulary_name=spec.keys, map_field=name)
+            columns[name] = Column(name, label, True, keys, vocabulary_name=spec.keys, map_field=name, **judged)
             for mode in vocabulary:
                 mode_label = registry.vocabularies[spec.vocabulary].get(mode).label
                 columns[f"{name}.{mode}"] = Column(f"{name}.{mode}", f"{label}: {mode_label}", True, keys,
-                                                   vocabulary_name=spec.keys, map_field=name, map_mode=mode)
+                                                   vocabulary_name=spec.keys, map_field=name, map_mode=mode, **judged)
         elif spec.type in SINGLE | MULTI:
             kind = KINDS.get(spec.type, "text")
             columns[name] = Column(name, label, spec.type in MULTI, BOOL_VALUES if kind == "bool" else vocabulary,
-                                   kind, spec.vocabulary)
+                                   kind, spec.vocabulary, **judged)
     return columns
+
+
+def _unassessed_values(registry: Registry, spec: FieldSpec) -> frozenset:
+    vocabulary = registry.vocabularies.get(spec.vocabulary or "")
+    return frozenset(value.id for value in vocabulary.values if value.extra.get("not_assessed")) if vocabulary else frozenset()

@@ -4,6 +4,7 @@ reader of a pool needs."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ class FieldSpec:
     derived_from: str | None = None
     unique: bool = False
     not_before_field: str | None = None
+    missing_means: str = "none"  # or "not_assessed": a record without it has not been judged on it
     fields: dict[str, FieldSpec] = field(default_factory=dict)
 
     @property
@@ -101,6 +103,21 @@ class CsvColumn:
     column: str
     field: str
     convert: str | None = None
+
+
+@dataclass(frozen=True)
+class Publication:
+    """The survey as published: its published claims count the pool as of `date`."""
+    date: dt.date
+    version: str
+    label: str  # how the survey dates itself, e.g. "as of May 4, 2026"
+    citation: str = ""
+    url: str = ""
+
+    @property
+    def named(self) -> str:
+        """The publication in a few words: arXiv 2605.02801v1, as of May 4, 2026."""
+        return f"{self.version}, {self.label}" if self.label else f"{self.version}, {self.date}"
 
 
 @dataclass
@@ -145,6 +162,15 @@ class Registry:
     @property
     def claims_path(self) -> Path:
         return self.root / self.pool.get("claims", CLAIMS_FILE)
+
+    @property
+    def publication(self) -> Publication | None:
+        """The survey's publication (survey.publication), once the reader has checked it."""
+        body = self.survey.get("publication")
+        if not isinstance(body, dict):
+            return None
+        return Publication(dt.date.fromisoformat(body["date"]), str(body["version"]), str(body.get("label") or ""),
+                           str(body.get("citation") or ""), str(body.get("url") or ""))
 
     @property
     def title_similarity(self) -> float:

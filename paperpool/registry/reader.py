@@ -3,6 +3,7 @@ cannot make: names that must exist, ids that must be unique."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from ..problems import Problem, suggest
@@ -55,6 +56,7 @@ class RegistryReader:
                 self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
         self.check_dated_by(pool, fields)
+        self.check_publication(survey, pool)
         rules = self.read_rules(fields)
         csv = self.read_csv(fields)
         statistics = self.section("statistics")
@@ -74,6 +76,20 @@ class RegistryReader:
                 dates = [other for other, found in fields[kind].items() if found.type == "date"]
                 hint = f"name one of {', '.join(dates)}" if dates else f"declare a date field under {RECORD_KINDS[kind]}"
                 self.problem(("pool", "dated_by", kind), f"'{name}' is not a date field of the {kind}; {hint}")
+
+    def check_publication(self, survey: dict, pool: dict) -> None:
+        """survey.publication.date is a real day, not in the future, and the pool can be
+        dated: the published claims count the pool as it stood that day."""
+        body = survey.get("publication")
+        if not isinstance(body, dict):
+            return
+        path = ("survey", "publication", "date")
+        day = dt.date.fromisoformat(body["date"])  # the loader has refused a date not in the calendar
+        if day > dt.date.today():
+            self.problem(path, f"{day} is in the future; give the day the survey was published")
+        if not pool.get("dated_by"):
+            self.problem(("survey", "publication"), "the published claims count the pool as it stood on this date, so pool.dated_by "
+                                                    "must name each kind's date field, e.g. `dated_by: {entries: date_added, exclusions: date_screened}`")
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:
         vocabularies = {}
@@ -109,7 +125,12 @@ class RegistryReader:
                 self.problem(spec_path, f"an identifier field needs `scheme:`, one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
             if kind == "mapping":
                 spec.fields = self.read_fields(body.get("fields") or {}, spec_path + ("fields",), vocabularies)
+                if any(inner.type == "history" for inner in spec.fields.values()):
+                    self.problem(spec_path, "a history field lists a whole record's changes, so it sits among the record's own fields, not in a mapping")
             specs[name] = spec
+        histories = [name for name, spec in specs.items() if spec.type == "history"]
+        if len(histories) > 1:
+            self.problem(path + (histories[1],), f"a record has one history, and '{histories[0]}' is already it; remove this field")
         return specs
 
     def check_derivations(self, specs: dict, path: tuple, vocabularies: dict) -> None:

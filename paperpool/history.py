@@ -1,0 +1,151 @@
+"""A record's history: the retaggings it went through, kept in the record itself.
+
+A field of type `history` (the shipped registry calls it `changes`) lists, oldest
+first, each change made to a record after it entered the pool:
+
+    changes:
+      - date: 2026-04-30
+        was: {is_rl: "yes", reward_type: orchestration}
+        why: "The blog discloses no reward."
+
+`was` holds the values the fields had before that day (null: the field was not set).
+The pool as it stood on a day is then the records dated on or before it, each with the
+changes made after it undone, newest first. The history lives in the file, not in git,
+so that it survives squashed merges, copies of the pool and exports, and a reviewer
+sees the change and its reason in the same diff.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .registry import Registry
+
+CHANGE_FIELDS = ("date", "was", "why")
+EXAMPLE = "- {date: 2026-05-01, was: {FIELD: OLD VALUE}, why: \"what the reading found\"}"
+
+
+def history_field(registry: Registry, kind: str) -> str | None:
+    """The name of the kind's history field, if the registry declares one."""
+    return next((name for name, spec in registry.fields[kind].items() if spec.type == "history"), None)
+
+
+def as_of(data: dict, history: str | None, day: dt.date) -> dict:
+    """A record's fields as they stood on `day`: the changes made after it undone."""
+    changes = data.get(history) if history else None
+    if not isinstance(changes, list):
+        return data
+    later = [change for change in changes if isinstance(change, dict) and _day(change.get("date")) is not None
+             and _day(change["date"]) > day and isinstance(change.get("was"), dict)]
+    if not later:
+        return data
+    state = dict(data)
+    for change in reversed(later):
+        for name, value in change["was"].items():
+            if value is None:
+                state.pop(name, None)
+            else:
+                state[name] = value
+    state[history] = [change for change in changes if change not in later]
+    return state
+
+
+def changed_fields(data: dict, history: str | None, after: dt.date) -> list[tuple[str, str]]:
+    """The (date, field) of every change made after a day, oldest first."""
+    changes = data.get(history) if history else None
+    if not isinstance(changes, list):
+        return []
+    return [(str(_day(change.get("date"))), name) for change in changes
+            if isinstance(change, dict) and (_day(change.get("date")) or dt.date.min) > after
+            for name in (change.get("was") if isinstance(change.get("was"), dict) else {})]
+
+
+def since(pool, day: dt.date) -> dict[str, str]:
+    """What happened to each record after `day`, in a few words, for the records that
+    changed: "added 2026-11-23", "retagged 2026-06-01: subdecisions"."""
+    dated_by = pool.registry.pool.get("dated_by") or {}
+    found = {}
+    for kind, records in pool.records.items():
+        history = history_field(pool.registry, kind)
+        for record in records:
+            events = []
+            added = _day(record.data.get(dated_by.get(kind, "")))
+            if added is not None and added > day:
+                events.append(f"added {added}")
+            by_day: dict[str, list[str]] = {}
+            for when, name in changed_fields(record.data, history, day):
+                by_day.setdefault(when, []).append(name)
+            events += [f"retagged {when}: {', '.join(names)}" for when, names in by_day.items()]
+            if events:
+                found[record.key] = "; ".join(events)
+    return found
+
+
+def _day(value) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def check(checker, value, spec, path: tuple) -> None:
+    """The problems of a history field: each change dated, in order, after the record
+    entered the pool and not in the future, with the earlier values of declared fields
+    (each checked as the field itself is) and the reason."""
+    if not isinstance(value, list):
+        checker.problem(path, f"must be a list of changes, oldest first, each like {EXAMPLE}")
+        return
+    dated_by = (checker.registry.pool.get("dated_by") or {}).get(checker.record.kind)
+    entered = _day(checker.record.data.get(dated_by)) if dated_by else None
+    protected = {spec.name, "key", dated_by}
+    previous = None
+    for index, change in enumerate(value):
+        here = path + (index,)
+        if not isinstance(change, dict):
+            checker.problem(here, f"a change is a mapping like {EXAMPLE}")
+            continue
+        for name in sorted(set(change) - set(CHANGE_FIELDS), key=str):
+            checker.problem(here + (name,), f"unknown field; a change has {', '.join(CHANGE_FIELDS)}")
+        day = _check_day(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
+        previous = day or previous
+        why = change.get("why")
+        if not isinstance(why, str) or not why.strip():
+            checker.problem(here + ("why",), "say why the record changed, e.g. why: \"the paper's section 4 trains the router\"")
+        _check_was(checker, change.get("was"), here + ("was",), protected)
+
+
+def _check_day(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
+    day = _day(value)
+    if day is None:
+        checker.problem(path, "give the day of the change as YYYY-MM-DD, e.g. date: 2026-05-01")
+        return None
+    if day > dt.date.today():
+        checker.problem(path, f"{day} is in the future; use the day the record changed")
+    elif entered is not None and day < entered:
+        checker.problem(path, f"{day} is before the record's {dated_by} {entered}; a change comes after the record entered the pool")
+    elif previous is not None and day < previous:
+        checker.problem(path, f"{day} is before the change above it ({previous}); list changes oldest first")
+    return day
+
+
+def _check_was(checker, was, path: tuple, protected: set) -> None:
+    specs = checker.specs
+    if not isinstance(was, dict) or not was:
+        checker.problem(path, "give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)")
+        return
+    for name, value in was.items():
+        spec = specs.get(name)
+        if spec is None or name in protected:
+            why = "is not a field of the record" if spec is None else "is not a field whose changes are recorded"
+            checker.problem(path + (name,), f"'{name}' {why}; name the fields the change edited")
+        elif value is None:
+            if spec.required:
+                checker.problem(path + (name,), f"{name} is required, so it had a value before the change; give it")
+        else:
+            checker.check_field(spec, value, path + (name,))

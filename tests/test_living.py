@@ -1,0 +1,205 @@
+"""A living survey (issue 18): the published claims count the pool as it stood at the
+survey's publication (registry.yaml survey.publication), so papers added later never
+break them; live claims count the pool now; a retagged record keeps its earlier values
+in its `changes`; claims can count only the records assessed on what they read; gap
+cells are empty, not assessed or filled."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import yaml
+
+from paperpool.yamlio import dump_yaml, load_yaml
+
+from .conftest import REPO, SOURCE, edit
+
+FIVE = REPO / "tests" / "bib" / "living-five.bib"  # five real papers the pool does not hold
+FIVE_KEYS = ["agentflow2026", "cory2024", "flowreasoner2025", "socialdeduction2025", "w4s2025"]
+
+
+def _add_the_five(run, pool) -> None:
+    """What a contributor does: import the BibTeX, tag the stubs, regenerate the README."""
+    if not (pool / "README.md").exists():
+        shutil.copyfile(REPO / "README.md", pool / "README.md")
+    assert run("import-bib", str(FIVE), "--date-added", "2026-11-20", cwd=pool).exit_code == 0
+    tags = yaml.safe_load((SOURCE / "living-five-tags.yaml").read_text(encoding="utf-8"))
+    assert sorted(tags) == FIVE_KEYS
+    for key, tagged in tags.items():
+        path = pool / "papers" / f"{key}.yaml"
+        path.write_text(dump_yaml(load_yaml(path).data | tagged), encoding="utf-8")
+    assert run("readme", cwd=pool).exit_code == 0
+
+
+def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool_copy):
+    ledger = (pool_copy / "claims.yaml").read_bytes()
+    _add_the_five(run, pool_copy)
+    assert run("validate", cwd=pool_copy).output == "ok: 89 entries and 32 exclusions, no problems.\n"
+    assert (run("claims", "--check", cwd=pool_copy).exit_code, run("claims", "--check", cwd=pool_copy).output) == (
+        0, "15 claims: all hold.\n")
+    assert run("readme", "--check", cwd=pool_copy).exit_code == 0
+    assert (pool_copy / "claims.yaml").read_bytes() == ledger
+    text = run("claims", cwd=pool_copy).output
+    added = ", ".join(f"{key} (added 2026-11-20)" for key in FIVE_KEYS)
+    assert text.split("\n\n")[0] == (
+        "[holds] retained-total: The pool retains 84 entries.\n"
+        "  kind:     published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1)\n"
+        "  query:    (every record) (over entries)\n"
+        "  value:    84 at publication (expected 84)\n"
+        f"  now:      89 (+5 since publication: {added})\n"
+        "  rows:     84 records (agent-lightning, agent-qmix2026, agentdojo2024, agents-under-siege2025, agentspawn, ...)\n"
+        "  boundary: Counts records retained after screening, of every category, including surveys, benchmarks, "
+        "classical MARL and industrial cases; not only RL methods.")
+    live = next(block for block in text.split("\n\n") if "stopping-still-untrained" in block)
+    assert live.splitlines()[1:4] == [
+        "  kind:     live, counted over the pool now",
+        "  query:    subdecisions.trained = O5 (over entries, among the assessed)",
+        "  value:    0 of the 22 entries assessed on subdecisions (expected 0)",
+    ]
+    readme = (pool_copy / "README.md").read_text(encoding="utf-8")
+    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 0 records retagged.\n"
+            "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
+            ) in readme
+
+
+def test_published_claims_keep_their_value_and_name_what_moved_them_since(run, pool_copy):
+    _add_the_five(run, pool_copy)
+    claims = {o["id"]: o for o in json.loads(run("claims", "--format", "json", cwd=pool_copy).output)}
+    audited = claims["audited-total"]
+    assert (audited["kind"], audited["value"], audited["now"]["value"], audited["holds"]) == ("published", 116, 121, True)
+    assert [item["key"] for item in audited["since_publication"]] == FIVE_KEYS
+    assert {item["change"] for item in audited["since_publication"]} == {"+"}
+    o5 = claims["stopping-never-trained"]
+    assert (o5["value"], o5["assessed"], o5["now"]["value"], o5["now"]["assessed"]) == (0, 17, 0, 22)
+    live = claims["stopping-still-untrained"]
+    assert (live["kind"], live["value"], live["assessed"], "now" in live) == ("live", 0, 22, False)
+
+
+def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
+    """kimi-k2-5 retagged from orchestrator to agent credit: with its earlier values in
+    `changes`, the published orchestrator counts hold and show it leaving since."""
+    path = pool_copy / "papers" / "kimi-k2-5.yaml"
+    edit(path, "credit_granularity: orchestrator\ncredit_unit: orchestrator\n", "credit_granularity: agent\ncredit_unit: agent\n")
+    path.write_text(path.read_text(encoding="utf-8") + (
+        "changes:\n- date: 2026-11-20\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n"
+        "  why: A test retag.\n"), encoding="utf-8")
+    assert run("claims", "--check", cwd=pool_copy).output == "15 claims: all hold.\n"
+    block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
+    assert block.splitlines()[3:5] == [
+        "  value:    8 at publication (expected 8)",
+        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-20: credit_granularity, credit_unit))",
+    ]
+
+
+def test_a_retag_without_changes_fails_the_published_claim_and_says_how_to_fix_it(run, pool_copy):
+    edit(pool_copy / "papers" / "kimi-k2-5.yaml", "credit_granularity: orchestrator\ncredit_unit: orchestrator\n",
+         "credit_granularity: agent\ncredit_unit: agent\n")
+    result = run("claims", "--check", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "claims.yaml:103: published claim 'orchestrator-credit-broad' no longer holds as of May 4, 2026 (arXiv 2605.02801v1): "
+        "expected 8, found 7 (no longer matching: kimi-k2-5); it counts the pool as it stood then, so a record retagged "
+        "since keeps its earlier values in its `changes` (date, was, why); if the claim itself is wrong, correct it")
+
+
+def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
+    """HISTORY.md: kimi-k2-6 was retagged on 2026-04-30 (is_rl yes -> partial, reward
+    orchestration -> NA, credit orchestrator -> NA): before that day it counts as it was."""
+    block = next(b for b in run("claims", "--as-of", "2026-04-29", cwd=pool_copy).output.split("\n\n")
+                 if "orchestrator-credit-broad" in b)
+    assert block.splitlines()[4] == (
+        "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: is_rl, reward_type, reward_family, "
+        "credit_granularity, credit_unit); -1 before publication: wideseek-r1-2026 (added 2026-05-04))")
+    stats = json.loads(run("stats", "--by", "is_rl", "--as-of", "2026-04-29", "--format", "json", cwd=pool_copy).output)
+    now = json.loads(run("stats", "--by", "is_rl", "--format", "json", cwd=pool_copy).output)
+    assert json.dumps(stats) != json.dumps(now)
+
+
+def test_changes_are_checked_like_the_fields_they_restore(run, pool_copy):
+    path = pool_copy / "papers" / "kimi-k2-6.yaml"
+    text = path.read_text(encoding="utf-8").split("changes:")[0]
+    path.write_text(text + (
+        "changes:\n"
+        "- date: 2026-05-02\n  was: {reward_type: orchestrtion, titel: x}\n  why: ''\n"
+        "- date: 2026-05-01\n  was: {key: other, date_added: 2026-04-20}\n  why: out of order\n"
+        "- date: 2026-04-01\n  was: {is_rl: 'yes'}\n  why: before the entry\n"
+        "- date: 2099-01-01\n  was: {}\n  why: to come\n"), encoding="utf-8")
+    result = run("validate", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (1, (
+        "papers/kimi-k2-6.yaml:51: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
+        "'orchestration'? use one of shared, individual, role, process, tool, debate, verifier, orchestration, hybrid, NA\n"
+        "papers/kimi-k2-6.yaml:51: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:52: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
+        "papers/kimi-k2-6.yaml:53: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
+        "papers/kimi-k2-6.yaml:54: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:54: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:56: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
+        "papers/kimi-k2-6.yaml:59: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
+        "papers/kimi-k2-6.yaml:60: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
+        "9 errors, 0 warnings.\n"))
+
+
+def test_the_publication_is_checked(run, pool_copy):
+    edit(pool_copy / "registry.yaml", "publication: {date: 2026-05-04, version:", "publication: {date: 2026-02-30, version:")
+    assert run("validate", cwd=pool_copy).output == (
+        "registry.yaml:16: survey.publication.date: '2026-02-30' is not a real date; correct it (dates are YYYY-MM-DD)\n"
+        "1 error, 0 warnings.\n")
+    edit(pool_copy / "registry.yaml", "date: 2026-02-30, version: \"arXiv 2605.02801v1\", ", "date: 2026-05-04, ")
+    assert run("validate", cwd=pool_copy).output.splitlines()[0] == (
+        "registry.yaml:16: survey.publication.version: missing `version`; add it (which version was published, e.g. arXiv 2605.02801v1)")
+
+
+def test_a_published_claim_needs_a_publication(run, pool_copy):
+    edit(pool_copy / "registry.yaml", "  publication: {", "  unpublished: {")
+    result = run("validate", cwd=pool_copy)
+    assert result.output.splitlines()[0] == (
+        "claims.yaml:28: claims[0].kind: is published, but registry.yaml declares no survey.publication to count it at; "
+        "declare it (date and version) or make the claim live")
+    assert result.output.splitlines()[-1] == "14 errors, 0 warnings."
+
+
+def test_a_claim_that_can_never_fail_is_a_warning(run, tiny):
+    """A query no record could satisfy, and one over a field no record is assessed on."""
+    edit(tiny / "registry.yaml", "vocabulary: mode", "vocabulary: mode, missing_means: not_assessed")
+    for name in ("alpha", "beta", "gamma"):
+        path = tiny / "papers" / f"{name}.yaml"
+        path.write_text("".join(line for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
+                                if not line.startswith("decisions:")), encoding="utf-8")
+    edit(tiny / "claims.yaml", 'where: "unit = step"', 'where: "unit = step and unit = team"')
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (0, (
+        "claims.yaml:10: claims[1].where: warning: counts over no assessed record: no record is assessed on decisions.trained, "
+        "so the claim can never fail; assess the records on it, or remove the claim\n"
+        "claims.yaml:15: claims[2].where: warning: no record could ever satisfy this query (it asks a field for values it "
+        "cannot hold at once, or for \"not assessed\" among assessed records), so the claim can never fail; correct the query\n"
+        "0 errors, 2 warnings.\n"))
+
+
+def test_gap_cells_are_empty_not_assessed_or_filled(run, tiny):
+    """Halt x Trained has no entry: a gap while every entry is tagged on its decisions,
+    not assessed once one is not, filled once one trains it."""
+    def state():
+        tables = json.loads(run("gaps", "--format", "json", cwd=tiny).output)["tables"]
+        cell = tables[1]["cells"]["D2"]["trained"]
+        return cell["count"], cell["mark"], cell["unassessed"]
+
+    assert state() == (0, "empty", [])
+    edit(tiny / "registry.yaml", "vocabulary: mode", "vocabulary: mode, missing_means: not_assessed")
+    assert state() == (0, "not assessed", ["delta", "epsilon"])  # tagged on no decision ({} or none): either may train D2
+    edit(tiny / "papers" / "delta.yaml", "decisions: {}", "decisions: {D2: trained}")
+    assert state() == (1, "sparse", ["epsilon"])
+    markdown = run("gaps", cwd=tiny).output
+    row = next(line for line in markdown.splitlines() if line.startswith("| D2 "))
+    assert [cell.strip() for cell in row.strip("|").split("|")] == ["D2", "2", "1 sparse", "2"]
+    assert "- D2 x trained (1; 1 more not assessed): delta" in markdown
+
+
+def test_the_gap_tables_mark_the_surveys_representatives(run):
+    tables = {t["id"]: t for t in json.loads(run("gaps", "--format", "json", cwd=REPO).output)["tables"]}
+    cell = tables["family-unit"]["cells"]["R1"]["agent"]
+    assert (cell["count"], cell["representatives"]) == (9, ["dr-mas", "magrpo", "maporl"])
+    assert "- R1 x agent (9): collm-maac2026, coma2018, dr-mas*, magrpo*, maporl*, mappo2022, qmix2018, shapley-q2020, vdn2018" \
+        in run("gaps", cwd=REPO).output
+    strict = tables["credit-readings"]["cells"]["role"]["strict"]
+    assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (2, "sparse", 7)
