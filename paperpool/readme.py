@@ -15,6 +15,7 @@ from .analysis import Analysis
 from .inputs import read_input
 from .problems import PaperpoolError
 from .render import Renderer
+from .since import since_publication
 from .views import grouped
 from .yamlio import check_output, write_atomic
 
@@ -43,6 +44,8 @@ def render_block(analysis: Analysis) -> str:
         "list_empty_up_to": LIST_EMPTY_UP_TO,
         "claims": outcomes,
         "claims_failing": [o for o in outcomes if not o.holds],
+        "publication": registry.publication,
+        "since": since_publication(analysis),
         "groups": grouped(pool),
     }
     return Renderer(pool.root).render_all([(TEMPLATE, context)], records=len(pool.all_records()))[0].strip("\n")

@@ -5,10 +5,13 @@ the site never holds a copy of a number."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .. import bibwrite
 from ..analysis import Analysis
+from ..gaps import Cell, representatives
+from ..since import SincePublication, since_publication
 from ..views import EntryView, entry_view
 from . import paths
 from .section import effective
@@ -24,6 +27,22 @@ class SiteAnalysis(Analysis):
     def views_of(self, keys: list[str]) -> list[EntryView]:
         """The entries of these keys, newest first."""
         return sorted((self.views[key] for key in keys), key=newest_first)
+
+    @functools.cached_property
+    def since(self) -> SincePublication | None:
+        """What the pool adds to the published survey (None: no publication declared)."""
+        return since_publication(self)
+
+    def published_cell(self, table: str, row: str, column: str) -> Cell | None:
+        """A gap cell as it stood at the publication (None: no publication, or no such cell then)."""
+        if self.published is None:
+            return None
+        found = next((t for t in self.published.gap_tables if t.id == table), None)
+        return found.cells.get(row, {}).get(column) if found else None
+
+    def representatives(self, name: str, value: str) -> list[EntryView]:
+        """The entries the survey names as representatives of a value, in its order."""
+        return [self.views[key] for key in representatives(self.registry, self.frames["entries"], name, value) if key in self.views]
 
 
 def newest_first(view: EntryView):

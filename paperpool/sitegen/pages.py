@@ -153,8 +153,8 @@ def recent(analysis: SiteAnalysis) -> list[EntryView]:
 
 
 def _gaps_summary(analysis: SiteAnalysis) -> list[tuple]:
-    return [(table, len(table.marked("empty")), len(table.marked("sparse")), len(table.cells) * len(table.columns))
-            for table in analysis.gap_tables]
+    return [(table, len(table.marked("empty")), len(table.marked("not assessed")), len(table.marked("sparse")),
+             len(table.cells) * len(table.columns)) for table in analysis.gap_tables]
 
 
 def _exclusion_breakdown(analysis: SiteAnalysis) -> dict | None:
