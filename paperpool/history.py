@@ -35,8 +35,8 @@ def as_of(data: dict, history: str | None, day: dt.date) -> dict:
     changes = data.get(history) if history else None
     if not isinstance(changes, list):
         return data
-    later = [change for change in changes if isinstance(change, dict) and _day(change.get("date")) is not None
-             and _day(change["date"]) > day and isinstance(change.get("was"), dict)]
+    later = [change for change in changes if isinstance(change, dict) and as_date(change.get("date")) is not None
+             and as_date(change["date"]) > day and isinstance(change.get("was"), dict)]
     if not later:
         return data
     state = dict(data)
@@ -55,8 +55,8 @@ def changed_fields(data: dict, history: str | None, after: dt.date) -> list[tupl
     changes = data.get(history) if history else None
     if not isinstance(changes, list):
         return []
-    return [(str(_day(change.get("date"))), name) for change in changes
-            if isinstance(change, dict) and (_day(change.get("date")) or dt.date.min) > after
+    return [(str(as_date(change.get("date"))), name) for change in changes
+            if isinstance(change, dict) and (as_date(change.get("date")) or dt.date.min) > after
             for name in (change.get("was") if isinstance(change.get("was"), dict) else {})]
 
 
@@ -69,7 +69,7 @@ def since(pool, day: dt.date) -> dict[str, str]:
         history = history_field(pool.registry, kind)
         for record in records:
             events = []
-            added = _day(record.data.get(dated_by.get(kind, "")))
+            added = as_date(record.data.get(dated_by.get(kind, "")))
             if added is not None and added > day:
                 events.append(f"added {added}")
             by_day: dict[str, list[str]] = {}
@@ -81,7 +81,8 @@ def since(pool, day: dt.date) -> dict[str, str]:
     return found
 
 
-def _day(value) -> dt.date | None:
+def as_date(value) -> dt.date | None:
+    """A value as a day: a date, a datetime's day or ISO text; None for anything else."""
     if isinstance(value, dt.datetime):
         return value.date()
     if isinstance(value, dt.date):
@@ -102,7 +103,7 @@ def check(checker, value, spec, path: tuple) -> None:
         checker.problem(path, f"must be a list of changes, oldest first, each like {EXAMPLE}")
         return
     dated_by = (checker.registry.pool.get("dated_by") or {}).get(checker.record.kind)
-    entered = _day(checker.record.data.get(dated_by)) if dated_by else None
+    entered = as_date(checker.record.data.get(dated_by)) if dated_by else None
     protected = {spec.name, "key", dated_by}
     previous = None
     for index, change in enumerate(value):
@@ -112,7 +113,7 @@ def check(checker, value, spec, path: tuple) -> None:
             continue
         for name in sorted(set(change) - set(CHANGE_FIELDS), key=str):
             checker.problem(here + (name,), f"unknown field; a change has {', '.join(CHANGE_FIELDS)}")
-        day = _check_day(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
+        day = _checkas_date(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
         previous = day or previous
         why = change.get("why")
         if not isinstance(why, str) or not why.strip():
@@ -120,8 +121,8 @@ def check(checker, value, spec, path: tuple) -> None:
         _check_was(checker, change.get("was"), here + ("was",), protected)
 
 
-def _check_day(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
-    day = _day(value)
+def _checkas_date(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
+    day = as_date(value)
     if day is None:
         checker.problem(path, "give the day of the change as YYYY-MM-DD, e.g. date: 2026-05-01")
         return None

@@ -268,21 +268,8 @@ def _in_range(value: int, spec: FieldSpec) -> bool:
     return (spec.min is None or value >= spec.min) and (top is None or value <= top)
 
 
-def _as_date(value):
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value)
-        except ValueError:
-            return None
-    return None
-
-
 def _check_date(checker: RecordChecker, value, spec, path) -> None:
-    date = _as_date(value)
+    date = history.as_date(value)
     if date is None:
         checker.problem(path, f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26")
         return

@@ -203,3 +203,31 @@ def test_the_gap_tables_mark_the_surveys_representatives(run):
         in run("gaps", cwd=REPO).output
     strict = tables["credit-readings"]["cells"]["role"]["strict"]
     assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (2, "sparse", 7)
+
+
+def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy, tmp_path):
+    _add_the_five(run, pool_copy)
+    pages = tmp_path / "pages"
+    assert run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(pages), cwd=pool_copy).exit_code == 0
+    home = (pages / "index.md").read_text(encoding="utf-8")
+    since = home.split("## Since publication\n\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    assert since[0] == ("The survey's published version is [arXiv 2605.02801v1](https://arxiv.org/abs/2605.02801v1), as of "
+                        "May 4, 2026. Its published claims are counted over the pool as it stood then.")
+    assert since[4].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
+    assert since[5] == (
+        "- **7 published claims** have a different value now: [retained-total](claims.md#claim-retained-total) (84 at "
+        "publication, 89 now), [audited-total](claims.md#claim-audited-total) (116 at publication, 121 now), "
+        "[message-credit-broad](claims.md#claim-message-credit-broad) (2 at publication, 3 now), "
+        "[message-credit-strict](claims.md#claim-message-credit-strict) (1 at publication, 2 now), "
+        "[orchestrator-credit-broad](claims.md#claim-orchestrator-credit-broad) (8 at publication, 10 now), "
+        "[orchestrator-credit-strict](claims.md#claim-orchestrator-credit-strict) (5 at publication, 7 now), "
+        "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 0 of 22 now).")
+    assert since[6].startswith("- **30 gap cells** changed: [Shared team / outcome reward × Agent](gaps/family-unit.md#cell-r1-agent) "
+                               "in Reward family x credit unit (9 → 10), ")
+    claims = (pages / "claims.md").read_text(encoding="utf-8")
+    assert ("- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
+            "entries assessed on subdecisions; expected: **0**; holds.\n- Now: **0** of the 22 assessed; no change since "
+            "publication.\n") in claims
+    cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
+    assert "History: 4 at publication (as of May 4, 2026); 7 now; since then +3: [In-the-Flow" in cell
+    assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20)." in cell

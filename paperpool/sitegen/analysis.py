@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 from .. import bibwrite
 from ..analysis import Analysis
+from ..audit import Audit, audit_pool
 from ..gaps import Cell, representatives
+from ..problems import PaperpoolError
 from ..since import SincePublication, since_publication
 from ..views import EntryView, entry_view
 from . import paths
@@ -27,6 +29,14 @@ class SiteAnalysis(Analysis):
     def views_of(self, keys: list[str]) -> list[EntryView]:
         """The entries of these keys, newest first."""
         return sorted((self.views[key] for key in keys), key=newest_first)
+
+    @functools.cached_property
+    def audit(self) -> Audit | None:
+        """The second reading's agreement with the entries (None: the registry declares none)."""
+        try:
+            return audit_pool(self.pool)
+        except PaperpoolError:
+            return None
 
     @functools.cached_property
     def since(self) -> SincePublication | None:
