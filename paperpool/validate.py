@@ -9,7 +9,7 @@ import difflib
 import gc
 from pathlib import Path
 
-from . import history, identity
+from . import evidence, history, identity
 from .claims import load_claims
 from .packed import Facts
 from .pool import Pool, Record
@@ -214,6 +214,7 @@ def expected_value(spec: FieldSpec, registry: Registry) -> str:
         "url": "an http(s) link", "url_list": "a list of http(s) links",
         "identifier": identity.PATTERNS[spec.scheme][1] if spec.scheme in identity.PATTERNS else "an identifier",
         "key_list": "a list of record keys", "mapping": "the sub-fields", "history": "a list of changes, oldest first",
+        "evidence": "a list of evidence items (about, url, note)",
     }.get(spec.type, spec.type)
 
 
@@ -391,6 +392,7 @@ CHECKS = {
     "key_list": _check_key_list,
     "mapping": _check_mapping,
     "history": history.check,
+    "evidence": evidence.check,
 }
 
 

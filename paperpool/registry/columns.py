@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..problems import Problem
-from .model import FieldSpec, Registry, lookup, registry_problem
+from .model import FieldSpec, Registry, evidence_of, lookup, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
@@ -40,6 +40,7 @@ class Column:
     # Only such columns can leave a record unassessed; the others always judge it.
     source: str = ""  # the dotted field the column reads
     missing_unassessed: bool = False
+    evidence: str = ""  # the evidence field whose items say a record was assessed even when the field is empty
     unassessed_values: frozenset = frozenset()
 
     @property
@@ -67,7 +68,8 @@ def assessed(data: dict, column: Column, columns: dict[str, Column]) -> bool:
         return True
     value = lookup(data, column.source)
     if value is None or value in ("", [], {}):
-        return not column.missing_unassessed
+        # an empty map with evidence (an item saying it touches none) was assessed
+        return not column.missing_unassessed or bool(column.evidence and isinstance(data.get(column.evidence), list) and data[column.evidence])
     values = value if isinstance(value, (list, tuple)) else [value]
     return not any(isinstance(item, str) and item in column.unassessed_values for item in values)
 
@@ -126,7 +128,7 @@ def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", 
         name, label = prefix + spec.name, f"{parent}{spec.title}"
         vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
         judged = {"source": name, "missing_unassessed": spec.missing_means == "not_assessed",
-                  "unassessed_values": _unassessed_values(registry, spec)}
+                  "unassessed_values": _unassessed_values(registry, spec), "evidence": evidence_of(specs, spec.name) or ""}
         if spec.type == "mapping":
             columns.update(_columns(registry, spec.fields, name + ".", f"{label}: "))
         elif spec.type == "choice_map":

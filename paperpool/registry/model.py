@@ -66,11 +66,22 @@ class FieldSpec:
     unique: bool = False
     not_before_field: str | None = None
     missing_means: str = "none"  # or "not_assessed": a record without it has not been judged on it
+    of: str | list[str] | None = None  # an evidence field: the field(s) it is evidence of
     fields: dict[str, FieldSpec] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
         return self.label or self.name.replace("_", " ").capitalize()
+
+    @property
+    def targets(self) -> list[str]:
+        """The fields an evidence field is evidence of."""
+        return [self.of] if isinstance(self.of, str) else list(self.of or [])
+
+
+def evidence_of(specs: dict[str, FieldSpec], name: str) -> str | None:
+    """The evidence field that is the evidence of one field (`of: NAME`), if any."""
+    return next((other for other, spec in specs.items() if spec.type == "evidence" and spec.targets == [name]), None)
 
 
 class ValueSet(frozenset):

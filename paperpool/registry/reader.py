@@ -128,10 +128,25 @@ class RegistryReader:
                 if any(inner.type == "history" for inner in spec.fields.values()):
                     self.problem(spec_path, "a history field lists a whole record's changes, so it sits among the record's own fields, not in a mapping")
             specs[name] = spec
+        for name, spec in specs.items():
+            self.check_evidence(spec, specs, path + (name,))
         histories = [name for name, spec in specs.items() if spec.type == "history"]
         if len(histories) > 1:
             self.problem(path + (histories[1],), f"a record has one history, and '{histories[0]}' is already it; remove this field")
         return specs
+
+    def check_evidence(self, spec: FieldSpec, specs: dict, path: tuple) -> None:
+        """An evidence field names the fields it is evidence of; only an evidence field has `of`."""
+        if spec.type != "evidence":
+            if spec.of is not None:
+                self.problem(path + ("of",), "only an evidence field is evidence of other fields; remove `of` or make the type evidence")
+            return
+        if not spec.targets:
+            self.problem(path, "an evidence field needs `of:` naming the field (or fields) it is the evidence of")
+        for target in spec.targets:
+            if target not in specs or specs[target].type == "evidence":
+                self.problem(path + ("of",), f"'{target}' is not a field of the record this evidence could support; "
+                                             + suggest(target, [n for n, s in specs.items() if s.type != "evidence"], "name one of its fields"))
 
     def check_derivations(self, specs: dict, path: tuple, vocabularies: dict) -> None:
         for spec in specs.values():

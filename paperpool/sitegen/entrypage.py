@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import bibwrite, markdown
+from ..evidence import NONE
 from ..registry import FieldSpec
 from ..render import relative
 from . import paths
@@ -14,6 +15,7 @@ from .analysis import SiteAnalysis
 
 SHOWN_ELSEWHERE = {"key", "title", "summary"}  # the page's heading and lead paragraph
 LIST_SEPARATOR = "; "
+EVIDENCE_SEPARATOR = "<br>"  # a map's keys, each with its evidence, one per line of the cell
 
 
 @dataclass
@@ -34,9 +36,15 @@ def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], 
     formatter = _Formatter(analysis, here)
     rows, sections = [], []
     bibtex_sources = {source.split(".")[0] for sources in _bibtex_sources(analysis) for source in sources if "." in source}
-    for name, spec in analysis.registry.fields["entries"].items():
+    specs = analysis.registry.fields["entries"]
+    evidence = _evidence(specs, data)
+    for name, spec in specs.items():
         value = data.get(name)
+        if spec.type == "evidence":
+            continue  # shown beside the tags it supports
         if name in SHOWN_ELSEWHERE or value in (None, "", [], {}):
+            if spec.type == "choice_map" and evidence.get(name, {}).get(NONE):
+                rows.append(Row(spec.title, "none" + formatter.sources(evidence[name][NONE])))
             continue
         if spec.type == "mapping":
             if name not in bibtex_sources:
@@ -44,8 +52,25 @@ def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], 
                          for sub_name, sub in spec.fields.items() if value.get(sub_name) not in (None, "", [], {})]
                 sections.append(Section(spec.title, inner))
             continue
-        rows.append(Row(spec.title, formatter.value(spec, value, name)))
+        rows.append(Row(spec.title, formatter.value(spec, value, name, evidence.get(name, {}))))
     return rows, sections
+
+
+def _evidence(specs: dict[str, FieldSpec], data: dict) -> dict[str, dict[str, list[dict]]]:
+    """Field -> what the evidence is about (a map's key, the field itself, or none) -> its items."""
+    found: dict[str, dict[str, list[dict]]] = {}
+    for name, spec in specs.items():
+        items = data.get(name) if spec.type == "evidence" else None
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            about = str(item.get("about"))
+            field = about if about in spec.targets else spec.targets[0] if len(spec.targets) == 1 else None
+            if field is not None:
+                found.setdefault(field, {}).setdefault(about if field != about else field, []).append(item)
+    return found
 
 
 def _bibtex_sources(analysis: SiteAnalysis) -> list[list[str]]:
@@ -59,17 +84,29 @@ class _Formatter:
         self.here = here
         self.axis_of = axis_of_field(analysis)
 
-    def value(self, spec: FieldSpec, value, name: str) -> str:
+    def value(self, spec: FieldSpec, value, name: str, evidence: dict[str, list[dict]] | None = None) -> str:
+        """A field's value as readers see it, with the evidence for it (or, for a map, for each key) beside it."""
+        evidence = evidence or {}
+        kind = spec.type
+        if kind == "choice_map":
+            modes = self.analysis.registry.vocabularies[spec.vocabulary]
+            return EVIDENCE_SEPARATOR.join(
+                f"{self.choice(name, spec.keys, key)} ({markdown.text(_label(modes.get(mode), mode))})"
+                + self.sources(evidence.get(str(key), [])) for key, mode in value.items())
+        return self.plain(spec, value, name) + self.sources(evidence.get(name, []))
+
+    def sources(self, items: list[dict]) -> str:
+        """Evidence items as `: sentence (source)`, each linking to its page."""
+        return "".join(f": {markdown.text(item.get('note') or '')}"
+                       + (f" ({markdown.link('source', item['url'])})" if _is_web(str(item.get('url', ''))) else "")
+                       for item in items)
+
+    def plain(self, spec: FieldSpec, value, name: str) -> str:
         kind = spec.type
         if kind == "choice":
             return self.choice(name, spec.vocabulary, value)
         if kind == "choice_list":
             return LIST_SEPARATOR.join(self.choice(name, spec.vocabulary, item) for item in value)
-        if kind == "choice_map":
-            modes = self.analysis.registry.vocabularies[spec.vocabulary]
-            return LIST_SEPARATOR.join(
-                f"{self.choice(name, spec.keys, key)} ({markdown.text(_label(modes.get(mode), mode).lower())})"
-                for key, mode in value.items())
         if kind in ("url", "url_list"):
             urls = value if isinstance(value, list) else [value]
             return LIST_SEPARATOR.join(markdown.link(url, url) for url in urls if _is_web(url))

@@ -1,0 +1,74 @@
+"""Evidence for the tags a reader gives a record: where in the paper each tag comes from.
+
+A field of type `evidence` lists items, each saying what it supports (`about`), where
+(`url`, the paper's page, with its section where possible) and what the page says, in
+one sentence of our own (`note`). The field names what it is evidence `of`:
+
+- one choice_map field (`of: subdecisions`): each item is about one of the map's keys,
+  or `none` for a record assessed as touching none of them. Every key the record tags
+  needs an item, and an item for a key it does not tag is a mistake; the evidence is
+  also what says the record was assessed (an empty map with a `none` item is a record
+  that touches nothing, an empty map without evidence one nobody has assessed).
+- a list of fields (`of: [credit_unit, evidence_level]`): each item is about one of them.
+"""
+
+from __future__ import annotations
+
+from .identity import url_problem
+
+ITEM_FIELDS = ("about", "url", "note")
+NONE = "none"  # a record assessed as touching none of a map's keys
+EXAMPLE = '- {about: O2, url: "https://arxiv.org/html/2501.00001#S3", note: "the router is trained with PPO"}'
+
+
+def check(checker, value, spec, path: tuple) -> None:
+    """Each item: what it is about, an http(s) link, a sentence; about a key the record
+    tags (or none, for a record that tags none), or one of the fields it is evidence of."""
+    if not isinstance(value, list):
+        checker.problem(path, f"must be a list of evidence items, each like {EXAMPLE}")
+        return
+    allowed, tagged = _allowed(checker, spec)
+    seen = set()
+    for index, item in enumerate(value):
+        here = path + (index,)
+        if not isinstance(item, dict):
+            checker.problem(here, f"an evidence item is a mapping like {EXAMPLE}")
+            continue
+        for name in sorted(set(item) - set(ITEM_FIELDS), key=str):
+            checker.problem(here + (name,), f"unknown field; an evidence item has {', '.join(ITEM_FIELDS)}")
+        about = item.get("about")
+        if not isinstance(about, str) or about not in allowed:
+            checker.problem(here + ("about",), f"{about!r} is not what this evidence can be about; give one of {', '.join(allowed)}")
+        else:
+            seen.add(about)
+        url = item.get("url")
+        why = url_problem(url) if isinstance(url, str) else "is not a link"
+        if why:
+            checker.problem(here + ("url",), f"{url!r} {why}; give the http(s) page the evidence is on, with its section where possible")
+        note = item.get("note")
+        if not isinstance(note, str) or not note.strip():
+            checker.problem(here + ("note",), "say in one sentence what the page shows, in your own words")
+    if tagged is not None:
+        _check_tagged(checker, spec, path, tagged, seen)
+
+
+def _allowed(checker, spec) -> tuple[list[str], list[str] | None]:
+    """What the items may be about, and (for a map's evidence) the keys the record tags."""
+    fields = spec.targets
+    if len(fields) == 1 and fields[0] in checker.specs and checker.specs[fields[0]].type == "choice_map":
+        target = checker.specs[fields[0]]
+        chosen = checker.record.data.get(target.name)
+        tagged = [str(key) for key in chosen] if isinstance(chosen, dict) else []
+        return checker.registry.vocabularies[target.keys].ids + [NONE], tagged
+    return fields, None
+
+
+def _check_tagged(checker, spec, path: tuple, tagged: list[str], seen: set) -> None:
+    target = spec.targets[0]
+    for key in tagged:
+        if key not in seen:
+            checker.problem(path, f"{target} tags {key}, but no item is about {key}; add one with the page and sentence that support it")
+    for key in sorted(str(about) for about in seen if about not in tagged and about != NONE):
+        checker.problem(path, f"an item is about {key}, which {target} does not tag; tag it or remove the item")
+    if NONE in seen and tagged:
+        checker.problem(path, f"an item says the record touches none, but {target} tags {', '.join(tagged)}; remove one of them")
