@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .identity import url_problem
 from .pool import Pool
 from .problems import Problem, plural
 from .registry import (
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from .frame import Frame
 
 OVER = {"entries": ("entries",), "exclusions": ("exclusions",), "all": ("entries", "exclusions")}
-CLAIM_FIELDS = {"id", "statement", "kind", "over", "among", "where", "expected", "rows", "boundary"}
+CLAIM_FIELDS = {"id", "statement", "kind", "over", "among", "where", "expected", "rows", "boundary", "dispute"}
+DISPUTE_FIELDS = ("now", "rows", "note", "evidence")
 KINDS = ("live", "published")  # the first is the default
 AMONG = ("all", "assessed")
 EMPTY_HINT = "start it with `claims:` followed by a list of claims"
@@ -53,6 +55,17 @@ BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
 MAX_ROWS = 10_000
 LISTED = 20  # keys named in a message; the rest are counted
 BOUNDS = {"==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+
+@dataclass
+class Dispute:
+    """Where a careful reading of the pool now contradicts a published claim: the value now
+    and the records behind it, recorded so that the claim stays as published and the
+    contradiction is shown, not hidden; checked like a claim's own value."""
+    now: int
+    rows: list[str] | None
+    note: str
+    evidence: list[dict]
 
 
 @dataclass
@@ -67,6 +80,7 @@ class Claim:
     source: str = ""  # file:line where the claim is written, for messages
     kind: str = "live"
     among: str = "all"
+    dispute: Dispute | None = None
 
     @property
     def published(self) -> bool:
@@ -115,7 +129,19 @@ class Outcome:
 
     @property
     def holds(self) -> bool:
-        return self.claim.satisfied_by(self.value) and not (self.entered or self.left or self.gone)
+        return self.claim.satisfied_by(self.value) and not (self.entered or self.left or self.gone) and not self.dispute_moved
+
+    @property
+    def dispute_moved(self) -> str:
+        """How the pool now differs from what the claim's dispute records ("" when it agrees)."""
+        dispute, now = self.claim.dispute, self.now
+        if dispute is None or now is None:
+            return ""
+        if dispute.rows is not None and sorted(now.rows) != sorted(dispute.rows):
+            entered, left = sorted(set(now.rows) - set(dispute.rows)), sorted(set(dispute.rows) - set(now.rows))
+            return "; ".join(part for part in (f"now matching: {', '.join(entered)}" if entered else "",
+                                               f"no longer matching: {', '.join(left)}" if left else "") if part)
+        return "" if now.value == dispute.now else f"the dispute records {dispute.now} now, found {now.value}"
 
     def as_json(self) -> dict:
         c = self.claim
@@ -124,6 +150,9 @@ class Outcome:
                     "boundary": c.boundary, "entered": self.entered, "left": self.left, "gone": self.gone}
         if self.assessed is not None:
             document["assessed"] = self.assessed
+        if c.dispute is not None:
+            document["dispute"] = {"now": c.dispute.now, "rows": c.dispute.rows, "note": c.dispute.note,
+                                   "evidence": c.dispute.evidence, "moved": self.dispute_moved}
         if self.now is not None:
             document["now"] = {"value": self.now.value, "rows": self.now.rows, **({"assessed": self.now.assessed} if self.now.assessed is not None else {})}
             document["since_publication"] = [{"change": sign, "key": key, "why": why} for sign, key, why in self.since]
@@ -279,10 +308,42 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
     if not isinstance(boundary, str):
         problem("boundary", "write the boundary note as text")
         ok = False
-    if not ok:
+    dispute = _read_dispute(item.get("dispute"), problem, kind)
+    if not ok or dispute is False:
         return None
     return Claim(claim_id, item["statement"].strip(), where, expected, over, sorted(rows) if rows is not None else None,
-                 boundary.strip(), kind=kind, among=among)
+                 boundary.strip(), kind=kind, among=among, dispute=dispute)
+
+
+def _read_dispute(body, problem, kind: str) -> Dispute | None | bool:
+    """A claim's dispute: the value now (and its rows), why, and the evidence; False when malformed."""
+    if body is None:
+        return None
+    example = "dispute: {now: 1, rows: [KEY], note: \"what the reading found\", evidence: [{about: KEY, url: ..., note: ...}]}"
+    if not isinstance(body, dict):
+        problem("dispute", f"write the dispute as a mapping: {example}")
+        return False
+    for name in sorted(set(body) - set(DISPUTE_FIELDS), key=str):
+        problem(f"dispute.{name}", f"unknown field; a dispute has {', '.join(DISPUTE_FIELDS)}")
+    if kind != "published":
+        problem("dispute", "only a published claim is disputed (a live claim is corrected instead); remove the dispute or make the claim published")
+        return False
+    now, rows, note, evidence = body.get("now"), body.get("rows"), body.get("note"), body.get("evidence")
+    if isinstance(now, bool) or not isinstance(now, int) or now < 0:
+        problem("dispute.now", "give the claim's value on the pool now, a whole number")
+        return False
+    if rows is not None and (not isinstance(rows, list) or not all(isinstance(key, str) for key in rows) or len(rows) != now):
+        problem("dispute.rows", f"list the keys of the {now} records the query selects now")
+        return False
+    if not isinstance(note, str) or not note.strip():
+        problem("dispute.note", "say in one sentence what the reading found that the published claim does not")
+        return False
+    if not isinstance(evidence, list) or not evidence or not all(
+            isinstance(item, dict) and isinstance(item.get("url"), str) and isinstance(item.get("note"), str)
+            and isinstance(item.get("about", ""), str) and url_problem(item["url"]) is None for item in evidence):
+        problem("dispute.evidence", "list the evidence: items with about (a record's key), url (an http(s) page) and note")
+        return False
+    return Dispute(now, sorted(rows) if rows is not None else None, note.strip(), evidence)
 
 
 def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str, Frame] | None = None,
@@ -362,6 +423,9 @@ def failure_line(outcome: Outcome) -> str:
     c = outcome.claim
     rows = ", ".join(outcome.rows) if len(outcome.rows) <= 20 else _rows_summary(outcome.rows)
     why = moved(outcome) or "rows: " + (rows or "none")
+    if c.published and outcome.dispute_moved and c.satisfied_by(outcome.value) and not moved(outcome):
+        return (f"{c.source}: the dispute of published claim '{c.id}' no longer matches the pool now: {outcome.dispute_moved}; "
+                f"if the records are right, update the dispute's now and rows (and its note and evidence)")
     if c.published:
         return (f"{c.source}: published claim '{c.id}' no longer holds {outcome.at}: expected {c.expected_text}, found "
                 f"{outcome.value} ({why}); it counts the pool as it stood then, so a record retagged since keeps its earlier "
@@ -380,6 +444,12 @@ def to_text(outcomes: list[Outcome]) -> str:
             f"  query:    {c.where or '(every record)'} (over {c.over}{', among the assessed' if c.among == 'assessed' else ''})",
             f"  value:    {counted(outcome.value, outcome.assessed, outcome)}{' at publication' if outcome.now else ''} (expected {c.expected_text})",
         ]
+        if c.dispute is not None:
+            lines.append(f"  disputed: {c.dispute.note} (recorded now: {c.dispute.now}"
+                         + (f", rows: {', '.join(c.dispute.rows)}" if c.dispute.rows else "") + ")")
+            lines += [f"            evidence: {item.get('about', '')}: {item['note']} ({item['url']})" for item in c.dispute.evidence]
+            if outcome.dispute_moved:
+                lines.append(f"  moved:    {outcome.dispute_moved} (since the dispute was recorded)")
         if outcome.now is not None:
             label, day = ("now:", "") if outcome.now_at == "now" else ("as of:", outcome.now_at.removeprefix("as of ") + ": ")
             lines.append(f"  {label:<10}{day}{counted(outcome.now.value, outcome.now.assessed, outcome)} ({since_text(outcome)})")

@@ -231,3 +231,49 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
     assert "History: 4 at publication (as of May 4, 2026); 7 now; since then +3: [In-the-Flow" in cell
     assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20)." in cell
+
+
+def _train_o5(pool) -> None:
+    """A reading finds puppeteer's trained orchestrator also ends the run: retagged, with
+    its earlier tags kept in changes."""
+    path = pool / "papers" / "puppeteer.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "subdecisions:\n  O2: trained\n" in text
+    path.write_text(text.replace("subdecisions:\n  O2: trained\n", "subdecisions:\n  O2: trained\n  O5: trained\n") + (
+        "changes:\n- date: 2026-11-20\n  was: {subdecisions: {O2: trained}}\n  why: A test reading.\n"), encoding="utf-8")
+
+
+DISPUTE = '''    dispute:
+      now: 1
+      rows: [puppeteer]
+      note: "A test reading finds a trained stopping decision."
+      evidence:
+        - {about: puppeteer, url: "https://example.org/puppeteer#stop", note: "The trained orchestrator may end the run."}
+'''
+
+
+def test_a_disputed_published_claim_stays_as_published_and_shows_the_dispute(run, pool_copy):
+    _train_o5(pool_copy)
+    result = run("claims", "--check", cwd=pool_copy)
+    # the published claim holds as of its publication; the maintainers' live claim moves
+    assert (result.exit_code, result.output.splitlines()[0]) == (1, (
+        "claims.yaml:144: claim 'stopping-still-untrained' no longer holds: expected 0, found 1 (now matching: puppeteer); "
+        "if the records are right, update the claim's expected value (and its statement and rows)"))
+    edit(pool_copy / "claims.yaml", "    rows: []\n    boundary: \"Absence among", "    rows: []\n" + DISPUTE + "    boundary: \"Absence among")
+    edit(pool_copy / "claims.yaml", "  - id: stopping-still-untrained", "  - id: stopping-still-untrained-was")
+    text = (pool_copy / "claims.yaml").read_text(encoding="utf-8").split("  - id: stopping-still-untrained-was")[0]
+    (pool_copy / "claims.yaml").write_text(text, encoding="utf-8")
+    assert run("claims", "--check", cwd=pool_copy).output == "14 claims: all hold.\n"
+    block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "stopping-never-trained" in b)
+    assert block.splitlines()[3:7] == [
+        "  value:    0 of the 17 entries assessed on subdecisions at publication (expected 0)",
+        "  disputed: A test reading finds a trained stopping decision. (recorded now: 1, rows: puppeteer)",
+        "            evidence: puppeteer: The trained orchestrator may end the run. (https://example.org/puppeteer#stop)",
+        "  now:      1 of the 17 entries assessed on subdecisions (+1 since publication: puppeteer (retagged 2026-11-20: subdecisions))",
+    ]
+    # the dispute is checked like a value: a record that moves it fails the check
+    edit(pool_copy / "papers" / "puppeteer.yaml", "  O5: trained\n", "  O5: designed\n")
+    result = run("claims", "--check", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()[0]) == (1, (
+        "claims.yaml:119: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
+        "no longer matching: puppeteer; if the records are right, update the dispute's now and rows (and its note and evidence)"))
