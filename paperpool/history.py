@@ -22,6 +22,7 @@ import datetime as dt
 from .registry import Registry
 
 CHANGE_FIELDS = ("date", "was", "why")
+RETAGGED = "retagged"  # how `since` names a change of tags
 EXAMPLE = "- {date: 2026-05-01, was: {FIELD: OLD VALUE}, why: \"what the reading found\"}"
 
 
@@ -62,11 +63,13 @@ def changed_fields(data: dict, history: str | None, after: dt.date) -> list[tupl
 
 def since(pool, day: dt.date) -> dict[str, str]:
     """What happened to each record after `day`, in a few words, for the records that
-    changed: "added 2026-11-23", "retagged 2026-06-01: subdecisions"."""
+    changed: "added 2026-11-23", "retagged 2026-06-01: subdecisions", or, when a change
+    only added evidence for tags that stayed, "evidence added 2026-11-23"."""
     dated_by = pool.registry.pool.get("dated_by") or {}
     found = {}
     for kind, records in pool.records.items():
         history = history_field(pool.registry, kind)
+        specs = pool.registry.fields[kind]
         for record in records:
             events = []
             added = as_date(record.data.get(dated_by.get(kind, "")))
@@ -75,7 +78,9 @@ def since(pool, day: dt.date) -> dict[str, str]:
             by_day: dict[str, list[str]] = {}
             for when, name in changed_fields(record.data, history, day):
                 by_day.setdefault(when, []).append(name)
-            events += [f"retagged {when}: {', '.join(names)}" for when, names in by_day.items()]
+            for when, names in by_day.items():
+                tags = [name for name in names if name not in specs or specs[name].type != "evidence"]
+                events.append(f"{RETAGGED} {when}: {', '.join(tags)}" if tags else f"evidence added {when}")
             if events:
                 found[record.key] = "; ".join(events)
     return found
@@ -145,8 +150,5 @@ def _check_was(checker, was, path: tuple, protected: set) -> None:
         if spec is None or name in protected:
             why = "is not a field of the record" if spec is None else "is not a field whose changes are recorded"
             checker.problem(path + (name,), f"'{name}' {why}; name the fields the change edited")
-        elif value is None:
-            if spec.required:
-                checker.problem(path + (name,), f"{name} is required, so it had a value before the change; give it")
-        else:
+        elif value is not None:  # null: the field was not set (a field the registry added later, say)
             checker.check_field(spec, value, path + (name,))

@@ -56,7 +56,7 @@ def since_publication(analysis: Analysis) -> SincePublication | None:
              for kind, records in analysis.pool.records.items()}
     fresh = {key for items in added.values() for key, _ in items}
     why = history.since(analysis.pool, publication.date)
-    retagged = sorted((key, what) for key, what in why.items() if key not in fresh)
+    retagged = sorted((key, what) for key, what in why.items() if key not in fresh and history.RETAGGED in what)
     moved = [o for o in analysis.outcomes if o.now is not None and (o.now.value != o.value or o.now.assessed != o.assessed)]
     return SincePublication(publication, added, retagged, moved, _cells(published, analysis), why)
 

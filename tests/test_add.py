@@ -17,7 +17,7 @@ def test_add_from_options_writes_every_field(run, pool_copy, snapshot):
     result = run("add", "--no-interactive", "--date-added", "2026-11-20", *SETS, cwd=pool_copy)
     assert (result.exit_code, result.output) == (0, (
         "created papers/doe2026learning.yaml; still TODO: category, is_rl, credit_granularity, credit_unit, orchestration_form, "
-        "scenario, is_core, verified, evidence_level, summary. Then: paperpool validate, and paperpool diff main to see which "
+        "subdecision_evidence, scenario, is_core, verified, evidence_level, summary. Then: paperpool validate, and paperpool diff main to see which "
         "counts, gap cells and claims it moves.\n"))
     after = snapshot(pool_copy)
     assert set(after) - set(before) == {"papers/doe2026learning.yaml"}
@@ -27,7 +27,7 @@ def test_add_from_options_writes_every_field(run, pool_copy, snapshot):
     assert "reward_type: orchestration\nreward_family: R7\n" in text  # derived from the reward type
     assert "subdecisions:\n  O5: trained\n" in text and "date_added: 2026-11-20\n" in text
     result = run("validate", cwd=pool_copy)
-    assert result.exit_code == 0 and result.output.endswith("0 errors, 10 warnings.\n")
+    assert result.exit_code == 0 and result.output.endswith("0 errors, 11 warnings.\n")
 
 
 def test_add_refuses_what_the_pool_has(run, pool_copy, snapshot):

@@ -84,7 +84,7 @@ def test_an_edited_file_is_read_and_checked_again(pool_copy, cache_dir):
     edit(pool_copy / RECORD, "year: 2025", "year: 1066")
     found = lines(pool_copy)
     assert not any(MARKER in line for line in found)
-    assert any(line.startswith(f"{RECORD}:7: year: 1066 is outside") for line in found)
+    assert any(line.startswith(f"{RECORD}:14: year: 1066 is outside") for line in found)
     assert found == lines(pool_copy, cache_on=False)
 
 

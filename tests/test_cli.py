@@ -10,6 +10,7 @@ import sys
 
 import click
 import pytest
+import yaml
 
 from paperpool import cli as cli_module
 from paperpool.cli import cli
@@ -85,8 +86,22 @@ def test_export_csv_reproduces_the_source_entries(run, pool_copy):
     source = _rows(source_text, "key")
     assert len(source) == 84 and exported.keys() == source.keys()
     columns = next(csv.reader(io.StringIO(source_text)))
+    # a field the pool has corrected since the source (a venue found, a year) is the source's in its `changes`
+    later = {key: _changed_since_source(pool_copy / "papers" / f"{key}.yaml") for key in source}
     for key, row in source.items():
-        assert {c: exported[key][c] for c in columns} == row, key
+        assert {c: exported[key][c] for c in columns if c not in later[key]} == {c: v for c, v in row.items() if c not in later[key]}, key
+        for column, was in later[key].items():
+            if column in columns:
+                assert ("" if was is None else str(was)) == row[column], (key, column)
+
+
+def _changed_since_source(path) -> dict:
+    """Source column -> the value a record's changes say it held before the pool changed it."""
+    changes = yaml.safe_load(path.read_text(encoding="utf-8")).get("changes") or []
+    found = {}
+    for change in reversed(changes):  # the earliest change holds the source's value
+        found.update({name: value for name, value in change["was"].items() if name in ("venue", "year", "arxiv_id")})
+    return found
 
 
 def test_export_csv_starts_with_the_source_columns(run, pool_copy):
@@ -114,7 +129,12 @@ def test_export_json_holds_every_record(run, pool_copy):
     assert len(document["entries"]) == 84 and len(document["exclusions"]) == 32
     assert document["survey"]["arxiv_id"] == "2605.02801"
     kimi = next(e for e in document["entries"] if e["key"] == "kimi-k2-5")
-    assert (kimi["reward_family"], kimi["credit_unit"], kimi["subdecisions"]) == ("R7", "orchestrator", {"O1": "trained"})
+    assert (kimi["reward_family"], kimi["credit_unit"], kimi["subdecisions"]) == (
+        "R7", "orchestrator", {"O1": "trained", "O2": "trained", "O4": "trained", "O5": "designed"})
+    # every tag with its evidence: the export keeps it (issue 19)
+    assert [item["about"] for item in kimi["subdecision_evidence"]] == ["O1", "O2", "O4", "O5"]
+    assert all(item["url"].startswith("https://") and item["note"] for item in kimi["subdecision_evidence"])
+    assert all(len(e["subdecision_evidence"]) >= 1 for e in document["entries"])
 
 
 def test_export_to_a_file(run, pool_copy):
@@ -130,7 +150,7 @@ def test_export_refuses_an_invalid_pool(run, pool_copy, snapshot):
     before = snapshot(pool_copy)
     result = run("export", "-o", "x.csv", cwd=pool_copy)
     assert result.exit_code == 1
-    assert result.output == ("Error: the pool is not valid: papers/magrpo.yaml:16: is_rl: 'maybe' is not an allowed value; "
+    assert result.output == ("Error: the pool is not valid: papers/magrpo.yaml:18: is_rl: 'maybe' is not an allowed value; "
                              "use one of yes, partial, no; run paperpool validate\n")
     assert snapshot(pool_copy) == before
 
@@ -163,9 +183,11 @@ def test_import_csv_writes_one_file_per_row(run, pool_copy, tmp_path):
     result = run("validate", cwd=pool_copy)
     assert result.exit_code == 0
     assert result.output == (
-        "papers/new-paper.yaml:28: evidence_level: warning: not filled in yet; replace TODO with one of "
+        "papers/new-paper.yaml:25: subdecision_evidence: warning: not filled in yet; replace TODO with a list of evidence "
+        "items (about, url, note)\n"
+        "papers/new-paper.yaml:30: evidence_level: warning: not filled in yet; replace TODO with one of "
         "peer_reviewed, preprint, technical_report, product_documentation, blog, case_study\n"
-        "0 errors, 1 warning.\n"
+        "0 errors, 2 warnings.\n"
     )
 
 

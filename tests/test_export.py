@@ -67,6 +67,8 @@ def test_ris_record_exactly(run, pool_copy):
     records = result.output.split("\n\n")
     assert records[[r.split("\n")[1] for r in records].index("ID  - malt")] + "\n" == (
         "TY  - CPAPER\nID  - malt\nTI  - MALT: Improving Reasoning with Multi-Agent LLM Training\nAU  - Motwani, Sumeet Ramesh\n"
+        "AU  - Smith, Chandler\nAU  - Das, Rocktim Jyoti\nAU  - Rafailov, Rafael\nAU  - Laptev, Ivan\nAU  - Torr, Philip\n"
+        "AU  - Pizzati, Fabio\nAU  - Clark, Ronald\nAU  - Schroeder de Witt, Christian\n"
         "PY  - 2025\nT2  - Conference on Language Modeling (COLM)\nN1  - arXiv:2412.01928\nUR  - https://arxiv.org/abs/2412.01928\nER  -\n"
     )
 
@@ -90,9 +92,12 @@ def _exported_malt(run, root) -> str:
     return malt[:malt.index("\n}\n") + 3]
 
 
+MALT_AUTHORS = ("authors:\n- Motwani, Sumeet Ramesh\n- Smith, Chandler\n- Das, Rocktim Jyoti\n- Rafailov, Rafael\n- Laptev, Ivan\n"
+                "- Torr, Philip\n- Pizzati, Fabio\n- Clark, Ronald\n- Schroeder de Witt, Christian\nauthors_complete: true\n")
+
+
 def _set_malt_authors(root, names: list[str]) -> None:
-    edit(root / "papers" / "malt.yaml", "authors:\n- Motwani, Sumeet Ramesh\nauthors_complete: false\n",
-         "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n")
+    edit(root / "papers" / "malt.yaml", MALT_AUTHORS, "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n")
 
 
 def test_bib_export_braces_a_name_holding_the_word_and(run, pool_copy, empty_pool, tmp_path):
@@ -157,7 +162,7 @@ AWKWARD_NAMES = [
 
 
 def test_bib_export_and_import_give_back_the_same_authors(run, pool_copy, empty_pool, tmp_path):
-    edit(pool_copy / "papers" / "malt.yaml", "authors:\n- Motwani, Sumeet Ramesh\nauthors_complete: false\n",
+    edit(pool_copy / "papers" / "malt.yaml", MALT_AUTHORS,
          "authors:\n" + "".join(f"- {json.dumps(name)}\n" for name in AWKWARD_NAMES) + "authors_complete: true\n")
     malt = _exported_malt(run, pool_copy)
     assert '  author = {{\\"U}n{\\"\\i}c{\\"o}d{\\\'e}, {\\AE}r{\\o} and {\\%} comment, X and \\{Brace\\}, Bob and ' in malt

@@ -65,7 +65,7 @@ def test_import_bib_writes_exactly_the_new_papers(run, pool_copy, snapshot):
     assert "urls:\n- https://arxiv.org/abs/2610.01234\n" in other  # no link in the .bib: the id's page
 
     result = run("validate", cwd=pool_copy)
-    assert result.exit_code == 0 and result.output.endswith("0 errors, 24 warnings.\n")
+    assert result.exit_code == 0 and result.output.endswith("0 errors, 26 warnings.\n")
     for key in ("garcia2026-swarm", "newone"):
         for name, value in FILLED.items():
             edit(pool_copy / "papers" / f"{key}.yaml", f"\n{name}: TODO\n", f"\n{name}: {value}\n")

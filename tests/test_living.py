@@ -51,14 +51,14 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
         "  rows:     84 records (agent-lightning, agent-qmix2026, agentdojo2024, agents-under-siege2025, agentspawn, ...)\n"
         "  boundary: Counts records retained after screening, of every category, including surveys, benchmarks, "
         "classical MARL and industrial cases; not only RL methods.")
-    live = next(block for block in text.split("\n\n") if "stopping-still-untrained" in block)
+    live = next(block for block in text.split("\n\n") if "stopping-trained-now" in block)
     assert live.splitlines()[1:4] == [
         "  kind:     live, counted over the pool now",
         "  query:    subdecisions.trained = O5 (over entries, among the assessed)",
-        "  value:    0 of the 22 entries assessed on subdecisions (expected 0)",
+        "  value:    9 of the 89 entries assessed on subdecisions (expected 9)",
     ]
     readme = (pool_copy / "README.md").read_text(encoding="utf-8")
-    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 0 records retagged.\n"
+    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 49 records retagged.\n"
             "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
             ) in readme
 
@@ -68,12 +68,18 @@ def test_published_claims_keep_their_value_and_name_what_moved_them_since(run, p
     claims = {o["id"]: o for o in json.loads(run("claims", "--format", "json", cwd=pool_copy).output)}
     audited = claims["audited-total"]
     assert (audited["kind"], audited["value"], audited["now"]["value"], audited["holds"]) == ("published", 116, 121, True)
-    assert [item["key"] for item in audited["since_publication"]] == FIVE_KEYS
+    assert [item["key"] for item in audited["since_publication"]] == FIVE_KEYS  # the 2026-11-23 reading moved no record in or out
     assert {item["change"] for item in audited["since_publication"]} == {"+"}
     o5 = claims["stopping-never-trained"]
-    assert (o5["value"], o5["assessed"], o5["now"]["value"], o5["now"]["assessed"]) == (0, 17, 0, 22)
-    live = claims["stopping-still-untrained"]
-    assert (live["kind"], live["value"], live["assessed"], "now" in live) == ("live", 0, 22, False)
+    assert (o5["value"], o5["assessed"], o5["now"]["value"], o5["now"]["assessed"]) == (0, 17, 9, 89)
+    live = claims["stopping-trained-now"]
+    assert (live["kind"], live["value"], live["assessed"], "now" in live) == ("live", 9, 89, False)
+
+
+def _add_change(path, item: str) -> None:
+    """Append a change to a record's changes (the last field of an entry), starting the list if need be."""
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + ("" if "\nchanges:\n" in text else "changes:\n") + item, encoding="utf-8")
 
 
 def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
@@ -81,14 +87,12 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
     `changes`, the published orchestrator counts hold and show it leaving since."""
     path = pool_copy / "papers" / "kimi-k2-5.yaml"
     edit(path, "credit_granularity: orchestrator\ncredit_unit: orchestrator\n", "credit_granularity: agent\ncredit_unit: agent\n")
-    path.write_text(path.read_text(encoding="utf-8") + (
-        "changes:\n- date: 2026-11-20\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n"
-        "  why: A test retag.\n"), encoding="utf-8")
+    _add_change(path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n")
     assert run("claims", "--check", cwd=pool_copy).output == "15 claims: all hold.\n"
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [
         "  value:    8 at publication (expected 8)",
-        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-20: credit_granularity, credit_unit))",
+        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-23: subdecisions, credit_granularity, credit_unit))",
     ]
 
 
@@ -110,7 +114,8 @@ def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
                  if "orchestrator-credit-broad" in b)
     assert block.splitlines()[4] == (
         "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: is_rl, reward_type, reward_family, "
-        "credit_granularity, credit_unit); -1 before publication: wideseek-r1-2026 (added 2026-05-04))")
+        "credit_granularity, credit_unit; retagged 2026-11-23: subdecisions); -1 before publication: wideseek-r1-2026 "
+        "(added 2026-05-04; retagged 2026-11-23: subdecisions))")
     stats = json.loads(run("stats", "--by", "is_rl", "--as-of", "2026-04-29", "--format", "json", cwd=pool_copy).output)
     now = json.loads(run("stats", "--by", "is_rl", "--format", "json", cwd=pool_copy).output)
     assert json.dumps(stats) != json.dumps(now)
@@ -127,16 +132,16 @@ def test_changes_are_checked_like_the_fields_they_restore(run, pool_copy):
         "- date: 2099-01-01\n  was: {}\n  why: to come\n"), encoding="utf-8")
     result = run("validate", cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, (
-        "papers/kimi-k2-6.yaml:51: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
+        "papers/kimi-k2-6.yaml:76: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
         "'orchestration'? use one of shared, individual, role, process, tool, debate, verifier, orchestration, hybrid, NA\n"
-        "papers/kimi-k2-6.yaml:51: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:52: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
-        "papers/kimi-k2-6.yaml:53: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
-        "papers/kimi-k2-6.yaml:54: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:54: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:56: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
-        "papers/kimi-k2-6.yaml:59: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
-        "papers/kimi-k2-6.yaml:60: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
+        "papers/kimi-k2-6.yaml:76: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:77: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
+        "papers/kimi-k2-6.yaml:78: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
+        "papers/kimi-k2-6.yaml:79: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:79: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:81: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
+        "papers/kimi-k2-6.yaml:84: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
+        "papers/kimi-k2-6.yaml:85: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
         "9 errors, 0 warnings.\n"))
 
 
@@ -213,64 +218,44 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     since = home.split("## Since publication\n\n", 1)[1].split("\n## ", 1)[0].splitlines()
     assert since[0] == ("The survey's published version is [arXiv 2605.02801v1](https://arxiv.org/abs/2605.02801v1), as of "
                         "May 4, 2026. Its published claims are counted over the pool as it stood then.")
-    assert since[4].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
-    assert since[5] == (
+    bullets = {line.split("**")[1]: line for line in since if line.startswith("- **")}
+    assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
+    assert bullets["49 records retagged"].startswith(
+        "- **49 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
+        "(retagged 2026-11-23: subdecisions), ")
+    assert bullets["7 published claims"] == (
         "- **7 published claims** have a different value now: [retained-total](claims.md#claim-retained-total) (84 at "
         "publication, 89 now), [audited-total](claims.md#claim-audited-total) (116 at publication, 121 now), "
         "[message-credit-broad](claims.md#claim-message-credit-broad) (2 at publication, 3 now), "
         "[message-credit-strict](claims.md#claim-message-credit-strict) (1 at publication, 2 now), "
         "[orchestrator-credit-broad](claims.md#claim-orchestrator-credit-broad) (8 at publication, 10 now), "
         "[orchestrator-credit-strict](claims.md#claim-orchestrator-credit-strict) (5 at publication, 7 now), "
-        "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 0 of 22 now).")
-    assert since[6].startswith("- **30 gap cells** changed: [Shared team / outcome reward × Agent](gaps/family-unit.md#cell-r1-agent) "
-                               "in Reward family x credit unit (9 → 10), ")
+        "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 9 of 89 now, disputed).")
+    assert bullets["39 gap cells"].startswith("- **39 gap cells** changed: [Shared team / outcome reward × Agent]"
+                                              "(gaps/family-unit.md#cell-r1-agent) in Reward family x credit unit (9 → 10), ")
     claims = (pages / "claims.md").read_text(encoding="utf-8")
     assert ("- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
-            "entries assessed on subdecisions; expected: **0**; holds.\n- Now: **0** of the 22 assessed; no change since "
-            "publication.\n") in claims
+            "entries assessed on subdecisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
+    assert '!!! warning "Disputed: 9 now"' in claims
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
-    assert "History: 4 at publication (as of May 4, 2026); 7 now; since then +3: [In-the-Flow" in cell
-    assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20)." in cell
+    assert "History: 4 at publication (as of May 4, 2026); 10 now; since then +7: [In-the-Flow" in cell
+    assert "; −1: owl2025 (retagged 2026-11-23: subdecisions, arxiv\\_id)." in cell  # its coordinator, not its trained planner, routes
+    assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20);" in cell
 
 
-def _train_o5(pool) -> None:
-    """A reading finds puppeteer's trained orchestrator also ends the run: retagged, with
-    its earlier tags kept in changes."""
-    path = pool / "papers" / "puppeteer.yaml"
-    text = path.read_text(encoding="utf-8")
-    assert "subdecisions:\n  O2: trained\n" in text
-    path.write_text(text.replace("subdecisions:\n  O2: trained\n", "subdecisions:\n  O2: trained\n  O5: trained\n") + (
-        "changes:\n- date: 2026-11-20\n  was: {subdecisions: {O2: trained}}\n  why: A test reading.\n"), encoding="utf-8")
-
-
-DISPUTE = '''    dispute:
-      now: 1
-      rows: [puppeteer]
-      note: "A test reading finds a trained stopping decision."
-      evidence:
-        - {about: puppeteer, url: "https://example.org/puppeteer#stop", note: "The trained orchestrator may end the run."}
-'''
-
-
-def test_a_disputed_published_claim_stays_as_published_and_shows_the_dispute(run, pool_copy):
-    _train_o5(pool_copy)
-    result = run("claims", "--check", cwd=pool_copy)
-    # the published claim holds as of its publication; the maintainers' live claim moves
-    assert (result.exit_code, result.output.splitlines()[0]) == (1, (
-        "claims.yaml:144: claim 'stopping-still-untrained' no longer holds: expected 0, found 1 (now matching: puppeteer); "
-        "if the records are right, update the claim's expected value (and its statement and rows)"))
-    edit(pool_copy / "claims.yaml", "    rows: []\n    boundary: \"Absence among", "    rows: []\n" + DISPUTE + "    boundary: \"Absence among")
-    edit(pool_copy / "claims.yaml", "  - id: stopping-still-untrained", "  - id: stopping-still-untrained-was")
-    text = (pool_copy / "claims.yaml").read_text(encoding="utf-8").split("  - id: stopping-still-untrained-was")[0]
-    (pool_copy / "claims.yaml").write_text(text, encoding="utf-8")
-    assert run("claims", "--check", cwd=pool_copy).output == "14 claims: all hold.\n"
-    block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "stopping-never-trained" in b)
-    assert block.splitlines()[3:7] == [
-        "  value:    0 of the 17 entries assessed on subdecisions at publication (expected 0)",
-        "  disputed: A test reading finds a trained stopping decision. (recorded now: 1, rows: puppeteer)",
-        "            evidence: puppeteer: The trained orchestrator may end the run. (https://example.org/puppeteer#stop)",
-        "  now:      1 of the 17 entries assessed on subdecisions (+1 since publication: puppeteer (retagged 2026-11-20: subdecisions))",
-    ]
+def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_copy):
+    """The reading of 2026-11-23 finds 9 entries whose trained policy ends the run: the
+    published claim keeps its 0 of 17 and carries the dispute; the live claim counts 9."""
+    claims = {o["id"]: o for o in json.loads(run("claims", "--format", "json", cwd=pool_copy).output)}
+    published, live = claims["stopping-never-trained"], claims["stopping-trained-now"]
+    assert (published["value"], published["assessed"], published["holds"]) == (0, 17, True)
+    assert (published["now"]["value"], published["now"]["assessed"]) == (9, 84)
+    assert published["dispute"]["rows"] == live["rows"] == [
+        "collabuiagents2025", "context-folding", "dr-mas", "m-grpo", "matpo", "openai-codex", "puppeteer", "rema2025",
+        "wideseek-r1-2026"]
+    assert {item["about"] for item in published["dispute"]["evidence"]} == set(live["rows"])
+    block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "] stopping-never-trained" in b)
+    assert block.splitlines()[4].startswith("  disputed: Reading every entry for the sub-decision axis (2026-11-23) finds 9 ")
     # the dispute is checked like a value: a record that moves it fails the check
     edit(pool_copy / "papers" / "puppeteer.yaml", "  O5: trained\n", "  O5: designed\n")
     result = run("claims", "--check", cwd=pool_copy)

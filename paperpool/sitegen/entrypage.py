@@ -28,6 +28,7 @@ class Row:
 class Section:
     title: str
     rows: list[Row]
+    headers: tuple[str, str] = ("Field", "Value")
 
 
 def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], list[Section]]:
@@ -42,6 +43,11 @@ def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], 
         value = data.get(name)
         if spec.type == "evidence":
             continue  # shown beside the tags it supports
+        if spec.type == "history":
+            if isinstance(value, list) and value:
+                sections.append(Section(spec.title, [formatter.change(specs, change) for change in value if isinstance(change, dict)],
+                                        ("Date", "Change")))
+            continue
         if name in SHOWN_ELSEWHERE or value in (None, "", [], {}):
             if spec.type == "choice_map" and evidence.get(name, {}).get(NONE):
                 rows.append(Row(spec.title, "none" + formatter.sources(evidence[name][NONE])))
@@ -94,6 +100,16 @@ class _Formatter:
                 f"{self.choice(name, spec.keys, key)} ({markdown.text(_label(modes.get(mode), mode))})"
                 + self.sources(evidence.get(str(key), [])) for key, mode in value.items())
         return self.plain(spec, value, name) + self.sources(evidence.get(name, []))
+
+    def change(self, specs: dict[str, FieldSpec], change: dict) -> Row:
+        """One change of the record's history: its day, what the fields were before, and why."""
+        was = change.get("was") if isinstance(change.get("was"), dict) else {}
+        before = [f"{markdown.text(specs[name].title)} was {self.plain(specs[name], value, name) if value not in (None, {}, []) else 'not set'}"
+                  for name, value in was.items() if name in specs and specs[name].type != "evidence"]
+        if any(name in specs and specs[name].type == "evidence" for name in was):
+            before.append("no evidence was recorded")
+        why = markdown.text(change.get("why") or "")
+        return Row(str(change.get("date", "")), "; ".join(before) + (f". {why}" if why else ""))
 
     def sources(self, items: list[dict]) -> str:
         """Evidence items as `: sentence (source)`, each linking to its page."""
