@@ -49,6 +49,13 @@ class FlowStage:
     reasons: list[tuple[str, int]]  # (reason, count), in order
 
 
+@dataclass
+class StageExclusions:
+    label: str  # e.g. "Abstract screening"
+    excluded: int  # the records the log says were excluded at this stage
+    reasons: list[tuple[str, int]]  # (reason, count), in order
+
+
 def bars(id: str, title: str, values: list[tuple[str, int]], value_label: str) -> Chart:
     """Horizontal bars in the given order, top to bottom, each count printed at its end."""
     values = [(str(label), int(count)) for label, count in values]
@@ -89,11 +96,24 @@ def heatmap(id: str, title: str, row_labels: list[str], column_labels: list[str]
 
 def flow(id: str, title: str, audited: int, stages: list[FlowStage], retained: int,
          audited_label: str = "Records audited", retained_label: str = "Retained") -> Chart:
-    """A PRISMA 2020-style screening flow: the records audited, each stage's assessed
-    records in a chain down the left, each stage's exclusions and their reasons to its
-    right, the records retained at the bottom."""
+    """A sequential screening flow (the shape of a PRISMA flow diagram): the records
+    audited, each stage's assessed records in a chain down the left, each stage's
+    exclusions and their reasons to its right, the records retained at the bottom. Only
+    for stages that are sequential: each then assesses what the ones before it kept."""
     alt = _flow_alt(title, audited, stages, retained, audited_label, retained_label)
     return Chart(id, title, _cap(alt), "flow", (title, audited, stages, retained, audited_label, retained_label))
+
+
+def stages(id: str, title: str, audited: int, retained: int, excluded: int, stages: list[StageExclusions],
+           audited_label: str = "Records audited", retained_label: str = "Retained",
+           excluded_label: str = "Excluded", note: str = "") -> Chart:
+    """The records audited split into those retained and those excluded, and the
+    excluded by the stage at which each was excluded, with their reasons: the stages
+    side by side, no record counted as passing through one (nothing says how many each
+    assessed). `note` is printed under the retained box."""
+    alt = _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label)
+    return Chart(id, title, _cap(alt), "stages",
+                 (title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label, note))
 
 
 def _upper_first(text: str) -> str:
@@ -163,4 +183,23 @@ def _flow_alt(title, audited, stages, retained, audited_label, retained_label) -
     if len(full) <= ALT_LIMIT:
         return full
     return (head + "".join(stage_text(stage, False) for stage in stages) + tail
+            + " Reasons for exclusion in the full table below.")
+
+
+def _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label) -> str:
+    def stage_text(stage: StageExclusions, with_reasons: bool) -> str:
+        text = f"{stage.label} {stage.excluded}"
+        if with_reasons and stage.reasons:
+            text += " (" + ", ".join(f"{reason} {count}" for reason, count in stage.reasons) + ")"
+        return text
+
+    head = (f"Diagram: {title}. {audited_label} {audited}: {retained_label.lower()} {retained}, "
+            f"{excluded_label.lower()} {excluded}.")
+    if not stages:
+        return head
+    lead = f" {excluded_label}, by the stage at which each was excluded: "
+    full = head + lead + "; ".join(stage_text(stage, True) for stage in stages) + "."
+    if len(full) <= ALT_LIMIT:
+        return full
+    return (head + lead + "; ".join(stage_text(stage, False) for stage in stages) + "."
             + " Reasons for exclusion in the full table below.")

@@ -209,6 +209,12 @@ def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run,
      "registry.yaml:64: statistics.entries.crosstabs.0: a cross-tab is a pair: [ROWS, COLUMNS]"),
     ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage}\ndisplay:\n",  # a build failed on it
      "registry.yaml:85: site.exclusion_log.flow.reason: missing `reason`; add it (the choice field holding the exclusion reason)"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, sequential: \"yes\"}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.sequential: is text; give true or false"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, sequentail: true}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.sequentail: unknown setting 'sequentail'; did you mean 'sequential'?"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, title: [Screening]}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.title: is a list; give text"),
 ])
 def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old, new, expected):
     edit(tiny / "registry.yaml", old, new)

@@ -41,6 +41,8 @@ def _exclusions(want: str, many: bool = False) -> FieldShape:
     return FieldShape("exclusions", want, many)
 
 
+# The settings that name fields (the schema checks the others, such as the flow's
+# `sequential` and `title`).
 SHAPE = {
     "axes": _entries("controlled", many=True),
     "home_axes": _entries("controlled", many=True),
