@@ -286,6 +286,11 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
     ticks = ["\n".join(lines) for lines in tick_lines]
     # a label turned 45 degrees takes about 0.71 of its length in height
     tick_height = 0.71 * max(_text_width(line, 9.5) for lines in tick_lines for line in lines) if rotate else 0.0
+    # a total wider than its bar's slot (10000 over one of 36 bars) stands upright, with
+    # room above the tallest bar for it (the plot is about 3 inches high)
+    widest_total = max(_text_width(str(total), 9) for total in totals)
+    upright = widest_total > 0.9 * (WIDTH - 1.2) / max(len(x_values), 5)
+    headroom = 1 / (1 - (widest_total + 0.1) / 3.0) if upright else 1.1
 
     def draw(theme: _Theme) -> Figure:
         figure = Figure(figsize=(WIDTH, 4.2 + legend_height + tick_height), layout="constrained")
@@ -308,7 +313,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         shift = _offset(figure, 0, 2)
         for position, total in enumerate(totals):
             axes.text(position, total, str(total), ha="center", va="bottom", fontsize=9, color=theme.text,
-                      transform=axes.transData + shift, in_layout=False)
+                      rotation=90 if upright else 0, transform=axes.transData + shift, in_layout=False)
         axes.set_xticks(range(len(x_values)), labels=ticks)
         if rotate:
             axes.tick_params(axis="x", labelrotation=45)
@@ -318,7 +323,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         # fewer than five bars keep a bar's width and stand in the middle
         spare = max(0.0, (5 - len(x_values)) / 2)
         axes.set_xlim(-0.6 - spare, len(x_values) - 0.4 + spare)
-        axes.set_ylim(0, max(totals) * 1.1)
+        axes.set_ylim(0, max(totals) * headroom)
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.tick_params(axis="x", length=0)
         axes.tick_params(axis="y", length=0, labelcolor=theme.muted)

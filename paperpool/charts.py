@@ -66,16 +66,17 @@ def bars(id: str, title: str, values: list[tuple[str, int]], value_label: str) -
 
 
 def stacked_bars(id: str, title: str, x_values: list[str], series: list[tuple[str, list[int]]],
-                 x_label: str, y_label: str) -> Chart:
+                 x_label: str, y_label: str, cumulative: bool = False) -> Chart:
     """Vertical bars, one per x value, stacked by series (the first at the bottom), each
-    total printed on top, the legend above the plot."""
+    total printed on top, the legend above the plot. `cumulative`: each count is a
+    running total (the alt text then gives each series' last, not its sum)."""
     x_values = [str(x) for x in x_values]
     series = [(str(name), [int(c) for c in counts]) for name, counts in series]
     for name, counts in series:
         if len(counts) != len(x_values):
             raise ValueError(f"series {name!r} has {len(counts)} counts for {len(x_values)} x values")
     totals = [sum(counts[i] for _, counts in series) for i in range(len(x_values))]
-    alt = _stacked_alt(title, x_values, series, totals, x_label, y_label)
+    alt = _stacked_alt(title, x_values, series, totals, x_label, y_label, cumulative)
     return Chart(id, title, _cap(alt), "stacked_bars", (title, x_values, series, x_label, y_label))
 
 
@@ -140,11 +141,15 @@ def _cap(text: str) -> str:
     return textwrap.shorten(text, ALT_LIMIT - len(tail), placeholder="") + tail
 
 
-def _stacked_alt(title, x_values, series, totals, x_label, y_label) -> str:
+def _stacked_alt(title, x_values, series, totals, x_label, y_label, cumulative=False) -> str:
     if not x_values or not series:
         return f"Stacked bar chart: {title}. No data."
-    head = f"Stacked bar chart: {title}. {y_label} by {x_label}, stacked by {len(series)} series. "
-    by_series = "By series: " + ", ".join(f"{name} {sum(counts)}" for name, counts in series) + ". "
+    if cumulative:
+        head = f"Stacked bar chart: {title}. {y_label}, a running total along {x_label}, stacked by {len(series)} series. "
+        by_series = f"At {x_values[-1]}, by series: " + ", ".join(f"{name} {counts[-1]}" for name, counts in series) + ". "
+    else:
+        head = f"Stacked bar chart: {title}. {y_label} by {x_label}, stacked by {len(series)} series. "
+        by_series = "By series: " + ", ".join(f"{name} {sum(counts)}" for name, counts in series) + ". "
     if len(head) + len(by_series) > ALT_LIMIT // 2:
         by_series = ""
     budget = ALT_LIMIT - len(head) - len(by_series) - len("Totals: .")

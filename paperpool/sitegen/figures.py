@@ -1,8 +1,11 @@
 """The charts the registry's `site.charts` asks for, and the screening diagram, fed
-with the numbers of paperpool.stats (the figures never count anything themselves)."""
+with the numbers of paperpool.stats (the figures never count anything themselves, but
+for counting the dates of a date axis per period)."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -10,6 +13,7 @@ from .. import charts
 from ..gaps import cell_values, sparse_at_most
 from ..registry.columns import NONE
 from ..stats import count, crosstab
+from . import periods
 from .analysis import SiteAnalysis
 from .gallery import TraceCard
 
@@ -34,6 +38,7 @@ class Link:
 class Figure:
     chart: charts.Chart
     note: str = ""  # what the chart leaves out, said under it
+    table: tuple[list[str], list[list[str]]] | None = None  # the chart's numbers: headers, rows
     links: list[Link] = field(default_factory=list)  # the exclusion log, filtered to each part
     sequential: bool = False  # a screening flow that chains its stages
 
@@ -70,13 +75,47 @@ def _bars(analysis: SiteAnalysis, spec: dict) -> Figure:
 
 
 def _stacked_bars(analysis: SiteAnalysis, spec: dict) -> Figure:
+    """Entries per value of x, stacked by another field's values; with `cumulative`,
+    each bar counts the entries up to its x value. A date x is counted per period."""
     x, stack = spec["x"], spec["stack"]
-    table = crosstab(analysis.frames["entries"], x, stack)
+    frame = analysis.frames["entries"]
+    if frame.columns[x].kind == "date":
+        return _over_time(analysis, spec)
+    table = crosstab(frame, x, stack)
     x_values = [value for value in table if value != NONE]
     stacks = [value for value in next(iter(table.values()), {}) if any(table[v][value] for v in x_values)]
-    series = [(analysis.label(stack, value), [table[v][value] for v in x_values]) for value in stacks]
+    series = [(analysis.label(stack, value), _counted(spec, [table[v][value] for v in x_values])) for value in stacks]
     return Figure(charts.stacked_bars(spec["id"], _title(spec, f"{x} by {stack}"), [analysis.label(x, v) for v in x_values],
-                                      series, analysis.column_label(x), ENTRIES))
+                                      series, analysis.column_label(x), ENTRIES, bool(spec.get("cumulative"))))
+
+
+def _over_time(analysis: SiteAnalysis, spec: dict) -> Figure:
+    """Entries per period of a date field (see periods), stacked; every period from the
+    first date to the last is a bar. The chart's numbers are given in a table under it."""
+    x, stack = spec["x"], spec["stack"]
+    frame = analysis.frames["entries"]
+    dates = frame.long(x)
+    dated = {key: dt.date.fromisoformat(str(value)) for key, value in zip(dates["key"], dates["value"]) if value != NONE}
+    spans = periods.periods(sorted(set(dated.values())))
+    stacked = frame.long(stack)
+    pairs = Counter((spans.index(dated[key]), value) for key, value in zip(stacked["key"], stacked["value"]) if key in dated)
+    values = frame.values_in_order(stack, [value for _, value in pairs])
+    series = [(analysis.label(stack, value), _counted(spec, [pairs[(index, value)] for index in range(len(spans))]))
+              for value in values if any(pairs[(index, value)] for index in range(len(spans)))]
+    x_label = f"{analysis.column_label(x)} (by {spans.unit})"
+    chart = charts.stacked_bars(spec["id"], _title(spec, f"{x} by {stack}"), spans.labels, series, x_label, ENTRIES,
+                                bool(spec.get("cumulative")))
+    totals = [sum(counts[index] for _, counts in series) for index in range(len(spans))]
+    headers = [x_label] + [name for name, _ in series] + ["Total"]
+    rows = [[label] + [str(counts[index]) for _, counts in series] + [str(totals[index])]
+            for index, label in enumerate(spans.labels)]
+    undated = len(frame) - len(dated)
+    note = f"{undated} of {len(frame)} entries have no value for {analysis.column_label(x)} and are not counted." if undated else ""
+    return Figure(chart, note, (headers, rows) if rows else None)
+
+
+def _counted(spec: dict, counts: list[int]) -> list[int]:
+    return periods.running(counts) if spec.get("cumulative") else counts
 
 
 def _heatmap(analysis: SiteAnalysis, spec: dict) -> Figure:
