@@ -28,7 +28,7 @@ from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
-from .charts import Chart, FlowStage
+from .charts import Chart, FlowStage, StageExclusions
 
 WIDTH = 8.0  # inches; the site's content column shows it at about its natural size
 FONT = "DejaVu Sans"  # ships with matplotlib, so wrapping measures the font it lays out with
@@ -286,6 +286,11 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
     ticks = ["\n".join(lines) for lines in tick_lines]
     # a label turned 45 degrees takes about 0.71 of its length in height
     tick_height = 0.71 * max(_text_width(line, 9.5) for lines in tick_lines for line in lines) if rotate else 0.0
+    # a total wider than its bar's slot (10000 over one of 36 bars) stands upright, with
+    # room above the tallest bar for it (the plot is about 3 inches high)
+    widest_total = max(_text_width(str(total), 9) for total in totals)
+    upright = widest_total > 0.9 * (WIDTH - 1.2) / max(len(x_values), 5)
+    headroom = 1 / (1 - (widest_total + 0.1) / 3.0) if upright else 1.1
 
     def draw(theme: _Theme) -> Figure:
         figure = Figure(figsize=(WIDTH, 4.2 + legend_height + tick_height), layout="constrained")
@@ -308,7 +313,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         shift = _offset(figure, 0, 2)
         for position, total in enumerate(totals):
             axes.text(position, total, str(total), ha="center", va="bottom", fontsize=9, color=theme.text,
-                      transform=axes.transData + shift, in_layout=False)
+                      rotation=90 if upright else 0, transform=axes.transData + shift, in_layout=False)
         axes.set_xticks(range(len(x_values)), labels=ticks)
         if rotate:
             axes.tick_params(axis="x", labelrotation=45)
@@ -318,7 +323,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         # fewer than five bars keep a bar's width and stand in the middle
         spare = max(0.0, (5 - len(x_values)) / 2)
         axes.set_xlim(-0.6 - spare, len(x_values) - 0.4 + spare)
-        axes.set_ylim(0, max(totals) * 1.1)
+        axes.set_ylim(0, max(totals) * headroom)
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.tick_params(axis="x", length=0)
         axes.tick_params(axis="y", length=0, labelcolor=theme.muted)
@@ -541,6 +546,85 @@ def flow(title: str, audited: int, stages: list[FlowStage], retained: int,
     return _draw(title, draw)
 
 
+# the stages side by side: audited at the top, forking into retained (left) and excluded
+# (right); the excluded record's stages hang from a line below the excluded box
+_TOP = (2.2, 3.6)  # the audited box, across the middle
+_STAGE = (_SIDE[0] + 0.35, _SIDE[1] - 0.35)  # a stage's box, right of the line it hangs from
+_BUS = _SIDE[0] + 0.17  # that line
+_FORK = 0.45  # from the audited box down to the two below it
+_STACK = 0.2  # between two stages' boxes
+
+
+def stages(title: str, audited: int, retained: int, excluded: int, stages: list[StageExclusions],
+           audited_label: str, retained_label: str, excluded_label: str, note: str) -> tuple[str, str]:
+    top_box = _centred(f"{audited_label}: {audited}", _TOP[1] - 2 * _PAD)
+    left = _centred(f"{retained_label}: {retained}", _MAIN[1] - 2 * _PAD)
+    right = _centred(f"{excluded_label}: {excluded}", _SIDE[1] - 2 * _PAD)
+    boxes = [_stage_box(stage, _STAGE[1] - 2 * _PAD) for stage in stages]
+    note = _wrap(note, _MAIN[1] - 0.1, _REASON_SIZE) if note else []
+    title_lines = _wrap(title, WIDTH - 0.5, 12.5, "bold")
+    title_height = 0.25 + len(title_lines) * 12.5 * _SPACING / 72 + 0.2
+    split = title_height + top_box.height + _FORK  # where the two boxes below the fork begin
+    row = max(left.height, right.height)
+    note_height = 0.2 + len(note) * _REASON_SIZE * _SPACING / 72 if note else 0.0
+    right_bottom = split + row + sum(box.height + _STACK for box in boxes)
+    height = max(split + row + note_height, right_bottom) + 0.25
+
+    def draw(theme: _Theme) -> Figure:
+        figure = Figure(figsize=(WIDTH, height))
+        axes = figure.add_axes((0, 0, 1, 1))
+        axes.set_axis_off()
+        axes.set_xlim(0, WIDTH)
+        axes.set_ylim(height, 0)  # data units are inches, top down
+        axes.text(0.25, 0.25, "\n".join(title_lines), fontsize=12.5, fontweight="bold", va="top",
+                  linespacing=_SPACING)
+        bottom = _place(axes, top_box, _TOP, title_height, theme.palette[0], theme.box)
+        _place(axes, left, _MAIN, split + (row - left.height) / 2, theme.done, theme.box)
+        right_bottom = _place(axes, right, _SIDE, split + (row - right.height) / 2, theme.muted, theme.side)
+        # the fork: down from the audited box, across, and down into each of the two
+        middle = bottom + _FORK / 2
+        _line(axes, theme, [(_centre(_TOP), bottom), (_centre(_TOP), middle)])
+        _line(axes, theme, [(_centre(_MAIN), middle), (_centre(_SIDE), middle)])
+        _arrow(axes, theme, (_centre(_MAIN), middle), (_centre(_MAIN), split + (row - left.height) / 2))
+        _arrow(axes, theme, (_centre(_SIDE), middle), (_centre(_SIDE), split + (row - right.height) / 2))
+        if note:
+            axes.text(_MAIN[0] + 0.05, split + row + 0.2, "\n".join(note), fontsize=_REASON_SIZE, va="top",
+                      color=theme.muted, fontstyle="italic", linespacing=_SPACING)
+        top = split + row + _STACK
+        for box in boxes:
+            _place(axes, box, _STAGE, top, theme.muted, theme.side)
+            _arrow(axes, theme, (_BUS, top + box.height / 2), (_STAGE[0], top + box.height / 2))
+            last = top + box.height / 2
+            top += box.height + _STACK
+        if boxes:
+            _line(axes, theme, [(_BUS, right_bottom), (_BUS, last)])
+        return figure
+
+    return _draw(title, draw)
+
+
+def _stage_box(stage: StageExclusions, width: float) -> _Box:
+    box = _Box([_Line(line, _SIZE, "bold") for line in _wrap(f"{stage.label}: {stage.excluded} excluded", width,
+                                                             _SIZE, "bold")], centred=False)
+    _bullets(box, stage.reasons, width, lambda reason, count: f"{reason}: {count}")
+    return box
+
+
+def _bullets(box: _Box, reasons: list[tuple[str, int]], width: float, text) -> None:
+    indent = _text_width(_BULLET, _REASON_SIZE)  # wrapped lines hang past the bullet
+    for reason, count in reasons:
+        for index, line in enumerate(_wrap(text(reason, count), width - indent, _REASON_SIZE)):
+            if index == 0:
+                box.lines.append(_Line(_BULLET + line, _REASON_SIZE, space_before=0.04))
+            else:
+                box.lines.append(_Line(line, _REASON_SIZE, indent=indent))
+
+
+def _line(axes, theme: _Theme, points: list[tuple[float, float]]) -> None:
+    xs, ys = zip(*points)
+    axes.plot(xs, ys, color=theme.muted, linewidth=1.3, solid_capstyle="butt")
+
+
 def _centred(text: str, width: float) -> _Box:
     return _Box([_Line(line, _SIZE) for line in _wrap(text, width, _SIZE)], centred=True)
 
@@ -548,13 +632,7 @@ def _centred(text: str, width: float) -> _Box:
 def _exclusions(stage: FlowStage, width: float) -> _Box:
     box = _Box([_Line(line, _SIZE, "bold") for line in _wrap(f"Excluded (n = {stage.excluded})", width,
                                                                   _SIZE, "bold")], centred=False)
-    indent = _text_width(_BULLET, _REASON_SIZE)  # wrapped lines hang past the bullet
-    for reason, count in stage.reasons:
-        for index, line in enumerate(_wrap(f"{reason} (n = {count})", width - indent, _REASON_SIZE)):
-            if index == 0:
-                box.lines.append(_Line(_BULLET + line, _REASON_SIZE, space_before=0.04))
-            else:
-                box.lines.append(_Line(line, _REASON_SIZE, indent=indent))
+    _bullets(box, stage.reasons, width, lambda reason, count: f"{reason} (n = {count})")
     return box
 
 
@@ -584,4 +662,4 @@ def _arrow(axes, theme: _Theme, start: tuple[float, float], end: tuple[float, fl
                                     linewidth=1.3, shrinkA=0, shrinkB=1))
 
 
-DRAW = {"bars": bars, "stacked_bars": stacked_bars, "heatmap": heatmap, "flow": flow}
+DRAW = {"bars": bars, "stacked_bars": stacked_bars, "heatmap": heatmap, "flow": flow, "stages": stages}

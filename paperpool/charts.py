@@ -49,6 +49,13 @@ class FlowStage:
     reasons: list[tuple[str, int]]  # (reason, count), in order
 
 
+@dataclass
+class StageExclusions:
+    label: str  # e.g. "Abstract screening"
+    excluded: int  # the records the log says were excluded at this stage
+    reasons: list[tuple[str, int]]  # (reason, count), in order
+
+
 def bars(id: str, title: str, values: list[tuple[str, int]], value_label: str) -> Chart:
     """Horizontal bars in the given order, top to bottom, each count printed at its end."""
     values = [(str(label), int(count)) for label, count in values]
@@ -59,16 +66,17 @@ def bars(id: str, title: str, values: list[tuple[str, int]], value_label: str) -
 
 
 def stacked_bars(id: str, title: str, x_values: list[str], series: list[tuple[str, list[int]]],
-                 x_label: str, y_label: str) -> Chart:
+                 x_label: str, y_label: str, cumulative: bool = False) -> Chart:
     """Vertical bars, one per x value, stacked by series (the first at the bottom), each
-    total printed on top, the legend above the plot."""
+    total printed on top, the legend above the plot. `cumulative`: each count is a
+    running total (the alt text then gives each series' last, not its sum)."""
     x_values = [str(x) for x in x_values]
     series = [(str(name), [int(c) for c in counts]) for name, counts in series]
     for name, counts in series:
         if len(counts) != len(x_values):
             raise ValueError(f"series {name!r} has {len(counts)} counts for {len(x_values)} x values")
     totals = [sum(counts[i] for _, counts in series) for i in range(len(x_values))]
-    alt = _stacked_alt(title, x_values, series, totals, x_label, y_label)
+    alt = _stacked_alt(title, x_values, series, totals, x_label, y_label, cumulative)
     return Chart(id, title, _cap(alt), "stacked_bars", (title, x_values, series, x_label, y_label))
 
 
@@ -89,11 +97,24 @@ def heatmap(id: str, title: str, row_labels: list[str], column_labels: list[str]
 
 def flow(id: str, title: str, audited: int, stages: list[FlowStage], retained: int,
          audited_label: str = "Records audited", retained_label: str = "Retained") -> Chart:
-    """A PRISMA 2020-style screening flow: the records audited, each stage's assessed
-    records in a chain down the left, each stage's exclusions and their reasons to its
-    right, the records retained at the bottom."""
+    """A sequential screening flow (the shape of a PRISMA flow diagram): the records
+    audited, each stage's assessed records in a chain down the left, each stage's
+    exclusions and their reasons to its right, the records retained at the bottom. Only
+    for stages that are sequential: each then assesses what the ones before it kept."""
     alt = _flow_alt(title, audited, stages, retained, audited_label, retained_label)
     return Chart(id, title, _cap(alt), "flow", (title, audited, stages, retained, audited_label, retained_label))
+
+
+def stages(id: str, title: str, audited: int, retained: int, excluded: int, stages: list[StageExclusions],
+           audited_label: str = "Records audited", retained_label: str = "Retained",
+           excluded_label: str = "Excluded", note: str = "") -> Chart:
+    """The records audited split into those retained and those excluded, and the
+    excluded by the stage at which each was excluded, with their reasons: the stages
+    side by side, no record counted as passing through one (nothing says how many each
+    assessed). `note` is printed under the retained box."""
+    alt = _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label)
+    return Chart(id, title, _cap(alt), "stages",
+                 (title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label, note))
 
 
 def _upper_first(text: str) -> str:
@@ -120,11 +141,15 @@ def _cap(text: str) -> str:
     return textwrap.shorten(text, ALT_LIMIT - len(tail), placeholder="") + tail
 
 
-def _stacked_alt(title, x_values, series, totals, x_label, y_label) -> str:
+def _stacked_alt(title, x_values, series, totals, x_label, y_label, cumulative=False) -> str:
     if not x_values or not series:
         return f"Stacked bar chart: {title}. No data."
-    head = f"Stacked bar chart: {title}. {y_label} by {x_label}, stacked by {len(series)} series. "
-    by_series = "By series: " + ", ".join(f"{name} {sum(counts)}" for name, counts in series) + ". "
+    if cumulative:
+        head = f"Stacked bar chart: {title}. {y_label}, a running total along {x_label}, stacked by {len(series)} series. "
+        by_series = f"At {x_values[-1]}, by series: " + ", ".join(f"{name} {counts[-1]}" for name, counts in series) + ". "
+    else:
+        head = f"Stacked bar chart: {title}. {y_label} by {x_label}, stacked by {len(series)} series. "
+        by_series = "By series: " + ", ".join(f"{name} {sum(counts)}" for name, counts in series) + ". "
     if len(head) + len(by_series) > ALT_LIMIT // 2:
         by_series = ""
     budget = ALT_LIMIT - len(head) - len(by_series) - len("Totals: .")
@@ -163,4 +188,23 @@ def _flow_alt(title, audited, stages, retained, audited_label, retained_label) -
     if len(full) <= ALT_LIMIT:
         return full
     return (head + "".join(stage_text(stage, False) for stage in stages) + tail
+            + " Reasons for exclusion in the full table below.")
+
+
+def _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label) -> str:
+    def stage_text(stage: StageExclusions, with_reasons: bool) -> str:
+        text = f"{stage.label} {stage.excluded}"
+        if with_reasons and stage.reasons:
+            text += " (" + ", ".join(f"{reason} {count}" for reason, count in stage.reasons) + ")"
+        return text
+
+    head = (f"Diagram: {title}. {audited_label} {audited}: {retained_label.lower()} {retained}, "
+            f"{excluded_label.lower()} {excluded}.")
+    if not stages:
+        return head
+    lead = f" {excluded_label}, by the stage at which each was excluded: "
+    full = head + lead + "; ".join(stage_text(stage, True) for stage in stages) + "."
+    if len(full) <= ALT_LIMIT:
+        return full
+    return (head + lead + "; ".join(stage_text(stage, False) for stage in stages) + "."
             + " Reasons for exclusion in the full table below.")

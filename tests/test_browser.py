@@ -29,6 +29,7 @@ from paperpool.frame import Frame, build_frames
 from paperpool.pool import require_pool
 from paperpool.registry.query import parse
 
+from .test_screening_flow import flow_pool
 from .test_site import HOSTILE_TITLE, hostile_pool
 
 CHROMIUM = os.environ.get("PAPERPOOL_CHROMIUM", "/usr/bin/chromium")
@@ -416,6 +417,48 @@ def test_the_exclusion_log_filters_by_stage(tab, site, frames):
     page = tab.open_browser("exclusions.html")
     check_each_facet_value(page, data, frames["exclusions"])
     assert tab.problems == []
+
+
+@pytest.fixture(scope="module")
+def flow_site(tmp_path_factory):
+    """The tiny pool with a screening diagram (tests/test_screening_flow.py), built and served."""
+    base = tmp_path_factory.mktemp("flow")
+    root = flow_pool(base / "pool")
+    folder = base / "site"
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_stage_of_the_screening_diagram_opens_the_log_filtered_to_it(chromium, flow_site):
+    context = chromium.new_context(viewport={"width": 390, "height": 700})
+    problems = []
+    context.on("console", lambda message: problems.append(message.text) if message.type in ("error", "warning") else None)
+    page = context.new_page()
+    page.goto(flow_site + "exclusions.html")
+    page.locator(READY).wait_for()
+    assert shown_keys(page) == ["x1", "x2", "x3"]
+    page.get_by_role("link", name="Abstract", exact=True).click()
+    expect(page.locator(".pp-total")).to_have_text("Showing 2 of 3 exclusions")
+    assert shown_keys(page) == ["x1", "x3"]
+    assert page.url.endswith("exclusions.html#stage=abstract")
+    expect(page.locator('fieldset[data-field="stage"] input[value="abstract"]')).to_be_checked()
+    expect(page.locator(".pp-browser")).to_be_in_viewport()  # the link brought the log into view
+    page.get_by_role("link", name="Full text", exact=True).click()
+    expect(page.locator(".pp-total")).to_have_text("Showing 1 of 3 exclusions")
+    page.go_back()
+    expect(page.locator(".pp-total")).to_have_text("Showing 2 of 3 exclusions")
+    # the same link from elsewhere opens the page filtered
+    page.goto(flow_site + "index.html")
+    page.goto(flow_site + "exclusions.html#stage=full_text")
+    page.locator(READY).wait_for()
+    assert shown_keys(page) == ["x2"]
+    context.close()
+    assert problems == []
 
 
 # ---------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import matplotlib
 import pytest
 
 from paperpool import chartdraw, charts
-from paperpool.charts import FlowStage
+from paperpool.charts import FlowStage, StageExclusions
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script> a & b"
@@ -56,7 +56,14 @@ def a_flow(label: str = "Full text") -> charts.Chart:
     return charts.flow("prisma", "Screening", 40, stages, 12)
 
 
-KINDS = {"bars": a_bar_chart, "stacked": a_stacked_chart, "heatmap": a_heatmap, "flow": a_flow}
+def a_stages_diagram(label: str = "Full text") -> charts.Chart:
+    stages = [StageExclusions("Abstract screening", 25, [("Off topic", 20), ("Duplicate", 5)]),
+              StageExclusions(label, 3, [("No evaluation", 3)])]
+    return charts.stages("stages", "Screening", 40, 12, 28, stages, note="Stages are not sequential.")
+
+
+KINDS = {"bars": a_bar_chart, "stacked": a_stacked_chart, "heatmap": a_heatmap, "flow": a_flow,
+         "stages": a_stages_diagram}
 
 
 # ---------------------------------------------------------------------------------
@@ -129,7 +136,7 @@ def test_both_themes_share_one_layout(kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_chart_keeps_its_id_and_title(kind):
     chart = KINDS[kind]()
-    assert chart.id in {"units", "years", "gaps", "prisma"}
+    assert chart.id in {"units", "years", "gaps", "prisma", "stages"}
     assert chart.title in words(chart.light)
 
 
@@ -147,6 +154,7 @@ EMPTY = {
     "no columns": lambda: charts.heatmap("h", "Nothing", ["A"], [], [[]], "Rows", "Columns", 2),
     "zero cells": lambda: charts.heatmap("h", "Zeros", ["A"], ["B", "C"], [[0, 0]], "Rows", "Columns", 2),
     "no stages": lambda: charts.flow("f", "Nothing", 0, [], 0),
+    "no stages side by side": lambda: charts.stages("f", "Nothing", 0, 0, 0, []),
 }
 
 
@@ -168,6 +176,14 @@ def test_no_data_is_said_in_the_chart_and_the_alt_text():
 def test_no_stages_leads_from_audited_straight_to_retained():
     svg = EMPTY["no stages"]().light
     assert texts(svg)[-2:] == ["Records audited (n = 0)", "Retained (n = 0)"]
+
+
+def test_stages_side_by_side_draw_every_box_s_words_in_order_and_no_assessed_count():
+    svg = a_stages_diagram().light
+    assert words(svg) == (
+        "Screening Records audited: 40 Retained: 12 Excluded: 28 Stages are not sequential. "
+        "Abstract screening: 25 excluded • Off topic: 20 • Duplicate: 5 Full text: 3 excluded • No evaluation: 3")
+    assert texts(EMPTY["no stages side by side"]().dark) == ["Nothing", "Records audited: 0", "Retained: 0", "Excluded: 0"]
 
 
 def test_shapes_that_do_not_match_are_a_programming_error():
@@ -193,6 +209,9 @@ def test_alt_texts_give_the_numbers():
         "Screening flow diagram: Screening. Records audited 40. "
         "Abstract screening: assessed 40, excluded 25 (Off topic 20, Duplicate 5). "
         "Full text: assessed 15, excluded 3 (No evaluation 3). Retained 12.")
+    assert a_stages_diagram().alt == (
+        "Diagram: Screening. Records audited 40: retained 12, excluded 28. Excluded, by the stage at which each was "
+        "excluded: Abstract screening 25 (Off topic 20, Duplicate 5); Full text 3 (No evaluation 3).")
 
 
 def test_long_alt_texts_are_cut_and_point_to_the_table():
@@ -321,3 +340,22 @@ def test_flow_copes_with_eight_stages_of_eight_reasons():
         assert f"Assessed at Stage {i} (n = {100 - i})" in values
     assert values.count("Excluded (n = 8)") == 8
     assert len(group_ids(chart.light, "")) > 0
+
+
+def test_stages_side_by_side_wrap_long_labels_and_cope_with_eight_stages_of_eight_reasons():
+    name = "with a name long enough to need two lines in its box at least"
+    reason = "described at length " * 4
+    stages = [StageExclusions(f"Stage {i} {name}", 8, [(f"Reason {j} {reason}".strip(), 1) for j in range(8)])
+              for i in range(8)]
+    chart = charts.stages("s", "Eight", 100, 36, 64, stages)
+    values = words(chart.light)
+    for i in range(8):
+        assert f"Stage {i} {name}: 8 excluded" in values
+    assert values.count(f"Reason 7 {reason.strip()}: 1") == 8
+    # every line of the stages' boxes, in its own size and weight, fits inside them
+    inside = chartdraw._STAGE[1] - 2 * chartdraw._PAD
+    for line in list(ET.fromstring(chart.light).iter(f"{SVG}text"))[4:]:
+        size = float(re.search(r"font-size: ([\d.]+)px", line.get("style")).group(1))
+        weight = "bold" if "font-weight: 700" in line.get("style") else "normal"
+        assert chartdraw._text_width(line.text, size, weight) <= inside
+    assert len(chart.alt) <= charts.ALT_LIMIT and "full table below" in chart.alt

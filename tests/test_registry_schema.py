@@ -209,6 +209,19 @@ def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run,
      "registry.yaml:64: statistics.entries.crosstabs.0: a cross-tab is a pair: [ROWS, COLUMNS]"),
     ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage}\ndisplay:\n",  # a build failed on it
      "registry.yaml:85: site.exclusion_log.flow.reason: missing `reason`; add it (the choice field holding the exclusion reason)"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, sequential: \"yes\"}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.sequential: is text; give true or false"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, sequentail: true}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.sequentail: unknown setting 'sequentail'; did you mean 'sequential'?"),
+    ("display:\n", "site:\n  exclusion_log:\n    flow: {stage: stage, reason: stage, title: [Screening]}\ndisplay:\n",
+     "registry.yaml:85: site.exclusion_log.flow.title: is a list; give text"),
+    ("display:\n", "site:\n  charts:\n    - {id: m, type: stacked_bars, x: method, stack: unit, cumulative: true}\ndisplay:\n",
+     ("registry.yaml:85: site.charts.0.cumulative: counts up along x, but 'method' is neither a date nor a number field; "
+      "remove `cumulative`, or use such a field as x")),
+    ("display:\n", "site:\n  charts:\n    - {id: m, type: bars, field: method, cumulative: true}\ndisplay:\n",
+     "registry.yaml:85: site.charts.0.cumulative: unknown setting 'cumulative'; use one of field, id, title, type"),
+    ("display:\n", "site:\n  charts:\n    - {id: m, type: stacked_bars, x: year, stack: unit, cumulative: 1}\ndisplay:\n",
+     "registry.yaml:85: site.charts.0.cumulative: is a number; give true or false"),
 ])
 def test_a_wrong_shape_is_one_line_naming_the_setting_and_the_fix(run, tiny, old, new, expected):
     edit(tiny / "registry.yaml", old, new)
@@ -290,7 +303,7 @@ UNBOUNDED = ("so the {} would have a row or column for each of its values in the
     ("      - [method, unit]\n", "      - [pages, method]\n",
      "registry.yaml:66: statistics.entries.crosstabs.0: 'pages' is a whole number without both min and max, " + UNBOUNDED.format("cross-tab")),
     ("display:\n", "site:\n  charts:\n    - {id: per-venue, type: stacked_bars, x: venue, stack: method}\ndisplay:\n",
-     "registry.yaml:87: site.charts.0: 'venue' has no vocabulary, " + UNBOUNDED.format("chart")),
+     "registry.yaml:87: site.charts.0.x: 'venue' has no vocabulary, " + UNBOUNDED.format("chart") + ", or a date field"),
 ])
 def test_a_table_is_drawn_on_fields_whose_values_the_registry_fixes(run, tiny, old, new, expected):
     edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n",
@@ -330,6 +343,19 @@ def test_the_screening_flow_and_stacked_bars_count_among_the_tables(run, tiny):
         "or use fields with fewer values\n"
         "registry.yaml:95: site.charts.0: has 60 rows x 60 columns = 3,600 cells, over the limit of 2,500; split it, or use "
         "fields with fewer values\n2 errors, 0 warnings.\n"))
+
+
+def test_a_chart_of_dates_counts_as_36_periods_among_the_tables(run, tiny):
+    _big_registry(tiny, 2, 70, tables=0)
+    edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n",
+         "  summary: {type: text, required: true}\n  added: {type: date}\n")
+    edit(tiny / "registry.yaml", "display:\n", "site:\n  charts:\n    - {id: growth, type: stacked_bars, x: added, stack: a}\ndisplay:\n")
+    assert run("validate", cwd=tiny).exit_code == 0
+    edit(tiny / "registry.yaml", "x: added, stack: a}", "x: added, stack: b}")
+    result = run("validate", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        "registry.yaml:92: site.charts.0: has 36 rows x 70 columns = 2,520 cells, over the limit of 2,500; split it, or use "
+        "fields with fewer values\n1 error, 0 warnings.\n"))
 
 
 def test_stats_by_and_vs_cross_tabulate_by_the_same_rule(run, tiny):

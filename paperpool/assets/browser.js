@@ -269,6 +269,12 @@
       this.syncControls();
     }
 
+    // The filters and sort order as one string, to tell whether a hash changed them.
+    stateKey() {
+      const s = this.state;
+      return JSON.stringify([this.facets.map((f) => Array.from(f.selected)), s.lo, s.hi, s.q, s.sort]);
+    }
+
     writeHash() {
       const out = new URLSearchParams();
       const others = browsers.filter((b) => b !== this && b.mount.isConnected);
@@ -442,11 +448,19 @@
     }
   }
 
+  // A link to "#stage=abstract_screen" on the browser's own page (the exclusion log's
+  // stage links) sets the filters; the browser also comes into view, since no anchor of
+  // that name scrolls to it. Only a link, the back button or an edited address get here:
+  // the browser's own changes use replaceState, which fires no hashchange.
   window.addEventListener("hashchange", () => {
     for (let i = browsers.length - 1; i >= 0; i--) {
       const b = browsers[i];
-      if (!b.mount.isConnected) browsers.splice(i, 1); // page content swapped out (instant navigation)
-      else { b.readHash(); b.render(); }
+      if (!b.mount.isConnected) { browsers.splice(i, 1); continue; } // content swapped out (instant navigation)
+      const before = b.stateKey();
+      b.readHash();
+      b.render();
+      const box = b.mount.getBoundingClientRect();
+      if (b.stateKey() !== before && (box.top < 0 || box.top > window.innerHeight)) b.mount.scrollIntoView();
     }
   });
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from ..problems import Problem
 from ..registry import KEY_RE, Registry, Section, registry_problem
 from ..registry.columns import columns_for
-from ..registry.tables import Table, unknown_field, unknown_keys
+from ..registry.tables import (
+    Table,
+    distinct_values,
+    unbounded_axis,
+    unknown_field,
+    unknown_keys,
+)
 
 NAME = "site"
 
@@ -41,6 +47,8 @@ def _exclusions(want: str, many: bool = False) -> FieldShape:
     return FieldShape("exclusions", want, many)
 
 
+# The settings that name fields (the schema checks the others, such as the flow's
+# `sequential` and `title`).
 SHAPE = {
     "axes": _entries("controlled", many=True),
     "home_axes": _entries("controlled", many=True),
@@ -55,7 +63,11 @@ CHART_SHAPES = {
     "stacked_bars": {"x": _entries("any"), "stack": _entries("controlled")},
     "heatmap": {"rows": _entries("controlled"), "columns": _entries("controlled")},
 }
+# A chart with a date as x counts it per period (sitegen/periods.py): at most this many
+# bars, whatever the dates, which is what the limits on tables count it as.
+MAX_PERIODS = 36
 CHART_KEYS = {"id", "type", "title"}
+CHART_OPTIONS = {"stacked_bars": {"cumulative"}}  # settings of a type that name no field
 WANTED = {"controlled": "a field with a vocabulary", "number": "a number field", "date": "a date field"}
 
 
@@ -120,12 +132,26 @@ class _Checker:
                 self.problem(path + ("id",), f"a second chart with id '{chart['id']}'; give each chart its own id")
             seen.add(chart["id"])
             shape = CHART_SHAPES[kind]
-            self.problems += unknown_keys(self.registry, path, chart, CHART_KEYS | set(shape))
+            self.problems += unknown_keys(self.registry, path, chart, CHART_KEYS | set(shape) | CHART_OPTIONS.get(kind, set()))
+            missing = [key for key in shape if key not in chart]
+            for key in missing:
+                self.problem(path, f"a {kind} chart needs `{key}`")
+            before = len(self.problems)
             for key, inner in shape.items():
-                if key not in chart:
-                    self.problem(path, f"a {kind} chart needs `{key}`")
-                else:
+                if key in chart:
                     self.check(path + (key,), chart[key], inner)
+            if kind == "stacked_bars" and not missing and len(self.problems) == before:
+                self.check_x(path, chart)
+
+    def check_x(self, path: tuple, chart: dict) -> None:
+        """A stacked bar chart's x: a field whose values the registry fixes, or a date
+        (counted per period); counted up (cumulative) only along dates or numbers."""
+        column = self.columns["entries"][chart["x"]]
+        if column.kind != "date" and distinct_values(self.registry, "entries", chart["x"]) is None:
+            self.problem(path + ("x",), unbounded_axis(self.registry, "entries", chart["x"], "chart") + ", or a date field")
+        elif chart.get("cumulative") and column.kind not in ("date", "number"):
+            self.problem(path + ("cumulative",), f"counts up along x, but '{chart['x']}' is neither a date nor a number "
+                                                 "field; remove `cumulative`, or use such a field as x")
 
 
 def effective(registry: Registry) -> dict:
@@ -169,10 +195,13 @@ def tables(registry: Registry) -> list[Table]:
     bars and the exclusion log's screening flow."""
     site = registry.section(NAME)
     found = []
+    entries = columns_for(registry, "entries")
     for index, chart in enumerate(site.get("charts", [])):
         axes = CHART_AXES.get(chart.get("type"))
         if axes:
-            found.append(((NAME, "charts", index), "chart", [("entries", chart[axis]) for axis in axes]))
+            # a date axis has a bar per period, at most MAX_PERIODS of them
+            found.append(((NAME, "charts", index), "chart", [MAX_PERIODS if entries[chart[axis]].kind == "date" else ("entries", chart[axis])
+                                                              for axis in axes]))
     flow = (site.get("exclusion_log") or {}).get("flow")
     if flow:
         found.append(((NAME, "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])]))
