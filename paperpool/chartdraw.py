@@ -514,19 +514,12 @@ def flow(title: str, audited: int, stages: list[FlowStage], retained: int,
     last = _centred(f"{retained_label} (n = {retained})", main_width)
     rows = [(_centred(f"Assessed at {stage.label} (n = {stage.assessed})", main_width),
              _exclusions(stage, side_width)) for stage in stages]
-    title_lines = _wrap(title, WIDTH - 0.5, 12.5, "bold")
-    title_height = 0.25 + len(title_lines) * 12.5 * _SPACING / 72 + 0.2
+    title_lines, title_height = _diagram_title(title)
     height = (title_height + first.height + _GAP + sum(max(a.height, b.height) + _GAP for a, b in rows)
               + last.height + 0.25)
 
     def draw(theme: _Theme) -> Figure:
-        figure = Figure(figsize=(WIDTH, height))
-        axes = figure.add_axes((0, 0, 1, 1))
-        axes.set_axis_off()
-        axes.set_xlim(0, WIDTH)
-        axes.set_ylim(height, 0)  # data units are inches, top down
-        axes.text(0.25, 0.25, "\n".join(title_lines), fontsize=12.5, fontweight="bold", va="top",
-                  linespacing=_SPACING)
+        figure, axes = _diagram_axes(height, title_lines)
         top = title_height
         above = _place(axes, first, _MAIN, top, theme.palette[0], theme.box)
         top += first.height + _GAP
@@ -546,6 +539,23 @@ def flow(title: str, audited: int, stages: list[FlowStage], retained: int,
     return _draw(title, draw)
 
 
+def _diagram_title(title: str) -> tuple[list[str], float]:
+    """A diagram's title wrapped to its width, and the height it takes (inches)."""
+    lines = _wrap(title, WIDTH - 0.5, 12.5, "bold")
+    return lines, 0.25 + len(lines) * 12.5 * _SPACING / 72 + 0.2
+
+
+def _diagram_axes(height: float, title_lines: list[str]):
+    """A diagram's figure, drawn in inches from the top down, with its title."""
+    figure = Figure(figsize=(WIDTH, height))
+    axes = figure.add_axes((0, 0, 1, 1))
+    axes.set_axis_off()
+    axes.set_xlim(0, WIDTH)
+    axes.set_ylim(height, 0)  # data units are inches, top down
+    axes.text(0.25, 0.25, "\n".join(title_lines), fontsize=12.5, fontweight="bold", va="top", linespacing=_SPACING)
+    return figure, axes
+
+
 # the stages side by side: audited at the top, forking into retained (left) and excluded
 # (right); the excluded record's stages hang from a line below the excluded box
 _TOP = (2.2, 3.6)  # the audited box, across the middle
@@ -562,8 +572,7 @@ def stages(title: str, audited: int, retained: int, excluded: int, stages: list[
     right = _centred(f"{excluded_label}: {excluded}", _SIDE[1] - 2 * _PAD)
     boxes = [_stage_box(stage, _STAGE[1] - 2 * _PAD) for stage in stages]
     note = _wrap(note, _MAIN[1] - 0.1, _REASON_SIZE) if note else []
-    title_lines = _wrap(title, WIDTH - 0.5, 12.5, "bold")
-    title_height = 0.25 + len(title_lines) * 12.5 * _SPACING / 72 + 0.2
+    title_lines, title_height = _diagram_title(title)
     split = title_height + top_box.height + _FORK  # where the two boxes below the fork begin
     row = max(left.height, right.height)
     note_height = 0.2 + len(note) * _REASON_SIZE * _SPACING / 72 if note else 0.0
@@ -571,13 +580,7 @@ def stages(title: str, audited: int, retained: int, excluded: int, stages: list[
     height = max(split + row + note_height, right_bottom) + 0.25
 
     def draw(theme: _Theme) -> Figure:
-        figure = Figure(figsize=(WIDTH, height))
-        axes = figure.add_axes((0, 0, 1, 1))
-        axes.set_axis_off()
-        axes.set_xlim(0, WIDTH)
-        axes.set_ylim(height, 0)  # data units are inches, top down
-        axes.text(0.25, 0.25, "\n".join(title_lines), fontsize=12.5, fontweight="bold", va="top",
-                  linespacing=_SPACING)
+        figure, axes = _diagram_axes(height, title_lines)
         bottom = _place(axes, top_box, _TOP, title_height, theme.palette[0], theme.box)
         _place(axes, left, _MAIN, split + (row - left.height) / 2, theme.done, theme.box)
         right_bottom = _place(axes, right, _SIDE, split + (row - right.height) / 2, theme.muted, theme.side)

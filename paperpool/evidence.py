@@ -24,18 +24,9 @@ EXAMPLE = '- {about: O2, url: "https://arxiv.org/html/2501.00001#S3", note: "the
 def check(checker, value, spec, path: tuple) -> None:
     """Each item: what it is about, an http(s) link, a sentence; about a key the record
     tags (or none, for a record that tags none), or one of the fields it is evidence of."""
-    if not isinstance(value, list):
-        checker.problem(path, f"must be a list of evidence items, each like {EXAMPLE}")
-        return
     allowed, tagged = _allowed(checker, spec)
     seen = set()
-    for index, item in enumerate(value):
-        here = path + (index,)
-        if not isinstance(item, dict):
-            checker.problem(here, f"an evidence item is a mapping like {EXAMPLE}")
-            continue
-        for name in sorted(set(item) - set(ITEM_FIELDS), key=str):
-            checker.problem(here + (name,), f"unknown field; an evidence item has {', '.join(ITEM_FIELDS)}")
+    for here, item in checker.mapping_items(value, path, "evidence items", "an evidence item", ITEM_FIELDS, EXAMPLE):
         about = item.get("about")
         if not isinstance(about, str) or about not in allowed:
             checker.problem(here + ("about",), f"{about!r} is not what this evidence can be about; give one of {', '.join(allowed)}")

@@ -104,21 +104,12 @@ def check(checker, value, spec, path: tuple) -> None:
     """The problems of a history field: each change dated, in order, after the record
     entered the pool and not in the future, with the earlier values of declared fields
     (each checked as the field itself is) and the reason."""
-    if not isinstance(value, list):
-        checker.problem(path, f"must be a list of changes, oldest first, each like {EXAMPLE}")
-        return
     dated_by = (checker.registry.pool.get("dated_by") or {}).get(checker.record.kind)
     entered = as_date(checker.record.data.get(dated_by)) if dated_by else None
     protected = {spec.name, "key", dated_by}
     previous = None
-    for index, change in enumerate(value):
-        here = path + (index,)
-        if not isinstance(change, dict):
-            checker.problem(here, f"a change is a mapping like {EXAMPLE}")
-            continue
-        for name in sorted(set(change) - set(CHANGE_FIELDS), key=str):
-            checker.problem(here + (name,), f"unknown field; a change has {', '.join(CHANGE_FIELDS)}")
-        day = _checkas_date(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
+    for here, change in checker.mapping_items(value, path, "changes, oldest first", "a change", CHANGE_FIELDS, EXAMPLE):
+        day = _check_change_day(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
         previous = day or previous
         why = change.get("why")
         if not isinstance(why, str) or not why.strip():
@@ -126,7 +117,7 @@ def check(checker, value, spec, path: tuple) -> None:
         _check_was(checker, change.get("was"), here + ("was",), protected)
 
 
-def _checkas_date(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
+def _check_change_day(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
     day = as_date(value)
     if day is None:
         checker.problem(path, "give the day of the change as YYYY-MM-DD, e.g. date: 2026-05-01")

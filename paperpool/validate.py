@@ -168,6 +168,23 @@ class RecordChecker:
             self.problem((spec.name,), f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
                                        f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
 
+    def mapping_items(self, value, path: tuple, items: str, item: str, fields: tuple, example: str) -> list[tuple[tuple, dict]]:
+        """The (path, mapping) of each item of a list of mappings; a problem for what is not
+        one (the list, an item) and for each unknown field of an item."""
+        if not isinstance(value, list):
+            self.problem(path, f"must be a list of {items}, each like {example}")
+            return []
+        found = []
+        for index, entry in enumerate(value):
+            here = path + (index,)
+            if not isinstance(entry, dict):
+                self.problem(here, f"{item} is a mapping like {example}")
+                continue
+            for name in sorted(set(entry) - set(fields), key=str):
+                self.problem(here + (name,), f"unknown field; {item} has {', '.join(fields)}")
+            found.append((here, entry))
+        return found
+
     def check_field(self, spec: FieldSpec, value, path: tuple) -> None:
         """One value as its field's type checks it (a change's earlier value, for one)."""
         CHECKS[spec.type](self, value, spec, path)
