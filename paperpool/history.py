@@ -63,7 +63,7 @@ def changed_fields(data: dict, history: str | None, after: dt.date) -> list[tupl
 
 def since(pool, day: dt.date) -> dict[str, str]:
     """What happened to each record after `day`, in a few words, for the records that
-    changed: "added 2026-11-23", "retagged 2026-06-01: subdecisions", or, when a change
+    changed: "added 2026-11-23", "retagged 2026-06-01: Sub-decisions" (fields by their labels), or, when a change
     only added evidence for tags that stayed, "evidence added 2026-11-23"."""
     dated_by = pool.registry.pool.get("dated_by") or {}
     found = {}
@@ -79,7 +79,8 @@ def since(pool, day: dt.date) -> dict[str, str]:
             for when, name in changed_fields(record.data, history, day):
                 by_day.setdefault(when, []).append(name)
             for when, names in by_day.items():
-                tags = [name for name in names if name not in specs or specs[name].type != "evidence"]
+                tags = [specs[name].title if name in specs else name for name in names
+                        if name not in specs or specs[name].type != "evidence"]
                 events.append(f"{RETAGGED} {when}: {', '.join(tags)}" if tags else f"evidence added {when}")
             if events:
                 found[record.key] = "; ".join(events)

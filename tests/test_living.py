@@ -92,7 +92,7 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [
         "  value:    8 at publication (expected 8)",
-        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-23: subdecisions, credit_granularity, credit_unit))",
+        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-23: Sub-decisions, Credit granularity, Credit unit))",
     ]
 
 
@@ -113,9 +113,9 @@ def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
     block = next(b for b in run("claims", "--as-of", "2026-04-29", cwd=pool_copy).output.split("\n\n")
                  if "orchestrator-credit-broad" in b)
     assert block.splitlines()[4] == (
-        "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: is_rl, reward_type, reward_family, "
-        "credit_granularity, credit_unit; retagged 2026-11-23: subdecisions); -1 before publication: wideseek-r1-2026 "
-        "(added 2026-05-04; retagged 2026-11-23: subdecisions))")
+        "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: Uses RL, Reward type, Reward family, "
+        "Credit granularity, Credit unit; retagged 2026-11-23: Sub-decisions); -1 before publication: wideseek-r1-2026 "
+        "(added 2026-05-04; retagged 2026-11-23: Sub-decisions))")
     stats = json.loads(run("stats", "--by", "is_rl", "--as-of", "2026-04-29", "--format", "json", cwd=pool_copy).output)
     now = json.loads(run("stats", "--by", "is_rl", "--format", "json", cwd=pool_copy).output)
     assert json.dumps(stats) != json.dumps(now)
@@ -222,7 +222,7 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
     assert bullets["49 records retagged"].startswith(
         "- **49 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
-        "(retagged 2026-11-23: subdecisions), ")
+        "(retagged 2026-11-23: Sub-decisions), ")
     assert bullets["7 published claims"] == (
         "- **7 published claims** have a different value now: [retained-total](claims.md#claim-retained-total) (84 at "
         "publication, 89 now), [audited-total](claims.md#claim-audited-total) (116 at publication, 121 now), "
@@ -235,11 +235,11 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
                                               "(gaps/family-unit.md#cell-r1-agent) in Reward family x credit unit (9 → 10), ")
     claims = (pages / "claims.md").read_text(encoding="utf-8")
     assert ("- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
-            "entries assessed on subdecisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
+            "entries assessed on Sub-decisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
     assert '!!! warning "Disputed: 9 now"' in claims
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
     assert "History: 4 at publication (as of May 4, 2026); 10 now; since then +7: [In-the-Flow" in cell
-    assert "; −1: owl2025 (retagged 2026-11-23: subdecisions, arxiv\\_id)." in cell  # its coordinator, not its trained planner, routes
+    assert "; −1: owl2025 (retagged 2026-11-23: Sub-decisions, arXiv id)." in cell  # its coordinator, not its trained planner, routes
     assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20);" in cell
 
 
