@@ -40,8 +40,9 @@ def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind
         value = record.get(name)
         if value is None and spec.type == "history":
             continue  # a new record has no changes yet
-        if value is None and spec.type == "evidence" and any(
-                specs[target].missing_means == "not_assessed" for target in spec.targets if target in specs):
+        if value is None and spec.type == "evidence":
+            if not any(specs[target].missing_means == "not_assessed" for target in spec.targets if target in specs):
+                continue  # evidence for tags a record always has is given when they are read, not asked for
             value = marker  # the assessment it records is asked for, like every other unknown
         if value is None and spec.derived_from:
             source = record.get(spec.derived_from)

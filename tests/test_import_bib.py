@@ -29,6 +29,7 @@ FILLED = {
     "credit_granularity": "orchestrator", "credit_unit": "orchestrator", "orchestration_form": "swarm",
     "scenario": "general", "is_core": "core", "verified": "partial", "evidence_level": "preprint",
     "summary": "Learns when an orchestrator should stop spawning sub-agents.",
+    "subdecision_evidence": '[{about: none, url: "https://example.org/paper", note: "A test record that makes no orchestration decision."}]',
 }
 
 
