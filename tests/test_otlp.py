@@ -290,10 +290,13 @@ def test_an_export_of_several_traces_needs_a_trace_id(run, tmp_path):
     document["resourceSpans"][0]["scopeSpans"][0]["spans"].append(second)
     (tmp_path / "two.json").write_text(json.dumps(document), encoding="utf-8")
     result = run("trace", "import-otlp", "two.json", cwd=tmp_path)
-    assert result.output == ("Error: two.json: the export holds 2 traces (0123456789abcdef0123456789abcdef, "
-                             "ffffffffffffffffffffffffffffffff); choose one with --trace-id\n")
+    assert (result.exit_code, result.output) == (1, "Error: the inputs hold 2 traces; give -o FOLDER to write one file each\n")
     chosen = run("trace", "import-otlp", "two.json", "--trace-id", "f" * 32, cwd=tmp_path)
     assert chosen.exit_code == 0 and json.loads(chosen.output)["trace_id"] == "f" * 32
+    # all of them, one file each, named by the root span and made unique
+    every = run("trace", "import", "two.json", "-o", "out", cwd=tmp_path)
+    assert every.exit_code == 0
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["invoke_agent-solo-2.json", "invoke_agent-solo.json"]
 
 
 def test_spans_out_of_order_make_an_invalid_trace(run, tmp_path):
@@ -354,3 +357,44 @@ def test_spans_nested_deeper_than_pythons_recursion_limit_convert(run, tmp_path,
     assert (result.exit_code, result.output) == (0, f"wrote out.json: {2 * depth - 1:,} events, {3 * depth - 3:,} edges\n")
     measured = json.loads(run("trace", "metrics", "out.json", "--format", "json", cwd=tmp_path).output)
     assert (measured["agents"], measured["depth"], measured["max_fanout"]) == (depth, depth - 1, 1)
+
+
+def test_an_export_converting_to_no_events_is_an_error_naming_what_it_holds(run, tmp_path, snapshot):
+    """Spans of other conventions (OpenInference's span kinds, no gen_ai.operation.name)
+    gave an empty trace and exit 0; now: exit 1, nothing written, and what was found."""
+    document = _one_span_export(name="Agent.run", attributes=[
+        {"key": "openinference.span.kind", "value": {"stringValue": "AGENT"}}])
+    (tmp_path / "oi.json").write_text(json.dumps(document), encoding="utf-8")
+    before = snapshot(tmp_path)
+    result = run("trace", "import", "oi.json", "-o", "out.json", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, (
+        "Error: oi.json: converted to a trace with no events, so nothing was written; --from otlp expects OpenTelemetry "
+        "spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, invoke_agent, execute_tool, "
+        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans named like these "
+        "may follow OpenInference's conventions)\n"))
+    assert snapshot(tmp_path) == before
+
+
+def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path):
+    """The OpenTelemetry file exporter writes one OTLP document per line; a run's spans
+    may be spread over several lines, and several runs over one file."""
+    first = _one_span_export()
+    second = _one_span_export(traceId="f" * 32, name="invoke_agent other")
+    lines = [json.dumps(first), json.dumps(second)]
+    (tmp_path / "spans.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run("trace", "import", "spans.jsonl", "-o", "runs", "--name", "{index}-{name}", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == ["1-invoke_agent-solo.json", "2-invoke_agent-other.json"]
+    broken = run("trace", "import", "spans.jsonl", "--from", "otlp", cwd=tmp_path.parent / tmp_path.name)
+    assert broken.exit_code == 1  # two runs, no -o folder
+    (tmp_path / "bad.jsonl").write_text(lines[0] + "\n{\"resourceSpans\": [\n", encoding="utf-8")
+    bad = run("trace", "import", "bad.jsonl", cwd=tmp_path)
+    assert bad.output.startswith("Error: bad.jsonl: line 2: ")
+
+
+def test_an_unknown_format_is_named(run, tmp_path):
+    (tmp_path / "x.json").write_text("{}", encoding="utf-8")
+    result = run("trace", "import", "x.json", "--from", "pdf", cwd=tmp_path)
+    assert result.output.startswith("Error: --from pdf: not a format paperpool reads; use one of otlp")
+    result = run("trace", "import", "x.json", cwd=tmp_path)
+    assert result.output.startswith("Error: x.json: not a trace export paperpool recognises; name its format with --from (otlp")

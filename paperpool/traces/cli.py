@@ -9,6 +9,7 @@ import click
 from ..problems import PaperpoolError, plural
 from ..yamlio import write_atomic
 from . import schema
+from .importing import ImportOptions
 
 METRICS_FORMATS = ["text", "json"]  # metrics.FORMATS, which imports numpy: a test keeps them equal
 
@@ -63,28 +64,70 @@ def metrics_command(file: Path, fmt: str) -> None:
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
 
 
+@trace.command("import")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--from", "from_format", metavar="FORMAT", help="The inputs' format (default: recognised from the first input): "
+              "otlp, openinference, who-and-when, ... (`paperpool trace import --help` lists those installed).")
+@click.option("-o", "--output", type=click.Path(path_type=Path),
+              help="The trace file, or, when the inputs hold several traces, the folder they are written to (one file each). "
+                   "Without it, a single trace goes to standard output.")
+@click.option("--name", "name_pattern", default="{name}", show_default=True,
+              help="How each trace's file in the folder is named: {name} (the run's own name), {index}, {trace_id}.")
+@click.option("--trace-id", help="Convert only this trace of an export holding several.")
+@click.option("--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which the input does not say.")
+def import_command(inputs: tuple[Path, ...], from_format: str | None, output: Path | None, name_pattern: str,
+                   trace_id: str | None, topology: str | None) -> None:
+    """Convert traces recorded by other systems into orchestration traces, each validated.
+
+    Every trace of the inputs is converted: an export holding several gives one file per
+    trace in the folder -o names. An input that converts to no events is an error that
+    says what the format expected and what the input holds; nothing is written."""
+    _import(list(inputs), from_format, output, name_pattern, ImportOptions(topology, trace_id))
+
+
 @trace.command("import-otlp")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the trace to this file instead of standard output.")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the trace to this file instead of standard output.")
 @click.option("--trace-id", help="The OTLP trace to convert, when the export holds several (hex).")
 @click.option("--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which spans do not say.")
 def import_otlp_command(file: Path, output: Path | None, trace_id: str | None, topology: str | None) -> None:
-    """Convert an OTLP/JSON export of OpenTelemetry GenAI spans (create_agent,
-    invoke_agent, execute_tool, chat) into an orchestration trace, and validate it:
-    spawns and returns from agent spans, tool calls and results from tool spans,
-    decisions from the orchestrator's model calls, costs from token usage and durations."""
-    from . import otlp
+    """The same as `paperpool trace import --from otlp`: an OTLP/JSON export of OpenTelemetry
+    GenAI spans (create_agent, invoke_agent, execute_tool, chat) to an orchestration trace."""
+    _import([file], "otlp", output, "{name}", ImportOptions(topology, trace_id))
+
+
+def _import(paths: list[Path], from_format: str | None, output: Path | None, name_pattern: str, options: ImportOptions) -> None:
+    from .importing import (
+        Unreadable,
+        detect,
+        formats,
+        import_traces,
+        plan_outputs,
+        summary,
+    )
     from .loading import dump_trace
 
+    known = formats()
+    if from_format is not None and from_format not in known:
+        raise PaperpoolError(f"--from {from_format}: not a format paperpool reads; use one of {', '.join(known)}")
+    trace_format = known[from_format] if from_format else detect(paths, known)
     try:
-        converted = otlp.convert_file(file, trace_id, topology)
-    except otlp.OtlpProblem as exc:
-        for finding in exc.findings[:-1]:
-            click.echo(finding.line(str(file)), err=True)
-        raise PaperpoolError(exc.findings[-1].line(str(file))) from None
-    text = dump_trace(converted)
-    if output:
-        write_atomic(output, text, f"-o {output}")
-        click.echo(f"wrote {output}: {plural(len(converted['events']), 'event')}, {plural(len(converted['edges']), 'edge')}", err=True)
-    else:
-        click.echo(text, nl=False)
+        imported = import_traces(paths, trace_format, options)
+    except Unreadable as exc:
+        for line in exc.lines[:-1]:
+            click.echo(line, err=True)
+        raise
+    if output is None:
+        if len(imported) > 1:
+            raise PaperpoolError(f"the inputs hold {len(imported)} traces; give -o FOLDER to write one file each")
+        click.echo(dump_trace(imported[0].trace), nl=False)
+        return
+    if len(imported) > 1 and output.suffix.lower() == ".json" and not output.is_dir():
+        raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
+                             "to write one file each, or choose one with --trace-id")
+    planned = plan_outputs(imported, output, name_pattern)
+    if len(planned) > 1:
+        output.mkdir(parents=True, exist_ok=True)
+    for path, item in planned:
+        write_atomic(path, dump_trace(item.trace), f"-o {output}")
+        click.echo(f"wrote {path}: {summary(item)}", err=True)

@@ -84,46 +84,56 @@ class Span:
         return sum(int(self.attributes.get(key) or 0) for key in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"))
 
 
-def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], dict]:
-    """(trace id, spans, resource attributes) of one trace of an OTLP/JSON document. Every
-    field is checked as it is read: one of the wrong JSON type, an id, time or attribute
-    value that OTLP/JSON does not allow there, is a finding with its JSON pointer."""
-    if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
-        raise OtlpProblem([Finding("", "no resourceSpans list: this is not an OTLP/JSON trace export; "
-                                       "export the spans with an OTLP JSON exporter")])
+def read_traces(documents: list) -> dict[str, tuple[list[Span], dict]]:
+    """Every trace of one or more OTLP/JSON documents (a JSON Lines export holds one per
+    line): trace id -> (its spans, its resource's attributes). Every field is checked as it
+    is read: one of the wrong JSON type, an id, time or attribute value that OTLP/JSON does
+    not allow there, is a finding with its JSON pointer (prefixed by the line, for JSON Lines)."""
     spans: dict[str, list[Span]] = {}
     resources: dict = {}
     findings: list[Finding] = []
     order = 0
-    key, listed = _field(document, "resourceSpans")
-    for r, raw_resource in enumerate(listed):
-        path = [key, r]
-        resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
-        resource = resource_spans.get("resource", {}).get("attributes", {})
-        for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
-            scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
-            scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
-            for k, raw_span in enumerate(scope_spans.get("spans", [])):
-                read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], order, findings)
-                if read is not None:
-                    spans.setdefault(read[0], []).append(read[1])
-                    resources.setdefault(read[0], resource)
-                    order += 1
+    for number, document in enumerate(documents):
+        prefix = [f"line {number + 1}"] if len(documents) > 1 else []
+        if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
+            raise OtlpProblem([Finding("/".join(prefix), "no resourceSpans list: this is not an OTLP/JSON trace export; "
+                                                       "export the spans with an OTLP JSON exporter")])
+        key, listed = _field(document, "resourceSpans")
+        for r, raw_resource in enumerate(listed):
+            path = prefix + [key, r]
+            resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
+            resource = resource_spans.get("resource", {}).get("attributes", {})
+            for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
+                scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
+                scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
+                for k, raw_span in enumerate(scope_spans.get("spans", [])):
+                    read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], order, findings)
+                    if read is not None:
+                        spans.setdefault(read[0], []).append(read[1])
+                        resources.setdefault(read[0], resource)
+                        order += 1
     if findings:
         raise OtlpProblem(sorted(findings, key=Finding.sort_key))
     if not spans:
         raise OtlpProblem([Finding("", "the export holds no spans; record a run first")])
+    for found in spans.values():
+        problems = check_tree(found)
+        if problems:
+            raise OtlpProblem(problems)
+    return {trace_id: (found, resources[trace_id]) for trace_id, found in spans.items()}
+
+
+def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], dict]:
+    """(trace id, spans, resource attributes) of one trace of an OTLP/JSON document."""
+    traces = read_traces([document])
     if trace_id is None:
-        if len(spans) > 1:
-            raise OtlpProblem([Finding("", f"the export holds {len(spans)} traces ({', '.join(sorted(spans))}); "
-                                           "choose one with --trace-id")])
-        trace_id = next(iter(spans))
-    if trace_id not in spans:
-        raise OtlpProblem([Finding("", f"no trace {trace_id} in the export; it holds {', '.join(sorted(spans))}")])
-    findings = check_tree(spans[trace_id])
-    if findings:
-        raise OtlpProblem(findings)
-    return trace_id, spans[trace_id], resources[trace_id]
+        if len(traces) > 1:
+            raise OtlpProblem([Finding("", f"the export holds {len(traces)} traces ({', '.join(sorted(traces))}); "
+                                           "choose one with --trace-id, or convert them all with paperpool trace import")])
+        trace_id = next(iter(traces))
+    if trace_id not in traces:
+        raise OtlpProblem([Finding("", f"no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")])
+    return (trace_id, *traces[trace_id])
 
 
 def check_tree(spans: list[Span]) -> list[Finding]:

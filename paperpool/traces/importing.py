@@ -1,0 +1,128 @@
+"""`paperpool trace import`: the one front door for traces recorded elsewhere.
+
+Each input format is a TraceFormat that a module declares and registers through the
+entry-point group `paperpool.trace_formats` (pyproject.toml), as the registry's sections
+are: this module names no format. A format says how to recognise its files and converts
+one or more of them into orchestration traces, each already validated.
+
+An input that converts to a trace without events is refused, naming what the format
+expected and what the input held: an empty trace written with exit status 0 is how a
+wrong --from (or spans of conventions the importer does not read) would go unnoticed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from ..problems import PaperpoolError, plural
+
+GROUP = "paperpool.trace_formats"
+NAME_FIELDS = ("name", "format", "index", "trace_id")  # what --name may use
+DEFAULT_NAME = "{name}"
+
+
+class Unreadable(PaperpoolError):
+    """An input a format cannot read: one line per problem, each naming the file and where."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__(lines[-1])
+        self.lines = lines
+
+
+@dataclass
+class Imported:
+    """One converted trace, with the readable name its file is given."""
+    name: str  # the run's own name (the root span's, the log's), not an id
+    trace: dict
+    source: Path
+    trace_id: str = ""
+
+
+@dataclass
+class ImportOptions:
+    topology: str | None = None
+    trace_id: str | None = None  # convert only this trace of an export holding several
+
+
+@dataclass(frozen=True)
+class TraceFormat:
+    name: str  # the value of --from
+    title: str  # what it is, for --help and messages
+    expects: str  # what an input of this format holds, for the "no events" message
+    detect: Callable[[Path, str], bool]  # (path, the file's first 64 KiB as text) -> whether it is of this format
+    convert: Callable[[list[Path], ImportOptions], list[Imported]]
+    describe: Callable[[list[Path]], str] = field(default=lambda paths: "")  # what an input held, when it gave no events
+
+
+def formats() -> dict[str, TraceFormat]:
+    """The registered formats, by name, in the order their packages declare them."""
+    found = {}
+    for entry in metadata.entry_points(group=GROUP):
+        declared = entry.load()
+        found[declared.name] = declared
+    return found
+
+
+def detect(paths: list[Path], known: dict[str, TraceFormat]) -> TraceFormat:
+    """The format of the inputs, from the first one's content; PaperpoolError when none reads it."""
+    head = _head(paths[0])
+    for trace_format in known.values():
+        if trace_format.detect(paths[0], head):
+            return trace_format
+    raise PaperpoolError(f"{paths[0]}: not a trace export paperpool recognises; name its format with --from "
+                         f"({', '.join(known)})")
+
+
+def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportOptions) -> list[Imported]:
+    """Every trace of the inputs, converted and validated; PaperpoolError for a trace with no events."""
+    imported = trace_format.convert(paths, options)
+    empty = [item for item in imported if not item.trace.get("events")]
+    if not imported or empty:
+        where = empty[0].source if empty else paths[0]
+        held = trace_format.describe(paths)
+        raise PaperpoolError(f"{where}: converted to a trace with no events, so nothing was written; --from "
+                             f"{trace_format.name} expects {trace_format.expects}{'; the input holds ' + held if held else ''}")
+    return imported
+
+
+def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tuple[Path, Imported]]:
+    """Where each trace is written: OUT itself for one trace (unless OUT is a folder), else a
+    file per trace in the folder OUT, named by the pattern, each name made unique."""
+    if len(imported) == 1 and not out.is_dir():
+        return [(out, imported[0])]
+    used: set[str] = set()
+    planned = []
+    for index, item in enumerate(imported, 1):
+        try:
+            stem = pattern.format(name=item.name, format="", index=index, trace_id=item.trace_id)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise PaperpoolError(f"--name {pattern!r}: {exc}; use the fields {', '.join('{' + f + '}' for f in NAME_FIELDS)}") from None
+        stem = _file_stem(stem) or f"trace-{index}"
+        unique, n = stem, 2
+        while unique in used:
+            unique, n = f"{stem}-{n}", n + 1
+        used.add(unique)
+        planned.append((out / f"{unique}.json", item))
+    return planned
+
+
+def summary(item: Imported) -> str:
+    trace = item.trace
+    return f"{plural(len(trace['events']), 'event')}, {plural(len(trace.get('edges') or []), 'edge')}"
+
+
+def _file_stem(text: str) -> str:
+    """A name safe as a file name on every system: letters, digits, dot, dash, underscore."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip(".-")[:80]
+
+
+def _head(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(65536).decode("utf-8", "replace")
+    except OSError as exc:
+        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None

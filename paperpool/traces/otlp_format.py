@@ -1,0 +1,104 @@
+"""The `otlp` format of `paperpool trace import`: OTLP/JSON exports of OpenTelemetry GenAI
+spans, one document or one per line (JSON Lines, the OpenTelemetry file exporter's
+format), each trace of the export converted to its own orchestration trace."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from ..problems import PaperpoolError
+from .importing import Imported, ImportOptions, TraceFormat, Unreadable
+from .schema import Finding
+
+EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, "
+           "invoke_agent, execute_tool, chat)")
+
+
+def detect(path: Path, head: str) -> bool:
+    return head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
+
+
+def documents(path: Path) -> list:
+    """The OTLP/JSON documents of a file: the whole file, or one per non-empty line (JSON
+    Lines, recognised when the whole is no JSON but its first line is)."""
+    from .duplicates import exact
+    from .loading import TraceUnreadable, parse_trace, read_bytes
+    from .otlp import OtlpProblem
+
+    def parsed_once(data: bytes):
+        """JSON in which no object gives a key twice (readers differ on which they keep)."""
+        document = parse_trace(data)
+        repeated = exact(data, document)
+        if repeated:
+            raise OtlpProblem(repeated)
+        return document
+
+    try:
+        data = read_bytes(path)
+        return [parsed_once(data)]
+    except TraceUnreadable as whole:
+        lines = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()] if "data" in locals() else []
+        try:
+            first = parsed_once(lines[0][1]) if len(lines) > 1 else None
+        except TraceUnreadable:
+            first = None
+        if first is None:
+            raise OtlpProblem(whole.findings) from None
+        parsed = [first]
+        for number, line in lines[1:]:
+            try:
+                parsed.append(parsed_once(line))
+            except TraceUnreadable as exc:
+                raise OtlpProblem([Finding(f"line {number}", f.message) for f in exc.findings]) from None
+        return parsed
+
+
+def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
+    from .otlp import OtlpProblem, read_traces, to_trace
+    from .validation import InvalidTrace, check_trace
+
+    imported = []
+    for path in paths:
+        try:
+            traces = read_traces(documents(path))
+        except OtlpProblem as exc:
+            raise Unreadable([finding.line(str(path)) for finding in exc.findings]) from None
+        chosen = [options.trace_id] if options.trace_id else sorted(traces, key=lambda t: min(s.start for s in traces[t][0]))
+        for trace_id in chosen:
+            if trace_id not in traces:
+                raise PaperpoolError(f"{path}: no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")
+            spans, resource = traces[trace_id]
+            trace = to_trace(trace_id, spans, resource, options.topology)
+            checked = check_trace(trace)
+            if not checked.valid:
+                raise InvalidTrace(f"the trace converted from {path}", checked.findings,
+                                   "the spans' times or nesting do not make a consistent run; check the export")
+            imported.append(Imported(_root_name(spans) or trace_id, trace, path, trace_id))
+    return imported
+
+
+def describe(paths: list[Path]) -> str:
+    """The spans an input holds, by name, for the message when they give no events."""
+    from .otlp import OPERATION, OtlpProblem, read_traces
+
+    try:
+        spans = [span for path in paths for found, _ in read_traces(documents(path)).values() for span in found]
+    except (OtlpProblem, PaperpoolError):
+        return ""
+    names = Counter(span.name for span in spans)
+    operations = sorted({str(span.attributes[OPERATION]) for span in spans if OPERATION in span.attributes})
+    shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
+    said = f"; gen_ai.operation.name values: {', '.join(operations)}" if operations else "; no span has gen_ai.operation.name"
+    hint = " (spans named like these may follow OpenInference's conventions)" if not operations else ""
+    return f"{len(spans)} spans named {shown}{said}{hint}"
+
+
+def _root_name(spans) -> str:
+    ids = {span.span_id for span in spans}
+    roots = sorted((span for span in spans if span.parent_id not in ids), key=lambda span: (span.start, span.order))
+    return roots[0].name if roots else ""
+
+
+FORMAT = TraceFormat("otlp", "OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON Lines)",
+                     EXPECTS, detect, convert, describe)
