@@ -59,9 +59,11 @@ BOUNDS = {"==": operator.eq, "<=": operator.le, ">=": operator.ge, "<": operator
 
 @dataclass
 class Dispute:
-    """Where a careful reading of the pool now contradicts a published claim: the value now
-    and the records behind it, recorded so that the claim stays as published and the
-    contradiction is shown, not hidden; checked like a claim's own value."""
+    """Where a careful reading contradicts a published claim: the claim's value when the
+    records it was counted over (those of the pool at publication) are counted with their
+    tags now, and those records, recorded so that the claim stays as published and the
+    contradiction is shown, not hidden; checked like a claim's own value. Records added
+    later are not part of it, so adding a paper never moves a dispute."""
     now: int
     rows: list[str] | None
     note: str
@@ -117,6 +119,7 @@ class Outcome:
     gone: list[str] = field(default_factory=list)  # recorded, not in the pool (removed or mistyped)
     assessed: int | None = None  # among: assessed, the records counted over
     now: Count | None = None  # a published claim's query over the pool now
+    reread: Count | None = None  # ... over the records of the pool at publication, as tagged now
     since: list[tuple[str, str, str]] = field(default_factory=list)  # (+ or -, key, why) since publication
     at: str = ""  # which pool it was counted over, in words: "as of May 4, 2026 (arXiv 2605.02801v1)"
     now_at: str = "now"  # a published claim's other count: "now", or "as of 2026-04-29" (before: the changes ran the other way)
@@ -133,8 +136,9 @@ class Outcome:
 
     @property
     def dispute_moved(self) -> str:
-        """How the pool now differs from what the claim's dispute records ("" when it agrees)."""
-        dispute, now = self.claim.dispute, self.now
+        """How the published claim's records, as tagged now, differ from what its dispute
+        records ("" when they agree)."""
+        dispute, now = self.claim.dispute, self.reread
         if dispute is None or now is None:
             return ""
         if dispute.rows is not None and sorted(now.rows) != sorted(dispute.rows):
@@ -362,6 +366,8 @@ def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str,
                           fields=judged_fields(claim, frames[OVER[claim.over][0]].columns))
         if checked_frames is not frames:
             outcome.now, outcome.now_at, outcome.before_publication = now, at[1], before
+            then = set().union(*(checked_frames[kind].keys for kind in OVER[claim.over]))
+            outcome.reread = Count([key for key in now.rows if key in then])
             outcome.since = ([("+", key, (since or {}).get(key, "")) for key in sorted(set(now.rows) - set(checked.rows))]
                              + [("-", key, (since or {}).get(key, "removed from the pool")) for key in sorted(set(checked.rows) - set(now.rows))])
         if claim.rows is not None:

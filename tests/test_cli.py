@@ -96,11 +96,13 @@ def test_export_csv_reproduces_the_source_entries(run, pool_copy):
 
 
 def _changed_since_source(path) -> dict:
-    """Source column -> the value a record's changes say it held before the pool changed it."""
+    """Field -> the value a record's changes say it held before the pool changed it (a source
+    column of the same name then holds that value)."""
     changes = yaml.safe_load(path.read_text(encoding="utf-8")).get("changes") or []
     found = {}
-    for change in reversed(changes):  # the earliest change holds the source's value
-        found.update({name: value for name, value in change["was"].items() if name in ("venue", "year", "arxiv_id")})
+    for change in reversed(changes):  # the earliest change after the source's data holds its value
+        if str(change["date"]) > "2026-05-04":
+            found.update(change["was"])
     return found
 
 

@@ -58,7 +58,7 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
         "  value:    9 of the 89 entries assessed on subdecisions (expected 9)",
     ]
     readme = (pool_copy / "README.md").read_text(encoding="utf-8")
-    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 49 records retagged.\n"
+    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 53 records retagged.\n"
             "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
             ) in readme
 
@@ -83,16 +83,16 @@ def _add_change(path, item: str) -> None:
 
 
 def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
-    """kimi-k2-5 retagged from orchestrator to agent credit: with its earlier values in
-    `changes`, the published orchestrator counts hold and show it leaving since."""
-    path = pool_copy / "papers" / "kimi-k2-5.yaml"
+    """hera retagged from orchestrator to agent credit: with its earlier values in
+    `changes`, the published orchestrator count holds and shows it leaving since."""
+    path = pool_copy / "papers" / "hera.yaml"
     edit(path, "credit_granularity: orchestrator\ncredit_unit: orchestrator\n", "credit_granularity: agent\ncredit_unit: agent\n")
     _add_change(path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n")
     assert run("claims", "--check", cwd=pool_copy).output == "15 claims: all hold.\n"
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [
         "  value:    8 at publication (expected 8)",
-        "  now:      7 (-1 since publication: kimi-k2-5 (retagged 2026-11-23: Sub-decisions, Credit granularity, Credit unit))",
+        "  now:      7 (-1 since publication: hera (retagged 2026-11-23: Sub-decisions, Credit granularity, Credit unit))",
     ]
 
 
@@ -115,7 +115,7 @@ def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
     assert block.splitlines()[4] == (
         "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: Uses RL, Reward type, Reward family, "
         "Credit granularity, Credit unit; retagged 2026-11-23: Sub-decisions); -1 before publication: wideseek-r1-2026 "
-        "(added 2026-05-04; retagged 2026-11-23: Sub-decisions))")
+        "(added 2026-05-04; retagged 2026-11-23: Sub-decisions, Reward type, Reward family, Strict explicit credit, Topology))")
     stats = json.loads(run("stats", "--by", "is_rl", "--as-of", "2026-04-29", "--format", "json", cwd=pool_copy).output)
     now = json.loads(run("stats", "--by", "is_rl", "--format", "json", cwd=pool_copy).output)
     assert json.dumps(stats) != json.dumps(now)
@@ -132,16 +132,16 @@ def test_changes_are_checked_like_the_fields_they_restore(run, pool_copy):
         "- date: 2099-01-01\n  was: {}\n  why: to come\n"), encoding="utf-8")
     result = run("validate", cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, (
-        "papers/kimi-k2-6.yaml:76: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
+        "papers/kimi-k2-6.yaml:77: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
         "'orchestration'? use one of shared, individual, role, process, tool, debate, verifier, orchestration, hybrid, NA\n"
-        "papers/kimi-k2-6.yaml:76: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:77: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
-        "papers/kimi-k2-6.yaml:78: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
-        "papers/kimi-k2-6.yaml:79: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:79: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:81: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
-        "papers/kimi-k2-6.yaml:84: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
-        "papers/kimi-k2-6.yaml:85: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
+        "papers/kimi-k2-6.yaml:77: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:78: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
+        "papers/kimi-k2-6.yaml:79: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
+        "papers/kimi-k2-6.yaml:80: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:80: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
+        "papers/kimi-k2-6.yaml:82: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
+        "papers/kimi-k2-6.yaml:85: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
+        "papers/kimi-k2-6.yaml:86: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
         "9 errors, 0 warnings.\n"))
 
 
@@ -203,11 +203,12 @@ def test_gap_cells_are_empty_not_assessed_or_filled(run, tiny):
 def test_the_gap_tables_mark_the_surveys_representatives(run):
     tables = {t["id"]: t for t in json.loads(run("gaps", "--format", "json", cwd=REPO).output)["tables"]}
     cell = tables["family-unit"]["cells"]["R1"]["agent"]
-    assert (cell["count"], cell["representatives"]) == (9, ["dr-mas", "magrpo", "maporl"])
-    assert "- R1 x agent (9): collm-maac2026, coma2018, dr-mas*, magrpo*, maporl*, mappo2022, qmix2018, shapley-q2020, vdn2018" \
+    assert (cell["count"], cell["representatives"]) == (11, ["dr-mas", "magrpo", "maporl"])
+    assert ("- R1 x agent (11): agent-qmix2026, collm-maac2026, coma2018, dr-mas*, ippo2020, magrpo*, maporl*, mappo2022, "
+            "qmix2018, shapley-q2020, vdn2018") \
         in run("gaps", cwd=REPO).output
     strict = tables["credit-readings"]["cells"]["role"]["strict"]
-    assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (2, "sparse", 7)
+    assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (3, "", 6)
 
 
 def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy, tmp_path):
@@ -220,25 +221,26 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
                         "May 4, 2026. Its published claims are counted over the pool as it stood then.")
     bullets = {line.split("**")[1]: line for line in since if line.startswith("- **")}
     assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
-    assert bullets["49 records retagged"].startswith(
-        "- **49 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
-        "(retagged 2026-11-23: Sub-decisions), ")
+    assert bullets["53 records retagged"].startswith(
+        "- **53 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
+        "(retagged 2026-11-23: Sub-decisions, Strict explicit credit), ")
     assert bullets["7 published claims"] == (
         "- **7 published claims** have a different value now: [retained-total](claims.md#claim-retained-total) (84 at "
         "publication, 89 now), [audited-total](claims.md#claim-audited-total) (116 at publication, 121 now), "
         "[message-credit-broad](claims.md#claim-message-credit-broad) (2 at publication, 3 now), "
         "[message-credit-strict](claims.md#claim-message-credit-strict) (1 at publication, 2 now), "
         "[orchestrator-credit-broad](claims.md#claim-orchestrator-credit-broad) (8 at publication, 10 now), "
-        "[orchestrator-credit-strict](claims.md#claim-orchestrator-credit-strict) (5 at publication, 7 now), "
+        "[orchestrator-credit-strict](claims.md#claim-orchestrator-credit-strict) (5 at publication, 6 now, disputed), "
         "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 9 of 89 now, disputed).")
-    assert bullets["39 gap cells"].startswith("- **39 gap cells** changed: [Shared team / outcome reward × Agent]"
-                                              "(gaps/family-unit.md#cell-r1-agent) in Reward family x credit unit (9 → 10), ")
+    assert bullets["59 gap cells"].startswith("- **59 gap cells** changed: [Shared team / outcome reward × Orchestrator decision]"
+                                              "(gaps/family-unit.md#cell-r1-orchestrator) in Reward family x credit unit "
+                                              "(0 empty → 1 sparse), ")
     claims = (pages / "claims.md").read_text(encoding="utf-8")
     assert ("- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
             "entries assessed on Sub-decisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
     assert '!!! warning "Disputed: 9 now"' in claims
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
-    assert "History: 4 at publication (as of May 4, 2026); 10 now; since then +7: [In-the-Flow" in cell
+    assert "History: 4 at publication (as of May 4, 2026); 11 now; since then +8: [In-the-Flow" in cell
     assert "; −1: owl2025 (retagged 2026-11-23: Sub-decisions, arXiv id)." in cell  # its coordinator, not its trained planner, routes
     assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20);" in cell
 
@@ -260,5 +262,5 @@ def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_c
     edit(pool_copy / "papers" / "puppeteer.yaml", "  O5: trained\n", "  O5: designed\n")
     result = run("claims", "--check", cwd=pool_copy)
     assert (result.exit_code, result.output.splitlines()[0]) == (1, (
-        "claims.yaml:119: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
+        "claims.yaml:125: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
         "no longer matching: puppeteer; if the records are right, update the dispute's now and rows (and its note and evidence)"))
