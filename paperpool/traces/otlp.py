@@ -47,7 +47,6 @@ from ..problems import suggest
 from .schema import Finding, pointer, schema_id
 
 OPERATION = "gen_ai.operation.name"
-AGENT_OPERATIONS = ("create_agent", "invoke_agent")
 TOOL_OPERATION = "execute_tool"
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -70,6 +69,7 @@ class Span:
     order: int  # position in the file: ties are broken by it
     where: str = ""  # its JSON pointer in the export, for messages
     children: list = field(default_factory=list)
+    status: dict = field(default_factory=dict)  # {code, message}: code 2 (STATUS_CODE_ERROR) when it failed
 
     @property
     def operation(self) -> str | None:
@@ -333,7 +333,8 @@ def _span(raw, path: list, order: int, findings: list[Finding]) -> tuple[str, Sp
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
         return None
     return span["traceId"], Span(span["spanId"], span.get("parentSpanId"), span.get("name", ""), span["startTimeUnixNano"],
-                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path))
+                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path),
+                                 status=span.get("status") or {})
 
 
 def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | None:
@@ -516,15 +517,21 @@ def _tokens(key: str, value, path: list, findings: list[Finding]):
 
 # The attributes the conversion reads, each as its GenAI convention says it is.
 CONVENTIONS = {name: _text for name in (OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name",
-                                        "gen_ai.conversation.id", "service.name")}
-CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")}
+                                        "gen_ai.conversation.id", "service.name", "gen_ai.workflow.name",
+                                        "gen_ai.transfer.target.name", "gen_ai.handoff.to_agent", "gen_ai.guardrail.name",
+                                        "openinference.span.kind", "agent.name", "tool.name")}
+CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+                                           "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total")}
 
 
-def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None) -> dict:
-    """The orchestration trace of one OTLP trace's spans."""
-    from .otlp_events import Converter
+def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None, convention=None) -> dict:
+    """The orchestration trace of one OTLP trace's spans, read by a convention (a Convention
+    of otlp_events: the GenAI semantic conventions by default)."""
+    from .mapping import default
+    from .otlp_events import GENAI, Converter
 
-    return Converter(trace_id, spans, resource, topology).trace(schema_id())
+    convention = convention or GENAI
+    return Converter(trace_id, spans, resource, topology, convention, default().marks.get("delegation")).trace(schema_id())
 
 
 def convert_file(path, trace_id: str | None = None, topology: str | None = None) -> dict:

@@ -54,7 +54,9 @@ def documents(path: Path) -> list:
         return parsed
 
 
-def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
+def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[Imported]:
+    """Every trace of the inputs (or the one --trace-id names), read by a convention of
+    otlp_events (the GenAI semantic conventions unless another format passes its own)."""
     from .otlp import OtlpProblem, read_traces, to_trace
     from .validation import InvalidTrace, check_trace
 
@@ -69,7 +71,7 @@ def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
             if trace_id not in traces:
                 raise PaperpoolError(f"{path}: no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")
             spans, resource = traces[trace_id]
-            trace = to_trace(trace_id, spans, resource, options.topology)
+            trace = to_trace(trace_id, spans, resource, options.topology, convention)
             checked = check_trace(trace)
             if not checked.valid:
                 raise InvalidTrace(f"the trace converted from {path}", checked.findings,
