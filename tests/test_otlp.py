@@ -366,12 +366,12 @@ def test_an_export_converting_to_no_events_is_an_error_naming_what_it_holds(run,
         {"key": "openinference.span.kind", "value": {"stringValue": "AGENT"}}])
     (tmp_path / "oi.json").write_text(json.dumps(document), encoding="utf-8")
     before = snapshot(tmp_path)
-    result = run("trace", "import", "oi.json", "-o", "out.json", cwd=tmp_path)
+    result = run("trace", "import", "--from", "otlp", "oi.json", "-o", "out.json", cwd=tmp_path)
     assert (result.exit_code, result.output) == (1, (
         "Error: oi.json: converted to a trace with no events, so nothing was written; --from otlp expects OpenTelemetry "
         "spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, invoke_agent, execute_tool, "
-        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans named like these "
-        "may follow OpenInference's conventions)\n"))
+        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans with "
+        "openinference.span.kind follow OpenInference's conventions: --from openinference)\n"))
     assert snapshot(tmp_path) == before
 
 

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .otlp import MODEL_OPERATIONS, OPERATION, TOOL_OPERATION, Span
+from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, Span
 
 AGENT = "agent"  # an agent's invocation, or a workflow that runs agents: one instance each
 TOOL = "tool"

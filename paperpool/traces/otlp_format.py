@@ -16,7 +16,9 @@ EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai
 
 
 def detect(path: Path, head: str) -> bool:
-    return head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
+    """OTLP/JSON, unless its spans follow OpenInference's conventions alone (--from openinference)."""
+    otlp = head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
+    return otlp and ("openinference.span.kind" not in head or "gen_ai.operation.name" in head)
 
 
 def documents(path: Path) -> list:
@@ -92,7 +94,8 @@ def describe(paths: list[Path]) -> str:
     operations = sorted({str(span.attributes[OPERATION]) for span in spans if OPERATION in span.attributes})
     shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
     said = f"; gen_ai.operation.name values: {', '.join(operations)}" if operations else "; no span has gen_ai.operation.name"
-    hint = " (spans named like these may follow OpenInference's conventions)" if not operations else ""
+    hint = (" (spans with openinference.span.kind follow OpenInference's conventions: --from openinference)"
+            if any("openinference.span.kind" in span.attributes for span in spans) else "")
     return f"{len(spans)} spans named {shown}{said}{hint}"
 
 
