@@ -24,7 +24,11 @@ from agents import (
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.tracing import generation_span
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
 from .frameworks import Recording, imported, orchestration
 

@@ -395,6 +395,8 @@ def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path)
 def test_an_unknown_format_is_named(run, tmp_path):
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
     result = run("trace", "import", "x.json", "--from", "pdf", cwd=tmp_path)
-    assert result.output.startswith("Error: --from pdf: not a format paperpool reads; use one of otlp")
+    start = "Error: --from pdf: not a format paperpool reads; use one of "
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-1].split(", "))
     result = run("trace", "import", "x.json", cwd=tmp_path)
-    assert result.output.startswith("Error: x.json: not a trace export paperpool recognises; name its format with --from (otlp")
+    start = "Error: x.json: not a trace export paperpool recognises; name its format with --from ("
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-2].split(", "))

@@ -148,7 +148,9 @@ class Converter:
         self.links: list[tuple[str, str, str]] = []  # (event id, lane whose next event it leads to, edge type)
         self.edges: list[dict] = []
         self.pending: dict[str, dict] = {}  # instance -> tokens and seconds of its model calls, for its next return
-        self.returned: dict[str, int] = {}  # orchestrator -> returns since its last model call
+        self.returned: dict[str, int] = {}  # orchestrator -> returns since its last model call or aggregate
+        self.ran: dict[str, list[int]] = {}  # orchestrator -> when each agent it encloses ended
+        self.merged: dict[str, int] = {}  # orchestrator -> when it last called a model or aggregated
         self.instances = self._instances()
         self.roles = {instance: self.steps[span_id].name for span_id, instance in self.instances.items()}
         self.claimed = self._handoffs()  # handoff span id -> the agent span it starts, and back
@@ -318,9 +320,16 @@ class Converter:
 
     def _agent(self, span: Span, enclosing: str | None) -> Iterator[Visit]:
         instance = self.instances[span.span_id]
+        if enclosing is not None and span.span_id not in self.claimed and self._joined(enclosing, span.start):
+            # every agent it ran has returned: it merges their results before it starts more (a graph's next step)
+            self.returned.pop(enclosing, None)
+            self.merged[enclosing] = span.start
+            self._emit("aggregate", span, "aggregate", span.start, enclosing, role=self._role(enclosing))
         if enclosing is not None and span.span_id not in self.claimed:
             spawn = self._emit("spawn", span, "spawn", span.start, enclosing, role=self._role(enclosing), to=instance)
             self.links.append((spawn, instance, "spawn"))
+        if enclosing is not None:
+            self.ran.setdefault(enclosing, []).append(span.end)
         yield from _children(span, instance)
         self._error(span, instance)
         cost = self.pending.pop(instance, None)
@@ -331,6 +340,12 @@ class Converter:
             returned = self._emit("return", span, "return", span.end, instance, role=role, to=enclosing, cost=cost)
             self.links.append((returned, enclosing, "return"))
             self.returned[enclosing] = self.returned.get(enclosing, 0) + 1
+
+    def _joined(self, orchestrator: str, nanos: int) -> bool:
+        """Whether every agent `orchestrator` ran had ended by `nanos`, some of them since it
+        last called a model or aggregated: a join, after which it starts a new wave."""
+        ends = self.ran.get(orchestrator, [])
+        return bool(ends) and max(ends) <= nanos and max(ends) > self.merged.get(orchestrator, -1)
 
     def _error(self, span: Span, acting: str) -> None:
         """A safety_event where a span failed, unless one of its children failed first (the
@@ -348,6 +363,7 @@ class Converter:
             pending["seconds"] = round(pending["seconds"] + seconds, 6)
             return
         kind = "aggregate" if self.returned.pop(agent, 0) else "orchestrator_decision"
+        self.merged[agent] = span.end
         self._emit(kind, span, "step", span.end, agent, role=self._role(agent), cost={"tokens": step.tokens, "seconds": seconds})
 
     def _resolve_links(self) -> None:
