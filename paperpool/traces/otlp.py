@@ -16,19 +16,28 @@ time past 2^64 ns, an attribute given twice, and the attributes read here of ano
 than the GenAI conventions say (a token count of Infinity, an agent's name that is a
 list) are each one finding with its JSON pointer, and nothing is converted.
 
-How spans become events (t is seconds from the earliest span's start):
-- an agent span (create_agent, invoke_agent) whose agent an enclosing agent span's agent
-  has not met yet: a spawn by the enclosing agent at the span's start; met already: a
-  message from it to the agent. At the end of an invoke_agent span: a return to the
-  enclosing agent. The outermost agent's span ends in a stop event: the run is over.
-- execute_tool: a tool_call by the acting agent (the nearest enclosing agent span's) at
-  the span's start, a tool_result at its end, costing the span's duration.
-- a model call (chat, text_completion, generate_content) by an agent that spawns or
-  messages others: an orchestrator_decision at the call's end, or an aggregate when some
-  of its sub-agents returned since its previous call; by any other agent: its tokens and
-  seconds are added to that agent's next return, the turn the call served.
-- other spans only nest: their children act for the nearest enclosing agent.
-Edges: each agent's events in turn (causal), a spawn or message to the agent's first
+How spans become events (t is seconds from the earliest span's start; otlp_events.py
+says what each span is, by the GenAI conventions or OpenInference's, and builds them):
+- every agent span is one instance (an agent invoked three times: three instances, named
+  agent#1 ... and with the agent's name as their role), spawned by the enclosing instance
+  at its start and returning to it at its end; the outermost ends in a stop. Workflows
+  (invoke_workflow, invoke_swarm, invoke_graph) are instances too, and so is a root span
+  that encloses the run without being an agent (the run's orchestrator).
+- a handoff (agent_handoff spans, gen_ai.transfer.target.name, the transfer tools
+  transfer_to_agent, handoff_to_agent and transfer_to_<agent>): a spawn, by the agent that
+  hands off, of the next invocation of the agent handed to, marked with the mapping's
+  delegation sub-decision (subdecisions.yaml, marks).
+- execute_tool: a tool_call by the acting instance at the span's start, a tool_result at
+  its end, costing the span's duration.
+- a model call (chat, text_completion, generate_content, or a span without an operation
+  name that names a model or counts tokens) by an instance that starts or hands off to
+  others: an orchestrator_decision at the call's end, or an aggregate when some of its
+  sub-agents returned since; by any other instance: its tokens and seconds are added to its
+  next return. An orchestrator without model calls aggregates when all it ran have ended
+  and it starts more.
+- a failed span (status error) and a guardrail: a safety_event.
+- other spans only nest: their children act for the nearest enclosing instance.
+Edges: each instance's events in turn (causal), a spawn or message to the instance's first
 event after it (spawn, message), a call to its result (tool_dependency), a return to its
 receiver's next event (return). Tokens are counted on model calls only, since agent spans
 may repeat their children's usage.
