@@ -49,7 +49,7 @@ DISPUTE_FIELDS = ("now", "rows", "note", "evidence")
 KINDS = ("live", "published")  # the first is the default
 AMONG = ("all", "assessed")
 EMPTY_HINT = "start it with `claims:` followed by a list of claims"
-BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d+)\s*$")
+BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d{1,12})\s*$")  # a count, not a number past what a pool can hold
 # The most rows a claim may list: as many as the largest pools have entries (a claim's
 # rows are read in review; a bigger one is narrowed, or keeps expected without rows).
 MAX_ROWS = 10_000
@@ -208,6 +208,9 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             continue
         for message in _says_nothing(claim, pool, columns):
             problem("where", message, "warning")
+        if _disputes_nothing(claim):
+            problem("dispute", "records the claim's own value and rows, so it disputes nothing; remove it, or record "
+                               "what the reading found", "warning")
         claims.append(claim)
     return claims, problems
 
@@ -348,6 +351,12 @@ def _read_dispute(body, problem, kind: str) -> Dispute | None | bool:
         problem("dispute.evidence", "list the evidence: items with about (a record's key), url (an http(s) page) and note")
         return False
     return Dispute(now, sorted(rows) if rows is not None else None, note.strip(), evidence)
+
+
+def _disputes_nothing(claim: Claim) -> bool:
+    """A dispute that records what the claim itself says: nothing is disputed."""
+    d = claim.dispute
+    return d is not None and claim.satisfied_by(d.now) and (d.rows is None or claim.rows is None or d.rows == claim.rows)
 
 
 def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str, Frame] | None = None,

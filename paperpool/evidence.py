@@ -24,6 +24,29 @@ EXAMPLE = '- {about: O2, url: "https://arxiv.org/html/2501.00001#S3", note: "the
 def check(checker, value, spec, path: tuple) -> None:
     """Each item: what it is about, an http(s) link, a sentence; about a key the record
     tags (or none, for a record that tags none), or one of the fields it is evidence of."""
+    _check(checker, value, spec, path, against_tags=True)
+
+
+def check_given(checker) -> None:
+    """Tags that need their evidence, given without it: a warning, which CI's
+    `validate --strict` fails on."""
+    data = checker.record.data
+    for name, spec in checker.specs.items():
+        if spec.type != "evidence" or len(spec.targets) != 1 or spec.targets[0] not in checker.specs:
+            continue
+        target = checker.specs[spec.targets[0]]
+        if target.type == "choice_map" and target.missing_means == "not_assessed" and data.get(target.name) \
+                and data.get(name) in (None, [], ""):
+            checker.problem((target.name,), f"is tagged, but {name} is missing; give one item per tag: {EXAMPLE}", "warning")
+
+
+def check_earlier(checker, value, spec, path: tuple) -> None:
+    """Evidence a record held before a change (its `was`): each item as `check` reads it,
+    but not against the tags the record holds now, which the change replaced."""
+    _check(checker, value, spec, path, against_tags=False)
+
+
+def _check(checker, value, spec, path: tuple, against_tags: bool) -> None:
     allowed, tagged = _allowed(checker, spec)
     seen = set()
     for here, item in checker.mapping_items(value, path, "evidence items", "an evidence item", ITEM_FIELDS, EXAMPLE):
@@ -39,7 +62,7 @@ def check(checker, value, spec, path: tuple) -> None:
         note = item.get("note")
         if not isinstance(note, str) or not note.strip():
             checker.problem(here + ("note",), "say in one sentence what the page shows, in your own words")
-    if tagged is not None:
+    if tagged is not None and against_tags:
         _check_tagged(checker, spec, path, tagged, seen)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from . import evidence
 from .registry import Registry
 
 CHANGE_FIELDS = ("date", "was", "why")
@@ -47,7 +48,8 @@ def as_of(data: dict, history: str | None, day: dt.date) -> dict:
                 state.pop(name, None)
             else:
                 state[name] = value
-    state[history] = [change for change in changes if change not in later]
+    undone = {id(change) for change in later}  # by identity: comparing the mappings would be quadratic
+    state[history] = [change for change in changes if id(change) not in undone]
     return state
 
 
@@ -142,5 +144,7 @@ def _check_was(checker, was, path: tuple, protected: set) -> None:
         if spec is None or name in protected:
             why = "is not a field of the record" if spec is None else "is not a field whose changes are recorded"
             checker.problem(path + (name,), f"'{name}' {why}; name the fields the change edited")
+        elif value is not None and spec.type == "evidence":
+            evidence.check_earlier(checker, value, spec, path + (name,))
         elif value is not None:  # null: the field was not set (a field the registry added later, say)
             checker.check_field(spec, value, path + (name,))

@@ -119,6 +119,7 @@ class RecordChecker:
     def check(self) -> list[Problem]:
         self.check_mapping(self.record.data, self.specs, ())
         self.check_derived(self.record.data, self.specs)
+        evidence.check_given(self)
         return self.problems
 
     def check_mapping(self, data: dict, specs: dict[str, FieldSpec], path: tuple) -> None:

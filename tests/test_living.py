@@ -217,7 +217,7 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     assert run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(pages), cwd=pool_copy).exit_code == 0
     home = (pages / "index.md").read_text(encoding="utf-8")
     since = home.split("## Since publication\n\n", 1)[1].split("\n## ", 1)[0].splitlines()
-    assert since[0] == ("The survey's published version is [arXiv 2605.02801v1](https://arxiv.org/abs/2605.02801v1), as of "
+    assert since[0] == ("The survey's published version is [arXiv 2605.02801v1](<https://arxiv.org/abs/2605.02801v1>), as of "
                         "May 4, 2026. Its published claims are counted over the pool as it stood then.")
     bullets = {line.split("**")[1]: line for line in since if line.startswith("- **")}
     assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
@@ -264,3 +264,29 @@ def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_c
     assert (result.exit_code, result.output.splitlines()[0]) == (1, (
         "claims.yaml:125: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
         "no longer matching: puppeteer; if the records are right, update the dispute's now and rows (and its note and evidence)"))
+
+
+def test_the_publications_words_reach_the_site_as_text(run, pool_copy, tmp_path):
+    """registry.yaml is part of a pull request: the publication's label and link are
+    written as text and an inert link, never as markup."""
+    edit(pool_copy / "registry.yaml", 'label: "as of May 4, 2026", url: "https://arxiv.org/abs/2605.02801v1"',
+         'label: "as of <script>alert(5)</script> May", url: "https://x.y/)<script>alert(8)</script>[z](https://x.y/"')
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    assert run("build", "--out", str(tmp_path / "site"), cwd=pool_copy).exit_code == 0
+    pages = [path.read_text(encoding="utf-8") for path in (tmp_path / "site").rglob("*.html")]
+    assert not any("<script>alert" in page for page in pages)
+    assert any("&lt;script&gt;alert(5)" in page for page in pages)
+
+
+def test_a_dispute_that_disputes_nothing_is_a_warning(run, pool_copy):
+    edit(pool_copy / "claims.yaml", "    dispute:\n      now: 4\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer]\n",
+         "    dispute:\n      now: 5\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer, wideseek-r1-2026]\n")
+    result = run("validate", cwd=pool_copy)
+    assert "claims.yaml:117: claims[10].dispute: warning: records the claim's own value and rows, so it disputes nothing; remove it, or " \
+           "record what the reading found" in result.output
+
+
+def test_a_bound_past_any_count_is_refused(run, tiny):
+    edit(tiny / "claims.yaml", '    expected: "<= 1"\n', '    expected: "<= ' + "9" * 5000 + '"\n')
+    result = run("validate", cwd=tiny)
+    assert result.exit_code == 1 and "give the expected count (e.g. 2) or a bound in quotes" in result.output

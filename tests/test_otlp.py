@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 
 import orjson
 import pytest
@@ -400,3 +401,17 @@ def test_an_unknown_format_is_named(run, tmp_path):
     result = run("trace", "import", "x.json", cwd=tmp_path)
     start = "Error: x.json: not a trace export paperpool recognises; name its format with --from ("
     assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-2].split(", "))
+
+
+def test_trace_import_reads_only_plain_files_and_writes_only_new_ones(run, tmp_path):
+    (tmp_path / "one.json").write_text(json.dumps(_one_span_export()), encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")  # a pipe would block the reader forever
+    result = run("trace", "import", "fifo", "-o", "o.json", cwd=tmp_path)
+    assert (result.exit_code, result.output.startswith("Error: fifo: not a plain file")) == (1, True)
+    same = run("trace", "import", "one.json", "-o", "one.json", cwd=tmp_path)
+    assert same.output == "Error: -o one.json: one.json is one of the inputs; write the traces elsewhere (nothing was written)\n"
+    (tmp_path / "two.jsonl").write_text(json.dumps(_one_span_export()) + "\n" + json.dumps(_one_span_export(traceId="f" * 32)) + "\n",
+                                        encoding="utf-8")
+    for pattern in ("{name[x]}", "{name.__class__}", "{name:>3000000000}"):
+        bad = run("trace", "import", "two.jsonl", "-o", "out", "--name", pattern, cwd=tmp_path)
+        assert bad.exit_code == 1 and bad.output.startswith(f"Error: --name '{pattern}': "), pattern

@@ -104,10 +104,12 @@ class _Formatter:
     def change(self, specs: dict[str, FieldSpec], change: dict) -> Row:
         """One change of the record's history: its day, what the fields were before, and why."""
         was = change.get("was") if isinstance(change.get("was"), dict) else {}
-        before = [f"{markdown.text(specs[name].title)} was {self.plain(specs[name], value, name) if value not in (None, {}, []) else 'not set'}"
+        before = [f"{markdown.text(specs[name].title)} was {self.value(specs[name], value, name) if value not in (None, {}, []) else 'not set'}"
                   for name, value in was.items() if name in specs and specs[name].type != "evidence"]
-        if any(name in specs and specs[name].type == "evidence" for name in was):
-            before.append("no evidence was recorded")
+        replaced = [name for name in was if name in specs and specs[name].type == "evidence"]
+        if replaced:
+            given = any(was[name] not in (None, []) for name in replaced)
+            before.append("its evidence then is kept in the record" if given else "no evidence was recorded")
         why = markdown.text(change.get("why") or "")
         return Row(str(change.get("date", "")), "; ".join(before) + (f". {why}" if why else ""))
 

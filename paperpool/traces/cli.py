@@ -107,6 +107,8 @@ def _import(paths: list[Path], from_format: str | None, output: Path | None, nam
     )
     from .loading import dump_trace
 
+    seen: set[Path] = set()
+    paths = [path for path in paths if not (path.resolve() in seen or seen.add(path.resolve()))]  # each input once, in order
     known = formats()
     if from_format is not None and from_format not in known:
         raise PaperpoolError(f"--from {from_format}: not a format paperpool reads; use one of {', '.join(known)}")
@@ -130,8 +132,14 @@ def _import(paths: list[Path], from_format: str | None, output: Path | None, nam
     planned = plan_outputs(imported, output, name_pattern)
     if len(planned) > 1:
         output.mkdir(parents=True, exist_ok=True)
+    inputs = {path.resolve() for path in paths}
     for path, _ in planned:
         check_output(path, f"-o {output}")  # every file before any is written
+        if path.resolve() in inputs:
+            raise PaperpoolError(f"-o {output}: {path} is one of the inputs; write the traces elsewhere (nothing was written)")
+        if len(planned) > 1 and path.exists():
+            raise PaperpoolError(f"-o {output}: {path} exists; the traces of several runs go to new files: remove it or "
+                                 "choose another folder (nothing was written)")
     for path, item in planned:
         write_atomic(path, dump_trace(item.trace), f"-o {output}")
         click.echo(f"wrote {path}: {summary(item)}", err=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..problems import PaperpoolError, plural
 
 GROUP = "paperpool.trace_formats"
-NAME_FIELDS = ("name", "format", "index", "trace_id")  # what --name may use
+NAME_FIELDS = ("name", "index", "trace_id")  # what --name may use
 DEFAULT_NAME = "{name}"
 
 
@@ -97,10 +97,7 @@ def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tupl
     used: set[str] = set()
     planned = []
     for index, item in enumerate(imported, 1):
-        try:
-            stem = pattern.format(name=item.name, format="", index=index, trace_id=item.trace_id)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise PaperpoolError(f"--name {pattern!r}: {exc}; use the fields {', '.join('{' + f + '}' for f in NAME_FIELDS)}") from None
+        stem = fill_name(pattern, {"name": item.name, "index": str(index), "trace_id": item.trace_id})
         stem = _file_stem(stem) or f"trace-{index}"
         unique, n = stem, 2
         while unique in used:
@@ -108,6 +105,20 @@ def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tupl
         used.add(unique)
         planned.append((out / f"{unique}.json", item))
     return planned
+
+
+def fill_name(pattern: str, fields: dict[str, str]) -> str:
+    """A --name pattern with its {field}s filled in: only the plain names, no attribute,
+    index or format spec (str.format would reach into objects and allocate at will)."""
+    def field_value(match: re.Match) -> str:
+        if match.group(1) not in fields:
+            raise PaperpoolError(f"--name {pattern!r}: {{{match.group(1)}}} is not a field; use "
+                                 f"{', '.join('{' + f + '}' for f in fields)}")
+        return fields[match.group(1)]
+
+    if not re.fullmatch(r"(?:[^{}]|\{\w+\})*", pattern):
+        raise PaperpoolError(f"--name {pattern!r}: write fields as {{name}}, {{index}} or {{trace_id}}, with nothing inside the braces but the name")
+    return re.sub(r"\{(\w+)\}", field_value, pattern)
 
 
 def summary(item: Imported) -> str:
@@ -121,8 +132,10 @@ def _file_stem(text: str) -> str:
 
 
 def _head(path: Path) -> str:
+    """The file's first 64 KiB as text, read only from a plain file (a pipe would block)."""
+    from .loading import TraceUnreadable, read_bytes
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read(65536).decode("utf-8", "replace")
-    except OSError as exc:
-        raise PaperpoolError(f"{path}: cannot read: {exc.strerror}") from None
+        return read_bytes(path)[:65536].decode("utf-8", "replace")
+    except TraceUnreadable as exc:
+        raise PaperpoolError(f"{path}: {exc.findings[0].message}") from None
