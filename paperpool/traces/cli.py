@@ -60,7 +60,9 @@ def metrics_command(file: Path, fmt: str) -> None:
 
     subdecisions = mapping.for_pool(_pool_root())
     checked = validation.require_valid(file)
-    result = metrics.compute(checked.index, checked.top, subdecisions)
+    for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
+        click.echo(warning.line(str(file)), err=True)
+    result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
 
 

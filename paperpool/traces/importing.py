@@ -77,6 +77,16 @@ def detect(paths: list[Path], known: dict[str, TraceFormat]) -> TraceFormat:
                          f"({', '.join(known)})")
 
 
+def recognise(path: Path) -> TraceFormat | None:
+    """The registered format whose detect accepts the file, or None (also when it cannot
+    be read): for `trace validate` to name the importer of a file that is no trace."""
+    try:
+        head = _head(path)
+        return next((found for found in formats().values() if found.detect(path, head)), None)
+    except (PaperpoolError, OSError):
+        return None
+
+
 def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportOptions) -> list[Imported]:
     """Every trace of the inputs, converted and validated; PaperpoolError for a trace with no events."""
     imported = trace_format.convert(paths, options)

@@ -50,7 +50,7 @@ class TraceIndex:
     broken_events: set = field(default_factory=set)
     calls: dict = field(default_factory=dict)  # tool_result position -> tool_call position it answers
     actor_code: np.ndarray | None = None  # agent_code, with each answered tool_result given to its caller
-    chain: tuple | None = None  # (events, seconds) of the critical path, when found beside the links
+    chain: tuple | None = None  # (events, seconds, dependencies) of the critical path, when found beside the links
     _cache: dict = field(default_factory=dict)
 
     @property
@@ -132,6 +132,9 @@ class AgentTable:
         return cls(names, dict(zip(names, range(k))), code, of_name, first_t, last_t, first_event, counts)
 
 
+# The tool of a tool_call or tool_result that names none (the artifact's format allows it):
+# such calls and results are paired among themselves, by time.
+NO_TOOL = ""
 # Vocabulary codes; None, the type of an inert event or edge, is -1.
 EVENT_CODES = {name: code for code, name in enumerate(schema.event_types())} | {None: -1}
 EDGE_CODES = {name: code for code, name in enumerate(schema.edge_types())} | {None: -1}
@@ -164,13 +167,18 @@ class Builder:
         self.n = 0
         self.keys = {"events": 0, "edges": 0}  # the keys of the objects read, for duplicates.py
 
-    def add_events(self, events: list, offset: int, broken: set[int]) -> None:
-        if broken:
+    def add_events(self, events: list, offset: int, broken: set[int], read_as: dict | None = None) -> None:
+        """Index a chunk of events from position `offset` on: those at the positions
+        `broken` as inert, and those `read_as` holds (a trace that declares no schema:
+        artifact.py) as it gives them, without the fields paperpool cannot read."""
+        if broken or read_as:
             given = events
-            events = [_inert_event(e, offset + i) if offset + i in broken else e for i, e in enumerate(events)]
+            read_as = read_as or {}
+            events = [_inert_event(e, offset + i) if offset + i in broken else read_as.get(offset + i, e) for i, e in enumerate(events)]
             self.broken_events |= broken
             # each event's keys are counted as it is read; a refused one's are its own, not its stand-in's
             self.keys["events"] += sum(_keys(given[k - offset]) - len(events[k - offset]) for k in broken)
+            self.keys["events"] += sum(_counted(given[k - offset]) - _counted(read_as[k]) for k in read_as)
         chunk = _Chunk()
         _read_events(self, chunk, events, offset)
         for name, values, kind in (("t", chunk.times, np.float64), ("type", chunk.types, np.int8), ("agent", chunk.agents, np.int64),
@@ -264,7 +272,7 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
             code = agent_codes[name] = len(agent_codes) - 1
         add_agent(code)
         if kind == calls_tool or kind == answers_tool:
-            name = e["tool"]
+            name = e.get("tool", NO_TOOL)  # a trace in the artifact's format may leave it out
             if (code := tool_code(name)) is None:
                 code = tool_codes[name] = len(tool_codes) - 1
             tool_at(i)
@@ -297,6 +305,13 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
 
 def _keys(item) -> int:
     return len(item) if isinstance(item, dict) else 0
+
+
+def _counted(event: dict) -> int:
+    """The keys _read_events counts in an event: its own, its cost's and its rewards'."""
+    rewards = event.get("rewards")
+    return (len(event) + _keys(event.get("cost"))
+            + (sum(map(_keys, rewards)) if isinstance(rewards, list) else 0))
 
 
 def id_index(ids: list) -> dict:

@@ -46,7 +46,7 @@ class Links:
     dst: np.ndarray
     edge_code: np.ndarray  # each edge's type, as a position in schema.edge_types(), -1 when it is none
     call: np.ndarray  # per event: the position of the event its `call` names; MISSING without one
-    chain: tuple[int, float]  # the critical path's events and seconds (paths.py)
+    chain: tuple[int, float, int]  # the critical path's events and seconds, and the dependencies (paths.py)
 
 
 class _Event(msgspec.Struct, gc=False):

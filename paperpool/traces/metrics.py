@@ -20,13 +20,16 @@ they are stable: new keys may be added, none renamed or removed.
     subdecisions             {sub-decision id: events that count for it}, in the mapping's order
                              (the mapping is data: see subdecisions.yaml and mapping.py)
     total_work_events        events (each is one unit of work)
-    critical_path_events     events on the longest chain of dependencies
-    parallelism_speedup_events   total_work_events / critical_path_events
+    critical_path_events     events on the longest chain of dependencies; null when the trace
+                             has no dependency at all (and more than one event): no chain can
+                             be known, and a note says so
+    parallelism_speedup_events   total_work_events / critical_path_events (null with it)
     total_work_s             the agents' busy time added up: each agent is busy from its spawn
                              (or, when nobody spawns it, its first event) to its last event:
-                             a lane of the timeline
+                             a lane of the timeline. In the trace's time_unit, as every time
+                             here (the keys keep their _s)
     critical_path_s          the longest chain of dependencies in time: its last event's time
-                             minus its first event's
+                             minus its first event's (null with critical_path_events)
     parallelism_speedup      total_work_s / critical_path_s, null when critical_path_s is 0
     protocol_overhead        messages per tool call, null without tool calls
     costs                    {tokens|seconds: {events: summed per-event costs, declared: the
@@ -40,7 +43,13 @@ they are stable: new keys may be added, none renamed or removed.
                              first event: its events and their share of all events, its busy
                              time and its share of total_work_s
     notes                    [{key, why}]: each measure given as null because it is no finite
-                             number (key is its JSON pointer); empty for most traces
+                             number or cannot be known (key is its JSON pointer); empty for
+                             most traces
+    time_unit                what the trace's times count, as its time_unit declares: seconds
+                             or steps; null when it declares none (text: "unit not declared")
+    warnings                 how many warnings validation gave (a trace that declares no
+                             schema: what paperpool's format asks beyond the artifact's); the
+                             measures leave out what those name as unreadable
 
 A trace's numbers are finite, but sums, differences and ratios of numbers near a double's
 limit (1.8e308) are not always: such a measure is null, never Infinity or NaN, which JSON
@@ -70,23 +79,31 @@ from .mapping import Subdecisions
 FORMATS = ("text", "json")
 
 
-def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
-    """The measures of a trace that validated (its index built and its tool results paired)."""
+def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions, warnings: int = 0) -> dict:
+    """The measures of a trace that validated (its index built and its tool results paired),
+    with the number of warnings validation gave."""
     # a large trace's objects are still alive: a collection would walk them all; overflows
     # are expected and noted (see _nulled), not warned about
     with no_gc_pauses(), np.errstate(over="ignore", invalid="ignore"):
-        result = _compute(ix, trace, mapping)
+        result, unknown = _compute(ix, trace, mapping)
     # agent_share is not walked: its times are differences of two times of the trace and its
     # shares are of a finite, non-zero total, so they are finite (and it can hold 100,000 agents)
-    result["notes"] = _nulled(result, [], skip="agent_share")
+    result["notes"] = unknown + _nulled(result, [], skip="agent_share")
+    result["time_unit"] = trace.get("time_unit")
+    result["warnings"] = warnings
     return result
+
+
+NO_DEPENDENCIES = ("unknown: the trace has no dependencies (no causal, spawn, return or aggregate edge, and no other "
+                   "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+CHAIN_KEYS = ("critical_path_events", "parallelism_speedup_events", "critical_path_s", "parallelism_speedup")
 
 
 def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
     counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(schema.event_types()))
     by_type = dict(zip(schema.event_types(), counts.tolist()))
     depth, fanout = spawn_tree(ix)
-    chain_events, chain_s = critical_path(ix)
+    chain_events, chain_s, dependencies = critical_path(ix)
     total_s = float(agent_lanes(ix)[2].sum())
     stops = ix.positions("stop")
     result = {
@@ -116,7 +133,12 @@ def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
         "rewards": rewards(ix, trace),
         "agent_share": agent_share(ix, total_s),
     }
-    return result
+    unknown = []
+    if not dependencies and ix.n > 1:  # every event would be a chain of one: a speedup of n, made up
+        for key in CHAIN_KEYS:
+            result[key] = None
+        unknown = [{"key": schema.pointer([key]), "why": NO_DEPENDENCIES} for key in CHAIN_KEYS]
+    return result, unknown
 
 
 def agent_lanes(ix: TraceIndex) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -157,8 +179,10 @@ def spawn_tree(ix: TraceIndex) -> tuple[int, int]:
     new_agent = np.r_[True, spawner[chosen][1:] != spawner[chosen][:-1]]
     wave = np.cumsum(ends_wave | new_agent)
     fanout = int(np.bincount(wave[~ends_wave]).max())
-    # Parents in the code space of agent names (spawners act, so they have agent codes there).
-    children, parents = ix.coded("to")[spawns], ix.agent_code[spawns]
+    # Parents in the code space of agent names (spawners act, so they have agent codes there);
+    # a spawn that names no agent (the artifact's format allows one) creates no known child.
+    spawns, children = rules.spawn_targets(ix)
+    parents = ix.agent_code[spawns]
     latest_first = np.argsort(ix.t[spawns], kind="stable")[::-1]
     parent = np.full(len(ix.agent_names), -1, dtype=np.int64)
     earliest = np.unique(children[latest_first][::-1], return_index=True)  # first in time order
@@ -188,9 +212,9 @@ def _depth(parent: np.ndarray) -> int:
     return max(known.values(), default=0)
 
 
-def critical_path(ix: TraceIndex) -> tuple[int, float]:
-    """(events, seconds) along the longest chain of dependencies: found beside the links
-    in the second process when there was one, else here."""
+def critical_path(ix: TraceIndex) -> tuple[int, float, int]:
+    """(events, seconds, dependencies) along the longest chain of dependencies: found
+    beside the links in the second process when there was one, else here."""
     if ix.chain is not None:
         return ix.chain
     return paths.critical_path(ix.t, ix.src, ix.dst, ix.edge_code)
@@ -294,19 +318,26 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
             value = int(value)
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
+    unit = result.get("time_unit")
+    after = {"seconds": " s", "steps": " steps"}.get(unit, "")  # a time, in the trace's unit
+
+    def when(value) -> str:
+        return show(value) + (after if value is not None else "")
+
     lines = [f"trace {result['trace_id']} ({result['topology'] or 'topology not given'})",
              f"  events {show(result['events'])}, edges {show(result['edges'])}, agents {show(result['agents'])}",
              f"  spawns {show(result['spawns'])}, largest fan-out {show(result['max_fanout'])}, spawn depth {show(result['depth'])}",
              f"  messages {show(result['messages'])}, tool calls {show(result['tool_calls'])}, aggregations {show(result['aggregations'])}",
-             "  stopped: " + (f"yes, at t={show(result['stop_t'])}" if result["stopped"] else "no stop event recorded"),
+             "  stopped: " + (f"yes, at t={when(result['stop_t'])}" if result["stopped"] else "no stop event recorded"),
              f"sub-decisions (event types from {mapping.source}):"]
     for decision, count in result["subdecisions"].items():
         lines.append(f"  {decision} {mapping.label(decision)}: {show(count)}")
     lines += ["work and critical path:",
               (f"  in events: {show(result['total_work_events'])} of work, {show(result['critical_path_events'])} on the critical path, "
               f"speedup {show(result['parallelism_speedup_events'])}"),
-              (f"  in time: {show(result['total_work_s'])} s of work, {show(result['critical_path_s'])} s on the critical path, "
-              f"speedup {show(result['parallelism_speedup'])}"),
+              (f"  in time ({unit or 'unit not declared: time_unit would say seconds or steps'}): "
+               f"{when(result['total_work_s'])} of work, {when(result['critical_path_s'])} on the critical path, "
+               f"speedup {show(result['parallelism_speedup'])}"),
               f"  protocol overhead (messages per tool call): {show(result['protocol_overhead'])}",
               "costs (events' sum / declared):"]
     for name, pair in result["costs"].items():
@@ -318,11 +349,15 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
         lines.append(f"  credited to {unit}: " + ", ".join(f"{k} {show(v)}" for k, v in channels.items()))
     if not result["rewards"]["by_unit"]:
         lines.append("  no event carries a reward")
-    lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, busy s, share of time")
+    busy = {"seconds": "busy s", "steps": "busy steps"}.get(unit, "busy time")
+    lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, {busy}, share of time")
     for name, share in result["agent_share"].items():
         lines.append(f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}")
     if result["notes"]:
         lines.append("notes (measures shown as n/a):")
         lines += [f"  {note['key']}: {note['why']}" for note in result["notes"]]
+    if result.get("warnings"):
+        lines.append(f"{plural(result['warnings'], 'warning')}: `paperpool trace validate` lists them; the measures leave out "
+                     "what they name as unreadable")
     # names and ids come from the trace: a terminal must show them, not act on them
     return "\n".join(map(schema.printable, lines)) + "\n"

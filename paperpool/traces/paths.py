@@ -5,6 +5,12 @@ form no cycle) and every other edge that runs strictly forward in time; together
 form no cycle, so the longest chain is found in one pass over the events in time order.
 It needs only the events' times and the edges, so it is also computed beside the links
 in the second process (links.py).
+
+A trace that declares no schema may keep an ordering edge that runs backwards, or a cycle
+among events of one time: validation warns of them (artifact.py). Such an edge is no
+dependency, and a cycle is cut where it closes, so the chain is still found, in the
+same time. A trace with no dependency at all has no critical path to speak of: the
+number of dependencies is given with the chain, for the metrics to say so.
 """
 
 from __future__ import annotations
@@ -26,15 +32,16 @@ def time_order(t: np.ndarray) -> np.ndarray:
     return np.argsort(t, kind="stable")
 
 
-def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np.ndarray) -> tuple[int, float]:
-    """(events, seconds) along the longest chain of dependencies; edges whose ends are not
-    events (negative positions) are left out."""
+def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np.ndarray) -> tuple[int, float, int]:
+    """(events, seconds, dependencies) along the longest chain of dependencies; edges
+    whose ends are not events (negative positions) are left out."""
     n = t.size
     if n == 0:
-        return 0, 0.0
+        return 0, 0.0, 0
     both = (src >= 0) & (dst >= 0)
-    ordering = np.isin(edge_code, [EDGE_CODES[name] for name in schema.ordering_edge_types()]) & both
-    forward = both & (t[np.maximum(src, 0)] < t[np.maximum(dst, 0)])
+    t_src, t_dst = t[np.maximum(src, 0)], t[np.maximum(dst, 0)]
+    ordering = np.isin(edge_code, [EDGE_CODES[name] for name in schema.ordering_edge_types()]) & both & (t_src <= t_dst)
+    forward = both & (t_src < t_dst)
     chosen = np.flatnonzero(ordering | forward)
     src, dst = src[chosen], dst[chosen]
     order = time_order(t)
@@ -55,7 +62,7 @@ def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np
         if earlier < start[b]:  # noqa: PLR1730
             start[b] = earlier
     with np.errstate(over="ignore"):  # times not yet validated (the second process) may be -1e308 and 1e308
-        return max(length), float(np.max(t - np.array(start)))
+        return max(length), float(np.max(t - np.array(start))), int(chosen.size)
 
 
 def _rank(order: np.ndarray) -> np.ndarray:
@@ -66,7 +73,9 @@ def _rank(order: np.ndarray) -> np.ndarray:
 
 def _topological_rank(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarray) -> np.ndarray:
     """Kahn's algorithm, taking ready events in time order: linear, used only when some
-    edge joins two events of one time in the order opposite to the file's."""
+    edge joins two events of one time in the order opposite to the file's. When events
+    wait on one another in a cycle (a warning, in a trace that declares no schema), the
+    earliest of them is taken as if ready, which cuts the cycle there."""
     indegree = np.bincount(dst, minlength=n).tolist()
     outgoing: list[list[int]] = [[] for _ in range(n)]
     for a, b in zip(src.tolist(), dst.tolist()):
@@ -74,14 +83,19 @@ def _topological_rank(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarra
     position = _rank(order)
     ready = [(int(position[i]), i) for i in range(n) if indegree[i] == 0]
     heapq.heapify(ready)
-    rank = np.empty(n, dtype=np.int64)
-    done = 0
-    while ready:
+    rank = np.full(n, -1, dtype=np.int64)
+    done, waiting = 0, iter(order.tolist())
+    while done < n:
+        if not ready:  # only cycles are left: cut the earliest one open
+            node = next(i for i in waiting if rank[i] < 0)
+            heapq.heappush(ready, (int(position[node]), node))
         _, node = heapq.heappop(ready)
+        if rank[node] >= 0:
+            continue
         rank[node] = done
         done += 1
         for nxt in outgoing[node]:
             indegree[nxt] -= 1
-            if indegree[nxt] == 0:
+            if indegree[nxt] == 0 and rank[nxt] < 0:
                 heapq.heappush(ready, (int(position[nxt]), nxt))
     return rank

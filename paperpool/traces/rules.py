@@ -19,18 +19,25 @@ import numpy as np
 
 from ..problems import suggest
 from . import schema
-from .index import MISSING, TraceIndex
+from .index import MISSING, NO_TOOL, TraceIndex
 from .schema import Finding
 
 
 def check(ix: TraceIndex, trace: dict, schema_findings=()) -> list[Finding]:
     """Every graph rule's findings; `schema_findings` tell which parts not to judge twice."""
-    findings = unique_ids(ix) + edge_ends(ix) + ordering(ix)
-    findings += tool_results(ix)  # pairs results with calls, which sets the actors
-    findings += spawned_agents_act_after_spawn(ix) + returns_reach_agents(ix)
+    return [finding for found in by_rule(ix, trace, schema_findings).values() for finding in found]
+
+
+def by_rule(ix: TraceIndex, trace: dict, schema_findings=()) -> dict[str, list[Finding]]:
+    """Each graph rule's findings, by the rule's name (a trace that declares no schema has
+    them as warnings, one per rule: artifact.py)."""
+    found = {"unique_ids": unique_ids(ix), "edge_ends": edge_ends(ix), "ordering": ordering(ix)}
+    found["tool_results"] = tool_results(ix)  # pairs results with calls, which sets the actors
+    found["spawned_agents_act_after_spawn"] = spawned_agents_act_after_spawn(ix)
+    found["returns_reach_agents"] = returns_reach_agents(ix)
     if not any(f.pointer == "/costs" or f.pointer.startswith("/costs/") for f in schema_findings):
-        findings += costs_within_totals(ix, trace)
-    return findings
+        found["costs_within_totals"] = costs_within_totals(ix, trace)
+    return found
 
 
 def unique_ids(ix: TraceIndex) -> list[Finding]:
@@ -173,18 +180,21 @@ def _mismatch(ix: TraceIndex, results: np.ndarray, calls: np.ndarray) -> np.ndar
     bad = (ix.type_code[calls] != ix.code("tool_call")) | (ix.t[calls] > ix.t[results])
     fine = np.flatnonzero(~bad)
     tools = ix.coded("tool")
-    bad[fine] = tools[calls[fine]] != tools[results[fine]]
+    # a call that names no tool (the artifact's format allows it) may be answered by any result
+    unnamed = ix.tool_names.index(NO_TOOL) if NO_TOOL in ix.tool_names else -2
+    bad[fine] = (tools[calls[fine]] != tools[results[fine]]) & (tools[calls[fine]] != unnamed)
     return bad
 
 
 def _call_problem(ix: TraceIndex, r: int, a: int, named: str) -> str:
     if a < 0:
         return f"no event has id '{named}'; name the tool_call this result answers"
-    call, result = ix.event(a), ix.event(r)
+    call = ix.event(a)
     if ix.type_code[a] != ix.code("tool_call"):
         return f"'{named}' is a {call['type']} event, not a tool_call; name the tool_call this result answers"
-    if call["tool"] != result["tool"]:
-        return f"'{named}' calls '{call['tool']}', not '{result['tool']}'; name a call of the same tool"
+    tools = ix.coded("tool")
+    if tools[a] != tools[r]:
+        return f"'{named}' calls {_tool(ix, a)}, not {_tool(ix, r)}; name a call of the same tool"
     return f"'{named}' comes later (t={_num(ix.t[a])}) than this result (t={_num(ix.t[r])}); a result answers an earlier call"
 
 
@@ -201,7 +211,10 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
             latest[tool] = i
             continue
         a = latest.get(tool)
-        if a is None:
+        if a is None and tool == NO_TOOL:
+            findings.append(Finding(f"/events/{i}", f"tool_result without `tool` answers no tool_call: there is no call "
+                                    f"without `tool` at or before t={_num(ix.t[i])}; name the tool, or the call in `call`"))
+        elif a is None:
             findings.append(Finding(f"/events/{i}", f"tool_result of '{tool}' answers no tool_call: there is no call of "
                                     f"'{tool}' at or before t={_num(ix.t[i])}; add the tool_call, or name it in `call`"))
         else:
@@ -210,9 +223,12 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
 
 
 def spawn_targets(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
-    """The spawn events, and the agent each creates (a position in ix.agent_names)."""
+    """The spawn events that name the agent they create (one in the artifact's format may
+    not), and that agent (a position in ix.agent_names)."""
     spawns = ix.positions("spawn")
-    return spawns, ix.coded("to")[spawns]
+    targets = ix.coded("to")[spawns]
+    named = targets >= 0
+    return spawns[named], targets[named]
 
 
 def first_spawns(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
@@ -252,6 +268,7 @@ def agent_mask(ix: TraceIndex) -> np.ndarray:
 def returns_reach_agents(ix: TraceIndex) -> list[Finding]:
     returns = ix.positions("return")
     targets = ix.coded("to")[returns]
+    returns, targets = returns[targets >= 0], targets[targets >= 0]  # a return need not say to whom in the artifact's format
     stray = np.flatnonzero(~agent_mask(ix)[targets])
     if not stray.size:
         return []
@@ -297,6 +314,11 @@ def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
 def _exceeds(summed: float, declared: float) -> bool:
     """More than declared, beyond what adding up decimal fractions in binary can err by."""
     return summed > declared + 1e-9 * max(1.0, abs(declared))
+
+
+def _tool(ix: TraceIndex, position: int) -> str:
+    name = ix.tool_names[ix.coded("tool")[position]]
+    return "no tool" if name == NO_TOOL else f"'{name}'"
 
 
 def _num(value) -> str:

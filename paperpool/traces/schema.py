@@ -116,7 +116,7 @@ def schema_findings(trace) -> list[Finding]:
     validator = _validator()
     if validator.is_valid(trace):  # the common case, and cheaper than collecting nothing
         return []
-    return [finding for error in validator.iter_errors(trace) for finding in _explain(error, trace, list)]
+    return [finding for error in validator.iter_errors(trace) for finding in explain(error, trace, list)]
 
 
 @functools.cache
@@ -136,7 +136,7 @@ def item_findings(section: str, items: list, offset: int) -> list[Finding]:
     def located(local: list) -> list:
         return [section, offset + local[0], *local[1:]] if local else [section]
 
-    return [finding for error in validator.iter_errors(items) for finding in _explain(error, items, located)]
+    return [finding for error in validator.iter_errors(items) for finding in explain(error, items, located)]
 
 
 # How an expected JSON type is asked for in a message.
@@ -147,21 +147,23 @@ _ENUM_NOUNS = {("events", "type"): "event type", ("edges", "type"): "edge type",
                ("topology",): "topology"}
 
 
-def _explain(error, document, located) -> list[Finding]:
+def explain(error, document, located, root: dict | None = None) -> list[Finding]:
     """Findings for one of the library's errors on `document`; `located` turns a path in
-    the document into the path in the whole trace."""
+    the document into the path in the whole trace; `root` is the schema the error is of
+    (this one by default, or the reading of it for a trace that declares none)."""
+    root = root or schema()
     local = list(error.instance_path)
     path = located(local)
     kind = error.kind
     name = kind.name
     if name == "additionalProperties":
-        known = _known_fields(error.schema_path)
+        known = _known_fields(error.schema_path, root)
         return [Finding(pointer(path + [key]), f"unknown field '{key}'; "
                         + suggest(key, known, "remove it, or prefix its name with x_ to keep it as an extension"))
                 for key in kind.unexpected]
     if name == "required":
         field = kind.property
-        what = _description(error.schema_path, field)
+        what = _description(error.schema_path, field, root)
         if "then" in error.schema_path:
             event_type = _value_at(document, local + ["type"])
             return [Finding(pointer(path + [field]), f"missing: a {event_type} event needs `{field}` ({what}); add it")]
@@ -201,43 +203,45 @@ def _explain(error, document, located) -> list[Finding]:
     return [Finding(pointer(path), f"{error.message}; see the schema {SCHEMA_FILE}")]
 
 
-def _schema_node(schema_path) -> dict:
+def _schema_node(schema_path, root: dict) -> dict:
     """The schema object a schema path leads to, following $ref as the validator did."""
-    node = schema()
+    node = root
     for part in schema_path:
         if "$ref" in node and part not in node:
-            node = _resolve(node["$ref"])
+            node = _resolve(node["$ref"], root)
         node = node[part] if isinstance(node, dict) else node[int(part)]
     return node
 
 
-def _resolve(ref: str) -> dict:
-    node = schema()
+def _resolve(ref: str, root: dict) -> dict:
+    node = root
     for part in ref.lstrip("#/").split("/"):
         node = node[part]
     return node
 
 
-def _owner(schema_path) -> dict:
+def _owner(schema_path, root: dict) -> dict:
     """The object schema a keyword at the end of `schema_path` belongs to."""
-    owner = _schema_node(list(schema_path)[:-1])
+    owner = _schema_node(list(schema_path)[:-1], root)
     while "properties" not in owner and "$ref" in owner:
-        owner = _resolve(owner["$ref"])
+        owner = _resolve(owner["$ref"], root)
     return owner
 
 
-def _known_fields(schema_path) -> list[str]:
-    return list(_owner(schema_path).get("properties", {}))
+def _known_fields(schema_path, root: dict) -> list[str]:
+    return list(_owner(schema_path, root).get("properties", {}))
 
 
-def _description(schema_path, field: str) -> str:
+def _description(schema_path, field: str, root: dict) -> str:
     path = list(schema_path)
     # a conditional `then: {required: [...]}` describes fields of the object the allOf sits in
     while "allOf" in path:
         path = path[: path.index("allOf")] + ["required"]
-    spec = _owner(path).get("properties", {}).get(field, {})
-    if "$ref" in spec and "description" not in spec:
-        spec = _resolve(spec["$ref"])
+    spec = _owner(path, root).get("properties", {}).get(field, {})
+    if isinstance(spec, dict) and "$ref" in spec and "description" not in spec:
+        spec = _resolve(spec["$ref"], root)
+    if not isinstance(spec, dict):
+        spec = {}
     text = spec.get("description", "see the schema").rstrip(".")
     return text[:1].lower() + text[1:]
 

@@ -105,6 +105,8 @@ def _arrows(ix, table, lane_of, x, y, marker: str) -> list[str]:
     to = ix.coded("to")
     for kind in ("spawn", "return"):
         for position in ix.positions(kind).tolist():
+            if to[position] < 0:  # the artifact's format lets a spawn or return leave out whom it concerns
+                continue
             source, target = actors[position], ix.agent_names[to[position]]
             if source not in lane_of or target not in lane_of or source == target:
                 continue

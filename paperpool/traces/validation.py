@@ -2,6 +2,11 @@
 every part the schema accepted. Problems are collected, never raised, and come back in
 document order.
 
+A trace that declares paperpool's schema (`schema`) is held to all of it. One that does
+not is read as the survey artifact's format allows (artifact.py): only what that format
+refuses too is an error, and what paperpool's schema and graph rules find beyond it are
+warnings, alike ones counted together.
+
 A file of some size has its links (the events each edge and each result's `call` name)
 resolved in a second process while this one parses and validates (see links.py). A large
 file is also read in chunks (see source.py): each chunk of events or edges is validated
@@ -10,13 +15,16 @@ and indexed, then dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from ..problems import PaperpoolError, plural
-from . import duplicates, links, rules, source
+from . import artifact, duplicates, links, rules, source
+from .artifact import Doubt
 from .index import Builder, TraceIndex, broken_positions
 from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
 from .schema import Finding, item_findings, printable, schema_findings
@@ -31,10 +39,16 @@ class Checked:
     top: object  # the trace's top-level fields (events and edges aside), or what the file held instead
     findings: list[Finding]
     index: TraceIndex | None  # None when the trace has no lists of events and edges
+    warnings: list[Doubt] = field(default_factory=list)  # for a trace that declares no schema
 
     @property
     def valid(self) -> bool:
         return not self.findings
+
+
+def declares_schema(top) -> bool:
+    """Whether a trace names paperpool's schema, and so is held to all of it."""
+    return isinstance(top, dict) and "schema" in top
 
 
 def check_trace(trace) -> Checked:
@@ -56,17 +70,25 @@ def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
         if not trace_source.shaped:
             _refuse_duplicates(trace_source, {}, None)
             trace = trace_source.trace
-            return Checked(trace, sorted(schema_findings(trace), key=Finding.sort_key), None)
+            if declares_schema(trace):
+                return Checked(trace, sorted(schema_findings(trace), key=Finding.sort_key), None)
+            findings, doubts = artifact.top_findings(trace)
+            return Checked(trace, sorted(findings, key=Finding.sort_key), None, sorted(doubts, key=Doubt.sort_key))
         top = trace_source.top
-        findings = schema_findings({**top, "events": [], "edges": []})
+        declared = declares_schema(top)
+        if declared:
+            findings, doubts = schema_findings({**top, "events": [], "edges": []}), []
+        else:
+            findings, doubts = artifact.top_findings({**top, "events": [], "edges": []})
+        groups: dict = {}  # the warnings on events and edges, alike ones together
         builder = Builder()
         for offset, events in trace_source.chunks("events"):
-            found = item_findings("events", events, offset)
+            found, read_as = _items_checked("events", events, offset, declared, groups)
             findings += found
-            builder.add_events(events, offset, broken_positions(found, "events"))
+            builder.add_events(events, offset, broken_positions(found, "events"), read_as)
         resolved = resolving is not None and resolving.started
         for offset, edges in trace_source.chunks("edges"):
-            found = item_findings("edges", edges, offset)
+            found, _ = _items_checked("edges", edges, offset, declared, groups)
             findings += found
             broken = broken_positions(found, "edges")
             builder.count_edge_keys(edges, broken)
@@ -76,8 +98,30 @@ def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
             _add_links(builder, trace_source, resolving.result(), findings)
         _refuse_duplicates(trace_source, builder.keys, resolving.census if resolved else None)
         ix = builder.build(trace_source)
-        findings += rules.check(ix, top, findings)
-        return Checked(top, sorted(findings, key=Finding.sort_key), ix)
+        if declared:
+            findings += rules.check(ix, top, findings)
+        else:
+            for rule, found in rules.by_rule(ix, top, findings).items():
+                for finding in found:
+                    artifact.merge(groups, {("rule", rule, _shape(finding.message)): [finding, 1]})
+        doubts += artifact.warnings_of(groups)
+        return Checked(top, sorted(findings, key=Finding.sort_key), ix, sorted(doubts, key=Doubt.sort_key))
+
+
+def _items_checked(section: str, items: list, offset: int, declared: bool, groups: dict) -> tuple[list[Finding], dict | None]:
+    """The errors in a chunk of events or edges, and the items paperpool reads otherwise
+    than given (a trace that declares no schema); its warnings go to `groups`."""
+    if declared:
+        return item_findings(section, items, offset), None
+    read = artifact.items(section, items, offset)
+    artifact.merge(groups, read.warnings)
+    return read.errors, read.read_as
+
+
+def _shape(message: str) -> str:
+    """What a graph rule's message says, without the names, times and places it quotes:
+    the rule's findings alike in it are counted as one warning."""
+    return re.sub(r"'[^']*'|/\S*|[\w.-]*\d[\w.-]*|\S+ -> \S+", "", message)
 
 
 def _refuse_duplicates(trace_source, counted: dict, census) -> None:
@@ -130,12 +174,37 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
     try:
         checked = check_file(path, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
-        return False, _invalid(shown, exc.findings)
+        return False, _invalid(shown, _importable(path, shown) or exc.findings, [])
     if checked.valid:
         ix = checked.index
-        return True, [f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}."]
-    return False, _invalid(shown, checked.findings)
+        said = f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}"
+        if not checked.warnings:
+            return True, [said + "."]
+        closing = (f"{said}; {plural(len(checked.warnings), 'warning')} (it declares no schema, so what paperpool's format "
+                   "asks beyond the survey artifact's is a warning).")
+        return True, [doubt.line(shown) for doubt in checked.warnings] + [closing]
+    if checked.index is None:  # no trace's lists of events and edges: perhaps the input of an importer
+        hint = _importable(path, shown)
+        if hint:
+            return False, _invalid(shown, hint, [])
+    return False, _invalid(shown, checked.findings, checked.warnings)
 
 
-def _invalid(shown: str, findings: list[Finding]) -> list[str]:
-    return [f.line(shown) for f in findings] + [f"{printable(shown)}: invalid, {plural(len(findings), 'problem')}."]
+def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt]) -> list[str]:
+    lines = sorted([(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in doubts])
+    also = f"; {plural(len(doubts), 'warning')}" if doubts else ""
+    return [line for _, line in lines] + [f"{printable(shown)}: invalid, {plural(len(findings), 'problem')}{also}."]
+
+
+def _importable(path: Path, shown: str) -> list[Finding]:
+    """A file that some importer's format recognises (an OTLP export, a Who&When log): one
+    finding that names the importer, instead of the trace schema's findings on it."""
+    from .importing import recognise
+
+    if not path.is_file():  # a pipe would wait for a writer, a device never ends
+        return []
+    found = recognise(path)
+    if found is None:
+        return []
+    return [Finding("", f"is {found.name} input, not an orchestration trace: {found.title}; convert it first: "
+                        f"paperpool trace import --from {found.name} {shlex.quote(shown)} -o TRACE.json")]

@@ -1,0 +1,288 @@
+"""Reading a trace that declares no schema as the survey artifact's trace format allows.
+
+paperpool's format is a superset of the artifact's: every trace valid under the
+artifact's trace_schema.json must validate. A trace that names paperpool's schema in its
+`schema` field (which the artifact's format has no room for) is held to all of it; any
+other trace is read with the artifact's weaker requirements where the two differ, and
+what paperpool's schema asks beyond them is a warning, not an error.
+
+Where they differ is written in the schema file itself: a node with `x-artifact` states
+what the artifact's format asks there (its keywords replace the node's; null removes
+one; true allows anything). `artifact_schema()` is the schema with every such node
+replaced: its findings are errors. The warnings are what the full schema finds besides.
+
+Asking jsonschema-rs for every error of a large trace costs some 50 microseconds each
+(5 s for a 200,000-event trace with a warning on half its events), so the events and
+edges are not asked that way. Each place where the two readings differ is a probe: a
+small schema holding only paperpool's requirement there, checked on each event (or
+edge) the full schema refuses and the artifact's accepts. Only the first item each probe
+refuses is asked for its errors, to word the warning; the others are counted with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import jsonschema_rs
+
+from ..problems import plural
+from . import schema
+from .index import broken_positions
+from .schema import Finding, printable
+
+MARK = "x-artifact"
+ITEMS = {"events": "event", "edges": "edge"}
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """Places alike that paperpool's format doubts and the artifact's allows: the first
+    of them, worded as a problem, and how many there are."""
+
+    first: Finding
+    count: int = 1
+
+    def line(self, file: str) -> str:
+        text = self.first.line(file)
+        head, _, rest = text.partition(": ")
+        more = ""
+        if self.count > 1:
+            section = self.first.pointer.split("/")[1] if self.first.pointer.count("/") > 1 else ""
+            noun = {"events": "event", "edges": "edge"}.get(section, "place")
+            more = f" (and {plural(self.count - 1, 'more ' + noun)} like it)"
+        return f"{head}: warning: {rest}{more}"
+
+    def sort_key(self) -> tuple:
+        return self.first.sort_key()
+
+
+@functools.cache
+def artifact_schema() -> dict:
+    """paperpool's schema as a trace that declares none is read: each x-artifact node replaced."""
+    return _relaxed(schema.schema())
+
+
+def _relaxed(node):
+    if isinstance(node, list):
+        return [_relaxed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if MARK in node:
+        override = node[MARK]
+        if override is True:
+            return True
+        node = {key: value for key, value in {**node, **override}.items() if value is not None and key != MARK}
+    return {key: _relaxed(value) for key, value in node.items()}
+
+
+@functools.cache
+def _whole(reading: str):
+    return jsonschema_rs.validator_for(artifact_schema() if reading == "artifact" else schema.schema())
+
+
+@functools.cache
+def _items(section: str, reading: str):
+    document = artifact_schema() if reading == "artifact" else schema.schema()
+    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"],
+                                        "type": "array", "items": {"$ref": f"#/$defs/{ITEMS[section]}"}})
+
+
+@functools.cache
+def _item(section: str):
+    """paperpool's full requirement on one event or edge."""
+    document = schema.schema()
+    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"],
+                                        "$ref": f"#/$defs/{ITEMS[section]}"})
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One place where the two readings of an event or edge differ."""
+
+    key: tuple  # ("property", name), ("allOf", k) or (keyword,): which errors it stands for
+    one: object  # a validator of one item against paperpool's requirement there alone
+    many: object  # the same for a list of items
+    drops: str | None  # the property a warned item is read without (None: read as it is)
+
+
+@functools.cache
+def probes(section: str) -> tuple[Probe, ...]:
+    document = schema.schema()
+    definition = document["$defs"][ITEMS[section]]
+    required = set(_relaxed(definition).get("required", []))
+    found = []
+    for name, spec in definition.get("properties", {}).items():
+        if _marked(spec, document, set()):
+            # an optional property paperpool cannot read is left out; a required one is kept as it is
+            found.append(((("property", name)), {"properties": {name: _strict(spec)}}, None if name in required else name))
+    for keyword in definition.get(MARK, {}) if isinstance(definition.get(MARK), dict) else ():
+        if keyword == "allOf":
+            found += [((("allOf", k)), dict(branch), None) for k, branch in enumerate(definition["allOf"])]
+        elif keyword == "additionalProperties":
+            found.append((("additionalProperties",), {"properties": {name: True for name in definition["properties"]},
+                                                      "patternProperties": definition.get("patternProperties", {}),
+                                                      "additionalProperties": definition["additionalProperties"]}, None))
+        elif keyword in definition:
+            found.append(((keyword,), {keyword: definition[keyword]}, None))
+    made = []
+    for key, probe, drops in found:
+        one = {"$schema": document["$schema"], "$defs": document["$defs"], **probe}
+        many = {"$schema": document["$schema"], "$defs": document["$defs"], "type": "array", "items": probe}
+        made.append(Probe(key, jsonschema_rs.validator_for(one), jsonschema_rs.validator_for(many), drops))
+    return tuple(made)
+
+
+def _strict(spec: dict) -> dict:
+    return {key: value for key, value in spec.items() if key not in (MARK, "description")}
+
+
+def _marked(node, document: dict, seen: set) -> bool:
+    """Whether an x-artifact node is in `node` or what it refers to."""
+    if isinstance(node, list):
+        return any(_marked(item, document, seen) for item in node)
+    if not isinstance(node, dict):
+        return False
+    if MARK in node:
+        return True
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref not in seen:
+        seen.add(ref)
+        target = document
+        for part in ref.lstrip("#/").split("/"):
+            target = target[part]
+        if _marked(target, document, seen):
+            return True
+    return any(_marked(value, document, seen) for key, value in node.items() if key != "$ref")
+
+
+def _key_of(error, section: str) -> tuple:
+    """The probe an error of paperpool's full schema on a list of items belongs to: a
+    property's, else the keyword of the item's definition that failed."""
+    local = list(error.instance_path)
+    if len(local) > 1:
+        return ("property", local[1])
+    parts = list(error.schema_path)
+    if parts[:2] != ["$defs", ITEMS[section]]:
+        return ()
+    rest = parts[2:]
+    return ("allOf", rest[1]) if rest[:1] == ["allOf"] else tuple(rest[:1])
+
+
+def top_findings(top: dict) -> tuple[list[Finding], list[Doubt]]:
+    """(errors, warnings) of a trace's top level (its events and edges left empty), or of a
+    document that is no trace at all."""
+    errors = _findings(_whole("artifact"), top, artifact_schema())
+    strict = _findings(_whole("paperpool"), top, schema.schema())
+    wrong = {finding.pointer for finding in errors}
+    return errors, [Doubt(finding) for finding in strict if finding.pointer not in wrong]
+
+
+def _findings(validator, document, root) -> list[Finding]:
+    if validator.is_valid(document):
+        return []
+    return [finding for error in validator.iter_errors(document) for finding in schema.explain(error, document, list, root)]
+
+
+@dataclass
+class Items:
+    """What the two readings say of a chunk of events or edges."""
+
+    errors: list[Finding]
+    warnings: dict  # group key -> [first Finding, count]
+    read_as: dict  # position -> the item as paperpool reads it (what it cannot read left out)
+
+
+def items(section: str, chunk: list, offset: int) -> Items:
+    if _items(section, "paperpool").is_valid(chunk):  # the common case: nothing to doubt
+        return Items([], {}, {})
+    errors = _findings_of(section, chunk, offset)
+    broken = {position - offset for position in broken_positions(errors, section)}
+    whole = _item(section).is_valid
+    doubted = [k for k, item in enumerate(chunk) if k not in broken and not whole(item)]
+    warnings: dict = {}
+    read_as: dict = {}
+    if not doubted:
+        return Items(errors, warnings, read_as)
+    subset = [chunk[k] for k in doubted]
+    for probe in probes(section):
+        if probe.many.is_valid(subset):
+            continue
+        one = probe.one.is_valid
+        refused = [k for k in doubted if not one(chunk[k])]
+        if probe.key == ("additionalProperties",):
+            _unknown_fields(section, chunk, refused, offset, warnings)
+        else:
+            _group(warnings, probe.key, section, chunk, refused, offset)
+        if probe.drops is not None:
+            for k in refused:
+                item = read_as.get(k, chunk[k])
+                read_as[k] = {key: value for key, value in item.items() if key != probe.drops}
+    return Items(errors, warnings, {offset + k: item for k, item in read_as.items()})
+
+
+def _findings_of(section: str, chunk: list, offset: int) -> list[Finding]:
+    validator = _items(section, "artifact")
+    if validator.is_valid(chunk):
+        return []
+
+    def located(local: list) -> list:
+        return [section, offset + local[0], *local[1:]] if local else [section]
+
+    return [finding for error in validator.iter_errors(chunk) for finding in schema.explain(error, chunk, located, artifact_schema())]
+
+
+def _group(warnings: dict, key: tuple, section: str, chunk: list, refused: list[int], offset: int) -> None:
+    """One warning for the items a probe refused, worded from the first one's errors."""
+    first = refused[0]
+    words = _worded(section, chunk[first], offset + first, key)
+    warnings[(section, key)] = [words, len(refused)]
+
+
+def _worded(section: str, item, position: int, key: tuple) -> Finding:
+    validator = _items(section, "paperpool")
+
+    def located(local: list) -> list:
+        return [section, position, *local[1:]]
+
+    for error in validator.iter_errors([item]):
+        if _key_of(error, section) == key:
+            return schema.explain(error, [item], located, schema.schema())[0]
+    return Finding(schema.pointer([section, position]), "does not follow paperpool's trace schema here; see the schema")
+
+
+def _unknown_fields(section: str, chunk: list, refused: list[int], offset: int, warnings: dict) -> None:
+    """A warning per unknown field name: the first item that has it, and how many do."""
+    definition = schema.schema()["$defs"][ITEMS[section]]
+    known = set(definition["properties"])
+    patterns = [re.compile(pattern) for pattern in definition.get("patternProperties", {})]
+    for k in refused:
+        for name in chunk[k]:
+            if name in known or any(pattern.search(name) for pattern in patterns):
+                continue
+            group = warnings.get((section, "field", name))
+            if group is None:
+                message = (f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
+                           "to keep it as an extension")
+                warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + k, name]), message), 1]
+            else:
+                group[1] += 1
+
+
+def merge(into: dict, found: dict) -> None:
+    """Add a chunk's warning groups to the trace's: the first place stays the earliest."""
+    for key, (first, count) in found.items():
+        if key in into:
+            into[key][1] += count
+        else:
+            into[key] = [first, count]
+
+
+def warnings_of(groups: dict) -> list[Doubt]:
+    return [Doubt(first, count) for first, count in groups.values()]
+
+
+def group_findings(findings: list[Finding], kind: str) -> dict:
+    """Findings of one graph rule as one warning group each of their kind."""
+    return {("rule", kind): [findings[0], len(findings)]} if findings else {}
