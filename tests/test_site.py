@@ -122,8 +122,9 @@ def test_an_invalid_trace_stops_the_build(tmp_path, run, snapshot):
     root = hostile_pool(tmp_path / "pool")
     assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
     before = snapshot(tmp_path / "site")
-    (root / "traces" / "broken.json").write_text('{"trace_id": "x", "events": [], "edges": [{"src": "a", "dst": "b", "type": "causal"}]}',
-                                                 encoding="utf-8")
+    declared = '"schema": "urn:paperpool:schema:orchestration-trace:1.0.0"'  # held to all of paperpool's rules
+    (root / "traces" / "broken.json").write_text('{' + declared + ', "trace_id": "x", "events": [], '
+                                                 '"edges": [{"src": "a", "dst": "b", "type": "causal"}]}', encoding="utf-8")
     result = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == ("Error: traces/broken.json is not a valid trace (2 problems above); "

@@ -10,16 +10,18 @@ import sys
 import pytest
 
 from paperpool.traces import links, mapping, metrics, synth
+from paperpool.traces.schema import schema_id
 from paperpool.traces.validation import check_trace
 
 from .conftest import REPO, edit
 from .test_traces import FIXTURES, SOURCE_EXAMPLE
 
 EXAMPLES = REPO / "traces"
+SCHEMA_ID = schema_id()  # a trace that declares it is held to all of paperpool's rules
 KEYS = ["trace_id", "topology", "events", "edges", "agents", "spawns", "max_fanout", "depth", "messages", "tool_calls",
         "aggregations", "event_types", "stopped", "stop_t", "subdecisions", "total_work_events", "critical_path_events",
         "parallelism_speedup_events", "total_work_s", "critical_path_s", "parallelism_speedup", "protocol_overhead",
-        "costs", "rewards", "agent_share", "notes"]
+        "costs", "rewards", "agent_share", "notes", "time_unit", "warnings"]
 
 
 def measure(run, path, cwd) -> dict:
@@ -139,7 +141,7 @@ def test_text_report(run, tmp_path):
         "  O5 Stop: 1",
         "work and critical path:",
         "  in events: 10 of work, 7 on the critical path, speedup 1.428571",
-        "  in time: 12 s of work, 6 s on the critical path, speedup 2",
+        "  in time (unit not declared: time_unit would say seconds or steps): 12 of work, 6 on the critical path, speedup 2",
         "  protocol overhead (messages per tool call): 1",
         "costs (events' sum / declared):",
     ]
@@ -246,7 +248,7 @@ def test_sums_past_a_doubles_range_are_null_with_a_note(run, tmp_path):
                           for key in ("/total_work_s", "/parallelism_speedup", "/costs/tokens/events", "/rewards/by_unit/team/team")]
     text = run("trace", "metrics", "big.json", cwd=tmp_path).output
     assert "inf" not in text and "nan" not in text
-    assert "  in time: n/a s of work, 1.5e+308 s on the critical path, speedup n/a\n" in text
+    assert "): n/a of work, 1.5e+308 on the critical path, speedup n/a\n" in text
     assert text.endswith(f"notes (measures shown as n/a):\n  /total_work_s: {NOT_FINITE}\n  /parallelism_speedup: {NOT_FINITE}\n"
                          f"  /costs/tokens/events: {NOT_FINITE}\n  /rewards/by_unit/team/team: {NOT_FINITE}\n")
 
@@ -277,7 +279,7 @@ def test_sums_past_a_doubles_range_print_no_warning(tmp_path):
     costly = [{"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}},
               {"id": "b", "t": 1, "type": "stop", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}}]
     _write_trace(tmp_path / "costly.json", costly, [{"src": "a", "dst": "b", "type": "causal"}])
-    declared = {"trace_id": "declared", "events": costly, "edges": [], "costs": {"tokens": 1e308, "compute_s": 5}}
+    declared = {"schema": SCHEMA_ID, "trace_id": "declared", "events": costly, "edges": [], "costs": {"tokens": 1e308, "compute_s": 5}}
     (tmp_path / "declared.json").write_text(json.dumps(declared), encoding="utf-8")
 
     def paperpool(*args):
@@ -306,4 +308,4 @@ def test_times_far_apart_resolved_apart_warn_nothing():
     (which would reach the terminal from the child)."""
     data = json.dumps({"events": [{"id": "a", "t": -1e308}, {"id": "b", "t": 1e308}],
                        "edges": [{"src": "a", "dst": "b", "type": "causal"}]}).encode()
-    assert links.resolve(data).chain == (2, float("inf"))
+    assert links.resolve(data).chain == (2, float("inf"), 1)

@@ -2,12 +2,19 @@
 a seed, valid by construction, in one of the five topologies.
 
     python -m paperpool.traces.synth --events 200000 --topology hierarchical -o big.json
+    python -m paperpool.traces.synth --events 200000 --dialect artifact -o artifact.json
 
 Each round the orchestrator decides, spawns its sub-agents (in a hierarchy, they spawn
 theirs, down to --depth levels), the sub-agents call tools, message and return, and the
 spawner aggregates; the run ends with a stop event once --events events are written.
 Events are generated in causal order, so cutting a round short keeps every edge and
 call valid; they are written in time order, as telemetry exporters write them.
+
+`--dialect artifact` writes the same run as the survey artifact's format allows and an
+exporter of it might: no `schema` declared, topology `mixed`, no stop event (the format
+has none), tool calls that name no tool (their results do, and name their call), and a
+field paperpool does not read on every event (`latency_ms`). paperpool reads such a
+trace with a warning for each of these, counted together (see artifact.py).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from ..commandline import Command
 from ..yamlio import write_atomic
 
 TOPOLOGIES = ("centralized", "planner_executor_critic", "debate", "swarm", "hierarchical")
+DIALECTS = ("paperpool", "artifact")
 TOOLS = ("search", "fetch", "python", "shell", "retrieve")
 
 
@@ -138,10 +146,12 @@ class _Run:
         return aggregate, t
 
 
-def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3, depth: int = 2, seed: int = 0) -> dict:
-    """A valid trace of exactly `events` events (at least 2)."""
-    if topology not in TOPOLOGIES or events < 2 or fanout < 1 or depth < 1:
-        raise ValueError("need a known topology, events >= 2, fanout >= 1 and depth >= 1")
+def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3, depth: int = 2, seed: int = 0,
+             dialect: str = "paperpool") -> dict:
+    """A valid trace of exactly `events` events (at least 2), in paperpool's format or as
+    the survey artifact's allows (see the module's docstring)."""
+    if topology not in TOPOLOGIES or events < 2 or fanout < 1 or depth < 1 or dialect not in DIALECTS:
+        raise ValueError("need a known topology and dialect, events >= 2, fanout >= 1 and depth >= 1")
     run = _Run(events, fanout, depth, seed)
     t, previous = 0.0, None
     try:
@@ -164,7 +174,24 @@ def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3
     run.events.sort(key=lambda event: event["t"])  # stable: ties keep their causal order
     position = {event["id"]: index for index, event in enumerate(run.events)}
     run.edges.sort(key=lambda edge: position[edge["dst"]])  # each edge written when its target happens
-    return _finish(run, topology, seed)
+    trace = _finish(run, topology, seed)
+    return _as_artifact(trace) if dialect == "artifact" else trace
+
+
+def _as_artifact(trace: dict) -> dict:
+    """The trace as the artifact's format allows it: see the module's docstring."""
+    stop = trace["events"].pop()  # the last in time
+    trace["edges"] = [edge for edge in trace["edges"] if edge["dst"] != stop["id"]]
+    for event in trace["events"]:
+        if event["type"] == "tool_call":
+            del event["tool"]
+        event["latency_ms"] = round(event.get("cost", {}).get("seconds", 0) * 1000)
+    del trace["schema"]
+    del trace["time_unit"]
+    trace["topology"] = "mixed"
+    trace["trace_id"] = trace["trace_id"].replace("synthetic-", "synthetic-artifact-")
+    trace["costs"]["wall_clock_s"] = trace["events"][-1]["t"]
+    return trace
 
 
 def _finish(run: _Run, topology: str, seed: int) -> dict:
@@ -177,6 +204,7 @@ def _finish(run: _Run, topology: str, seed: int) -> dict:
         "task_id": "synthetic",
         "system": "paperpool.traces.synth",
         "topology": topology,
+        "time_unit": "seconds",
         "events": run.events,
         "edges": run.edges,
         "rewards": {"team": 1.0},
@@ -195,10 +223,12 @@ def write(trace: dict, path: Path) -> None:
 @click.option("--fanout", type=click.IntRange(1), default=3, show_default=True, help="Sub-agents each spawner creates (debaters, in a debate).")
 @click.option("--depth", type=click.IntRange(1), default=2, show_default=True, help="Levels of spawning (rounds, in a debate).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--dialect", type=click.Choice(DIALECTS), default="paperpool", show_default=True,
+              help="paperpool's format, or as the survey artifact's format allows (no schema declared; warnings).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def main(events: int, topology: str, fanout: int, depth: int, seed: int, output: Path) -> None:
+def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect: str, output: Path) -> None:
     """Write a synthetic orchestration trace: the same file for the same options."""
-    trace = generate(events, topology, fanout, depth, seed)
+    trace = generate(events, topology, fanout, depth, seed, dialect)
     write(trace, output)
     click.echo(f"wrote {output}: {len(trace['events']):,} events, {len(trace['edges']):,} edges", err=True)
 
