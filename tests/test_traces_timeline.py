@@ -89,3 +89,61 @@ def test_an_invalid_trace_is_not_drawn():
     trace["edges"].append({"src": "a1", "dst": "d1", "type": "causal"})
     with pytest.raises(PaperpoolError, match="is not valid"):
         timeline.draw(trace)
+
+
+def _ticks(drawing: str) -> tuple[list[str], str]:
+    root = ET.fromstring(drawing)
+    texts = list(root.iter(f"{SVG}text"))
+    ticks = [text.text for text in texts if text.get("text-anchor") == "middle"]
+    label = next(text.text for text in texts if text.get("text-anchor") == "end" and text.text and text.text.startswith("t"))
+    return ticks, label
+
+
+def test_time_runs_from_the_start_of_the_run():
+    """The converted OpenTelemetry run's first event comes at t=1.9 (the lead's first model
+    call ends then): its axis still starts at 0, ticked at round numbers."""
+    trace = load("research-team-otlp.json")
+    assert min(event["t"] for event in trace["events"]) == 1.9
+    assert _ticks(timeline.draw(trace)) == (["0", "5", "10", "15"], "t (s)")
+    first = min(trace["events"], key=lambda event: event["t"])
+    marks = [shape for shape in ET.fromstring(timeline.draw(trace)).iter()
+             if shape.find(f"{SVG}title") is not None and (shape.find(f"{SVG}title").text or "").endswith(" at t=1.9")]
+    assert first["type"] == "orchestrator_decision" and len(marks) == 1
+    # the mark stands 1.9 / 15.2 of the way along the plot, not at its left end
+    plot = timeline.WIDTH - timeline.LABELS - timeline.RIGHT
+    assert marks[0].get("points").split(",")[0] == str(round(timeline.LABELS + 1.9 / 15.2 * plot, 1))
+
+
+def test_the_axis_names_the_traces_time_unit():
+    trace = load("debate-two-rounds.json")
+    assert _ticks(timeline.draw(trace)) == (["0", "2", "4", "6"], "t (s)")
+    trace["time_unit"] = "steps"
+    assert _ticks(timeline.draw(trace))[1] == "t (steps)"
+    del trace["time_unit"]
+    assert _ticks(timeline.draw(trace))[1] == "t"  # no unit drawn that the trace does not declare
+
+
+def test_readable_names():
+    trace = load("research-team-otlp.json")
+    assert trace["trace_id"] == "7e5ea7c4000000000000000000000001"
+    assert timeline.readable_name(trace, "research-team-otlp") == "research-team-otlp"  # not the hex id
+    assert timeline.readable_name({**trace, "trace_id": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"}, "file") == "file"
+    assert timeline.readable_name({**trace, "title": "Literature review by a research team"}, "file") == (
+        "Literature review by a research team")
+    assert timeline.readable_name(load("swarm-six-workers.json"), "file") == "example-swarm"
+
+
+def test_the_gallery_names_every_shipped_trace_readably():
+    from paperpool.registry import load_registry
+    from paperpool.sitegen.gallery import gallery
+
+    registry, problems = load_registry(REPO)
+    assert problems == []
+    cards = gallery(registry)
+    assert [card.name for card in cards] == ["example-centralized-readers", "example-debate", "example-hierarchical",
+                                             "example-planner-executor-critic", "research-team-otlp", "example-swarm"]
+    assert not any(timeline.OPAQUE_ID.fullmatch(card.name) for card in cards)
+    otlp = cards[4]
+    assert otlp.trace_id == "7e5ea7c4000000000000000000000001"
+    assert "<title id=" in otlp.svg and "Timeline of trace research-team-otlp (centralized)</title>" in otlp.svg
+    assert otlp.rows[8:10] == [("Critical path (s)", "13.3"), ("Total work (s)", "26.5")]

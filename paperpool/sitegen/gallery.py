@@ -20,17 +20,20 @@ FOLDER = paths.TRACE_FILES  # in the site: the drawings and the JSON files
 # bytes a file name may have, whatever the length of the pool's file name.
 MAX_SITE_NAME = 80
 SCHEMA_FILE = "orchestration-trace.v1.schema.json"
-# (label, metrics key) shown in a trace's table; the JSON file has every measure
+# (label, metrics key) shown in a trace's table; the JSON file has every measure. {unit}
+# is what the trace's time_unit says its times count.
 SHOWN = [("Events", "events"), ("Agents", "agents"), ("Spawns", "spawns"), ("Largest fan-out", "max_fanout"),
          ("Spawn depth", "depth"), ("Messages", "messages"), ("Tool calls", "tool_calls"), ("Aggregations", "aggregations"),
-         ("Critical path (s)", "critical_path_s"), ("Total work (s)", "total_work_s"), ("Parallelism speedup", "parallelism_speedup"),
-         ("Protocol overhead (messages per tool call)", "protocol_overhead")]
+         ("Critical path ({unit})", "critical_path_s"), ("Total work ({unit})", "total_work_s"),
+         ("Parallelism speedup", "parallelism_speedup"), ("Protocol overhead (messages per tool call)", "protocol_overhead")]
+UNITS = {"seconds": "s", "steps": "steps", None: "time unit not declared"}
 
 
 @dataclass
 class TraceCard:
     file: str  # the trace file's path in the pool, as messages show it: text, never part of a link
     site_name: str  # its section anchor and file names in the site (see site_names)
+    name: str  # what the page calls it: its title, or a trace_id a person can read, or its file's name
     trace_id: str
     topology: str
     description: str
@@ -63,15 +66,18 @@ def gallery(registry: Registry) -> list[TraceCard]:
         shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed
         trace = parse_trace(read_bytes(path))  # valid: its keys were found given once
-        result = metrics.compute(checked.index, checked.top, decisions)
+        result = metrics.compute(checked.index, checked.top, decisions, len(checked.warnings))
+        name = timeline.readable_name(trace, path.stem)
+        unit = UNITS.get(result["time_unit"], UNITS[None])
         cards.append(TraceCard(
-            printable(shown), site_name, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""), str(trace.get("description") or ""),
-            [(label, _shown(result[key])) for label, key in SHOWN], {key: _shown(result[key]) for _, key in SHOWN},
+            printable(shown), site_name, name, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""),
+            str(trace.get("description") or ""),
+            [(label.format(unit=unit), _shown(result[key])) for label, key in SHOWN], {key: _shown(result[key]) for _, key in SHOWN},
             f"yes, at t = {_shown(result['stop_t'])}" if result["stopped"] else "no stop event",
             [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
             [(unit, ", ".join(f"{channel} {_shown(value)}" for channel, value in channels.items()))
              for unit, channels in _by_unit(result["rewards"]).items()],
-            timeline.draw(trace), path.read_text(encoding="utf-8")))
+            timeline.draw(trace, name), path.read_text(encoding="utf-8")))
     return cards
 
 

@@ -246,6 +246,7 @@ class Converter:
         trace["system"] = str(self.resource.get("service.name") or "opentelemetry")
         if self.topology:
             trace["topology"] = self.topology
+        trace["time_unit"] = "seconds"  # spans are timed in nanoseconds
         trace["description"] = f"Converted by paperpool from {len(self.spans)} {self.convention} spans."
         trace.update(events=self.events, edges=self.edges, costs=self._costs())
         return trace

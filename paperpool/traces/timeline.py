@@ -3,11 +3,17 @@ events as marks on it, arrows for spawns (spawner to new agent) and returns (age
 receiver). Hand-written SVG, the same bytes for the same trace: text, axes and arrows
 are drawn in currentColor, so they follow the page's light or dark theme, and the marks
 use mid-tone fills that read on both. Every piece of text from the trace is escaped.
+
+Time runs from 0, the start of the run (a trace's times count from there), however late
+its first event comes; the axis names the trace's time_unit. The drawing is titled with
+the trace's readable name (readable_name).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from html import escape as _escape
 
 import numpy as np
@@ -36,8 +42,24 @@ def escape(text: str) -> str:
     return _escape(printable(visible(text)))
 
 
-def draw(trace: dict) -> str:
-    """The timeline of a valid trace as an SVG document."""
+# A trace id that says nothing to a reader: a hex code (OpenTelemetry's 32 digits) or a UUID.
+OPAQUE_ID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def readable_name(trace: dict, fallback: str) -> str:
+    """What a person calls the trace: its `title`, else its trace_id unless that is an
+    opaque code, else `fallback` (the gallery gives the trace's file name)."""
+    title, trace_id = trace.get("title"), trace.get("trace_id")
+    if isinstance(title, str) and title.strip():
+        return title
+    if isinstance(trace_id, str) and trace_id.strip() and not OPAQUE_ID.fullmatch(trace_id.strip()):
+        return trace_id
+    return fallback
+
+
+def draw(trace: dict, name: str | None = None) -> str:
+    """The timeline of a valid trace as an SVG document, titled `name` (by default its
+    readable name, else its trace_id)."""
     checked = check_trace(trace)
     if not checked.valid:
         raise PaperpoolError(f"trace {trace.get('trace_id')!r} is not valid ({plural(len(checked.findings), 'problem')}); "
@@ -47,7 +69,7 @@ def draw(trace: dict) -> str:
     table = ix.agent_table()
     shown = names[:MAX_LANES]
     lane_of = {name: position for position, name in enumerate(shown)}
-    t0, t1 = (float(np.nanmin(ix.t)), float(np.nanmax(ix.t))) if ix.n else (0.0, 1.0)
+    t0, t1 = 0.0, (float(np.nanmax(ix.t)) if ix.n else 1.0)  # from the start of the run
     span = (t1 - t0) or 1.0
     plot = WIDTH - LABELS - RIGHT
 
@@ -60,7 +82,8 @@ def draw(trace: dict) -> str:
     bottom = TOP + len(shown) * LANE + AXIS + (18 if len(names) > len(shown) else 0)
     legend, legend_height = _legend(ix, bottom + 8)
     height = bottom + 8 + legend_height
-    title = f"{trace.get('trace_id', '')}" + (f" ({trace['topology']})" if trace.get("topology") else "")
+    name = name if name is not None else readable_name(trace, str(trace.get("trace_id", "")))
+    title = name + (f" ({trace['topology']})" if trace.get("topology") else "")
     # ids unique to the trace: a gallery page holds many drawings, and ids are page-wide
     key = "tl-" + hashlib.sha1(str(trace.get("trace_id", "")).encode("utf-8")).hexdigest()[:10]
     parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
@@ -81,7 +104,7 @@ def draw(trace: dict) -> str:
                      f'fill="currentColor" fill-opacity="0.12"/>')
     parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
     parts += _marks(ix, table, lane_of, x, y)
-    parts += _axis(t0, t1, x, TOP + len(shown) * LANE)
+    parts += _axis(t0 + span, x, TOP + len(shown) * LANE, trace.get("time_unit"))
     if len(names) > len(shown):
         parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {plural(len(names) - len(shown), "more agent")} not drawn</text>')
     parts += legend
@@ -148,14 +171,17 @@ def _shape(mark: tuple[str, str], cx: float, cy: float, label: str, size: float 
     return f'<polygon points="{points}" {style}><title>{label}</title></polygon>'
 
 
-def _axis(t0: float, t1: float, x, top: float) -> list[str]:
+def _axis(end: float, x, top: float, unit: str | None) -> list[str]:
+    """The time axis from 0 to `end`, ticked at round numbers (1, 2, 2.5 or 5 times a power of ten)."""
     parts = [f'<line x1="{LABELS}" y1="{top + 6}" x2="{WIDTH - RIGHT}" y2="{top + 6}" stroke="currentColor"/>']
-    for step in range(6):
-        t = t0 + (t1 - t0) * step / 5
+    step = _round_step(end / 5)
+    for k in range(int(end / step * (1 + 1e-9)) + 1):
+        t = float(f"{k * step:.12g}")  # 0.3, not 0.30000000000000004
         at = x(t)
         parts.append(f'<line x1="{at}" y1="{top + 6}" x2="{at}" y2="{top + 10}" stroke="currentColor"/>')
         parts.append(f'<text x="{at}" y="{top + 22}" text-anchor="middle">{_num(t)}</text>')
-    parts.append(f'<text x="{LABELS - 8}" y="{top + 22}" text-anchor="end">t (s)</text>')
+    label = {"seconds": "t (s)", "steps": "t (steps)"}.get(unit, "t")  # no unit drawn that the trace does not declare
+    parts.append(f'<text x="{LABELS - 8}" y="{top + 22}" text-anchor="end">{label}</text>')
     return parts
 
 
@@ -172,6 +198,13 @@ def _legend(ix, top: float) -> tuple[list[str], float]:
         parts.append(f'<text x="{round(at + 14, 1)}" y="{row + 4}">{escape(label)}</text>')
         at += width
     return parts, row - top + 14
+
+
+def _round_step(rough: float) -> float:
+    if not math.isfinite(rough) or rough <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(rough))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough * (1 - 1e-9))
 
 
 def _num(value: float) -> str:
