@@ -415,3 +415,27 @@ def test_trace_import_reads_only_plain_files_and_writes_only_new_ones(run, tmp_p
     for pattern in ("{name[x]}", "{name.__class__}", "{name:>3000000000}"):
         bad = run("trace", "import", "two.jsonl", "-o", "out", "--name", pattern, cwd=tmp_path)
         assert bad.exit_code == 1 and bad.output.startswith(f"Error: --name '{pattern}': "), pattern
+
+
+def test_validate_names_the_importer_of_an_otlp_export(run, tmp_path, sdk_spans):
+    export = tmp_path / "run.otlp.json"
+    export.write_text(example.otlp_json(sdk_spans), encoding="utf-8")
+    lines = example.otlp_json(sdk_spans).replace("\n", " ")
+    (tmp_path / "run.otlp.jsonl").write_text(lines + "\n" + lines + "\n", encoding="utf-8")  # JSON Lines: no JSON as a whole
+    result = run("trace", "validate", "run.otlp.json", "run.otlp.jsonl", cwd=tmp_path)
+    said = ("is otlp input, not an orchestration trace: OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON "
+            "Lines); convert it first: paperpool trace import --from otlp {} -o TRACE.json")
+    assert (result.exit_code, result.output.splitlines()) == (1, [
+        "run.otlp.json: " + said.format("run.otlp.json"), "run.otlp.json: invalid, 1 problem.",
+        "run.otlp.jsonl: " + said.format("run.otlp.jsonl"), "run.otlp.jsonl: invalid, 1 problem.",
+        "2 files: 0 valid, 2 invalid.",
+    ])
+
+
+def test_a_broken_trace_is_not_taken_for_an_importers_input(run, tmp_path):
+    """Only a file with no trace's lists of events and edges is matched against the importers' formats."""
+    (tmp_path / "t.json").write_text(json.dumps({"trace_id": "t", "x_resourceSpans": [], "events": [{"id": "a"}], "edges": []}),
+                                     encoding="utf-8")
+    result = run("trace", "validate", "t.json", cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()[0]) == (1, ("t.json: /events/0/agent: missing: add `agent` (the agent "
+                                                                    "that acts (for a tool_result, the tool or the agent that called it))"))

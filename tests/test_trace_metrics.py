@@ -309,3 +309,64 @@ def test_times_far_apart_resolved_apart_warn_nothing():
     data = json.dumps({"events": [{"id": "a", "t": -1e308}, {"id": "b", "t": 1e308}],
                        "edges": [{"src": "a", "dst": "b", "type": "causal"}]}).encode()
     assert links.resolve(data).chain == (2, float("inf"), 1)
+
+
+def _six_events_without_edges(path, **top) -> None:
+    """Six events, two per agent, and no edge: nothing says what waits on what."""
+    events = [{"id": f"e{k}", "t": k, "type": "message", "agent": f"agent_{k // 2}"} for k in range(6)]
+    path.write_text(json.dumps({"schema": SCHEMA_ID, "trace_id": "six", **top, "events": events, "edges": []}), encoding="utf-8")
+
+
+NO_DEPENDENCIES = ("unknown: the trace has no dependencies (no causal, spawn, return or aggregate edge, and no other edge "
+                   "forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+
+
+def test_without_dependencies_the_critical_path_is_unknown(run, tmp_path):
+    """Not a speedup of 6 for six events that each were a chain of their own."""
+    _six_events_without_edges(tmp_path / "six.json")
+    m = _strict_json(run("trace", "metrics", "six.json", "--format", "json", cwd=tmp_path).output)
+    assert (m["total_work_events"], m["critical_path_events"], m["parallelism_speedup_events"]) == (6, None, None)
+    assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (3, None, None)  # three lanes of 1
+    assert m["notes"] == [{"key": key, "why": NO_DEPENDENCIES} for key in
+                          ("/critical_path_events", "/parallelism_speedup_events", "/critical_path_s", "/parallelism_speedup")]
+    text = run("trace", "metrics", "six.json", cwd=tmp_path).output.splitlines()
+    assert text[12:14] == ["  in events: 6 of work, n/a on the critical path, speedup n/a",
+                           ("  in time (unit not declared: time_unit would say seconds or steps): 3 of work, n/a on the critical path, "
+                           "speedup n/a")]
+
+
+def test_one_edge_forward_in_time_is_a_dependency(run, tmp_path):
+    _six_events_without_edges(tmp_path / "six.json")
+    trace = json.loads((tmp_path / "six.json").read_text(encoding="utf-8"))
+    trace["edges"] = [{"src": "e0", "dst": "e5", "type": "message"}]  # no ordering edge, but forward in time
+    (tmp_path / "six.json").write_text(json.dumps(trace), encoding="utf-8")
+    m = measure(run, tmp_path / "six.json", tmp_path)
+    assert (m["critical_path_events"], m["parallelism_speedup_events"], m["critical_path_s"], m["notes"]) == (2, 3, 5, [])
+
+
+@pytest.mark.parametrize(("unit", "in_time", "stopped", "busy"), [
+    ("seconds", "  in time (seconds): 12 s of work, 6 s on the critical path, speedup 2", "  stopped: yes, at t=6 s", "busy s"),
+    ("steps", "  in time (steps): 12 steps of work, 6 steps on the critical path, speedup 2", "  stopped: yes, at t=6 steps",
+     "busy steps"),
+])
+def test_times_are_given_in_the_declared_unit(run, tmp_path, unit, in_time, stopped, busy):
+    trace = json.loads((FIXTURES / "valid.json").read_text(encoding="utf-8"))
+    (tmp_path / "t.json").write_text(json.dumps({**trace, "time_unit": unit}), encoding="utf-8")
+    text = run("trace", "metrics", "t.json", cwd=tmp_path).output.splitlines()
+    assert (text[4], text[13]) == (stopped, in_time)
+    assert f"agents (3 agents): events, share, {busy}, share of time" in text
+    assert measure(run, tmp_path / "t.json", tmp_path)["time_unit"] == unit
+
+
+def test_an_undeclared_unit_is_said_so(run, tmp_path):
+    assert measure(run, FIXTURES / "valid.json", tmp_path)["time_unit"] is None
+    text = run("trace", "metrics", str(FIXTURES / "valid.json"), cwd=tmp_path).output
+    assert "  stopped: yes, at t=6\n" in text and "agents (3 agents): events, share, busy time, share of time\n" in text
+
+
+def test_a_unit_the_schema_does_not_know_is_refused(run, tmp_path):
+    trace = json.loads((FIXTURES / "valid.json").read_text(encoding="utf-8"))
+    (tmp_path / "t.json").write_text(json.dumps({**trace, "time_unit": "minutes"}), encoding="utf-8")
+    result = run("trace", "validate", "t.json", cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()[0]) == (
+        1, "t.json: /time_unit: \"minutes\" is not a known value of time_unit; use one of seconds, steps")

@@ -318,8 +318,8 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
             value = int(value)
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
-    unit = result.get("time_unit")
-    after = {"seconds": " s", "steps": " steps"}.get(unit, "")  # a time, in the trace's unit
+    time_unit = result.get("time_unit")
+    after = {"seconds": " s", "steps": " steps"}.get(time_unit, "")  # a time, in the trace's unit
 
     def when(value) -> str:
         return show(value) + (after if value is not None else "")
@@ -335,7 +335,7 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
     lines += ["work and critical path:",
               (f"  in events: {show(result['total_work_events'])} of work, {show(result['critical_path_events'])} on the critical path, "
               f"speedup {show(result['parallelism_speedup_events'])}"),
-              (f"  in time ({unit or 'unit not declared: time_unit would say seconds or steps'}): "
+              (f"  in time ({time_unit or 'unit not declared: time_unit would say seconds or steps'}): "
                f"{when(result['total_work_s'])} of work, {when(result['critical_path_s'])} on the critical path, "
                f"speedup {show(result['parallelism_speedup'])}"),
               f"  protocol overhead (messages per tool call): {show(result['protocol_overhead'])}",
@@ -349,7 +349,7 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
         lines.append(f"  credited to {unit}: " + ", ".join(f"{k} {show(v)}" for k, v in channels.items()))
     if not result["rewards"]["by_unit"]:
         lines.append("  no event carries a reward")
-    busy = {"seconds": "busy s", "steps": "busy steps"}.get(unit, "busy time")
+    busy = {"seconds": "busy s", "steps": "busy steps"}.get(time_unit, "busy time")
     lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, {busy}, share of time")
     for name, share in result["agent_share"].items():
         lines.append(f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}")
