@@ -18,6 +18,7 @@ EVENT_TYPES = _event["type"]["enum"]
 EDGE_TYPES = ARTIFACT_SCHEMA["$defs"]["edge"]["properties"]["type"]["enum"]
 TOPOLOGIES = ARTIFACT_SCHEMA["properties"]["topology"]["enum"]
 DEFINED = set(_event)  # an event's other fields may hold anything
+PAPERPOOL_TYPES = [*EVENT_TYPES, "stop"]
 
 # text of any kind (no lone surrogates: UTF-8 cannot hold them), empty included
 text = st.text(st.characters(exclude_categories=("Cs",)), max_size=6)
@@ -57,6 +58,20 @@ def events(draw) -> dict:
     others = draw(st.dictionaries(text.filter(lambda key: key not in DEFINED and key not in paperpool_fields), json_values,
                                   max_size=2))
     return {**event, **others}
+
+
+@st.composite
+def paperpool_events(draw) -> dict:
+    """Events as paperpool's format has them (some of them a little off): its types, stop
+    included, each field well or badly made."""
+    event = {"id": draw(names), "t": draw(amounts), "type": draw(st.sampled_from(PAPERPOOL_TYPES)), "agent": draw(names)}
+    for field in ("role", "from", "to", "tool", "call", "decision", "content_ref", "reason"):
+        if draw(st.booleans()):
+            event[field] = draw(names | st.just(""))
+    for field, values in paperpool_fields.items():
+        if draw(st.integers(0, 2)) == 0:
+            event[field] = draw(values)
+    return event
 
 
 edges = st.fixed_dictionaries({"src": names, "dst": names, "type": st.sampled_from(EDGE_TYPES)})

@@ -9,11 +9,21 @@ import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from paperpool.traces import mapping, metrics, synth, validation
+from paperpool.traces import artifact, mapping, metrics, synth, validation
 from paperpool.traces.schema import schema_id
 
-from .artifact_traces import artifact_traces, artifact_valid
+from .artifact_traces import (
+    artifact_traces,
+    artifact_valid,
+    edges,
+    events,
+    json_values,
+    names,
+    numbers,
+    paperpool_events,
+)
 from .test_traces import SOURCE_EXAMPLE
 
 needs_source = pytest.mark.skipif(not SOURCE_EXAMPLE.is_file(), reason="the source artifact (shared/) is not beside this clone")
@@ -176,3 +186,19 @@ def test_a_large_trace_in_the_artifacts_format_gets_two_lines_of_warnings(run, t
     ])
     # read in chunks, the warnings come out the same
     assert validation.report(str(path), path, chunk_above=0, chunk=500) == (True, result.output.splitlines())
+
+
+@given(event=events() | paperpool_events(), edge=edges | st.fixed_dictionaries({"src": names, "dst": names, "type": names},
+                                                                             optional={"x_note": json_values, "weight": numbers}))
+@settings(max_examples=1500, deadline=None)
+def test_the_probes_say_all_that_paperpools_schema_asks_beyond_the_artifacts(event, edge):
+    """An event or edge meets paperpool's schema exactly when it meets the artifact's reading
+    and every probe: so no warning is missed by probing (artifact.py), however the schema
+    file's x-artifact marks change."""
+    for section, item in (("events", event), ("edges", edge)):
+        strict = artifact._item(section).is_valid(item)
+        lenient = artifact._items(section, "artifact").is_valid([item])
+        probed = all(probe.one.is_valid(item) for probe in artifact.probes(section))
+        assert strict == (lenient and probed), (section, item)
+        assert artifact.properties_probe(section).is_valid([item]) == all(
+            probe.one.is_valid(item) for probe in artifact.probes(section) if probe.key[0] == "property")

@@ -108,6 +108,17 @@ class Probe:
 
 
 @functools.cache
+def properties_probe(section: str):
+    """All the property probes of `section` as one list validator: most items pass them
+    all, and one pass over a list costs what one probe's does (converting the items)."""
+    document = schema.schema()
+    definition = document["$defs"][ITEMS[section]]
+    together = {name: _strict(spec) for name, spec in definition.get("properties", {}).items() if _marked(spec, document, set())}
+    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"], "type": "array",
+                                        "items": {"properties": together}})
+
+
+@functools.cache
 def probes(section: str) -> tuple[Probe, ...]:
     document = schema.schema()
     definition = document["$defs"][ITEMS[section]]
@@ -206,15 +217,16 @@ def items(section: str, chunk: list, offset: int) -> Items:
     if not doubted:
         return Items(errors, warnings, read_as)
     subset = [chunk[k] for k in doubted]
+    properties_pass = properties_probe(section).is_valid(subset)
     for probe in probes(section):
-        if probe.many.is_valid(subset):
+        if (properties_pass and probe.key[0] == "property") or probe.many.is_valid(subset):
+            continue
+        if probe.key == ("additionalProperties",):  # which fields, found by name
+            _unknown_fields(section, chunk, doubted, offset, warnings)
             continue
         one = probe.one.is_valid
         refused = [k for k in doubted if not one(chunk[k])]
-        if probe.key == ("additionalProperties",):
-            _unknown_fields(section, chunk, refused, offset, warnings)
-        else:
-            _group(warnings, probe.key, section, chunk, refused, offset)
+        _group(warnings, probe.key, section, chunk, refused, offset)
         if probe.drops is not None:
             for k in refused:
                 item = read_as.get(k, chunk[k])
@@ -252,22 +264,34 @@ def _worded(section: str, item, position: int, key: tuple) -> Finding:
     return Finding(schema.pointer([section, position]), "does not follow paperpool's trace schema here; see the schema")
 
 
-def _unknown_fields(section: str, chunk: list, refused: list[int], offset: int, warnings: dict) -> None:
-    """A warning per unknown field name: the first item that has it, and how many do."""
-    definition = schema.schema()["$defs"][ITEMS[section]]
-    known = set(definition["properties"])
-    patterns = [re.compile(pattern) for pattern in definition.get("patternProperties", {})]
-    for k in refused:
-        for name in chunk[k]:
-            if name in known or any(pattern.search(name) for pattern in patterns):
+def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, warnings: dict) -> None:
+    """A warning per field name that the item's definition does not know (as its
+    additionalProperties: false and patternProperties say): the first item that has it,
+    and how many do."""
+    known, extension = _known_names(section)
+    counts: dict = {}
+    for k in doubted:
+        for name in [name for name in chunk[k] if name not in known]:
+            if extension(name):
                 continue
-            group = warnings.get((section, "field", name))
-            if group is None:
+            if name in counts:
+                counts[name] += 1
+            else:
+                counts[name] = 1
                 message = (f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
                            "to keep it as an extension")
-                warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + k, name]), message), 1]
-            else:
-                group[1] += 1
+                warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + k, name]), message), 0]
+    for name, count in counts.items():
+        warnings[(section, "field", name)][1] = count
+
+
+@functools.cache
+def _known_names(section: str):
+    """(the properties of an item's definition, whether a name matches its patternProperties)."""
+    definition = schema.schema()["$defs"][ITEMS[section]]
+    patterns = list(definition.get("patternProperties", {}))
+    matches = re.compile("|".join(f"(?:{pattern})" for pattern in patterns)).search if patterns else lambda name: None
+    return frozenset(definition["properties"]), matches
 
 
 def merge(into: dict, found: dict) -> None:
