@@ -20,7 +20,7 @@ def bench(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     results = tmp_path / "BENCHMARKS.md"
     results.write_text("# Ours\n\n<!-- paperpool:bench:start -->\nSTALE-BLOCK\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8")
-    done = bench("--sizes", "20,200", "--events", "300", "--repeat", "2", "--write", str(results))
+    done = bench("--sizes", "20,200", "--events", "300", "--artifact-events", "300", "--repeat", "2", "--write", str(results))
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| measurement")]
     measured = {(row.split(" | ")[0][2:], row.split(" | ")[1]) for row in rows}
@@ -31,6 +31,8 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     assert len(growth) == 6
     trace = next(row for row in rows if row.startswith("| trace validate + metrics | 300 events"))
     assert trace.endswith("| / json.load |")
+    artifact = next(row for row in rows if row.startswith("| trace validate + metrics | 300 events") and "artifact's format" in row)
+    assert artifact.endswith("| / json.load |") and artifact != trace
     paused = next(row for row in rows if row.startswith("| json.load, garbage collector paused | 300 events"))
     assert paused.endswith("| validate + metrics / this |")
     for row in rows:  # median between fastest and slowest

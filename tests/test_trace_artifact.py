@@ -179,10 +179,10 @@ def test_a_large_trace_in_the_artifacts_format_gets_two_lines_of_warnings(run, t
     result = run("trace", "validate", str(path), cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()) == (0, [
         (f"{path}: warning: /events/0/latency_ms: unknown field 'latency_ms', which paperpool does not read; prefix its "
-         "name with x_ to keep it as an extension (and 2,998 more events like it)"),
+         "name with x_ to keep it as an extension (and 2,999 more events like it)"),
         (f"{path}: warning: /events/{first_call}/tool: missing: a tool_call event needs `tool` (the tool a tool_call "
          f"calls or a tool_result comes from); add it (and {calls - 1:,} more events like it)"),
-        f"{path}: valid: 2,999 events, {len(trace['edges']):,} edges; 2 warnings {WARNED}",
+        f"{path}: valid: 3,000 events, {len(trace['edges']):,} edges; 2 warnings {WARNED}",
     ])
     # read in chunks, the warnings come out the same
     assert validation.report(str(path), path, chunk_above=0, chunk=500) == (True, result.output.splitlines())

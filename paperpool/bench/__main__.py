@@ -40,12 +40,15 @@ def _numbers(context, parameter, text: str) -> list[int]:
               help="Synthetic pool sizes, in entries; 0 for none.")
 @click.option("--events", default="10000,200000,1000000", show_default=True, callback=_numbers,
               help="Synthetic trace sizes, in events; 0 for none.")
+@click.option("--artifact-events", default="200000", show_default=True, callback=_numbers,
+              help="Sizes of synthetic traces in the survey artifact's format (no schema declared, warnings on every "
+                   "event: synth --dialect artifact); 0 for none.")
 @click.option("--repeat", type=click.IntRange(1), default=3, show_default=True, help="Runs of each measurement.")
 @click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic pools and traces.")
 @click.option("--write", "write_to", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Also put the results into this file (BENCHMARKS.md), between the lines {START} and {END}.")
-def main(root: Path | None, sizes: list[int], events: list[int], repeat: int, engine: str, seed: int,
+def main(root: Path | None, sizes: list[int], events: list[int], artifact_events: list[int], repeat: int, engine: str, seed: int,
          write_to: Path | None) -> None:
     """Time paperpool's commands on the shipped pool and on synthetic pools, and trace
     validation against json.load; print one table and the targets."""
@@ -68,6 +71,9 @@ def main(root: Path | None, sizes: list[int], events: list[int], repeat: int, en
         for size in (size for size in events if size > 0):
             trace_rows.append(traces.measure(folder, size, repeat, seed))
             _progress(f"{size:,}-event trace measured")
+        for size in (size for size in artifact_events if size > 0):
+            trace_rows.append(traces.measure(folder, size, repeat, seed, "artifact"))
+            _progress(f"{size:,}-event trace in the artifact's format measured")
     results = (f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
                + report.table(rows, main_job, trace_rows) + "\nTargets:\n\n"
                + report.targets_text(report.targets(rows, main_job, trace_rows)))

@@ -19,6 +19,8 @@ from pathlib import Path
 from .measure import Sample, Series, run
 
 TOPOLOGY = "hierarchical"
+# how a trace written in the survey artifact's format is named in the table (synth --dialect artifact)
+ARTIFACT = "in the artifact's format (no schema declared: 2 kinds of warning, on every event)"
 
 
 @dataclass
@@ -29,18 +31,19 @@ class TraceRow:
     ours: Series
     plain: Series  # json.load
     paused: Series  # json.load with the garbage collector paused, as paperpool parses
+    dialect: str = "paperpool"  # or "artifact": synth's trace as the survey artifact's format allows
 
     @property
     def ratio(self) -> float:
         return self.ours.median / self.plain.median
 
 
-def measure(folder: Path, events: int, times: int, seed: int = 0) -> TraceRow:
-    path = folder / f"trace-{events}.json"
+def measure(folder: Path, events: int, times: int, seed: int = 0, dialect: str = "paperpool") -> TraceRow:
+    path = folder / f"trace-{dialect}-{events}.json"
     # written by another process: a child's peak memory, as the system reports it, starts
     # from the size of the process that started it, and a million events take 1.3 GB
     run([sys.executable, "-m", "paperpool.traces.synth", "--events", str(events), "--topology", TOPOLOGY,
-         "--seed", str(seed), "-o", str(path)], folder)
+         "--seed", str(seed), "--dialect", dialect, "-o", str(path)], folder)
     timed = json.loads(_child(path, times, "time").output.splitlines()[-1])
     ours = Series([Sample(seconds, None) for seconds in timed["ours"]])
     plain = Series([Sample(seconds, None) for seconds in timed["json.load"]])
@@ -48,7 +51,7 @@ def measure(folder: Path, events: int, times: int, seed: int = 0) -> TraceRow:
     alone = json.loads(_child(path, 1, "ours").output.splitlines()[-1])
     ours.samples[0].peak_mb = _with_helper(alone["peaks"])
     plain.samples[0].peak_mb = _child(path, 1, "json.load").peak_mb
-    row = TraceRow(events, alone["edges"], path.stat().st_size / 1e6, ours, plain, paused)
+    row = TraceRow(events, alone["edges"], path.stat().st_size / 1e6, ours, plain, paused, dialect)
     path.unlink()
     return row
 

@@ -152,6 +152,8 @@ def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3
     the survey artifact's allows (see the module's docstring)."""
     if topology not in TOPOLOGIES or events < 2 or fanout < 1 or depth < 1 or dialect not in DIALECTS:
         raise ValueError("need a known topology and dialect, events >= 2, fanout >= 1 and depth >= 1")
+    if dialect == "artifact":
+        events += 1  # its stop event is left out
     run = _Run(events, fanout, depth, seed)
     t, previous = 0.0, None
     try:
