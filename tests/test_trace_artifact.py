@@ -122,7 +122,8 @@ def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_p
         {"id": "d", "t": 4, "type": "aggregate", "agent": "lead"},
     ]
     edges = [{"src": "a", "dst": "b", "type": "spawn"}, {"src": "d", "dst": "a", "type": "causal"},
-             {"src": "b", "dst": "zz", "type": "causal"}, {"src": "c", "dst": "d", "type": "message"}]
+             {"src": "b", "dst": "zz", "type": "causal"}, {"src": "c", "dst": "d", "type": "message"},
+             {"src": "d", "dst": "b", "type": "causal"}]
     path = tmp_path / "rules.json"
     path.write_text(json.dumps({"trace_id": "rules", "task_id": "t", "events": events, "edges": edges,
                                 "rewards": {}, "costs": {"tokens": 0, "wall_clock_s": 4}}), encoding="utf-8")
@@ -132,9 +133,9 @@ def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_p
          "before t=2; add the tool_call, or name it in `call`"),
         f"{path}: warning: /events/3/id: id 'c' is already the id of /events/2; give each event its own id",
         (f"{path}: warning: /edges/1: causal edge d -> a goes back in time (t=4 -> t=0); it must lead to an event at the "
-         "same time or later: swap src and dst, or correct the times"),
+         "same time or later: swap src and dst, or correct the times (and 1 more edge like it)"),
         f"{path}: warning: /edges/2/dst: no event has id 'zz'; name an event of this trace, or add the event",
-        f"{path}: valid: 5 events, 4 edges; 4 warnings {WARNED}",
+        f"{path}: valid: 5 events, 5 edges; 4 warnings {WARNED}",
     ])
     measured = json.loads(run("trace", "metrics", str(path), "--format", "json", cwd=tmp_path).output.split("\n", 4)[4])
     # the backwards edge is no dependency: a -> b, and c -> d (the first c): a chain of two, from t=2 to 4

@@ -305,8 +305,3 @@ def merge(into: dict, found: dict) -> None:
 
 def warnings_of(groups: dict) -> list[Doubt]:
     return [Doubt(first, count) for first, count in groups.values()]
-
-
-def group_findings(findings: list[Finding], kind: str) -> dict:
-    """Findings of one graph rule as one warning group each of their kind."""
-    return {("rule", kind): [findings[0], len(findings)]} if findings else {}
