@@ -14,9 +14,12 @@ replaced: its findings are errors. The warnings are what the full schema finds b
 Asking jsonschema-rs for every error of a large trace costs some 50 microseconds each
 (5 s for a 200,000-event trace with a warning on half its events), so the events and
 edges are not asked that way. Each place where the two readings differ is a probe: a
-small schema holding only paperpool's requirement there, checked on each event (or
-edge) the full schema refuses and the artifact's accepts. Only the first item each probe
-refuses is asked for its errors, to word the warning; the others are counted with it.
+small schema holding only paperpool's requirement there. A chunk of events (or edges)
+that paperpool's schema refuses as a whole has the probes checked on the list of its
+items the artifact's reading accepts (one pass each, in jsonschema-rs), and item by
+item only for a probe that fails there. Only the first item each probe refuses is asked
+for its errors, to word the warning; the others are counted with it. Unknown fields are
+found by name, once per set of keys (items written by one program share a few).
 """
 
 from __future__ import annotations
@@ -87,14 +90,6 @@ def _items(section: str, reading: str):
     document = artifact_schema() if reading == "artifact" else schema.schema()
     return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"],
                                         "type": "array", "items": {"$ref": f"#/$defs/{ITEMS[section]}"}})
-
-
-@functools.cache
-def _item(section: str):
-    """paperpool's full requirement on one event or edge."""
-    document = schema.schema()
-    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"],
-                                        "$ref": f"#/$defs/{ITEMS[section]}"})
 
 
 @dataclass(frozen=True)
@@ -210,13 +205,12 @@ def items(section: str, chunk: list, offset: int) -> Items:
         return Items([], {}, {})
     errors = _findings_of(section, chunk, offset)
     broken = {position - offset for position in broken_positions(errors, section)}
-    whole = _item(section).is_valid
-    doubted = [k for k, item in enumerate(chunk) if k not in broken and not whole(item)]
+    # every item the artifact's reading accepts is probed: asking each first whether
+    # paperpool's schema accepts it would cost about what probing it does
+    doubted = [k for k in range(len(chunk)) if k not in broken] if broken else list(range(len(chunk)))
+    subset = [chunk[k] for k in doubted] if broken else chunk
     warnings: dict = {}
     read_as: dict = {}
-    if not doubted:
-        return Items(errors, warnings, read_as)
-    subset = [chunk[k] for k in doubted]
     properties_pass = properties_probe(section).is_valid(subset)
     for probe in probes(section):
         if (properties_pass and probe.key[0] == "property") or probe.many.is_valid(subset):
@@ -269,20 +263,29 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
     additionalProperties: false and patternProperties say): the first item that has it,
     and how many do."""
     known, extension = _known_names(section)
-    counts: dict = {}
+    # items written by one program share a few sets of keys: each set is judged once
+    by_keys: dict = {}  # keys -> [the first item with them, how many have them]
     for k in doubted:
-        for name in [name for name in chunk[k] if name not in known]:
-            if extension(name):
+        keys = tuple(chunk[k])
+        seen = by_keys.get(keys)
+        if seen is None:
+            by_keys[keys] = [k, 1]
+        else:
+            seen[1] += 1
+    found: dict = {}  # name -> [first item, count]
+    for keys, (first, count) in by_keys.items():
+        for name in keys:
+            if name in known or extension(name):
                 continue
-            if name in counts:
-                counts[name] += 1
+            if name in found:
+                found[name][0] = min(found[name][0], first)
+                found[name][1] += count
             else:
-                counts[name] = 1
-                message = (f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
-                           "to keep it as an extension")
-                warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + k, name]), message), 0]
-    for name, count in counts.items():
-        warnings[(section, "field", name)][1] = count
+                found[name] = [first, count]
+    for name, (first, count) in sorted(found.items(), key=lambda item: item[1][0]):
+        message = (f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
+                   "to keep it as an extension")
+        warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + first, name]), message), count]
 
 
 @functools.cache
