@@ -79,12 +79,21 @@ def detect(paths: list[Path], known: dict[str, TraceFormat]) -> TraceFormat:
 
 def recognise(path: Path) -> TraceFormat | None:
     """The registered format whose detect accepts the file, or None (also when it cannot
-    be read): for `trace validate` to name the importer of a file that is no trace."""
+    be read): for `trace validate` to name the importer of a file that is no trace. A
+    format whose module cannot be loaded (an entry point left behind by an older
+    install) is passed over: `trace import` is where it gets reported."""
     try:
         head = _head(path)
-        return next((found for found in formats().values() if found.detect(path, head)), None)
-    except (PaperpoolError, OSError):
+    except PaperpoolError:
         return None
+    for entry in metadata.entry_points(group=GROUP):
+        try:
+            declared = entry.load()
+        except (ImportError, AttributeError):
+            continue
+        if declared.detect(path, head):
+            return declared
+    return None
 
 
 def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportOptions) -> list[Imported]:
