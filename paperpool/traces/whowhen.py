@@ -42,6 +42,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -328,7 +329,8 @@ def _kind(value) -> str:
 
 
 def _shown(value) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
+    """A value as a message quotes it: text quoted, the rest as JSON writes it, cut short."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:36] + "..."
 
 
