@@ -286,7 +286,7 @@ NO_STEP = "write the index in `history` of the failing step, counting from 0"
 
 
 @pytest.mark.parametrize(("document", "line"), [
-    ([LOG], f": the file holds a list, not a Who&When log, which is {SHAPE}"),
+    ([LOG], f": the file holds a list, not a Who&When log; a log is {SHAPE}"),
     (changed(history=...), (": /history: missing: a Who&When log lists the run's steps in `history`; add it, or name the input's "
                            "format with --from")),
     (changed(history={"0": {}}), ": /history: is an object, not a list of steps {content, role}; write the run's steps as a list"),

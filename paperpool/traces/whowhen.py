@@ -159,16 +159,24 @@ def read_log(path: Path) -> Log:
     return log
 
 
+# The loader's words for a trace file, and what they say of a log instead.
+_OF_A_LOG = (("a trace nests only a few levels, so this is not a trace file", "a log nests only a few levels, so this is not a log"),
+             ("check that the file is a JSON trace", "check that the file is a Who&When log"))
+
+
 def _for_a_log(finding: Finding) -> Finding:
     """The loader's finding, said of a log where it speaks of a trace."""
     if finding.message.startswith("file is empty"):
         return Finding(finding.pointer, f"file is empty; a Who&When log is {SHAPE}")
-    return finding
+    message = finding.message
+    for trace_words, log_words in _OF_A_LOG:
+        message = message.replace(trace_words, log_words)
+    return Finding(finding.pointer, message)
 
 
 def _log(document, path: Path, findings: list[Finding]) -> Log | None:
     if not isinstance(document, dict):
-        findings.append(Finding("", f"the file holds {_kind(document)}, not a Who&When log, which is {SHAPE}"))
+        findings.append(Finding("", f"the file holds {_kind(document)}, not a Who&When log; a log is {SHAPE}"))
         return None
     history = document.get("history")
     part, steps = "hand-crafted", []
