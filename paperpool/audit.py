@@ -10,6 +10,7 @@ readings re-tag is read from the registry, never listed here.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import auditsection, markdown
+from .history import as_date, as_of, history_field
 from .inputs import read_table
 from .pool import Pool
 from .problems import PaperpoolError, plural
@@ -98,10 +100,15 @@ def _example_field(registry: Registry) -> str:
 
 
 def audit_pool(pool: Pool) -> Audit:
-    """Each entry that has a second reading: its current values against the reading's."""
+    """Each entry that has a second reading: its values on the reading's date (its later
+    changes undone) against the reading's."""
     fields, reading = compared_fields(pool.registry), second_reading(pool.registry)
     read = sorted((r for r in pool.entries if isinstance(r.data.get(reading), dict)), key=lambda r: r.key)
-    pairs = [(r.key, name, r.data.get(name), r.data[reading].get(name)) for r in read for name in fields]
+    # each entry as it stood when the second reader read it: a retag since (kept in its
+    # changes) is no disagreement of the spot-check's
+    history = history_field(pool.registry, "entries")
+    then = {r.key: as_of(r.data, history, as_date(r.data[reading].get("date")) or dt.date.max) for r in read}
+    pairs = [(r.key, name, then[r.key].get(name), r.data[reading].get(name)) for r in read for name in fields]
     source = (f"{plural(len(read), 'entry', 'entries')} with a {reading}: "
               "each entry's values (first reader) against its second reading")
     audit = _compare(source, "entry", len(read), fields, pairs)

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from paperpool.history import as_of
 from paperpool.yamlio import load_yaml
 
 from .conftest import REPO, SOURCE
@@ -76,8 +77,10 @@ def kappa_by_hand(first: dict[str, int], second: dict[str, int], agree: int) -> 
 
 
 def second_read_entries(root) -> list[dict]:
+    """The entries with a second reading, each as it stood on the reading's day (its later
+    changes undone): the spot-check compared the first reader's tags of that day."""
     entries = [load_yaml(path).data for path in sorted((root / "papers").glob("*.yaml"))]
-    return [entry for entry in entries if entry.get("second_reading")]
+    return [as_of(entry, "changes", entry["second_reading"]["date"]) for entry in entries if entry.get("second_reading")]
 
 
 def test_audit_shipped_pool_text(run):

@@ -366,12 +366,12 @@ def test_an_export_converting_to_no_events_is_an_error_naming_what_it_holds(run,
         {"key": "openinference.span.kind", "value": {"stringValue": "AGENT"}}])
     (tmp_path / "oi.json").write_text(json.dumps(document), encoding="utf-8")
     before = snapshot(tmp_path)
-    result = run("trace", "import", "oi.json", "-o", "out.json", cwd=tmp_path)
+    result = run("trace", "import", "--from", "otlp", "oi.json", "-o", "out.json", cwd=tmp_path)
     assert (result.exit_code, result.output) == (1, (
         "Error: oi.json: converted to a trace with no events, so nothing was written; --from otlp expects OpenTelemetry "
         "spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, invoke_agent, execute_tool, "
-        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans named like these "
-        "may follow OpenInference's conventions)\n"))
+        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans with "
+        "openinference.span.kind follow OpenInference's conventions: --from openinference)\n"))
     assert snapshot(tmp_path) == before
 
 
@@ -395,6 +395,8 @@ def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path)
 def test_an_unknown_format_is_named(run, tmp_path):
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
     result = run("trace", "import", "x.json", "--from", "pdf", cwd=tmp_path)
-    assert result.output.startswith("Error: --from pdf: not a format paperpool reads; use one of otlp")
+    start = "Error: --from pdf: not a format paperpool reads; use one of "
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-1].split(", "))
     result = run("trace", "import", "x.json", cwd=tmp_path)
-    assert result.output.startswith("Error: x.json: not a trace export paperpool recognises; name its format with --from (otlp")
+    start = "Error: x.json: not a trace export paperpool recognises; name its format with --from ("
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-2].split(", "))

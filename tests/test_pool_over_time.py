@@ -99,14 +99,14 @@ HEADERS = ["Date added (by day)", "RL method", "Survey", "Benchmark", "Framework
 def test_entries_by_date_added_per_day_and_category(shipped):
     figure = shipped["entries-by-date-added"]
     assert figure.chart.arguments == ("Entries by date added, by category", DAYS, [
-        ("RL method", [31, 0, 0, 0, 0, 0, 11]), ("Survey", [5, 0, 0, 0, 0, 0, 0]), ("Benchmark", [18, 0, 0, 0, 0, 0, 0]),
-        ("Framework", [3, 0, 0, 0, 0, 0, 0]), ("Industry", [6, 0, 0, 0, 0, 0, 0]),
+        ("RL method", [30, 0, 0, 0, 0, 0, 11]), ("Survey", [5, 0, 0, 0, 0, 0, 0]), ("Benchmark", [18, 0, 0, 0, 0, 0, 0]),
+        ("Framework", [4, 0, 0, 0, 0, 0, 0]), ("Industry", [6, 0, 0, 0, 0, 0, 0]),
         ("Classical MARL", [10, 0, 0, 0, 0, 0, 0])], "Date added (by day)", "Entries")
     assert figure.chart.alt == (
         "Stacked bar chart: Entries by date added, by category. Entries by Date added (by day), stacked by 6 series. "
-        "By series: RL method 42, Survey 5, Benchmark 18, Framework 3, Industry 6, Classical MARL 10. Totals: "
+        "By series: RL method 41, Survey 5, Benchmark 18, Framework 4, Industry 6, Classical MARL 10. Totals: "
         "2026-04-28 73, 2026-04-29 0, 2026-04-30 0, 2026-05-01 0, 2026-05-02 0, 2026-05-03 0, 2026-05-04 11.")
-    assert figure.table == (HEADERS, [["2026-04-28", "31", "5", "18", "3", "6", "10", "73"]]
+    assert figure.table == (HEADERS, [["2026-04-28", "30", "5", "18", "4", "6", "10", "73"]]
                             + [[day, "0", "0", "0", "0", "0", "0", "0"] for day in DAYS[1:-1]]
                             + [["2026-05-04", "11", "0", "0", "0", "0", "0", "11"]])
     assert figure.note == ""
@@ -116,11 +116,12 @@ def test_the_pool_s_size_over_time(shipped):
     figure = shipped["pool-size"]
     title, x_values, series, *_ = figure.chart.arguments
     assert (title, x_values) == ("Pool size over time, by category", DAYS)
-    assert series[0] == ("RL method", [31, 31, 31, 31, 31, 31, 42])
-    assert [counts for _, counts in series[1:]] == [[n] * 7 for n in (5, 18, 3, 6, 10)]
+    # categories as the entries hold them now (react2023 has been a framework since the 2026-11-23 reading)
+    assert series[0] == ("RL method", [30, 30, 30, 30, 30, 30, 41])
+    assert [counts for _, counts in series[1:]] == [[n] * 7 for n in (5, 18, 4, 6, 10)]
     assert figure.chart.alt == (
         "Stacked bar chart: Pool size over time, by category. Entries, a running total along Date added (by day), "
-        "stacked by 6 series. At 2026-05-04, by series: RL method 42, Survey 5, Benchmark 18, Framework 3, Industry 6, "
+        "stacked by 6 series. At 2026-05-04, by series: RL method 41, Survey 5, Benchmark 18, Framework 4, Industry 6, "
         "Classical MARL 10. Totals: 2026-04-28 73, 2026-04-29 73, 2026-04-30 73, 2026-05-01 73, 2026-05-02 73, "
         "2026-05-03 73, 2026-05-04 84.")
     assert [row[-1] for row in figure.table[1]] == ["73"] * 6 + ["84"]

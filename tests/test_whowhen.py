@@ -141,14 +141,15 @@ def test_the_shipped_traces_are_what_the_import_makes_of_the_shipped_logs():
 
 
 def test_the_readmes_command_remakes_the_shipped_traces(run, tmp_path):
-    shutil.copytree(SHIPPED, tmp_path / "who-and-when")
-    result = run("trace", "import", *(f"who-and-when/{log}" for log in EXAMPLES), "-o", ".", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (0, ("wrote who-and-when-hand-crafted-14.json: 32 events, 41 edges\n"
-                                                    "wrote who-and-when-algorithm-generated-1.json: 6 events, 5 edges\n"
-                                                    "wrote who-and-when-algorithm-generated-10.json: 10 events, 10 edges\n"))
+    shutil.copytree(SHIPPED, tmp_path / "traces" / "who-and-when")
+    inputs = [f"traces/who-and-when/{log}" for log in EXAMPLES]
+    result = run("trace", "import", *inputs, "-o", "traces", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (0, ("wrote traces/who-and-when-hand-crafted-14.json: 32 events, 41 edges\n"
+                                                    "wrote traces/who-and-when-algorithm-generated-1.json: 6 events, 5 edges\n"
+                                                    "wrote traces/who-and-when-algorithm-generated-10.json: 10 events, 10 edges\n"))
     for name in EXAMPLES.values():
-        assert (tmp_path / f"{name}.json").read_bytes() == (REPO / "traces" / f"{name}.json").read_bytes()
-    command = "paperpool trace import " + " ".join(f"who-and-when/{log}" for log in EXAMPLES) + " -o ."
+        assert (tmp_path / "traces" / f"{name}.json").read_bytes() == (REPO / "traces" / f"{name}.json").read_bytes()
+    command = "paperpool trace import " + " ".join(inputs) + " -o traces"
     assert f"    {command}\n" in (SHIPPED / "README.md").read_text(encoding="utf-8")
 
 
@@ -249,10 +250,14 @@ def test_time_counts_steps_and_says_so_where_the_schema_can():
 
 
 def test_the_settings_are_the_surveys_terms():
-    """whowhen.yaml: the delegation is a sub-decision of paperpool's mapping, each part a
-    part of the dataset, each topology one of the schema's."""
+    """whowhen.yaml: each part a part of the dataset, each topology one of the schema's; a
+    delegation is marked with the sub-decision of paperpool's mapping that the other
+    importers use."""
     settings = whowhen.settings()
-    assert settings["delegation"] in mapping.default().events
+    assert list(settings) == ["parts"]
+    delegation = mapping.default().marks["delegation"]
+    assert delegation in mapping.default().events
+    assert shipped("who-and-when-hand-crafted-14")["events"][3]["decision"] == delegation
     assert list(settings["parts"]) == list(whowhen.FOLDERS)
     assert {part.get("topology") for part in settings["parts"].values()} <= set(schema.topologies()) | {None}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..problems import PaperpoolError, plural
-from ..yamlio import write_atomic
+from ..yamlio import check_output, write_atomic
 from . import schema
 from .importing import ImportOptions
 
@@ -122,12 +122,16 @@ def _import(paths: list[Path], from_format: str | None, output: Path | None, nam
             raise PaperpoolError(f"the inputs hold {len(imported)} traces; give -o FOLDER to write one file each")
         click.echo(dump_trace(imported[0].trace), nl=False)
         return
+    if not output.parts or str(output) == "-" or (len(imported) == 1 and not output.is_dir()):
+        check_output(output, f"-o {output}")  # an empty path, '-', a link on the way: refused with the reason
     if len(imported) > 1 and output.suffix.lower() == ".json" and not output.is_dir():
         raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
                              "to write one file each, or choose one with --trace-id")
     planned = plan_outputs(imported, output, name_pattern)
     if len(planned) > 1:
         output.mkdir(parents=True, exist_ok=True)
+    for path, _ in planned:
+        check_output(path, f"-o {output}")  # every file before any is written
     for path, item in planned:
         write_atomic(path, dump_trace(item.trace), f"-o {output}")
         click.echo(f"wrote {path}: {summary(item)}", err=True)

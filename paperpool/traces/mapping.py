@@ -14,7 +14,7 @@ The registry's section:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -31,6 +31,7 @@ class Subdecisions:
     events: dict[str, list[str]]  # sub-decision id -> event types, in display order
     labels: dict[str, str]
     source: str  # where the mapping was read from, for the text report
+    marks: dict[str, str] = field(default_factory=dict)  # what an importer marks with `decision`: {"delegation": "O2"}
 
     def label(self, decision: str) -> str:
         return self.labels.get(decision, decision)
@@ -40,7 +41,7 @@ def default() -> Subdecisions:
     text = resources.files(__package__).joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
     data = parse_yaml(text, Path(DEFAULT_FILE)).data
     return Subdecisions({key: list(value) for key, value in data["subdecisions"].items()},
-                        dict(data.get("labels") or {}), f"paperpool's {DEFAULT_FILE}")
+                        dict(data.get("labels") or {}), f"paperpool's {DEFAULT_FILE}", dict(data.get("marks") or {}))
 
 
 def for_registry(registry) -> Subdecisions:

@@ -16,19 +16,28 @@ time past 2^64 ns, an attribute given twice, and the attributes read here of ano
 than the GenAI conventions say (a token count of Infinity, an agent's name that is a
 list) are each one finding with its JSON pointer, and nothing is converted.
 
-How spans become events (t is seconds from the earliest span's start):
-- an agent span (create_agent, invoke_agent) whose agent an enclosing agent span's agent
-  has not met yet: a spawn by the enclosing agent at the span's start; met already: a
-  message from it to the agent. At the end of an invoke_agent span: a return to the
-  enclosing agent. The outermost agent's span ends in a stop event: the run is over.
-- execute_tool: a tool_call by the acting agent (the nearest enclosing agent span's) at
-  the span's start, a tool_result at its end, costing the span's duration.
-- a model call (chat, text_completion, generate_content) by an agent that spawns or
-  messages others: an orchestrator_decision at the call's end, or an aggregate when some
-  of its sub-agents returned since its previous call; by any other agent: its tokens and
-  seconds are added to that agent's next return, the turn the call served.
-- other spans only nest: their children act for the nearest enclosing agent.
-Edges: each agent's events in turn (causal), a spawn or message to the agent's first
+How spans become events (t is seconds from the earliest span's start; otlp_events.py
+says what each span is, by the GenAI conventions or OpenInference's, and builds them):
+- every agent span is one instance (an agent invoked three times: three instances, named
+  agent#1 ... and with the agent's name as their role), spawned by the enclosing instance
+  at its start and returning to it at its end; the outermost ends in a stop. Workflows
+  (invoke_workflow, invoke_swarm, invoke_graph) are instances too, and so is a root span
+  that encloses the run without being an agent (the run's orchestrator).
+- a handoff (agent_handoff spans, gen_ai.transfer.target.name, the transfer tools
+  transfer_to_agent, handoff_to_agent and transfer_to_<agent>): a spawn, by the agent that
+  hands off, of the next invocation of the agent handed to, marked with the mapping's
+  delegation sub-decision (subdecisions.yaml, marks).
+- execute_tool: a tool_call by the acting instance at the span's start, a tool_result at
+  its end, costing the span's duration.
+- a model call (chat, text_completion, generate_content, or a span without an operation
+  name that names a model or counts tokens) by an instance that starts or hands off to
+  others: an orchestrator_decision at the call's end, or an aggregate when some of its
+  sub-agents returned since; by any other instance: its tokens and seconds are added to its
+  next return. An orchestrator without model calls aggregates when all it ran have ended
+  and it starts more.
+- a failed span (status error) and a guardrail: a safety_event.
+- other spans only nest: their children act for the nearest enclosing instance.
+Edges: each instance's events in turn (causal), a spawn or message to the instance's first
 event after it (spawn, message), a call to its result (tool_dependency), a return to its
 receiver's next event (return). Tokens are counted on model calls only, since agent spans
 may repeat their children's usage.
@@ -47,7 +56,6 @@ from ..problems import suggest
 from .schema import Finding, pointer, schema_id
 
 OPERATION = "gen_ai.operation.name"
-AGENT_OPERATIONS = ("create_agent", "invoke_agent")
 TOOL_OPERATION = "execute_tool"
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -70,6 +78,7 @@ class Span:
     order: int  # position in the file: ties are broken by it
     where: str = ""  # its JSON pointer in the export, for messages
     children: list = field(default_factory=list)
+    status: dict = field(default_factory=dict)  # {code, message}: code 2 (STATUS_CODE_ERROR) when it failed
 
     @property
     def operation(self) -> str | None:
@@ -333,7 +342,8 @@ def _span(raw, path: list, order: int, findings: list[Finding]) -> tuple[str, Sp
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
         return None
     return span["traceId"], Span(span["spanId"], span.get("parentSpanId"), span.get("name", ""), span["startTimeUnixNano"],
-                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path))
+                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path),
+                                 status=span.get("status") or {})
 
 
 def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | None:
@@ -516,15 +526,21 @@ def _tokens(key: str, value, path: list, findings: list[Finding]):
 
 # The attributes the conversion reads, each as its GenAI convention says it is.
 CONVENTIONS = {name: _text for name in (OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name",
-                                        "gen_ai.conversation.id", "service.name")}
-CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")}
+                                        "gen_ai.conversation.id", "service.name", "gen_ai.workflow.name",
+                                        "gen_ai.transfer.target.name", "gen_ai.handoff.to_agent", "gen_ai.guardrail.name",
+                                        "openinference.span.kind", "agent.name", "tool.name")}
+CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+                                           "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total")}
 
 
-def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None) -> dict:
-    """The orchestration trace of one OTLP trace's spans."""
-    from .otlp_events import Converter
+def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None, convention=None) -> dict:
+    """The orchestration trace of one OTLP trace's spans, read by a convention (a Convention
+    of otlp_events: the GenAI semantic conventions by default)."""
+    from .mapping import default
+    from .otlp_events import GENAI, Converter
 
-    return Converter(trace_id, spans, resource, topology).trace(schema_id())
+    convention = convention or GENAI
+    return Converter(trace_id, spans, resource, topology, convention, default().marks.get("delegation")).trace(schema_id())
 
 
 def convert_file(path, trace_id: str | None = None, topology: str | None = None) -> dict:

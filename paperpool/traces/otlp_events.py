@@ -1,5 +1,9 @@
-"""The events and edges of an orchestration trace, built from a tree of GenAI spans (the
-rules are in otlp.py's docstring).
+"""The events and edges of an orchestration trace, built from a tree of spans (the rules
+are in otlp.py's docstring).
+
+A convention (the GenAI semantic conventions here, OpenInference's in openinference.py)
+says what each span is: a Step. The Converter reads only Steps, so that both conventions
+give the same orchestration for the same run.
 
 Every event gets a key (time, emission order); the spans are walked depth first in start
 order, so a spawn is emitted before its agent's events and a return after them. Every
@@ -14,52 +18,225 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from .otlp import AGENT_OPERATIONS, MODEL_OPERATIONS, TOOL_OPERATION, Span
+from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, Span
 
-Visit = tuple[Span, str | None]  # a span to visit, and the agent acting for it
+AGENT = "agent"  # an agent's invocation, or a workflow that runs agents: one instance each
+TOOL = "tool"
+MODEL = "model"
+HANDOFF = "handoff"  # an agent hands a task to another: a delegation
+GUARDRAIL = "guardrail"
+NESTS = ""  # a span that only encloses others
+
+# Tools by which frameworks hand a task to another agent, the agent's name in their
+# arguments (Google ADK's transfer_to_agent, Strands' swarm handoff_to_agent); a tool named
+# transfer_to_<agent> (the OpenAI Agents SDK's and LangGraph's handoff tools) names it itself
+TRANSFER_TOOLS = ("transfer_to_agent", "handoff_to_agent")
+TRANSFER_PREFIX = "transfer_to_"
+TRANSFER_ARGUMENTS = ("agent_name", "agent")
+WORKFLOW_OPERATIONS = ("invoke_workflow", "invoke_swarm", "invoke_graph")  # Strands names its swarms and graphs so
+GUARDRAIL_OPERATIONS = ("apply_guardrail", "run_guardrail", "guardrail_check")
+HANDOFF_OPERATIONS = ("agent_handoff",)  # the OpenTelemetry instrumentation of the OpenAI Agents SDK
+# a span without gen_ai.operation.name is a model call when it names a model or counts tokens (Google ADK's)
+MODEL_MARKS = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
+ERROR_CODES = (2, "STATUS_CODE_ERROR", "ERROR")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a span is in the orchestration."""
+    kind: str  # AGENT, TOOL, MODEL, HANDOFF, GUARDRAIL or NESTS
+    name: str = ""  # the agent's, workflow's, tool's or guardrail's name
+    tokens: int = 0  # a model call's input and output tokens
+    target: str = ""  # the agent a handoff hands the task to
+    note: str = ""  # what a guardrail found
+
+
+Classify = Callable[[Span], Step]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How a family of instrumentations says what its spans are."""
+    name: str  # as the converted trace's description names it
+    classify: Classify
+
+
+def genai_step(span: Span) -> Step:
+    """A span as the OpenTelemetry GenAI semantic conventions (and the frameworks that emit
+    them) say it is."""
+    attributes = span.attributes
+    operation = span.operation
+    if operation == "invoke_agent":
+        return Step(AGENT, span.agent)
+    if operation in WORKFLOW_OPERATIONS:
+        return Step(AGENT, str(attributes.get("gen_ai.workflow.name") or span.name or operation))
+    if operation in HANDOFF_OPERATIONS:
+        return Step(HANDOFF, target=str(attributes.get("gen_ai.handoff.to_agent") or ""))
+    if operation == TOOL_OPERATION:
+        tool = str(attributes.get("gen_ai.tool.name") or span.name)
+        target = transfer_target(tool, attributes.get("gen_ai.transfer.target.name"), attributes.get("gen_ai.tool.call.arguments"))
+        return Step(HANDOFF, tool, target=target) if target else Step(TOOL, tool)
+    if operation in GUARDRAIL_OPERATIONS or attributes.get("gen_ai.guardrail.name") is not None:
+        return Step(GUARDRAIL, str(attributes.get("gen_ai.guardrail.name") or span.name),
+                    note="triggered" if attributes.get("gen_ai.guardrail.triggered") is True else "")
+    if operation in MODEL_OPERATIONS or operation is None and any(key in attributes for key in MODEL_MARKS):
+        return Step(MODEL, tokens=span.tokens)
+    return Step(NESTS)
+
+
+def transfer_target(tool: str, named, arguments) -> str:
+    """The agent a tool call hands the task to, or "" when the tool is no transfer."""
+    if isinstance(named, str) and named:
+        return named
+    if tool in TRANSFER_TOOLS:
+        try:
+            given = json.loads(arguments) if isinstance(arguments, str) else arguments
+        except ValueError:
+            given = None
+        if isinstance(given, dict):
+            return next((str(given[key]) for key in TRANSFER_ARGUMENTS if isinstance(given.get(key), str) and given[key]), "")
+        return ""
+    if tool.startswith(TRANSFER_PREFIX) and len(tool) > len(TRANSFER_PREFIX):
+        return tool[len(TRANSFER_PREFIX):]
+    return ""
+
+
+GENAI = Convention("OpenTelemetry GenAI", genai_step)
+
+
+def failed(span: Span) -> bool:
+    return span.status.get("code") in ERROR_CODES
+
+
+def _key(name: str) -> str:
+    """An agent's name as a handoff tool writes it: transfer_to_billing_agent for 'Billing agent'."""
+    return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
+
+
+Visit = tuple[Span, str | None]  # a span to visit, and the agent instance acting for it
 
 
 class Converter:
-    def __init__(self, trace_id: str, spans: list[Span], resource: dict, topology: str | None):
+    def __init__(self, trace_id: str, spans: list[Span], resource: dict, topology: str | None,
+                 convention: Convention = GENAI, delegation: str | None = None):
         self.trace_id, self.resource, self.topology = trace_id, resource, topology
-        self.spans = spans
+        self.spans, self.convention, self.delegation = spans, convention.name, delegation
+        classify = convention.classify
         known = {span.span_id for span in spans}
         self.roots = sorted((s for s in spans if s.parent_id not in known), key=lambda s: (s.start, s.order))
-        by_id = {span.span_id: span for span in spans}
+        self.by_id = {span.span_id: span for span in spans}
         for span in spans:
             span.children = []
         for span in sorted(spans, key=lambda s: (s.start, s.order)):
-            if span.parent_id in by_id:
-                by_id[span.parent_id].children.append(span)
+            if span.parent_id in self.by_id:
+                self.by_id[span.parent_id].children.append(span)
+        self.steps = {span.span_id: classify(span) for span in spans}
+        self.fallback = str(self.resource.get("service.name") or "orchestrator")
+        for root in self.roots:  # a root that encloses the run's spans is the run itself: the workflow that runs them
+            if self.steps[root.span_id].kind == NESTS and self._encloses_steps(root):
+                self.steps[root.span_id] = Step(AGENT, root.name or self.fallback)
         self.origin = min(span.start for span in spans)
         self.events: list[dict] = []
         self.keys: dict[str, tuple] = {}  # event id -> (t, emission order)
         self.actor: dict[str, str] = {}  # event id -> whose lane it is on
         self.links: list[tuple[str, str, str]] = []  # (event id, lane whose next event it leads to, edge type)
         self.edges: list[dict] = []
-        self.met: set[str] = set()
-        self.pending: dict[str, dict] = {}  # agent -> tokens and seconds of its model calls, for its next return
-        self.returned: dict[str, int] = {}  # orchestrator -> returns since its last model call
+        self.pending: dict[str, dict] = {}  # instance -> tokens and seconds of its model calls, for its next return
+        self.returned: dict[str, int] = {}  # orchestrator -> returns since its last model call or aggregate
+        self.ran: dict[str, list[int]] = {}  # orchestrator -> when each agent it encloses ended
+        self.merged: dict[str, int] = {}  # orchestrator -> when it last called a model or aggregated
+        self.instances = self._instances()
+        self.roles = {instance: self.steps[span_id].name for span_id, instance in self.instances.items()}
+        self.claimed = self._handoffs()  # handoff span id -> the agent span it starts, and back
         self.orchestrators = self._orchestrators()
 
+    def _encloses_steps(self, root: Span) -> bool:
+        """Whether some span under `root` is more than nesting."""
+        waiting = list(root.children)
+        while waiting:
+            span = waiting.pop()
+            if self.steps[span.span_id].kind != NESTS:
+                return True
+            waiting.extend(span.children)
+        return False
+
+    def _agents(self) -> list[Span]:
+        return sorted((s for s in self.spans if self.steps[s.span_id].kind == AGENT), key=lambda s: (s.start, s.order))
+
+    def _instances(self) -> dict[str, str]:
+        """Agent span id -> its instance: the agent's name, numbered (searcher#1, searcher#2)
+        when the agent is invoked more than once, each invocation being an instance."""
+        agents = self._agents()
+        counts = Counter(self.steps[span.span_id].name for span in agents)
+        taken = {name for name, n in counts.items() if n == 1}
+        seen: Counter = Counter()
+        instances = {}
+        for span in agents:
+            name = self.steps[span.span_id].name
+            if counts[name] == 1:
+                instances[span.span_id] = name
+                continue
+            seen[name] += 1
+            instance = f"{name}#{seen[name]}"
+            while instance in taken:
+                instance += "'"
+            taken.add(instance)
+            instances[span.span_id] = instance
+        return instances
+
+    def _handoffs(self) -> dict[str, str]:
+        """Each handoff span and the agent span it starts: the first invocation of its target
+        that starts no earlier and is not already started by another handoff; both ways."""
+        agents = self._agents()
+        claimed: dict[str, str] = {}
+        handoffs = sorted((s for s in self.spans if self.steps[s.span_id].kind == HANDOFF and self.steps[s.span_id].target),
+                          key=lambda s: (s.start, s.order))
+        for handoff in handoffs:
+            wanted = _key(self.steps[handoff.span_id].target)
+            above = self._ancestors(handoff)
+            for span in agents:
+                if (span.start >= handoff.start and span.span_id not in claimed and span.span_id not in above
+                        and _key(self.steps[span.span_id].name) == wanted):
+                    claimed[span.span_id], claimed[handoff.span_id] = handoff.span_id, span.span_id
+                    break
+        return claimed
+
+    def _ancestors(self, span: Span) -> set[str]:
+        found: set[str] = set()
+        current = self.by_id.get(span.parent_id) if span.parent_id else None
+        while current is not None and current.span_id not in found:
+            found.add(current.span_id)
+            current = self.by_id.get(current.parent_id) if current.parent_id else None
+        return found
+
     def _orchestrators(self) -> set[str]:
-        """The agents that spawn or message others, and each outermost agent."""
+        """The instances that start or hand a task to others, and each outermost one."""
         found: set[str] = set()
         waiting: list[tuple[Span, str | None]] = [(root, None) for root in self.roots]
         while waiting:
             span, acting = waiting.pop()
-            if span.operation in AGENT_OPERATIONS:
-                found.add(span.agent if acting is None else acting)
-                acting = span.agent
+            kind = self.steps[span.span_id].kind
+            if kind == AGENT:
+                found.add(self.instances[span.span_id] if acting is None else acting)
+                acting = self.instances[span.span_id]
+            elif kind == HANDOFF and acting is not None:
+                found.add(acting)
             waiting.extend((child, acting) for child in span.children)
         return found
 
     def trace(self, schema: str) -> dict:
-        fallback = str(self.resource.get("service.name") or "orchestrator")
         for root in self.roots:
-            self._walk(root, None if root.operation in AGENT_OPERATIONS else fallback)
+            if self.steps[root.span_id].kind == AGENT:
+                self._walk(root, None)
+            elif self.steps[root.span_id].kind != NESTS:  # a model call or tool call of its own: the service acts for it, and the run ends with it
+                self._walk(root, self.fallback)
+                self._emit("stop", root, "stop", root.end, self.fallback, reason="the outermost span ended")
         self._resolve_links()
         self.events.sort(key=lambda event: self.keys[event["id"]])
         trace = {"schema": schema, "trace_id": self.trace_id}
@@ -69,7 +246,7 @@ class Converter:
         trace["system"] = str(self.resource.get("service.name") or "opentelemetry")
         if self.topology:
             trace["topology"] = self.topology
-        trace["description"] = f"Converted by paperpool from {len(self.spans)} OpenTelemetry GenAI spans."
+        trace["description"] = f"Converted by paperpool from {len(self.spans)} {self.convention} spans."
         trace.update(events=self.events, edges=self.edges, costs=self._costs())
         return trace
 
@@ -86,9 +263,13 @@ class Converter:
         self.actor[identifier] = actor or agent
         return identifier
 
+    def _role(self, instance: str) -> str | None:
+        """An instance's agent name, which is its role (searcher for searcher#2)."""
+        return self.roles.get(instance)
+
     def _walk(self, root: Span, acting: str | None) -> None:
         """Visit `root` and the spans it encloses, depth first. Each visit is a generator
-        that yields the (span, acting agent) of each child to visit before it goes on."""
+        that yields the (span, acting instance) of each child to visit before it goes on."""
         visits: list[Iterator[Visit]] = [self._visit(root, acting)]
         while visits:
             child = next(visits[-1], None)
@@ -98,53 +279,92 @@ class Converter:
                 visits.append(self._visit(*child))
 
     def _visit(self, span: Span, acting: str | None) -> Iterator[Visit]:
-        operation = span.operation
-        if operation in AGENT_OPERATIONS:
+        step = self.steps[span.span_id]
+        if step.kind == AGENT:
             yield from self._agent(span, acting)
             return
-        if operation == TOOL_OPERATION and acting is not None:
-            tool = str(span.attributes.get("gen_ai.tool.name") or span.name)
-            call = self._emit("tool_call", span, "call", span.start, acting, tool=tool)
+        if acting is None:  # only below a root that is an agent or the service's stand-in: never
+            yield from _children(span, acting)
+            return
+        role = self._role(acting)
+        if step.kind == TOOL:
+            call = self._emit("tool_call", span, "call", span.start, acting, role=role, tool=step.name)
             yield from _children(span, acting)
             seconds = round((span.end - span.start) / 1e9, 6)
-            result = self._emit("tool_result", span, "result", span.end, tool, actor=acting, tool=tool, call=call,
+            result = self._emit("tool_result", span, "result", span.end, step.name, actor=acting, tool=step.name, call=call,
                                 cost={"seconds": seconds}, trusted=False)
             self.edges.append({"src": call, "dst": result, "type": "tool_dependency"})
+        elif step.kind == HANDOFF:
+            self._handoff(span, step, acting, role)
+            yield from _children(span, acting)
+        elif step.kind == MODEL:
+            self._model_call(span, step, acting)
+            yield from _children(span, acting)
+        else:
+            yield from _children(span, acting)
+        if step.kind == GUARDRAIL:
+            reason = f"guardrail {step.name}" + (f" {step.note}" if step.note else "")
+            self._emit("safety_event", span, "guardrail", span.end, acting, role=role, reason=reason)
+        self._error(span, acting)
+
+    def _handoff(self, span: Span, step: Step, acting: str, role: str | None) -> None:
+        """A delegation: a spawn of the agent span the handoff starts, or a message to its
+        target when no invocation of it was recorded."""
+        started = self.claimed.get(span.span_id)
+        if started is None:
+            self._emit("message", span, "handoff", span.start, acting, role=role, to=step.target, decision=self.delegation)
             return
-        if operation in MODEL_OPERATIONS and acting is not None:
-            self._model_call(span, acting)
-        yield from _children(span, acting)
+        instance = self.instances[started]
+        spawn = self._emit("spawn", span, "handoff", span.start, acting, role=role, to=instance, decision=self.delegation)
+        self.links.append((spawn, instance, "spawn"))
 
     def _agent(self, span: Span, enclosing: str | None) -> Iterator[Visit]:
-        agent = span.agent
-        if enclosing is not None and enclosing != agent:
-            if agent in self.met:
-                sent = self._emit("message", span, "message", span.start, enclosing, to=agent)
-                self.links.append((sent, agent, "message"))
-            else:
-                spawn = self._emit("spawn", span, "spawn", span.start, enclosing, to=agent)
-                self.links.append((spawn, agent, "spawn"))
-        self.met.add(agent)
-        yield from _children(span, agent)
-        if span.operation != "invoke_agent":
-            return
-        cost = self.pending.pop(agent, None)
+        instance = self.instances[span.span_id]
+        if enclosing is not None and span.span_id not in self.claimed and self._joined(enclosing, span.start):
+            # every agent it ran has returned: it merges their results before it starts more (a graph's next step)
+            self.returned.pop(enclosing, None)
+            self.merged[enclosing] = span.start
+            self._emit("aggregate", span, "aggregate", span.start, enclosing, role=self._role(enclosing))
+        if enclosing is not None and span.span_id not in self.claimed:
+            spawn = self._emit("spawn", span, "spawn", span.start, enclosing, role=self._role(enclosing), to=instance)
+            self.links.append((spawn, instance, "spawn"))
+        if enclosing is not None:
+            self.ran.setdefault(enclosing, []).append(span.end)
+        yield from _children(span, instance)
+        self._error(span, instance)
+        cost = self.pending.pop(instance, None)
+        role = self._role(instance)
         if enclosing is None:
-            self._emit("stop", span, "stop", span.end, agent, reason="the outermost agent's span ended", cost=cost)
-        elif enclosing != agent:
-            returned = self._emit("return", span, "return", span.end, agent, to=enclosing, cost=cost)
+            self._emit("stop", span, "stop", span.end, instance, role=role, reason="the outermost agent's span ended", cost=cost)
+        else:
+            returned = self._emit("return", span, "return", span.end, instance, role=role, to=enclosing, cost=cost)
             self.links.append((returned, enclosing, "return"))
             self.returned[enclosing] = self.returned.get(enclosing, 0) + 1
 
-    def _model_call(self, span: Span, agent: str) -> None:
+    def _joined(self, orchestrator: str, nanos: int) -> bool:
+        """Whether every agent `orchestrator` ran had ended by `nanos`, some of them since it
+        last called a model or aggregated: a join, after which it starts a new wave."""
+        ends = self.ran.get(orchestrator, [])
+        return bool(ends) and max(ends) <= nanos and max(ends) > self.merged.get(orchestrator, -1)
+
+    def _error(self, span: Span, acting: str) -> None:
+        """A safety_event where a span failed, unless one of its children failed first (the
+        error came from there)."""
+        if failed(span) and not any(failed(child) for child in span.children):
+            message = str(span.status.get("message") or "").strip()
+            reason = f"{span.name or 'a span'} failed" + (f": {message}" if message else "")
+            self._emit("safety_event", span, "error", span.end, acting, role=self._role(acting), reason=reason[:2000])
+
+    def _model_call(self, span: Span, step: Step, agent: str) -> None:
         seconds = round((span.end - span.start) / 1e9, 6)
         if agent not in self.orchestrators:
             pending = self.pending.setdefault(agent, {"tokens": 0, "seconds": 0.0})
-            pending["tokens"] += span.tokens
+            pending["tokens"] += step.tokens
             pending["seconds"] = round(pending["seconds"] + seconds, 6)
             return
         kind = "aggregate" if self.returned.pop(agent, 0) else "orchestrator_decision"
-        self._emit(kind, span, "step", span.end, agent, cost={"tokens": span.tokens, "seconds": seconds})
+        self.merged[agent] = span.end
+        self._emit(kind, span, "step", span.end, agent, role=self._role(agent), cost={"tokens": step.tokens, "seconds": seconds})
 
     def _resolve_links(self) -> None:
         """Each agent's events in turn, and every link to the next event of a lane."""

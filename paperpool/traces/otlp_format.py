@@ -16,7 +16,9 @@ EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai
 
 
 def detect(path: Path, head: str) -> bool:
-    return head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
+    """OTLP/JSON, unless its spans follow OpenInference's conventions alone (--from openinference)."""
+    otlp = head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
+    return otlp and ("openinference.span.kind" not in head or "gen_ai.operation.name" in head)
 
 
 def documents(path: Path) -> list:
@@ -54,7 +56,9 @@ def documents(path: Path) -> list:
         return parsed
 
 
-def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
+def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[Imported]:
+    """Every trace of the inputs (or the one --trace-id names), read by a convention of
+    otlp_events (the GenAI semantic conventions unless another format passes its own)."""
     from .otlp import OtlpProblem, read_traces, to_trace
     from .validation import InvalidTrace, check_trace
 
@@ -69,7 +73,7 @@ def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
             if trace_id not in traces:
                 raise PaperpoolError(f"{path}: no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")
             spans, resource = traces[trace_id]
-            trace = to_trace(trace_id, spans, resource, options.topology)
+            trace = to_trace(trace_id, spans, resource, options.topology, convention)
             checked = check_trace(trace)
             if not checked.valid:
                 raise InvalidTrace(f"the trace converted from {path}", checked.findings,
@@ -90,7 +94,8 @@ def describe(paths: list[Path]) -> str:
     operations = sorted({str(span.attributes[OPERATION]) for span in spans if OPERATION in span.attributes})
     shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
     said = f"; gen_ai.operation.name values: {', '.join(operations)}" if operations else "; no span has gen_ai.operation.name"
-    hint = " (spans named like these may follow OpenInference's conventions)" if not operations else ""
+    hint = (" (spans with openinference.span.kind follow OpenInference's conventions: --from openinference)"
+            if any("openinference.span.kind" in span.attributes for span in spans) else "")
     return f"{len(spans)} spans named {shown}{said}{hint}"
 
 

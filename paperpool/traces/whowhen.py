@@ -15,8 +15,9 @@ parts of the dataset are told apart by their steps:
 
 Each step becomes one event, `step-N`, at t = N: the logs keep no clock, so t counts steps.
 - `NAME (thought)`: an orchestrator_decision of NAME.
-- `NAME (-> AGENT)`: a message from NAME to AGENT taking the delegation decision
-  (whowhen.yaml); to a code executor (CODE_EXECUTORS), a tool_call of it.
+- `NAME (-> AGENT)`: a message from NAME to AGENT marked as a delegation (the sub-decision
+  subdecisions.yaml's `marks: delegation` names); to a code executor (CODE_EXECUTORS), a
+  tool_call of it.
 - an agent's step after it was addressed: a return to whoever addressed it; a code
   executor's step after it was called: the call's tool_result; `human`: the task, a
   message to the orchestrator; any other step: a message to everyone.
@@ -93,7 +94,7 @@ class Log:
 
 @functools.cache
 def settings() -> dict:
-    """whowhen.yaml: the delegation's sub-decision, and each part's system and topology."""
+    """whowhen.yaml: each part's system and topology."""
     from ..yamlio import parse_yaml
 
     text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
@@ -346,11 +347,11 @@ def _shown(value) -> str:
 
 def to_trace(log: Log, topology: str | None = None) -> dict:
     """The orchestration trace of a log whose fields were checked (read_log)."""
+    from .mapping import default
     from .schema import schema, schema_id
 
-    data = settings()
-    part = data["parts"][log.part]
-    events = _Events(log, str(data["delegation"])).build()
+    part = settings()["parts"][log.part]
+    events = _Events(log, default().marks.get("delegation")).build()
     stem = log.path.stem[: MAX_NAME - 40] or "log"
     trace = {"schema": schema_id(), "trace_id": f"who-and-when-{log.part}-{stem}"}
     if log.question_id:
@@ -385,7 +386,7 @@ def _cut(text: str, limit: int) -> str:
 class _Events:
     """The events and edges of a log's steps, one event per step."""
     log: Log
-    delegation: str
+    delegation: str | None  # the sub-decision a delegation is marked with
     events: list[dict] = field(default_factory=list)
     edges: list[dict] = field(default_factory=list)
     actors: list[str] = field(default_factory=list)  # each event's lane: its agent, or for a tool_result its caller

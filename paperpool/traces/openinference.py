@@ -1,0 +1,116 @@
+"""The `openinference` format of `paperpool trace import`: OpenTelemetry spans following
+OpenInference's conventions (Arize Phoenix; the OpenInference instrumentations of the
+OpenAI Agents SDK, LangChain and LangGraph, LlamaIndex, smolagents, ...), exported as
+OTLP/JSON, one document or JSON Lines, read exactly as the `otlp` format reads them.
+
+The attribute openinference.span.kind says what a span is; the orchestration is then
+built as for GenAI spans (otlp_events.Converter):
+- AGENT (named by agent.name, else graph.node.id, else the span's name): one agent
+  instance per span; a CHAIN span that is a LangGraph node (its metadata's langgraph_node
+  is its name) is one too, a node being an actor of the graph;
+- LLM and EMBEDDING: model calls, their tokens llm.token_count.prompt + completion (else
+  llm.token_count.total);
+- TOOL, RETRIEVER and RERANKER: tool calls (tool.name, else the span's name), except a
+  handoff: the OpenAI Agents instrumentation's "handoff to AGENT" spans, and the transfer
+  tools otlp_events names (transfer_to_agent and handoff_to_agent with the agent's name in
+  the arguments, input.value; transfer_to_AGENT);
+- GUARDRAIL: a safety_event; a span whose status is an error: a safety_event too;
+- CHAIN and the rest only nest; a root that encloses the run is its orchestrator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from . import otlp_format
+from .importing import Imported, ImportOptions, TraceFormat
+from .otlp import Span
+from .otlp_events import (
+    AGENT,
+    GUARDRAIL,
+    HANDOFF,
+    MODEL,
+    NESTS,
+    TOOL,
+    Convention,
+    Step,
+    transfer_target,
+)
+
+KIND = "openinference.span.kind"
+EXPECTS = "OpenTelemetry spans following OpenInference's conventions (openinference.span.kind AGENT, LLM, TOOL, CHAIN, ...)"
+HANDOFF_NAME = "handoff to "  # the OpenAI Agents instrumentation names a handoff's span so
+TOOL_KINDS = ("TOOL", "RETRIEVER", "RERANKER")
+MODEL_KINDS = ("LLM", "EMBEDDING")
+
+
+def step(span: Span) -> Step:
+    attributes = span.attributes
+    kind = str(attributes.get(KIND) or "").upper()
+    if kind == "AGENT":
+        return Step(AGENT, str(attributes.get("agent.name") or attributes.get("graph.node.id") or span.name))
+    if kind == "CHAIN" and span.name and _langgraph_node(attributes) == span.name:
+        return Step(AGENT, span.name)
+    if kind in MODEL_KINDS:
+        counted = [attributes.get(key) for key in ("llm.token_count.prompt", "llm.token_count.completion")]
+        tokens = sum(n for n in counted if isinstance(n, int)) if any(isinstance(n, int) for n in counted) else \
+            int(attributes.get("llm.token_count.total") or 0)
+        return Step(MODEL, tokens=tokens)
+    if kind in TOOL_KINDS:
+        tool = str(attributes.get("tool.name") or span.name)
+        if span.name.startswith(HANDOFF_NAME) and len(span.name) > len(HANDOFF_NAME):
+            return Step(HANDOFF, tool, target=span.name[len(HANDOFF_NAME):])
+        target = transfer_target(tool, None, attributes.get("input.value"))
+        return Step(HANDOFF, tool, target=target) if target else Step(TOOL, tool)
+    if kind == "GUARDRAIL":
+        return Step(GUARDRAIL, span.name)
+    return Step(NESTS)
+
+
+def _langgraph_node(attributes: dict) -> str | None:
+    """The LangGraph node a span runs in, from the metadata LangChain's instrumentation
+    records (a JSON object as text); None when there is none."""
+    metadata = attributes.get("metadata")
+    if not isinstance(metadata, str) or "langgraph_node" not in metadata:
+        return None
+    try:
+        parsed = json.loads(metadata)
+    except ValueError:
+        return None
+    node = parsed.get("langgraph_node") if isinstance(parsed, dict) else None
+    return node if isinstance(node, str) else None
+
+
+CONVENTION = Convention("OpenInference", step)
+
+
+def detect(path: Path, head: str) -> bool:
+    return otlp_format.detect(path, head) and KIND in head and "gen_ai.operation.name" not in head
+
+
+def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
+    return otlp_format.convert(paths, options, CONVENTION)
+
+
+def describe(paths: list[Path]) -> str:
+    """The spans an input holds, by name, and their span kinds."""
+    from ..problems import PaperpoolError
+    from .otlp import OtlpProblem, read_traces
+
+    try:
+        spans = [span for path in paths for found, _ in read_traces(otlp_format.documents(path)).values() for span in found]
+    except (OtlpProblem, PaperpoolError):
+        return ""
+    names = Counter(span.name for span in spans)
+    kinds = sorted({str(span.attributes[KIND]) for span in spans if KIND in span.attributes})
+    shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
+    said = f"; {KIND} values: {', '.join(kinds)}" if kinds else f"; no span has {KIND}"
+    hint = " (spans with gen_ai.operation.name follow the GenAI conventions: --from otlp)" if any(
+        "gen_ai.operation.name" in span.attributes for span in spans) else ""
+    return f"{len(spans)} spans named {shown}{said}{hint}"
+
+
+FORMAT = TraceFormat("openinference", "OTLP/JSON export of OpenInference spans (one document, or JSON Lines)",
+                     EXPECTS, detect, convert, describe)

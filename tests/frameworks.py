@@ -1,0 +1,57 @@
+"""What the framework tests share: a real OpenTelemetry SDK whose spans go, as each one
+ends, to the SDK's OTLP JSON file exporter (one OTLP/JSON document per line, the file
+format the OpenTelemetry collector's file exporter also writes), then `paperpool trace
+import` on that file and `paperpool trace metrics` on what it wrote."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+
+class Recording:
+    """A tracer provider of its own (never the global one), writing spans to `path`."""
+
+    def __init__(self, path: Path, service: str):
+        self.path = path
+        self.exporter = FileSpanExporter(path=str(path))
+        self.provider = TracerProvider(resource=Resource({"service.name": service}))
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+
+    def close(self) -> None:
+        self.provider.shutdown()
+
+
+def imported(run, recording: Recording, fmt: str) -> tuple[dict, dict]:
+    """(the trace, its metrics) that `paperpool trace import --from FMT` makes of the recording."""
+    folder = recording.path.parent
+    result = run("trace", "import", "--from", fmt, recording.path.name, "-o", "run.json", cwd=folder)
+    assert result.exit_code == 0, result.output
+    assert run("trace", "validate", "run.json", cwd=folder).exit_code == 0
+    measured = run("trace", "metrics", "run.json", "--format", "json", cwd=folder)
+    assert measured.exit_code == 0, measured.output
+    return json.loads((folder / "run.json").read_text(encoding="utf-8")), json.loads(measured.output)
+
+
+def orchestration(trace: dict, metrics: dict) -> dict:
+    """What a framework test checks against its program, independent of timing: who acts
+    (and in which role), who starts whom, the delegations, the stop and the tokens."""
+    events = trace["events"]
+    return {
+        "agents": sorted(metrics["agent_share"]),
+        "roles": dict(sorted(Counter(e["role"] for e in events if e["type"] in ("return", "stop")).items())),
+        "spawns": sorted((e["agent"], e["to"]) for e in events if e["type"] == "spawn" and "decision" not in e),
+        "delegations": sorted((e["agent"], e["type"], e["to"]) for e in events if e.get("decision") == "O2"),
+        "max_fanout": metrics["max_fanout"],
+        "stops": [(e["agent"], e["reason"]) for e in events if e["type"] == "stop"],
+        "tool_calls": sorted(Counter(e["tool"] for e in events if e["type"] == "tool_call").items()),
+        "safety_events": sorted((e["agent"], e["reason"]) for e in events if e["type"] == "safety_event"),
+        "tokens": metrics["costs"]["tokens"],
+        "subdecisions": metrics["subdecisions"],
+    }
