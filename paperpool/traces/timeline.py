@@ -84,8 +84,8 @@ def draw(trace: dict) -> str:
         parts.append(f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
                      f'fill="currentColor" fill-opacity="0.12"/>')
     parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
+    parts += _failure_marks(failure, ix, table, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
     parts += _marks(ix, table, lane_of, x, y)
-    parts += _failure_marks(failure, ix, table, lane_of, x, y, TOP + len(shown) * LANE)
     parts += _axis(t0, t1, x, TOP + len(shown) * LANE)
     if len(names) > len(shown):
         parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {plural(len(names) - len(shown), "more agent")} not drawn</text>')
