@@ -238,15 +238,26 @@ def test_topology_given_on_the_command_line_wins(run, tmp_path):
 
 
 def test_time_counts_steps_and_says_so_where_the_schema_can():
-    """The logs keep no clock: t is the step's index. The schema's `time_unit` is written
-    as soon as the schema has that field."""
+    """The logs keep no clock: t is the step's index. The schema's `time_unit` and `title`
+    are written as soon as the schema has those fields."""
     trace = shipped("who-and-when-algorithm-generated-1")
     assert [event["t"] for event in trace["events"]] == [0, 1, 2, 3, 4, 5]
     assert "t counting steps" in trace["description"]
-    if "time_unit" in schema.schema()["properties"]:
-        assert convert(SHIPPED / "Algorithm-Generated" / "1.json")[0].trace["time_unit"] == "steps"
-    else:
-        assert "time_unit" not in trace
+    converted = convert(SHIPPED / "Algorithm-Generated" / "1.json")[0].trace
+    fields = schema.schema()["properties"]
+    assert converted.get("time_unit") == ("steps" if "time_unit" in fields else None)
+    assert converted.get("title") == (whowhen.title(whowhen.read_log(SHIPPED / "Algorithm-Generated" / "1.json"))
+                                      if "title" in fields else None)
+
+
+def test_a_title_people_read():
+    """The part, the file and the task, in at most 100 characters."""
+    titles = [whowhen.title(whowhen.read_log(SHIPPED / log)) for log in EXAMPLES]
+    assert titles == [
+        "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es\u2026",
+        "Who&When algorithm-generated 1: This spreadsheet contains a list of clients for a retractable awnin\u2026",
+        "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between\u2026"]
+    assert [len(title) for title in titles] == [100, 100, 99]  # a space before the cut is dropped
 
 
 def test_the_settings_are_the_surveys_terms():

@@ -62,6 +62,7 @@ HUMAN = "human"  # the role of the task's step in a Magentic-One log
 LABELS = ("mistake_agent", "mistake_step", "mistake_reason")
 MAX_NAME = 200  # the schema's longest name
 MAX_QUESTION = 300  # characters of the task shown in the trace's description
+MAX_TITLE = 100  # characters of its title (the name, then the task as far as it fits)
 SHAPE = ("a JSON object whose `history` lists the run's steps ({content, role} or {content, role, name}), with the "
          "failure labels mistake_agent, mistake_step and mistake_reason")
 EXPECTS = f"a Who&When log: {SHAPE}"
@@ -353,18 +354,22 @@ def to_trace(log: Log, topology: str | None = None) -> dict:
     part = settings()["parts"][log.part]
     events = _Events(log, default().marks.get("delegation")).build()
     stem = log.path.stem[: MAX_NAME - 40] or "log"
+    fields = schema()["properties"]  # title and time_unit are written once the schema has them
     trace = {"schema": schema_id(), "trace_id": f"who-and-when-{log.part}-{stem}"}
     if log.question_id:
         trace["task_id"] = log.question_id
     trace["system"] = str(part["system"])
+    if "title" in fields:
+        trace["title"] = title(log)
     topology = topology or part.get("topology")
     if topology:
         trace["topology"] = str(topology)
-    task = f" The task: {_cut(log.question, MAX_QUESTION)}" if log.question else ""
+    if "time_unit" in fields:
+        trace["time_unit"] = "steps"
+    question = " ".join((log.question or "").split())
+    task = f" The task: {_cut(question, MAX_QUESTION)}" if question else ""
     trace["description"] = (f"Converted by paperpool from the Who&When log {log.ref} ({log.part} part, {part['system']}): "
                             f"{plural(len(log.steps), 'step')}, one event each, t counting steps.{task}")
-    if "time_unit" in schema()["properties"]:  # the schema's own field, once it has one
-        trace["time_unit"] = "steps"
     trace.update(events=events.events, edges=events.edges)
     if log.labels is not None:
         agent, step, reason = log.labels
@@ -373,13 +378,21 @@ def to_trace(log: Log, topology: str | None = None) -> dict:
     return trace
 
 
+def title(log: Log) -> str:
+    """The name people read: the part, the file, and the task as far as it fits."""
+    name = f"Who&When {log.part} {log.path.stem[: MAX_NAME - 40] or 'log'}"
+    question = " ".join((log.question or "").split())
+    return f"{name}: {_cut(question, MAX_TITLE - len(name) - 2)}" if question else name
+
+
 def _id(step: int) -> str:
     return f"step-{step}"
 
 
 def _cut(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters (at least one and the ellipsis)."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return text if len(text) <= limit else text[: max(limit - 1, 1)].rstrip() + "\u2026"
 
 
 @dataclass
