@@ -51,7 +51,7 @@ def hostile_pool(root: Path) -> Path:
     edit(root / "registry.yaml", "  summary: {type: text, required: true}\n",
          "  summary: {type: text, required: true}\n  added: {type: date, label: \"Added\"}\n")
     (root / "papers" / "hostile.yaml").write_text(HOSTILE, encoding="utf-8")
-    shutil.copytree(REPO / "traces", root / "traces", ignore=shutil.ignore_patterns("otlp"))
+    shutil.copytree(REPO / "traces", root / "traces", ignore=shutil.ignore_patterns("otlp", "who-and-when"))
     trace = json.loads((root / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
     trace["description"] = HOSTILE_TRACE_TEXT
     text = json.dumps(trace).replace('"con"', json.dumps(HOSTILE_AGENT))
@@ -101,7 +101,7 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
     root, site, kept, _ = built
     page = (kept / "traces.md").read_text(encoding="utf-8")
     names = sorted(path.stem for path in (root / "traces").glob("*.json"))
-    assert len(names) == 7
+    assert len(names) == 10
     for name in names:
         assert f"{{ #trace-{name} }}" in page, name
         for variant in ("light", "dark"):
@@ -109,6 +109,12 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
         assert (site / "traces" / f"{name}.json").read_bytes() == (root / "traces" / f"{name}.json").read_bytes()
     # the measures are trace metrics' own: the debate has 8 events, 3 agents, no stop
     assert "| [example-debate](#trace-debate-two-rounds) | debate | 8 | 3 | 2.17 | no stop event |" in page
+    # a Who&When trace: its labelled failing step said under its description and ringed in its drawing
+    assert ("**Labelled failing step** (ringed in the drawing): step 5 (step-5), by Validation\\_Expert: The agent fabricated "
+            "the population figures for Seattle and Colville, resulting in an incorrect calculation of the population "
+            "difference.") in page
+    drawing = (site / "traces" / "who-and-when-algorithm-generated-10-light.svg").read_text(encoding="utf-8")
+    assert '<circle cx="' in drawing and 'r="9" fill="none" stroke="#e45756"' in drawing and ">failing step 5</text>" in drawing
     html = (site / "traces.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
     timeline = (site / "traces" / "hostile-trace-light.svg").read_text(encoding="utf-8")

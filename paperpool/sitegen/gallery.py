@@ -42,6 +42,7 @@ class TraceCard:
     stopped: str
     subdecisions: list[tuple[str, str, int]]  # (id, label, count)
     rewards: list[tuple[str, str]]  # (unit, channels and values)
+    failure: str  # the failure labelled by people (x_failure) in words, which the drawing marks; "" without one
     svg: str  # drawn in currentColor: each variant below sets the colour for its theme
     json: str
 
@@ -77,7 +78,7 @@ def gallery(registry: Registry) -> list[TraceCard]:
             [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
             [(unit, ", ".join(f"{channel} {_shown(value)}" for channel, value in channels.items()))
              for unit, channels in _by_unit(result["rewards"]).items()],
-            timeline.draw(trace, name), path.read_text(encoding="utf-8")))
+            _failure(trace), timeline.draw(trace, name), path.read_text(encoding="utf-8")))
     return cards
 
 
@@ -137,6 +138,11 @@ def _coloured(svg: str, colour: str) -> str:
 
 def _schema_text() -> str:
     return resources.files("paperpool.traces").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def _failure(trace: dict) -> str:
+    failure = timeline.labelled_failure(trace)
+    return timeline.failure_sentence(failure) if failure else ""
 
 
 def _by_unit(rewards) -> dict:

@@ -1,6 +1,8 @@
 """A trace drawn as a timeline, for the site's gallery: one lane per agent along time, its
 events as marks on it, arrows for spawns (spawner to new agent) and returns (agent to
-receiver). Hand-written SVG, the same bytes for the same trace: text, axes and arrows
+receiver), and a failure labelled by people (`x_failure`, as the who-and-when import keeps
+Who&When's labels) ringed on its agent's lane, a line across the lanes at its time.
+Hand-written SVG, the same bytes for the same trace: text, axes and arrows
 are drawn in currentColor, so they follow the page's light or dark theme, and the marks
 use mid-tone fills that read on both. Every piece of text from the trace is escaped.
 
@@ -33,6 +35,7 @@ MARKS = {
     "return": ("#b279a2", "circle"), "aggregate": ("#4c78a8", "square"), "human_intervention": ("#ff9da6", "diamond"),
     "safety_event": ("#e45756", "diamond"), "stop": ("#e45756", "square"),
 }
+FAILURE = "#e45756"  # the ring and line of a labelled failure
 
 
 def escape(text: str) -> str:
@@ -80,7 +83,8 @@ def draw(trace: dict, name: str | None = None) -> str:
         return TOP + lane_of[name] * LANE + LANE / 2
 
     bottom = TOP + len(shown) * LANE + AXIS + (18 if len(names) > len(shown) else 0)
-    legend, legend_height = _legend(ix, bottom + 8)
+    failure = labelled_failure(trace)
+    legend, legend_height = _legend(ix, bottom + 8, failure is not None)
     height = bottom + 8 + legend_height
     name = name if name is not None else readable_name(trace, str(trace.get("trace_id", "")))
     title = name + (f" ({trace['topology']})" if trace.get("topology") else "")
@@ -89,7 +93,7 @@ def draw(trace: dict, name: str | None = None) -> str:
     parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
              f'role="img" aria-labelledby="{key}-title {key}-desc" font-family="sans-serif" font-size="11" fill="currentColor">'),
              f'<title id="{key}-title">Timeline of trace {escape(title)}</title>',
-             f'<desc id="{key}-desc">{escape(_description(ix.n, len(names), t0, t1))}</desc>',
+             f'<desc id="{key}-desc">{escape(_description(ix.n, len(names), t0, t1) + _failure_said(failure))}</desc>',
              (f'<defs><marker id="{key}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">'
              '<path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker></defs>'),
              f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
@@ -103,6 +107,7 @@ def draw(trace: dict, name: str | None = None) -> str:
         parts.append(f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
                      f'fill="currentColor" fill-opacity="0.12"/>')
     parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
+    parts += _failure_marks(failure, ix, table, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
     parts += _marks(ix, table, lane_of, x, y)
     parts += _axis(t0 + span, x, TOP + len(shown) * LANE, trace.get("time_unit"))
     if len(names) > len(shown):
@@ -114,6 +119,49 @@ def draw(trace: dict, name: str | None = None) -> str:
 
 def _description(events: int, agents: int, t0: float, t1: float) -> str:
     return f"{plural(events, 'event')} of {plural(agents, 'agent')} from t={_num(t0)} to t={_num(t1)}; one lane per agent."
+
+
+def labelled_failure(trace: dict) -> dict | None:
+    """The trace's `x_failure` when it names one of its events: {event, agent, step,
+    reason}, each kept only when it is text (step: a whole number or text); else None.
+    An extension is the trace's own business, so a malformed one is not drawn, not refused."""
+    given = trace.get("x_failure")
+    if not isinstance(given, dict) or not isinstance(given.get("event"), str):
+        return None
+    if not any(isinstance(event, dict) and event.get("id") == given["event"] for event in trace.get("events", ())):
+        return None
+    return {key: value for key, value in given.items() if key in ("event", "agent", "step", "reason")
+            and (isinstance(value, str) or key == "step" and isinstance(value, int) and not isinstance(value, bool))}
+
+
+def failure_sentence(failure: dict) -> str:
+    """A labelled failure in words: step, agent and reason, as far as it gives them."""
+    step = f"step {failure['step']}" if "step" in failure else "event"
+    said = f"{step} ({failure['event']})" + (f", by {failure['agent']}" if "agent" in failure else "")
+    return said + (f": {failure['reason']}" if "reason" in failure else "")
+
+
+def _failure_said(failure: dict | None) -> str:
+    return f" Labelled failing {failure_sentence(failure)}" if failure else ""
+
+
+def _failure_marks(failure: dict | None, ix, table, lane_of, x, y, bottom: float) -> list[str]:
+    """A ring around the failing event on its agent's lane, and a dashed line across the
+    lanes at its time, labelled at the top."""
+    if failure is None:
+        return []
+    position = ix.index.get(failure["event"])
+    actor = _actor_names(ix, table)[position] if position is not None else None
+    if actor not in lane_of:
+        return []
+    at, row = x(float(ix.t[position])), y(actor)
+    title = escape("labelled failing " + failure_sentence(failure))
+    label = escape(f"failing step {failure['step']}" if "step" in failure else "failing step")
+    anchor = "end" if at > WIDTH - RIGHT - 60 else "start" if at < LABELS + 60 else "middle"
+    return [(f'<line x1="{at}" y1="{TOP - 2}" x2="{at}" y2="{bottom}" stroke="{FAILURE}" stroke-width="1.2" '
+            f'stroke-dasharray="4 3"><title>{title}</title></line>'),
+            f'<circle cx="{at}" cy="{row}" r="9" fill="none" stroke="{FAILURE}" stroke-width="2"><title>{title}</title></circle>',
+            f'<text x="{at}" y="{TOP - 6}" text-anchor="{anchor}" fill="{FAILURE}" font-weight="bold">{label}</text>']
 
 
 def _actor_names(ix, table) -> list:
@@ -185,16 +233,21 @@ def _axis(end: float, x, top: float, unit: str | None) -> list[str]:
     return parts
 
 
-def _legend(ix, top: float) -> tuple[list[str], float]:
-    """The marks of the event types the trace has, in rows; and the height they take."""
+def _legend(ix, top: float, failure: bool = False) -> tuple[list[str], float]:
+    """The marks of the event types the trace has, in rows (and the ring of a labelled
+    failure, when it has one); and the height they take."""
     counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(MARKS)).tolist()
+    entries = [kind for kind, count in zip(MARKS, counts) if count] + (["labelled failing step"] if failure else [])
     parts, at, row = [], float(LABELS), top + 6
-    for kind in (kind for kind, count in zip(MARKS, counts) if count):
+    for kind in entries:
         label = kind.replace("_", " ")
         width = 22 + 6.2 * len(label)
         if at + width > WIDTH - RIGHT:
             at, row = float(LABELS), row + 16
-        parts.append(_shape(MARKS[kind], round(at + 5, 1), row, escape(label)))
+        if kind in MARKS:
+            parts.append(_shape(MARKS[kind], round(at + 5, 1), row, escape(label)))
+        else:
+            parts.append(f'<circle cx="{round(at + 5, 1)}" cy="{row}" r="5" fill="none" stroke="{FAILURE}" stroke-width="2"/>')
         parts.append(f'<text x="{round(at + 14, 1)}" y="{row + 4}">{escape(label)}</text>')
         at += width
     return parts, row - top + 14
