@@ -602,6 +602,10 @@ def check_registry_references(pool: Pool) -> list[Problem]:
                         f"vocabularies.{name}.{value.get('id')}.representatives",
                         f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
                     ))
+    url = (doc.data.get("survey") or {}).get("publication", {}).get("url") if isinstance((doc.data.get("survey") or {}).get("publication"), dict) else None
+    if isinstance(url, str) and identity.url_problem(url):
+        problems.append(Problem(REGISTRY_FILE, doc.line("survey", "publication", "url"), "survey.publication.url",
+                                f"'{url}' {identity.url_problem(url)}; give the published version's http(s) page"))
     known = sorted(keys)
     for record in pool.all_records():
         unknown = [key for key in record.facts.distinct_from if key not in keys and key not in pool.unreadable]

@@ -140,8 +140,12 @@ def test_the_gallery_names_every_shipped_trace_readably():
     registry, problems = load_registry(REPO)
     assert problems == []
     cards = gallery(registry)
-    assert [card.name for card in cards] == ["example-centralized-readers", "example-debate", "example-hierarchical",
-                                             "example-planner-executor-critic", "research-team-otlp", "example-swarm"]
+    assert [card.name for card in cards] == [
+        "example-centralized-readers", "example-debate", "example-hierarchical", "example-planner-executor-critic",
+        "research-team-otlp", "example-swarm",
+        "Who&When algorithm-generated 1: This spreadsheet contains a list of clients for a retractable awnin…",
+        "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between…",
+        "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es…"]
     assert not any(timeline.OPAQUE_ID.fullmatch(card.name) for card in cards)
     otlp = cards[4]
     assert otlp.trace_id == "7e5ea7c4000000000000000000000001"

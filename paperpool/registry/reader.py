@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ..identity import url_problem
 from ..problems import Problem, suggest
 from ..yamlio import Document
 from . import schema
@@ -86,9 +85,6 @@ class RegistryReader:
             return
         path = ("survey", "publication", "date")
         day = dt.date.fromisoformat(body["date"])  # the loader has refused a date not in the calendar
-        url = body.get("url")
-        if isinstance(url, str) and url_problem(url):
-            self.problem(("survey", "publication", "url"), f"'{url}' {url_problem(url)}; give the published version's http(s) page")
         if day > dt.date.today():
             self.problem(path, f"{day} is in the future; give the day the survey was published")
         if not pool.get("dated_by"):
