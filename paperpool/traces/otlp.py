@@ -229,7 +229,7 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _DOUBLE = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-def _kind(value) -> str:
+def kind_of(value) -> str:
     """What a value is, for messages: one of the file's, or an attribute's as decoded."""
     if value is None:
         return "null"
@@ -260,7 +260,7 @@ def _shown(value) -> str:
 def _wrong(path: list, value, expected: str, findings: list[Finding]) -> None:
     name = ("the value" if not path else f"{path[-2]}[{path[-1]}]" if isinstance(path[-1], int) and len(path) > 1
             else str(path[-1]))
-    findings.append(Finding(pointer(path), f"{name} is {_kind(value)}, where OTLP/JSON has {expected}; {_FIX}"))
+    findings.append(Finding(pointer(path), f"{name} is {kind_of(value)}, where OTLP/JSON has {expected}; {_FIX}"))
 
 
 def _message(node, kind: str, path: list, findings: list[Finding]) -> dict | None:
@@ -511,7 +511,7 @@ def _bytes(text: str, path: list, findings: list[Finding]) -> bytes | None:
 def _text(key: str, value, path: list, findings: list[Finding]):
     if isinstance(value, str):
         return value
-    findings.append(Finding(pointer(path), f"{key} is {_kind(value)}; the GenAI conventions make it text: "
+    findings.append(Finding(pointer(path), f"{key} is {kind_of(value)}; the GenAI conventions make it text: "
                                            "record it as a stringValue"))
     return None
 
@@ -519,7 +519,7 @@ def _text(key: str, value, path: list, findings: list[Finding]):
 def _tokens(key: str, value, path: list, findings: list[Finding]):
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= INT64[1] and float(value).is_integer():
         return int(value)
-    findings.append(Finding(pointer(path), f"{key} is {_kind(value)}, which counts no tokens; record a whole number of "
+    findings.append(Finding(pointer(path), f"{key} is {kind_of(value)}, which counts no tokens; record a whole number of "
                                            "tokens, 0 or more, as an intValue"))
     return None
 

@@ -51,6 +51,7 @@ from pathlib import Path
 
 from ..problems import plural
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable
+from .otlp import kind_of
 from .schema import Finding, pointer
 
 DATA_FILE = "whowhen.yaml"
@@ -178,7 +179,7 @@ def _for_a_log(finding: Finding) -> Finding:
 
 def _log(document, path: Path, findings: list[Finding]) -> Log | None:
     if not isinstance(document, dict):
-        findings.append(Finding("", f"the file holds {_kind(document)}, not a Who&When log; a log is {SHAPE}"))
+        findings.append(Finding("", f"the file holds {kind_of(document)}, not a Who&When log; a log is {SHAPE}"))
         return None
     history = document.get("history")
     part, steps = "hand-crafted", []
@@ -186,7 +187,7 @@ def _log(document, path: Path, findings: list[Finding]) -> Log | None:
         findings.append(Finding("/history", "missing: a Who&When log lists the run's steps in `history`; add it, or "
                                             "name the input's format with --from"))
     elif not isinstance(history, list):
-        findings.append(Finding("/history", f"is {_kind(history)}, not a list of steps {{content, role}}; "
+        findings.append(Finding("/history", f"is {kind_of(history)}, not a list of steps {{content, role}}; "
                                             "write the run's steps as a list"))
     else:
         part, steps = _steps(history, findings)
@@ -204,7 +205,7 @@ def _steps(history: list, findings: list[Finding]) -> tuple[str, list[Step]]:
     for i, entry in enumerate(history):
         here = ["history", i]
         if not isinstance(entry, dict):
-            findings.append(Finding(pointer(here), f"is {_kind(entry)}, not a step {shape}; write the step as an object"))
+            findings.append(Finding(pointer(here), f"is {kind_of(entry)}, not a step {shape}; write the step as an object"))
             continue
         found = len(findings)
         content = _required_text(entry, here, "content", findings)
@@ -263,7 +264,7 @@ def _labels(document: dict, steps: int, findings: list[Finding]) -> tuple[str, i
     step = _step_number(document["mistake_step"], steps, findings)
     reason = document["mistake_reason"]
     if not isinstance(reason, str):
-        findings.append(Finding("/mistake_reason", f"is {_kind(reason)}, not text; write why the step failed, as text"))
+        findings.append(Finding("/mistake_reason", f"is {kind_of(reason)}, not text; write why the step failed, as text"))
     return (agent, step, reason) if len(findings) == found else None
 
 
@@ -291,7 +292,7 @@ def _required_text(entry: dict, here: list, key: str, findings: list[Finding]) -
         return None
     value = entry[key]
     if not isinstance(value, str):
-        findings.append(Finding(pointer(here + [key]), f"is {_kind(value)}, not text; write the step's {key} as text"))
+        findings.append(Finding(pointer(here + [key]), f"is {kind_of(value)}, not text; write the step's {key} as text"))
         return None
     return value
 
@@ -300,7 +301,7 @@ def _text(document: dict, key: str, findings: list[Finding]) -> str | None:
     value = document.get(key)
     if value is None or isinstance(value, str):
         return value
-    findings.append(Finding(f"/{key}", f"is {_kind(value)}, not text; write it as text, or leave it out"))
+    findings.append(Finding(f"/{key}", f"is {kind_of(value)}, not text; write it as text, or leave it out"))
     return None
 
 
@@ -310,7 +311,7 @@ def _name(node: dict, path: list, findings: list[Finding]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        findings.append(Finding(pointer(path), f"is {_kind(value)}, not text; write the name as text"))
+        findings.append(Finding(pointer(path), f"is {kind_of(value)}, not text; write the name as text"))
         return None
     return value if _check_name(value, path, findings) else None
 
@@ -324,18 +325,6 @@ def _check_name(name: str, path: list, findings: list[Finding], what: str = "the
                                                "shorten it"))
         return False
     return True
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the text {_shown(value)}"
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def _shown(value) -> str:
