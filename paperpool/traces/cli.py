@@ -70,14 +70,14 @@ def metrics_command(file: Path, fmt: str) -> None:
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--from", "from_format", metavar="FORMAT", help="The inputs' format (default: recognised from the first input): "
               "otlp, openinference, who-and-when, ... (`paperpool trace import --help` lists those installed).")
-@click.option("-o", "--output", type=click.Path(path_type=Path),
+@click.option("-o", "--output", type=str,
               help="The trace file, or, when the inputs hold several traces, the folder they are written to (one file each). "
                    "Without it, a single trace goes to standard output.")
 @click.option("--name", "name_pattern", default="{name}", show_default=True,
               help="How each trace's file in the folder is named: {name} (the run's own name), {index}, {trace_id}.")
 @click.option("--trace-id", help="Convert only this trace of an export holding several.")
 @click.option("--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which the input does not say.")
-def import_command(inputs: tuple[Path, ...], from_format: str | None, output: Path | None, name_pattern: str,
+def import_command(inputs: tuple[Path, ...], from_format: str | None, output: str | None, name_pattern: str,
                    trace_id: str | None, topology: str | None) -> None:
     """Convert traces recorded by other systems into orchestration traces, each validated.
 
@@ -89,16 +89,18 @@ def import_command(inputs: tuple[Path, ...], from_format: str | None, output: Pa
 
 @trace.command("import-otlp")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the trace to this file instead of standard output.")
+@click.option("-o", "--output", type=str, help="Write the trace to this file instead of standard output.")
 @click.option("--trace-id", help="The OTLP trace to convert, when the export holds several (hex).")
 @click.option("--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which spans do not say.")
-def import_otlp_command(file: Path, output: Path | None, trace_id: str | None, topology: str | None) -> None:
+def import_otlp_command(file: Path, output: str | None, trace_id: str | None, topology: str | None) -> None:
     """The same as `paperpool trace import --from otlp`: an OTLP/JSON export of OpenTelemetry
     GenAI spans (create_agent, invoke_agent, execute_tool, chat) to an orchestration trace."""
     _import([file], "otlp", output, "{name}", ImportOptions(topology, trace_id))
 
 
-def _import(paths: list[Path], from_format: str | None, output: Path | None, name_pattern: str, options: ImportOptions) -> None:
+def _import(paths: list[Path], from_format: str | None, given: str | None, name_pattern: str, options: ImportOptions) -> None:
+    # -o as typed: pathlib reads '' as '.', the current folder, which an empty -o is not
+    output = None if given is None else Path(given)
     from .importing import (
         Unreadable,
         detect,
@@ -126,7 +128,7 @@ def _import(paths: list[Path], from_format: str | None, output: Path | None, nam
             raise PaperpoolError(f"the inputs hold {len(imported)} traces; give -o FOLDER to write one file each")
         click.echo(dump_trace(imported[0].trace), nl=False)
         return
-    if not output.parts or str(output) == "-" or (len(imported) == 1 and not output.is_dir()):
+    if given in ("", "-") or (len(imported) == 1 and not output.is_dir()):
         check_output(output, f"-o {output}")  # an empty path, '-', a link on the way: refused with the reason
     if len(imported) > 1 and output.suffix.lower() == ".json" and not output.is_dir():
         raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
