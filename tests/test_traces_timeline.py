@@ -140,10 +140,18 @@ def test_the_gallery_names_every_shipped_trace_readably():
     registry, problems = load_registry(REPO)
     assert problems == []
     cards = gallery(registry)
-    assert [card.name for card in cards] == ["example-centralized-readers", "example-debate", "example-hierarchical",
-                                             "example-planner-executor-critic", "research-team-otlp", "example-swarm"]
+    by_file = {card.file: card for card in cards}
+    assert [by_file[f"traces/{name}.json"].name for name in ("centralized-parallel-readers", "debate-two-rounds",
+                                                              "hierarchical-two-levels", "planner-executor-critic",
+                                                              "research-team-otlp", "swarm-six-workers")] == [
+        "example-centralized-readers", "example-debate", "example-hierarchical", "example-planner-executor-critic",
+        "research-team-otlp", "example-swarm"]
     assert not any(timeline.OPAQUE_ID.fullmatch(card.name) for card in cards)
-    otlp = cards[4]
+    otlp = by_file["traces/research-team-otlp.json"]
     assert otlp.trace_id == "7e5ea7c4000000000000000000000001"
     assert "<title id=" in otlp.svg and "Timeline of trace research-team-otlp (centralized)</title>" in otlp.svg
     assert otlp.rows[8:10] == [("Critical path (s)", "13.3"), ("Total work (s)", "26.5")]
+    # the converted Who&When logs have a title, and count steps
+    titled = [card for card in cards if load(card.file.split("/", 1)[1]).get("title")]
+    assert len(titled) == 3 and all(card.name == load(card.file.split("/", 1)[1])["title"] for card in titled)
+    assert all([label for label, _ in card.rows[8:10]] == ["Critical path (steps)", "Total work (steps)"] for card in titled)
