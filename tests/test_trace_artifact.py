@@ -203,3 +203,13 @@ def test_the_probes_say_all_that_paperpools_schema_asks_beyond_the_artifacts(eve
         assert strict == (lenient and probed), (section, item)
         assert artifact.properties_probe(section).is_valid([item]) == all(
             probe.one.is_valid(item) for probe in artifact.probes(section) if probe.key[0] == "property")
+
+
+def test_a_warning_is_one_line_whatever_the_file_is_called(tmp_path):
+    path = tmp_path / "run: 1\x1b[2J.json"  # a colon and a space, and a terminal escape, in the name
+    path.write_text(json.dumps({"trace_id": "t", "events": [{"id": "a", "t": 0, "type": "message", "agent": "x", "latency_ms": 3}],
+                                "edges": []}), encoding="utf-8")
+    assert validation.report(str(path), path) == (True, [
+        (f"{tmp_path}/run: 1\\x1b[2J.json: warning: /events/0/latency_ms: unknown field 'latency_ms', which paperpool does "
+         "not read; prefix its name with x_ to keep it as an extension"),
+        f"{tmp_path}/run: 1\\x1b[2J.json: valid: 1 event, 0 edges; 1 warning {WARNED}"])

@@ -297,3 +297,17 @@ def test_a_file_read_in_chunks_gets_the_same_report():
     three, gives the report it gives when parsed whole."""
     for path in sorted(FIXTURES.glob("*.json")):
         assert validation.report(path.name, path, chunk_above=0, chunk=3) == validation.report(path.name, path), path.name
+
+
+def test_validate_names_the_importer_of_a_who_and_when_log(run):
+    """The Who&When logs shipped beside their traces (one of each part) are no traces:
+    validate says so in one line each and names the command that converts them."""
+    logs = ["traces/who-and-when/Hand-Crafted/14.json", "traces/who-and-when/Algorithm-Generated/1.json"]
+    result = run("trace", "validate", *logs, cwd=REPO)
+    said = ("is who-and-when input, not an orchestration trace: Who&When multi-agent failure logs (Magentic-One runs, "
+            "CaptainAgent group chats); convert it first: paperpool trace import --from who-and-when {} -o TRACE.json")
+    assert (result.exit_code, result.output.splitlines()) == (1, [
+        f"{logs[0]}: " + said.format(logs[0]), f"{logs[0]}: invalid, 1 problem.",
+        f"{logs[1]}: " + said.format(logs[1]), f"{logs[1]}: invalid, 1 problem.",
+        "2 files: 0 valid, 2 invalid.",
+    ])

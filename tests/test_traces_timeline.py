@@ -147,7 +147,11 @@ def test_the_gallery_names_every_shipped_trace_readably():
         "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between…",
         "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es…"]
     assert not any(timeline.OPAQUE_ID.fullmatch(card.name) for card in cards)
-    otlp = cards[4]
+    otlp = next(card for card in cards if card.file == "traces/research-team-otlp.json")
     assert otlp.trace_id == "7e5ea7c4000000000000000000000001"
     assert "<title id=" in otlp.svg and "Timeline of trace research-team-otlp (centralized)</title>" in otlp.svg
     assert otlp.rows[8:10] == [("Critical path (s)", "13.3"), ("Total work (s)", "26.5")]
+    # the converted Who&When logs have a title, and count steps
+    titled = [card for card in cards if load(card.file.split("/", 1)[1]).get("title")]
+    assert len(titled) == 3 and all(card.name == load(card.file.split("/", 1)[1])["title"] for card in titled)
+    assert all([label for label, _ in card.rows[8:10]] == ["Critical path (steps)", "Total work (steps)"] for card in titled)

@@ -48,14 +48,15 @@ class Doubt:
     count: int = 1
 
     def line(self, file: str) -> str:
-        text = self.first.line(file)
-        head, _, rest = text.partition(": ")
+        """One line, as Finding.line writes a problem, with `warning:` after the file."""
+        first = self.first
+        text = f"{first.pointer}: {first.message}" if first.pointer else first.message
         more = ""
         if self.count > 1:
             section = self.first.pointer.split("/")[1] if self.first.pointer.count("/") > 1 else ""
             noun = {"events": "event", "edges": "edge"}.get(section, "place")
             more = f" (and {plural(self.count - 1, 'more ' + noun)} like it)"
-        return f"{head}: warning: {rest}{more}"
+        return f"{printable(file)}: warning: {printable(text)}{more}"
 
     def sort_key(self) -> tuple:
         return self.first.sort_key()
@@ -122,10 +123,10 @@ def probes(section: str) -> tuple[Probe, ...]:
     for name, spec in definition.get("properties", {}).items():
         if _marked(spec, document, set()):
             # an optional property paperpool cannot read is left out; a required one is kept as it is
-            found.append(((("property", name)), {"properties": {name: _strict(spec)}}, None if name in required else name))
+            found.append((("property", name), {"properties": {name: _strict(spec)}}, None if name in required else name))
     for keyword in definition.get(MARK, {}) if isinstance(definition.get(MARK), dict) else ():
         if keyword == "allOf":
-            found += [((("allOf", k)), dict(branch), None) for k, branch in enumerate(definition["allOf"])]
+            found += [(("allOf", k), dict(branch), None) for k, branch in enumerate(definition["allOf"])]
         elif keyword == "additionalProperties":
             found.append((("additionalProperties",), {"properties": {name: True for name in definition["properties"]},
                                                       "patternProperties": definition.get("patternProperties", {}),

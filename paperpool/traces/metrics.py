@@ -94,8 +94,14 @@ def compute(ix: TraceIndex, trace: dict, mapping: Subdecisions, warnings: int = 
     return result
 
 
-NO_DEPENDENCIES = ("unknown: the trace has no dependencies (no causal, spawn, return or aggregate edge, and no other "
-                   "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+def no_dependencies() -> str:
+    """Why the critical path of a trace without dependencies is unknown (the ordering edge
+    types are the schema's)."""
+    ordering = [name for name in schema.edge_types() if name in schema.ordering_edge_types()]
+    return (f"unknown: the trace has no dependencies (no {', '.join(ordering[:-1])} or {ordering[-1]} edge, and no other "
+            "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+
+
 CHAIN_KEYS = ("critical_path_events", "parallelism_speedup_events", "critical_path_s", "parallelism_speedup")
 
 
@@ -137,7 +143,7 @@ def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
     if not dependencies and ix.n > 1:  # every event would be a chain of one: a speedup of n, made up
         for key in CHAIN_KEYS:
             result[key] = None
-        unknown = [{"key": schema.pointer([key]), "why": NO_DEPENDENCIES} for key in CHAIN_KEYS]
+        unknown = [{"key": schema.pointer([key]), "why": no_dependencies()} for key in CHAIN_KEYS]
     return result, unknown
 
 
