@@ -86,8 +86,10 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
         table.columns = [(str(c), _label(registry, frame, across, c)) for c in keys.columns]
         cells = {r: {str(c): keys.at[r, c] for c in keys.columns} for r in keys.index}
         open_row, open_column = _unassessed(frame, rows), _unassessed(frame, across)
-        could = {r: {str(c): (_holding(frame, rows, r) | open_row) & (_holding(frame, across, c) | open_column) for c in keys.columns}
-                 for r in keys.index}
+        # each row's and column's candidates once, not once per cell
+        row_could = {r: _holding(frame, rows, r) | open_row for r in keys.index}
+        column_could = {c: _holding(frame, across, c) | open_column for c in keys.columns}
+        could = {r: {str(c): row_could[r] & column_could[c] for c in keys.columns} for r in keys.index}
         placed = {r: {str(c): set(representatives(registry, frame, rows, r) + representatives(registry, frame, across, c)) & set(keys.at[r, c])
                       for c in keys.columns} for r in keys.index}
     else:

@@ -81,4 +81,5 @@ def _cells(published: Analysis, now: Analysis) -> list[CellChange]:
 
 
 def _after(value, day: dt.date) -> bool:
-    return isinstance(value, dt.date) and value > day
+    found = history.as_date(value)
+    return found is not None and found > day
