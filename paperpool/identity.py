@@ -40,10 +40,17 @@ def url_problem(url: str) -> str | None:
     """Why a string is not an acceptable web link, or None when it is."""
     if _NOT_IN_LINKS.search(url):
         return "contains spaces or invisible control characters"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced [ of an IPv6 host, say
+        return "is not a well-formed link (check its brackets)"
     if parts.scheme.lower() not in ("http", "https"):
         return f"uses scheme '{parts.scheme}', not http or https" if parts.scheme else "has no http:// or https:// at the start"
-    if not parts.hostname:
+    try:
+        hostname = parts.hostname
+    except ValueError:
+        return "is not a well-formed link (check its brackets)"
+    if not hostname:
         return "has no host name"
     return None
 
