@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 import click
@@ -12,6 +13,8 @@ from . import schema
 from .importing import ImportOptions
 
 METRICS_FORMATS = ["text", "json"]  # metrics.FORMATS, which imports numpy: a test keeps them equal
+CORPUS_FORMATS = ["jsonl", "csv", "parquet"]  # tables.FORMATS, likewise
+SUMMARY_FORMATS = ["markdown", "json", "csv"]  # summary.FORMATS, likewise
 
 
 def _pool_root() -> Path | None:
@@ -48,22 +51,143 @@ def validate_command(files: tuple[Path, ...]) -> None:
 
 
 @trace.command("metrics")
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(METRICS_FORMATS), default="text", show_default=True)
-def metrics_command(file: Path, fmt: str) -> None:
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("--format", "fmt", type=click.Choice(METRICS_FORMATS + CORPUS_FORMATS),
+              help="text or json (the default: text) for one trace file; jsonl (the default), csv or parquet for a corpus.")
+@click.option("-o", "--output", type=str, help="A corpus's table goes to this file (parquet needs one; the others default "
+                                               "to standard output).")
+@click.option("--strict", is_flag=True, help="A corpus: stop at the first invalid trace (nothing is written).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Worker processes for a corpus (default: one per core).")
+def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None, strict: bool, jobs: int | None) -> None:
     """Orchestration measures recomputed from a valid trace's event graph: agents,
     spawns, fan-out and depth, sub-decision counts O1-O5, work against critical path and
     the parallelism speedup, protocol overhead, costs, rewards by credit unit, and each
     agent's share. Which events count for which sub-decision comes from the pool's
-    registry.yaml (traces: subdecisions) when there is one, else from paperpool's default."""
-    from . import mapping, metrics, validation
+    registry.yaml (traces: subdecisions) when there is one, else from paperpool's default.
+
+    INPUT is one trace file, or a corpus: several files, folders (every trace file in
+    them, recursively), glob patterns and JSON Lines files of one trace per line (.jsonl,
+    .ndjson; plain, .gz or .zst). A corpus gives one row per trace (--format jsonl, csv
+    or parquet), computed on every core; an invalid trace is a row marked invalid and
+    one line on standard error, and the exit status is 1 when any trace is invalid."""
+    from . import mapping
 
     subdecisions = mapping.for_pool(_pool_root())
+    if _one_trace(inputs) and fmt in (None, *METRICS_FORMATS):
+        _one_trace_metrics(Path(inputs[0]), fmt or "text", subdecisions)
+        return
+    if fmt in METRICS_FORMATS:
+        raise PaperpoolError(f"--format {fmt} reports on one trace file; for a corpus give --format jsonl, csv or parquet")
+    fmt = fmt or "jsonl"
+    target = _corpus_output(output, fmt)
+    from .tables import metrics_table
+
+    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs,
+                            click.get_binary_stream("stdout"))
+    _corpus_summary(outcome, target)
+
+
+def _one_trace(inputs: tuple[str, ...]) -> bool:
+    """Whether the inputs are one trace file, which `trace metrics` reports on as before."""
+    from .corpus import kind
+
+    if len(inputs) != 1:
+        return False
+    path = Path(inputs[0])
+    named = path.exists() or not glob.has_magic(inputs[0])
+    return named and not path.is_dir() and kind(path) in (None, (False, None))
+
+
+def _one_trace_metrics(file: Path, fmt: str, subdecisions) -> None:
+    from . import metrics, validation
+
     checked = validation.require_valid(file)
     for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
         click.echo(warning.line(str(file)), err=True)
     result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
+
+
+def _corpus_output(given: str | None, fmt: str) -> Path | None:
+    if given is None:
+        if fmt == "parquet":
+            raise PaperpoolError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
+        return None
+    path = Path(given)
+    check_output(path, f"-o {given}")
+    return path
+
+
+def _problem(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _corpus_summary(outcome, target: Path | None) -> None:
+    where = f" to {target}" if target is not None else ""
+    click.echo(f"{plural(outcome.traces, 'trace')}{where}: {outcome.traces - outcome.invalid:,} valid, "
+               f"{outcome.invalid:,} invalid.", err=True)
+    if outcome.invalid:
+        raise click.exceptions.Exit(1)
+
+
+@trace.command("export")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("-o", "--output", type=str, required=True, help="The folder of the tables (new, or empty).")
+@click.option("--partition-by", "partition", metavar="FIELD[,FIELD...]", default="",
+              help="Partition every table by these trace fields (for example run,step): hive-style KEY=VALUE folders.")
+@click.option("--strict", is_flag=True, help="Stop at the first invalid trace (nothing is written).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
+def export_command(inputs: tuple[str, ...], output: str, partition: str, strict: bool, jobs: int | None) -> None:
+    """A corpus of traces as Parquet tables: traces (one row per trace: what `trace
+    metrics` gives), events, edges and rewards (each row with its trace's file, line and
+    trace_id), read as they are by DuckDB, Polars, pandas, Spark and Ray. INPUT is as
+    for `trace metrics`. The folder appears only once complete."""
+    from . import mapping
+    from .tables import export_tables, partition_fields
+
+    target = _export_folder(output)
+    keys = partition_fields(partition)
+    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs)
+    _corpus_summary(outcome, target)
+
+
+def _export_folder(given: str) -> Path:
+    path = Path(given)
+    if not given or (path.exists() and (not path.is_dir() or any(path.iterdir()))):
+        raise PaperpoolError(f"-o {given}: give a new or empty folder for the tables (nothing was written)")
+    if path.is_symlink() or (path.exists() and path.resolve() != path.absolute()):
+        raise PaperpoolError(f"-o {given}: is a symbolic link; give the folder it leads to (nothing was written)")
+    return path
+
+
+@trace.command("summary")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...|TABLES")
+@click.option("--by", "by", multiple=True, metavar="FIELD", help="Group by this trace field (task_id, run, step, group, "
+              "topology, system, or any column of the traces table); repeat for several.")
+@click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS), default="markdown", show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1), help="Worker processes when INPUT is a corpus (default: one per core).")
+def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs: int | None) -> None:
+    """How a corpus's measures are distributed (count, mean, quantiles, min, max), over
+    its valid traces, with its events by type: computed by DuckDB over the Parquet tables
+    of `trace export` (TABLES, that folder), or over a corpus (INPUT as for `trace
+    metrics`, exported first to a temporary folder)."""
+    import tempfile
+
+    from . import mapping, summary
+
+    with tempfile.TemporaryDirectory(prefix="paperpool-summary-") as scratch:
+        if len(inputs) == 1 and summary.is_export(Path(inputs[0])):
+            folder = Path(inputs[0])
+        else:
+            from .tables import export_tables
+
+            folder = Path(scratch, "tables")
+            outcome = export_tables(list(inputs), folder, mapping.for_pool(_pool_root()), _problem, (), False, jobs)
+            click.echo(f"{plural(outcome.traces, 'trace')}: {outcome.traces - outcome.invalid:,} valid, "
+                       f"{outcome.invalid:,} invalid.", err=True)
+        result = summary.summarise(folder, list(by))
+    click.echo({"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](*(
+        () if fmt == "json" else (result,))), nl=False)
 
 
 @trace.command("import")

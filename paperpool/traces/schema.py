@@ -32,8 +32,12 @@ class Finding:
     def line(self, file: str) -> str:
         """One line, always: a line break or other control character from the trace (a key
         may hold one) or from its file's name is shown escaped."""
-        text = f"{self.pointer}: {self.message}" if self.pointer else self.message
-        return f"{printable(file)}: {printable(text)}"
+        return f"{printable(file)}: {self.said}"
+
+    @property
+    def said(self) -> str:
+        """`/pointer: what is wrong`, on one line, without the file."""
+        return printable(f"{self.pointer}: {self.message}" if self.pointer else self.message)
 
     def sort_key(self) -> tuple:
         # The schema's order of the top-level fields (trace_id ... events, edges, ...), then

@@ -19,6 +19,7 @@ trace with a warning for each of these, counted together (see artifact.py).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 from pathlib import Path
@@ -215,8 +216,47 @@ def _finish(run: _Run, topology: str, seed: int) -> dict:
     }
 
 
+CORPUS_TOPOLOGIES = ("hierarchical", "centralized", "swarm", "planner_executor_critic", "debate")
+DISTINCT = 500  # traces a corpus draws from: a million rollouts are their runs, steps and groups over these shapes
+
+
+def corpus(traces: int, events: int = 50, group_size: int = 8, seed: int = 0):
+    """Rollouts as an RL run dumps them, one trace at a time: `traces` traces of `events`
+    events each (topologies in turn), in groups of `group_size` rollouts of one task,
+    numbered by step, each with its own trace_id and team reward. The shapes repeat
+    (there are DISTINCT of them); ids, steps, groups and rewards do not."""
+    shapes = [generate(events, CORPUS_TOPOLOGIES[n % len(CORPUS_TOPOLOGIES)], seed=seed + n)
+              for n in range(min(DISTINCT, traces))]
+    per_step = group_size * 64
+    for n in range(traces):
+        trace = dict(shapes[n % len(shapes)])
+        group = n // group_size
+        trace.update(trace_id=f"rollout-{n}", task_id=f"task-{group % 1000}", run=f"run-{seed}", step=n // per_step,
+                     group=f"group-{group}", rewards={"team": round(((n * 7919) % 1000) / 1000, 3)})
+        yield trace
+
+
 def write(trace: dict, path: Path) -> None:
     write_atomic(path, orjson.dumps(trace).decode("utf-8"))
+
+
+def write_corpus(traces, path: Path) -> None:
+    """JSON Lines, compressed by the name's .gz or .zst."""
+    with path.open("wb") as raw, _compressed(raw, path.suffix) as handle:
+        for trace in traces:
+            handle.write(orjson.dumps(trace) + b"\n")
+
+
+def _compressed(raw, suffix: str):
+    if suffix == ".gz":
+        import gzip
+
+        return gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1)
+    if suffix == ".zst":
+        import zstandard
+
+        return zstandard.ZstdCompressor().stream_writer(raw, closefd=False)
+    return contextlib.nullcontext(raw)
 
 
 @click.command(cls=Command)
@@ -227,9 +267,16 @@ def write(trace: dict, path: Path) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--dialect", type=click.Choice(DIALECTS), default="paperpool", show_default=True,
               help="paperpool's format, or as the survey artifact's format allows (no schema declared; warnings).")
+@click.option("--traces", type=click.IntRange(1), help="Write a corpus: this many rollouts of --events events each, one "
+              "per line (JSON Lines; .gz or .zst compresses it), in groups of 8 with runs and steps (topologies in turn).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect: str, output: Path) -> None:
-    """Write a synthetic orchestration trace: the same file for the same options."""
+def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect: str, traces: int | None, output: Path) -> None:
+    """Write a synthetic orchestration trace, or a corpus of them: the same file for the
+    same options."""
+    if traces is not None:
+        write_corpus(corpus(traces, events, seed=seed), output)
+        click.echo(f"wrote {output}: {traces:,} traces of {events:,} events", err=True)
+        return
     trace = generate(events, topology, fanout, depth, seed, dialect)
     write(trace, output)
     click.echo(f"wrote {output}: {len(trace['events']):,} events, {len(trace['edges']):,} edges", err=True)

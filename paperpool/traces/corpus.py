@@ -1,0 +1,173 @@
+"""A corpus of traces: what `trace metrics`, `export` and `summary` read.
+
+An input is a trace file, a folder (every trace file in it, recursively), a glob pattern,
+or a JSON Lines file holding one trace per line (how RL frameworks dump rollouts), plain
+or compressed with gzip or zstd. Records are yielded one at a time and never all kept,
+so that memory stays bounded whatever the corpus's size: a JSON Lines file is read a line
+at a time, through the decompressor when it is compressed.
+
+A file that cannot be read, or a line too long, is a record with a problem instead of
+bytes, so that one bad file is one invalid row and the corpus goes on.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..problems import PaperpoolError
+from .loading import MAX_TRACE_BYTES, TraceUnreadable, read_bytes
+from .schema import printable
+
+WHOLE = (".json",)  # one trace per file
+LINES = (".jsonl", ".ndjson")  # one trace per line
+COMPRESSED = {".gz": "gzip", ".zst": "zstd"}
+SUFFIXES_SAID = ".json, .jsonl or .ndjson, each optionally .gz or .zst"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One trace of the corpus: its bytes, or why it could not be read."""
+
+    file: str
+    line: int | None  # the line of a JSON Lines file; None for a file holding one trace
+    data: bytes | None
+    problem: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How problem lines name it: FILE, or FILE:LINE."""
+        shown = printable(self.file)
+        return shown if self.line is None else f"{shown}:{self.line}"
+
+
+def kind(path: Path) -> tuple[bool, str | None] | None:
+    """(one trace per line?, compression) of a corpus file by its name, or None when
+    the name is no trace file's."""
+    suffixes = [suffix.lower() for suffix in path.suffixes[-2:]]
+    compression = COMPRESSED.get(suffixes[-1]) if suffixes else None
+    if compression:
+        suffixes = suffixes[:-1]
+    if not suffixes:
+        return None
+    if suffixes[-1] in LINES:
+        return True, compression
+    if suffixes[-1] in WHOLE:
+        return False, compression
+    return None
+
+
+def expand(inputs: Iterable[str]) -> list[Path]:
+    """The files the inputs name, in order, each once: a file as given, a folder's trace
+    files (recursively, by name, hidden ones and symbolic links left out), a pattern's
+    matches. An input that names nothing is an error."""
+    found: list[Path] = []
+    for given in inputs:
+        path = Path(given)
+        if given and os.path.lexists(path):
+            found += _folder(path) if path.is_dir() else [path]
+        elif glob.has_magic(given):
+            matches = [Path(match) for match in sorted(glob.glob(given, recursive=True))]
+            if not matches:
+                raise PaperpoolError(f"{printable(given)}: the pattern matches no file; check it (quote it, so that "
+                                     "paperpool expands it rather than the shell)")
+            for match in matches:
+                found += _folder(match) if match.is_dir() else [match] if kind(match) else []
+        else:
+            raise PaperpoolError(f"{printable(given)}: no such file or folder; name trace files ({SUFFIXES_SAID}), "
+                                 "folders of them, or a glob pattern")
+    seen: set[Path] = set()
+    unique = [path for path in found if not (path.resolve() in seen or seen.add(path.resolve()))]
+    if not unique:
+        raise PaperpoolError(f"{', '.join(printable(i) for i in inputs)}: no trace files there ({SUFFIXES_SAID})")
+    return unique
+
+
+def _folder(folder: Path) -> list[Path]:
+    files = []
+    for top, folders, names in os.walk(folder):  # never follows a link to a folder
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        for name in sorted(names):
+            path = Path(top, name)
+            if not name.startswith(".") and kind(path) and not path.is_symlink():
+                files.append(path)
+    return files
+
+
+def records(paths: Iterable[Path], max_bytes: int = MAX_TRACE_BYTES) -> Iterator[Record]:
+    """Every trace of the files, in order, one at a time."""
+    for path in paths:
+        lines, compression = kind(path) or (False, None)
+        try:
+            if lines:
+                yield from _lines(path, compression, max_bytes)
+            elif compression:
+                with _open(path, compression) as handle:
+                    data = handle.read(max_bytes + 1)
+                yield _sized(str(path), None, data, max_bytes)
+            else:
+                yield Record(str(path), None, read_bytes(path, max_bytes))
+        except TraceUnreadable as exc:
+            yield Record(str(path), None, None, exc.findings[0].message)
+        except (OSError, EOFError, ValueError) as exc:  # unreadable, or a corrupt compressed stream
+            yield Record(str(path), None, None, f"cannot read the file: {_reason(exc)}; check that it is complete")
+
+
+def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Record]:
+    number = 0
+    with _open(path, compression) as handle:
+        while True:
+            line = handle.readline(max_bytes + 1)
+            if not line:
+                return
+            number += 1
+            if len(line) > max_bytes and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):  # skip the rest of it, unread
+                    line = handle.readline(1 << 20)
+                yield Record(str(path), number, None, f"the line is over the {max_bytes:,}-byte limit for a trace")
+            elif line.strip():
+                yield Record(str(path), number, line)
+
+
+def _sized(file: str, line: int | None, data: bytes, max_bytes: int) -> Record:
+    if len(data) > max_bytes:
+        return Record(file, line, None, f"the trace is over the {max_bytes:,}-byte limit")
+    return Record(file, line, data)
+
+
+def _open(path: Path, compression: str | None):
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(0, "not a plain file (a device, pipe or socket)")
+    if compression == "gzip":
+        return gzip.open(path, "rb")
+    if compression == "zstd":
+        import zstandard
+
+        raw = path.open("rb")
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), 1 << 20)
+    return path.open("rb")
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    """The records in lists of `size` (the last shorter), for the workers."""
+    batch: list[Record] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

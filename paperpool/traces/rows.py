@@ -1,0 +1,142 @@
+"""One row per trace: who the trace is (file, line, ids, run, step, group) and every
+measure of `trace metrics`, flattened into named columns with one type each, so that a
+corpus of a million rollouts is a table that DuckDB, Polars, pandas or Spark read as is.
+
+The columns are a table (COLUMNS), not code: the sub-decision columns come from the
+pool's mapping and the reward and event-type columns from the trace schema, so another
+survey's taxonomy gives its own columns. README's "Corpus tables" lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import metrics, schema, source, validation
+from .corpus import Record
+from .loading import TraceUnreadable
+from .mapping import Subdecisions
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # string, int, float or bool: one Arrow and DuckDB type each
+    about: str
+
+
+IDENTITY = (
+    Column("file", "string", "the file the trace was read from, as found"),
+    Column("line", "int", "its line in a JSON Lines file; null for a file holding one trace"),
+    Column("trace_id", "string", "the trace's trace_id"),
+    Column("task_id", "string", "the task, when the trace says"),
+    Column("run", "string", "the run it belongs to, when the trace says"),
+    Column("step", "int", "the training step, when the trace says"),
+    Column("group", "string", "the group of rollouts it was sampled in, when the trace says"),
+    Column("system", "string", "the system that produced it, when the trace says"),
+    Column("topology", "string", "the topology, when the trace says"),
+    Column("time_unit", "string", "seconds or steps, when the trace says"),
+    Column("valid", "bool", "whether the trace is valid; the measures of an invalid one are null"),
+    Column("problem", "string", "an invalid trace's first problem (JSON pointer: what is wrong)"),
+    Column("problems", "int", "how many problems it has"),
+    Column("warnings", "int", "how many warnings validation gave (a trace that declares no schema)"),
+)
+
+MEASURES = (
+    Column("events", "int", "events"),
+    Column("edges", "int", "edges"),
+    Column("agents", "int", "agents that act or are spawned"),
+    Column("spawns", "int", "spawn events"),
+    Column("max_fanout", "int", "the most agents one agent spawned"),
+    Column("depth", "int", "the depth of the spawn tree"),
+    Column("stopped", "bool", "whether the trace has a stop event"),
+    Column("stop_t", "float", "the time of its first stop"),
+    Column("total_work_events", "int", "every event is a unit of work"),
+    Column("critical_path_events", "int", "the longest chain of dependencies, in events (null without any dependency)"),
+    Column("parallelism_speedup_events", "float", "total_work_events / critical_path_events"),
+    Column("total_work_s", "float", "the agents' busy time, summed, in the trace's time unit"),
+    Column("critical_path_s", "float", "the critical path's length in time"),
+    Column("parallelism_speedup", "float", "total_work_s / critical_path_s"),
+    Column("protocol_overhead", "float", "messages per tool call"),
+    Column("tokens", "float", "tokens, summed over the events' costs"),
+    Column("compute_s", "float", "seconds of compute, summed over the events' costs"),
+    Column("tokens_declared", "float", "the tokens the trace declares in costs"),
+    Column("compute_s_declared", "float", "the compute seconds the trace declares"),
+    Column("wall_clock_s_declared", "float", "the wall-clock seconds the trace declares"),
+    Column("notes", "string", "why a measure is null (JSON pointer: reason; ...)"),
+)
+
+
+def columns(mapping: Subdecisions) -> list[Column]:
+    """Every column of a row, in order."""
+    by_type = [Column(f"n_{name}", "int", f"{name} events") for name in schema.event_types()]
+    decisions = [Column(f"subdecision_{key}", "int", f"events counted for {key} ({mapping.label(key)})")
+                 for key in mapping.events]
+    rewards = [Column(f"reward_{unit}", "float", f"rewards attached to events with credit unit {unit}, every channel summed")
+               for unit in schema.credit_units()]
+    return [*IDENTITY, *MEASURES, *by_type, *decisions, *rewards]
+
+
+@dataclass
+class Measured:
+    row: dict
+    problem: str | None  # the problem line of an invalid trace: `FILE:LINE: what is wrong`
+    checked: validation.Checked | None = None  # a valid trace's checked form and its events and edges, for export
+    source: object = None
+
+
+def measure(record: Record, mapping: Subdecisions) -> Measured:
+    """The row of one trace of a corpus, never an exception for what the record holds."""
+    row = {"file": record.file, "line": record.line}
+    if record.data is None:
+        return _invalid(row, record, [record.problem])
+    try:
+        trace_source = source.from_bytes(record.data, validation.CHUNK_ABOVE_BYTES, source.CHUNK)
+        checked = validation.check_source(trace_source)
+    except TraceUnreadable as exc:
+        return _invalid(row, record, [finding.said for finding in exc.findings])
+    top = checked.top if isinstance(checked.top, dict) else {}
+    row.update(_identity(top))
+    if not checked.valid or checked.index is None:
+        problems = [finding.said for finding in checked.findings] or ["no lists of events and edges: not a trace"]
+        return _invalid(row, record, problems)
+    result = metrics.compute(checked.index, top, mapping, len(checked.warnings))
+    row.update(valid=True, problem=None, problems=0, warnings=len(checked.warnings))
+    row.update(flatten(result))
+    return Measured(row, None, checked, trace_source)
+
+
+def _identity(top: dict) -> dict:
+    return {name: _scalar(top.get(name)) for name in ("trace_id", "task_id", "run", "step", "group", "system", "topology",
+                                                      "time_unit")}
+
+
+def _scalar(value):
+    """A field of an invalid trace may hold anything: a column keeps what fits its type."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _invalid(row: dict, record: Record, problems: list[str]) -> Measured:
+    first = problems[0]
+    if record.line is not None:  # the JSON's own line 1 is the file's line the label names
+        first = first.replace("at line 1, column", "at column").replace("(line 1, column", "(column")
+    more = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them)" if len(problems) > 1 else ""
+    row.update(valid=False, problem=first, problems=len(problems))
+    return Measured(row, f"{record.label}: {first}{more}")
+
+
+def flatten(result: dict) -> dict:
+    """The measures of metrics.compute as the row's columns."""
+    row = {column.name: result.get(column.name) for column in MEASURES if column.name in result}
+    costs = result["costs"]
+    row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
+               tokens_declared=_number(costs["tokens"]["declared"]), compute_s_declared=_number(costs["seconds"]["declared"]),
+               wall_clock_s_declared=_number(costs["wall_clock_s"]["declared"]),
+               notes="; ".join(f"{note['key']}: {note['why']}" for note in result["notes"]) or None)
+    row.update({f"n_{name}": count for name, count in result["event_types"].items()})
+    row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
+    row.update({f"reward_{unit}": round(sum(channels.values()), 6) for unit, channels in result["rewards"]["by_unit"].items()})
+    return row
+
+
+def _number(value):
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -1,0 +1,139 @@
+"""`trace summary`: how the measures of a corpus are distributed (count, mean, quantiles),
+overall or by task, run, step or any other trace column, and which event types the
+events table holds, computed by DuckDB over the Parquet tables of `trace export` (the
+embedded engine: no server; it reads the files where they are, in parallel).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..problems import PaperpoolError, printable, suggest
+from .rows import IDENTITY
+from .tables import KEY
+
+FORMATS = ("markdown", "json", "csv")
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+STATISTICS = ("traces", "count", "mean", "min", *(f"p{round(q * 100)}" for q in QUANTILES), "max")
+# what is summarised: the numbers of a row; its identity and texts are what it is grouped by
+_SKIPPED = {"line", "valid", "problems", "warnings"}
+
+
+@dataclass
+class Summary:
+    by: list[str]
+    metrics: list[dict]  # one per group and measure: the group's values, measure, then STATISTICS
+    event_types: list[dict]  # one per group and event type: events, share of the group's events
+
+    def to_json(self) -> str:
+        return json.dumps({"by": self.by, "metrics": self.metrics, "event_types": self.event_types}, indent=2) + "\n"
+
+
+def is_export(folder: Path) -> bool:
+    return folder.is_dir() and (folder / "traces").is_dir()
+
+
+def summarise(folder: Path, by: list[str]) -> Summary:
+    import duckdb
+
+    traces = _glob(folder, "traces")
+    connection = duckdb.connect()
+    names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {traces}").fetchall()]
+    types = dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {traces})").fetchall())
+    for field in by:
+        if field not in names:
+            usual = ", ".join(column.name for column in IDENTITY if column.name not in _SKIPPED)
+            raise PaperpoolError(f"--by {field}: not a column of the traces table; "
+                                 f"{suggest(field, names, f'use one of {usual}, or another column')}")
+    measures = [name for name in names if name not in _SKIPPED and name not in by and _numeric(types[name])
+                and name not in {column.name for column in IDENTITY if column.type == 'string'}]
+    groups = ", ".join(_quoted(field) for field in by)
+    selected = (groups + ", ") if by else ""
+    metrics = []
+    for measure in measures:
+        column = f"CAST({_quoted(measure)} AS DOUBLE)"
+        quantiles = ", ".join(f"quantile_cont({column}, {q})" for q in QUANTILES)
+        query = (f"SELECT {selected}count(*), count({column}), avg({column}), min({column}), {quantiles}, max({column}) "
+                 f"FROM {traces} WHERE valid {'GROUP BY ' + groups + ' ORDER BY ' + groups if by else ''}")
+        for found in connection.execute(query).fetchall():
+            group = dict(zip(by, found[:len(by)]))
+            numbers = [_rounded(value) for value in found[len(by):]]
+            metrics.append({**group, "measure": measure, **dict(zip(STATISTICS, numbers))})
+    return Summary(by, metrics, _event_types(connection, folder, by))
+
+
+def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
+    """Events by type, and each type's share of the group's events. Grouped by a field
+    the events table carries (its trace's key, the partition columns), it is read alone;
+    by another, it is joined to its trace's row."""
+    events, traces = _glob(folder, "events"), _glob(folder, "traces")
+    if set(by) <= set(_columns(connection, events)):
+        source, owner = f"{events} e", "e"
+    else:
+        key = " AND ".join(f"e.{_quoted(k)} IS NOT DISTINCT FROM t.{_quoted(k)}" for k in KEY)
+        source, owner = f"{events} e JOIN {traces} t ON {key}", "t"
+    groups = [f"{owner}.{_quoted(field)}" for field in by]
+    within = f"PARTITION BY {', '.join(groups)}" if by else ""
+    query = (f"SELECT {''.join(g + ', ' for g in groups)}e.type, count(*) AS events, "
+             f"count(*) / sum(count(*)) OVER ({within}) FROM {source} "
+             f"GROUP BY {''.join(g + ', ' for g in groups)}e.type ORDER BY {''.join(g + ', ' for g in groups)}events DESC, e.type")
+    n = len(by)
+    return [{**dict(zip(by, found[:n])), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
+            for found in connection.execute(query).fetchall()]
+
+
+def _glob(folder: Path, table: str) -> str:
+    pattern = str(folder / table / "**" / "*.parquet").replace("'", "''")
+    return f"read_parquet('{pattern}', hive_partitioning = true, union_by_name = true)"
+
+
+def _columns(connection, source: str) -> list[str]:
+    return [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+
+
+def _numeric(kind: str) -> bool:
+    return kind in ("BIGINT", "DOUBLE", "BOOLEAN", "INTEGER")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _rounded(value):
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def to_markdown(summary: Summary) -> str:
+    lines = []
+    heads = [*summary.by, "measure", *STATISTICS]
+    lines += [f"## Measures (valid traces{', by ' + ', '.join(summary.by) if summary.by else ''})", "",
+              "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += ["| " + " | ".join(_cell(row.get(head)) for head in heads) + " |" for row in summary.metrics]
+    heads = [*summary.by, "type", "events", "share"]
+    lines += ["", "## Event types", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += ["| " + " | ".join(_cell(row.get(head)) for head in heads) + " |" for row in summary.event_types]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(summary: Summary) -> str:
+    import csv
+    import io
+
+    text = io.StringIO()
+    heads = [*summary.by, "measure", *STATISTICS]
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(heads)
+    writer.writerows([_csvcell(row.get(head)) for head in heads] for row in summary.metrics)
+    return text.getvalue()
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "(none)"
+    return printable(str(value)).replace("|", "\\|")
+
+
+def _csvcell(value) -> str:
+    return "" if value is None else str(value)

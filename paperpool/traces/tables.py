@@ -1,0 +1,309 @@
+"""A corpus as tables: the rows of `trace metrics` (JSON Lines, CSV or Parquet) and the
+Parquet tables of `trace export` (traces, events, edges, rewards).
+
+Workers measure a batch of traces and encode it themselves (text, or an Arrow record
+batch), so that this process only reads the corpus and writes what comes back.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from ..problems import PaperpoolError, printable
+from . import corpus, rows, workers
+from .mapping import Subdecisions
+from .rows import Column
+
+FORMATS = ("jsonl", "csv", "parquet")
+BATCH = 500  # traces a worker measures at a time: large enough that handing it over costs little
+
+EVENT_COLUMNS = (
+    Column("event", "string", "the event's id"),
+    Column("t", "float", "its time, in the trace's time unit"),
+    Column("type", "string", "its type"),
+    Column("agent", "string", "the agent that acts"),
+    Column("role", "string", "the role it plays"),
+    Column("from", "string", "a message's or return's sender, when not the agent"),
+    Column("to", "string", "whom a spawn creates or a message or return goes to"),
+    Column("tool", "string", "the tool a call calls or a result comes from"),
+    Column("call", "string", "the tool call a result answers"),
+    Column("decision", "string", "the sub-decision the event takes, when it says"),
+    Column("reason", "string", "why (a stop's, a safety event's)"),
+    Column("tokens", "float", "its cost in tokens"),
+    Column("seconds", "float", "its cost in seconds"),
+)
+EDGE_COLUMNS = (
+    Column("src", "string", "the event the edge leaves"),
+    Column("dst", "string", "the event it reaches"),
+    Column("type", "string", "the edge's type"),
+)
+REWARD_COLUMNS = (
+    Column("event", "string", "the event the reward is attached to; null for one the trace declares for the run"),
+    Column("unit", "string", "its credit unit; null for a run's declared reward"),
+    Column("channel", "string", "its channel"),
+    Column("value", "float", "the reward"),
+    Column("target", "string", "who receives it, when not the event's agent"),
+)
+KEY = ("file", "line", "trace_id")  # which trace a row of events, edges or rewards belongs to
+
+
+def export_columns(mapping: Subdecisions, partition: tuple[str, ...] = ()) -> dict[str, list[Column]]:
+    """Each table of `trace export` and its columns."""
+    traces = rows.columns(mapping)
+    by_name = {column.name: column for column in traces}
+    keys = [by_name[name] for name in (*KEY, *(p for p in partition if p not in KEY))]
+    return {"traces": traces, "events": keys + list(EVENT_COLUMNS), "edges": keys + list(EDGE_COLUMNS),
+            "rewards": keys + list(REWARD_COLUMNS)}
+
+
+# ---- in the workers -------------------------------------------------------------------
+
+@dataclass
+class Done:
+    payload: object  # bytes (jsonl, csv) or {table: Arrow record batch}
+    problems: list[str] = field(default_factory=list)
+    traces: int = 0
+
+
+_job: dict = {}
+
+
+def _setup(**settings) -> None:
+    _job.clear()
+    _job.update(settings)
+
+
+def _setup_job(settings: dict) -> None:
+    _setup(**settings)
+
+
+def measure_batch(batch: list[corpus.Record]) -> Done:
+    measured = [rows.measure(record, _job["mapping"]) for record in batch]
+    problems = [m.problem for m in measured if m.problem]
+    return Done(encode([m.row for m in measured], _job["fmt"], _job["columns"]), problems, len(batch))
+
+
+def export_batch(batch: list[corpus.Record]) -> Done:
+    tables = _job["tables"]
+    found: dict[str, list[dict]] = {name: [] for name in tables}
+    problems = []
+    for record in batch:
+        measured = rows.measure(record, _job["mapping"])
+        found["traces"].append(measured.row)
+        if measured.problem:
+            problems.append(measured.problem)
+        elif measured.source is not None:
+            _parts(measured, {name: measured.row.get(name) for name in _job["keys"]}, found)
+    batches = {name: encode(found[name], "parquet", tables[name]) for name in tables}
+    return Done(batches, problems, len(batch))
+
+
+def _parts(measured: rows.Measured, key: dict, found: dict) -> None:
+    """A valid trace's events, edges and rewards as rows."""
+    trace = measured.checked.top
+    for _, events in measured.source.chunks("events"):
+        for event in events:
+            cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
+            found["events"].append({**key, "event": event.get("id"), **{c.name: event.get(c.name) for c in EVENT_COLUMNS[1:11]},
+                                    "tokens": cost.get("tokens"), "seconds": cost.get("seconds")})
+            for reward in event.get("rewards") or ():
+                if isinstance(reward, dict):
+                    found["rewards"].append({**key, "event": event.get("id"), **reward})
+    for _, edges in measured.source.chunks("edges"):
+        found["edges"].extend({**key, **edge} for edge in edges if isinstance(edge, dict))
+    declared = trace.get("rewards")
+    if isinstance(declared, dict):
+        found["rewards"].extend({**key, "channel": channel, "value": value} for channel, value in declared.items())
+
+
+def encode(found: list[dict], fmt: str, columns: list[Column]):
+    names = [column.name for column in columns]
+    if fmt == "jsonl":
+        return b"".join(orjson.dumps({name: row.get(name) for name in names}) + b"\n" for row in found)
+    if fmt == "csv":
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerows([_csv(row.get(name)) for name in names] for row in found)
+        return text.getvalue().encode("utf-8")
+    import pyarrow as pa
+
+    data = {column.name: [_typed(row.get(column.name), column.type) for row in found] for column in columns}
+    return pa.RecordBatch.from_pydict(data, schema=arrow_schema(columns))
+
+
+_PY_TYPES = {"string": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
+
+
+def _typed(value, kind: str):
+    """What a column of `kind` keeps of a value (a trace that declares no schema may hold
+    another type in a field): the value, or null."""
+    if value is None or isinstance(value, bool) != (kind == "bool") or not isinstance(value, _PY_TYPES[kind]):
+        return None
+    return float(value) if kind == "float" else value
+
+
+def _csv(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def arrow_schema(columns: list[Column]):
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
+    return pa.schema([pa.field(column.name, types[column.type]) for column in columns])
+
+
+def csv_header(columns: list[Column]) -> bytes:
+    return (",".join(column.name for column in columns) + "\n").encode("utf-8")
+
+
+# ---- in this process ------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    traces: int = 0
+    invalid: int = 0
+
+
+def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done], None], report: Callable[[str], None],
+        strict: bool, jobs: int | None) -> Outcome:
+    """work over every batch of the corpus, each result given to `take` in order; problem
+    lines to `report`; with `strict`, an error at the first invalid trace."""
+    paths = corpus.expand(inputs)
+    outcome = Outcome()
+    batches = corpus.batches(corpus.records(paths), BATCH)
+    for done in workers.ordered_map(work, batches, jobs or workers.cores(), _setup_job, settings):
+        for line in done.problems:
+            report(line)
+        if strict and done.problems:
+            raise PaperpoolError(f"{printable(done.problems[0].split(': ', 1)[0])} is not a valid trace; "
+                                 "--strict stops at the first (nothing was written)")
+        outcome.traces += done.traces
+        outcome.invalid += len(done.problems)
+        take(done)
+    return outcome
+
+
+class StreamedFile:
+    """An output file written as results come, put in place only when complete: a
+    command that fails or is stopped leaves the old file, or none."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        self.handle = None
+
+    def __enter__(self):
+        self.handle = self.partial.open("wb")
+        return self.handle
+
+    def __exit__(self, kind, value, traceback):
+        self.handle.close()
+        if kind is None:
+            os.replace(self.partial, self.path)
+        else:
+            self.partial.unlink(missing_ok=True)
+        return False
+
+
+def parquet_sink(path: Path, columns: list[Column]) -> Iterator:
+    """A Parquet writer for record batches (zstd, as the readers expect by now)."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetWriter(path, arrow_schema(columns), compression="zstd")
+
+
+def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Subdecisions, report: Callable[[str], None],
+                  strict: bool = False, jobs: int | None = None, out=None) -> Outcome:
+    """`trace metrics` over a corpus: one row per trace, in `fmt`, to `output` (or `out`,
+    standard output's binary stream, for text formats)."""
+    columns = rows.columns(mapping)
+    settings = {"mapping": mapping, "fmt": fmt, "columns": columns}
+    if fmt == "parquet":
+        with StreamedFile(output) as handle:
+            sink = parquet_sink(handle, columns)
+            outcome = run(measure_batch, inputs, settings, lambda done: sink.write_batch(done.payload), report, strict, jobs)
+            sink.close()
+        return outcome
+    header = csv_header(columns) if fmt == "csv" else b""
+    if output is None:
+        out.write(header)
+        return run(measure_batch, inputs, settings, lambda done: out.write(done.payload), report, strict, jobs)
+    with StreamedFile(output) as handle:
+        handle.write(header)
+        return run(measure_batch, inputs, settings, lambda done: handle.write(done.payload), report, strict, jobs)
+
+
+TABLES = ("traces", "events", "edges", "rewards")
+
+
+def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report: Callable[[str], None],
+                  partition: tuple[str, ...] = (), strict: bool = False, jobs: int | None = None) -> Outcome:
+    """`trace export`: the corpus as Parquet tables in `folder` (made whole, then put in
+    place): `TABLE/part-0.parquet` each, or, partitioned, `TABLE/KEY=VALUE/.../part-N.parquet`."""
+    from ..yamlio import new_folder
+
+    tables = export_columns(mapping, partition)
+    keys = [column.name for column in tables["events"] if column not in EVENT_COLUMNS]
+    settings = {"mapping": mapping, "tables": tables, "keys": keys}
+    with new_folder(folder) as staging:
+        sinks = _Sinks(staging, tables, partition)
+        outcome = run(export_batch, inputs, settings, sinks.write, report, strict, jobs)
+        sinks.close()
+    return outcome
+
+
+class _Sinks:
+    """Where each table's record batches go: one Parquet file per table, or hive-style
+    partition folders, one file per batch and partition."""
+
+    def __init__(self, folder: Path, tables: dict[str, list[Column]], partition: tuple[str, ...]):
+        self.folder, self.tables, self.partition = folder, tables, partition
+        self.writers = {}
+        self.batches = 0
+        for name, columns in tables.items():
+            (folder / name).mkdir()
+            if not partition:
+                self.writers[name] = parquet_sink(folder / name / "part-0.parquet", columns)
+
+    def write(self, done: Done) -> None:
+        for name, batch in done.payload.items():
+            if not self.partition:
+                self.writers[name].write_batch(batch)
+            elif batch.num_rows:
+                import pyarrow.dataset as ds
+
+                ds.write_dataset(batch, self.folder / name, format="parquet", partitioning=list(self.partition),
+                                 partitioning_flavor="hive", basename_template=f"part-{self.batches}-{{i}}.parquet",
+                                 existing_data_behavior="overwrite_or_ignore")
+        self.batches += 1
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+
+
+PARTITIONABLE = ("run", "step", "group", "task_id", "system", "topology")
+
+
+def partition_fields(given: str) -> tuple[str, ...]:
+    """--partition-by's fields, each a trace field that identifies a share of the corpus."""
+    from ..problems import suggest
+
+    fields = tuple(part.strip() for part in given.split(",") if part.strip())
+    for name in fields:
+        if name not in PARTITIONABLE:
+            choices = f"use {', '.join(PARTITIONABLE)}"
+            raise PaperpoolError(f"--partition-by {name}: not a trace field to partition by; {suggest(name, PARTITIONABLE, choices)}")
+    return fields
