@@ -21,7 +21,7 @@ import click
 from ..commandline import Command
 from ..problems import PaperpoolError
 from ..registry import find_root
-from . import pools, report, traces
+from . import corpora, pools, report, traces
 
 START, END = "<!-- paperpool:bench:start -->", "<!-- paperpool:bench:end -->"
 
@@ -43,13 +43,16 @@ def _numbers(context, parameter, text: str) -> list[int]:
 @click.option("--artifact-events", default="200000", show_default=True, callback=_numbers,
               help="Sizes of synthetic traces in the survey artifact's format (no schema declared, warnings on every "
                    "event: synth --dialect artifact); 0 for none.")
+@click.option("--corpus-traces", default="10000,100000", show_default=True, callback=_numbers,
+              help="Sizes of synthetic trace corpora (JSON Lines, 50 events a trace) for trace metrics, export and "
+                   "summary; 0 for none.")
 @click.option("--repeat", type=click.IntRange(1), default=3, show_default=True, help="Runs of each measurement.")
 @click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic pools and traces.")
 @click.option("--write", "write_to", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Also put the results into this file (BENCHMARKS.md), between the lines {START} and {END}.")
-def main(root: Path | None, sizes: list[int], events: list[int], artifact_events: list[int], repeat: int, engine: str, seed: int,
-         write_to: Path | None) -> None:
+def main(root: Path | None, sizes: list[int], events: list[int], artifact_events: list[int], corpus_traces: list[int],
+         repeat: int, engine: str, seed: int, write_to: Path | None) -> None:
     """Time paperpool's commands on the shipped pool and on synthetic pools, and trace
     validation against json.load; print one table and the targets."""
     template = (root or find_root(Path.cwd())).resolve()
@@ -74,9 +77,13 @@ def main(root: Path | None, sizes: list[int], events: list[int], artifact_events
         for size in (size for size in artifact_events if size > 0):
             trace_rows.append(traces.measure(folder, size, repeat, seed, "artifact"))
             _progress(f"{size:,}-event trace in the artifact's format measured")
+        corpus_rows = []
+        for size in (size for size in corpus_traces if size > 0):
+            corpus_rows.append(corpora.measure(folder, size, repeat, seed))
+            _progress(f"{size:,}-trace corpus measured")
     results = (f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
-               + report.table(rows, main_job, trace_rows) + "\nTargets:\n\n"
-               + report.targets_text(report.targets(rows, main_job, trace_rows)))
+               + report.table(rows, main_job, trace_rows, corpus_rows) + "\nTargets:\n\n"
+               + report.targets_text(report.targets(rows, main_job, trace_rows, corpus_rows)))
     click.echo(results, nl=False)
     if write_to is not None:
         _write(write_to, results)

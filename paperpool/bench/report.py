@@ -7,6 +7,7 @@ import platform
 import sys
 from importlib import metadata
 
+from .corpora import CorpusRow
 from .measure import Series
 from .pools import MainJob, PoolRow
 from .traces import ARTIFACT, TraceRow
@@ -41,7 +42,7 @@ def _row(measurement: str, size: str, series: Series, per_item: float | None = N
             f"{shown} | {ratio_is} |")
 
 
-def table(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]) -> str:
+def table(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow], corpora: list[CorpusRow] = ()) -> str:
     lines = [HEADER]
     by_size = {row.entries: row for row in pools}
     if main_job is not None:
@@ -73,6 +74,14 @@ def table(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]
         lines.append(_row("json.load of the same file", size, row.plain, row.plain.median / row.events))
         lines.append(_row("json.load, garbage collector paused", size, row.paused, row.paused.median / row.events,
                           row.ours.median / row.paused.median, "validate + metrics / this"))
+    for row in corpora:
+        size = f"{row.traces:,} traces, {row.events:,} events, {row.megabytes:,.0f} MB of JSON Lines"
+        lines.append(_row("trace metrics --format parquet (a corpus, every core)", size, row.metrics,
+                          row.metrics.median / row.traces, row.ratio, "/ the orjson loop"))
+        lines.append(_row("a loop parsing every line with orjson, one process", size, row.plain, row.plain.median / row.traces))
+        lines.append(_row("trace export (traces, events, edges, rewards as Parquet)", size, row.export,
+                          row.export.median / row.traces))
+        lines.append(_row("trace summary: DuckDB over the exported tables", size, row.summary))
     return "\n".join(lines) + "\n"
 
 
@@ -84,7 +93,8 @@ def _growth(name: str, row: PoolRow, by_size: dict[int, PoolRow]) -> tuple[float
     return row.commands[name].median / smaller.commands[name].median, f"{row.entries:,} / {smaller.entries:,} entries"
 
 
-def targets(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow]) -> list[tuple[str, str, bool]]:
+def targets(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRow],
+            corpora: list[CorpusRow] = ()) -> list[tuple[str, str, bool]]:
     """(target, what was measured, whether it holds) for each target measured."""
     found = []
     shipped = next((row for row in pools if row.label == "shipped"), None)
@@ -118,6 +128,25 @@ def targets(pools: list[PoolRow], main_job: MainJob | None, traces: list[TraceRo
             peak = row.ours.peak_mb or 0
             found.append((f"{row.events:,} events validated and measured in under 10 s and 2 GB",
                           f"{row.ours.median:.1f} s, {peak:,.0f} MB", row.ours.median < 10 and peak < 2048))
+    return found + _corpus_targets(corpora)
+
+
+def _corpus_targets(corpora: list[CorpusRow]) -> list[tuple[str, str, bool]]:
+    found = []
+    for row in corpora:
+        size = f"{row.traces:,} traces"
+        if row.traces >= 100_000:
+            found.append((f"trace metrics --format parquet at most 2 x the orjson loop at {size}", f"{row.ratio:.2f} x",
+                          row.ratio <= 2))
+        peak = row.metrics.peak_mb or 0
+        found.append((f"trace metrics under 1 GB at {size}", f"{peak:,.0f} MB", peak < 1024))
+        found.append((f"DuckDB's summary over the tables of {size} ({row.events:,} events) under 2 s",
+                      f"{row.summary.median:.2f} s", row.summary.median < 2))
+    peaks = [row.metrics.peak_mb or 0 for row in corpora]
+    if len(peaks) > 1 and min(peaks) > 0:
+        growth = max(peaks) / min(peaks)
+        target = f"trace metrics' memory the same from {corpora[0].traces:,} to {corpora[-1].traces:,} traces (within 25%)"
+        found.append((target, f"{growth:.2f} x", growth <= 1.25))
     return found
 
 

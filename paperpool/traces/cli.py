@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import sys
 from pathlib import Path
 
 import click
@@ -82,8 +83,7 @@ def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None
     target = _corpus_output(output, fmt)
     from .tables import metrics_table
 
-    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs,
-                            click.get_binary_stream("stdout"))
+    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer)
     _corpus_summary(outcome, target)
 
 

@@ -47,8 +47,8 @@ def summarise(folder: Path, by: list[str]) -> Summary:
             usual = ", ".join(column.name for column in IDENTITY if column.name not in _SKIPPED)
             raise PaperpoolError(f"--by {field}: not a column of the traces table; "
                                  f"{suggest(field, names, f'use one of {usual}, or another column')}")
-    measures = [name for name in names if name not in _SKIPPED and name not in by and _numeric(types[name])
-                and name not in {column.name for column in IDENTITY if column.type == 'string'}]
+    identity = {column.name for column in IDENTITY}
+    measures = [name for name in names if name not in identity and name not in by and _numeric(types[name])]
     groups = ", ".join(_quoted(field) for field in by)
     selected = (groups + ", ") if by else ""
     metrics = []

@@ -231,11 +231,8 @@ def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Sub
     columns = rows.columns(mapping)
     settings = {"mapping": mapping, "fmt": fmt, "columns": columns}
     if fmt == "parquet":
-        with StreamedFile(output) as handle:
-            sink = parquet_sink(handle, columns)
-            outcome = run(measure_batch, inputs, settings, lambda done: sink.write_batch(done.payload), report, strict, jobs)
-            sink.close()
-        return outcome
+        with StreamedFile(output) as handle, parquet_sink(handle, columns) as sink:
+            return run(measure_batch, inputs, settings, lambda done: sink.write_batch(done.payload), report, strict, jobs)
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
         out.write(header)
@@ -259,9 +256,10 @@ def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report
     settings = {"mapping": mapping, "tables": tables, "keys": keys}
     with new_folder(folder) as staging:
         sinks = _Sinks(staging, tables, partition)
-        outcome = run(export_batch, inputs, settings, sinks.write, report, strict, jobs)
-        sinks.close()
-    return outcome
+        try:
+            return run(export_batch, inputs, settings, sinks.write, report, strict, jobs)
+        finally:
+            sinks.close()
 
 
 class _Sinks:

@@ -1,0 +1,119 @@
+"""Trace corpora: `trace metrics --format parquet` over a JSON Lines corpus against a
+plain loop that parses every line with orjson in one process, `trace export`, and the
+DuckDB summary over the exported tables.
+
+The corpus is synth's (`--traces N --events 50`: rollouts in groups of 8, steps and a
+run). Each repeat runs the orjson loop and the command one after the other, each in a
+fresh process and timed inside it (start-up is not the corpus's), so both meet the same
+machine. Peak memory is the command's process plus its workers: the largest worker's
+peak times the workers (an upper bound; pages they share are counted for each).
+Run as `python -m paperpool.bench.corpora MODE ...` for the child processes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .measure import Sample, Series, run
+
+EVENTS = 50  # per trace: the issue's rollouts of 30 to 300 events, at the small end where per-trace costs show
+
+
+@dataclass
+class CorpusRow:
+    traces: int
+    megabytes: float
+    metrics: Series  # trace metrics --format parquet
+    plain: Series  # the orjson loop
+    export: Series
+    summary: Series  # DuckDB over the exported tables
+    events: int
+
+    @property
+    def ratio(self) -> float:
+        return self.metrics.median / self.plain.median
+
+
+def measure(folder: Path, traces: int, times: int, seed: int = 0) -> CorpusRow:
+    path = folder / f"corpus-{traces}.jsonl"
+    run([sys.executable, "-m", "paperpool.traces.synth", "--traces", str(traces), "--events", str(EVENTS),
+         "--seed", str(seed), "-o", str(path)], folder)
+    metrics, plain, export, summary = Series(), Series(), Series(), Series()
+    events = 0
+    for _ in range(times):
+        plain.samples.append(_child(folder, "orjson", path))
+        metrics.samples.append(_child(folder, "metrics", path))
+        tables = folder / "tables"
+        export.samples.append(_child(folder, "export", path, tables))
+        found = _child(folder, "summary", tables)
+        events = json.loads(found.output)["events"]
+        summary.samples.append(found)
+        _remove(tables)
+    row = CorpusRow(traces, path.stat().st_size / 1e6, metrics, plain, export, summary, events)
+    path.unlink()
+    return row
+
+
+def _child(folder: Path, mode: str, *paths: Path) -> Sample:
+    done = run([sys.executable, "-m", "paperpool.bench.corpora", mode, *map(str, paths)], folder)
+    found = json.loads(done.output.splitlines()[-1])
+    return Sample(found["seconds"], found.get("peak_mb"), json.dumps(found))
+
+
+def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _peak_mb(jobs: int) -> float | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    unit = 1024 * 1024 if sys.platform == "darwin" else 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit
+    return own + worker * jobs
+
+
+def child_main(mode: str, paths: list[str]) -> None:
+    if mode == "orjson":
+        import orjson
+
+        start = time.perf_counter()
+        with open(paths[0], "rb") as handle:
+            for line in handle:
+                orjson.loads(line)
+        print(json.dumps({"seconds": time.perf_counter() - start, "peak_mb": _peak_mb(0)}))
+        return
+    if mode == "summary":
+        from ..traces import summary
+
+        start = time.perf_counter()
+        found = summary.summarise(Path(paths[0]), [])
+        events = sum(row["events"] for row in found.event_types)
+        print(json.dumps({"seconds": time.perf_counter() - start, "events": events}))
+        return
+    from ..traces import mapping, tables, workers
+
+    subdecisions, jobs = mapping.default(), workers.cores()
+    with tempfile.TemporaryDirectory(prefix="paperpool-bench-") as scratch:
+        start = time.perf_counter()
+        if mode == "metrics":
+            outcome = tables.metrics_table(paths, "parquet", Path(scratch, "rows.parquet"), subdecisions, print, jobs=jobs)
+        else:
+            outcome = tables.export_tables([paths[0]], Path(paths[1]), subdecisions, print, jobs=jobs)
+        seconds = time.perf_counter() - start
+    if outcome.invalid:
+        raise SystemExit(f"{paths[0]}: {outcome.invalid} synthetic traces are invalid")
+    print(json.dumps({"seconds": seconds, "peak_mb": _peak_mb(jobs)}))
+
+
+if __name__ == "__main__":
+    child_main(sys.argv[1], sys.argv[2:])

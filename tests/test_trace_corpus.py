@@ -1,0 +1,239 @@
+"""Trace corpora: `trace metrics`, `export` and `summary` over files, folders, glob
+patterns and JSON Lines (plain, gzip, zstd). Each row is checked against the single-trace
+command on the same trace (its own path through the code), the Parquet tables are read
+back by DuckDB and pandas, and the summary's statistics are recomputed here with numpy."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import orjson
+import pandas as pd
+import pytest
+import zstandard
+
+from paperpool.traces import rows, schema, synth
+from paperpool.traces.mapping import default
+
+REPO = Path(__file__).resolve().parent.parent
+SWARM = REPO / "traces" / "swarm-six-workers.json"
+BAD_LINE = b'{"trace_id": "broken", "events": [{"id": "a", "t": 0, "type": "stop", "agent": "x"}], "edges": [], "schema": "nope"}'
+
+
+def _rollouts(count: int, seed: int) -> list[dict]:
+    return list(synth.corpus(count, events=30, group_size=2, seed=seed))
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    """runs/: a trace file, a JSON Lines file with a blank line, a line that is no JSON and
+    an invalid trace, a gzip and a zstd file in a subfolder, and files that are no traces."""
+    folder = tmp_path / "runs"
+    (folder / "more").mkdir(parents=True)
+    shutil.copy(SWARM, folder / "a-swarm.json")
+    lines = [orjson.dumps(trace) for trace in _rollouts(3, 0)]
+    (folder / "b.jsonl").write_bytes(lines[0] + b"\n\n" + lines[1] + b"\nnot json\n" + BAD_LINE + b"\n" + lines[2] + b"\n")
+    with gzip.open(folder / "more" / "c.jsonl.gz", "wb") as handle:
+        handle.write(b"".join(orjson.dumps(t) + b"\n" for t in _rollouts(2, 1)))
+    (folder / "more" / "d.ndjson.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(b"".join(orjson.dumps(t) + b"\n" for t in _rollouts(2, 2))))
+    (folder / "notes.txt").write_text("not a trace\n")
+    (folder / ".hidden.json").write_text("{}")
+    return folder
+
+
+def _single(run, path: Path, cwd: Path) -> dict:
+    result = run("trace", "metrics", str(path), "--format", "json", cwd=cwd)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def _expected_rows(run, corpus: Path, tmp_path: Path) -> list[dict]:
+    """Each trace's row as the single-trace command measures it, one file at a time."""
+    expected = []
+    sources = [(corpus / "a-swarm.json", None, SWARM.read_bytes())]
+    sources += [(corpus / "b.jsonl", n, line) for n, line in enumerate((corpus / "b.jsonl").read_bytes().split(b"\n"), 1)]
+    sources += [(corpus / "more" / "c.jsonl.gz", n, line)
+                for n, line in enumerate(gzip.decompress((corpus / "more" / "c.jsonl.gz").read_bytes()).split(b"\n"), 1)]
+    sources += [(corpus / "more" / "d.ndjson.zst", n, line)
+                for n, line in enumerate(zstandard.ZstdDecompressor().decompress((corpus / "more" / "d.ndjson.zst").read_bytes())
+                                         .split(b"\n"), 1)]
+    for file, line, data in sources:
+        if not data.strip() or data in (b"not json", BAD_LINE):
+            continue
+        alone = tmp_path / "alone.json"
+        alone.write_bytes(data)
+        measured = _single(run, alone, tmp_path)
+        trace = orjson.loads(data)
+        row = {"file": str(file), "line": line, **{k: trace.get(k) for k in ("trace_id", "task_id", "run", "step", "group",
+                                                                              "system", "topology", "time_unit")},
+               "valid": True, "problem": None, "problems": 0, "warnings": 0}
+        row.update(rows.flatten(measured))
+        expected.append(row)
+    return expected
+
+
+def test_a_corpus_gives_one_row_per_trace_as_the_single_trace_command_measures_it(run, corpus, tmp_path):
+    result = run("trace", "metrics", str(corpus), "--jobs", "2", cwd=tmp_path)
+    assert result.exit_code == 1  # two lines of b.jsonl are invalid
+    printed = result.output.splitlines()
+    found = [json.loads(line) for line in printed if line.startswith("{")]
+    said = [line for line in printed if not line.startswith("{")]
+    b = corpus / "b.jsonl"
+    assert said == [
+        f"{b}:4: not JSON at column 1: invalid literal, expected 'null'; check that the file is a JSON trace",
+        (f'{b}:5: /schema: "nope" is not this schema; write "urn:paperpool:schema:orchestration-trace:1.0.0" or leave the '
+         "field out"),
+        "10 traces: 8 valid, 2 invalid.",
+    ]
+    assert said[-1] == "10 traces: 8 valid, 2 invalid."
+    assert [(row["file"], row["line"], row["valid"]) for row in found] == [
+        (str(corpus / "a-swarm.json"), None, True),
+        (str(b), 1, True), (str(b), 3, True), (str(b), 4, False), (str(b), 5, False), (str(b), 6, True),
+        (str(corpus / "more" / "c.jsonl.gz"), 1, True), (str(corpus / "more" / "c.jsonl.gz"), 2, True),
+        (str(corpus / "more" / "d.ndjson.zst"), 1, True), (str(corpus / "more" / "d.ndjson.zst"), 2, True),
+    ]
+    names = [column.name for column in rows.columns(default())]
+    assert all(list(row) == names for row in found)
+    valid = [row for row in found if row["valid"]]
+    assert valid == [{name: row.get(name) for name in names} for row in _expected_rows(run, corpus, tmp_path)]
+    invalid = [row for row in found if not row["valid"]]
+    assert [row["trace_id"] for row in invalid] == [None, "broken"]
+    assert all(row[name] is None for row in invalid for name in names[14:])
+    assert valid[1]["run"] == "run-0" and valid[1]["step"] == 0 and valid[1]["group"] == "group-0"
+
+
+def test_csv_and_parquet_hold_the_same_rows_read_back_by_duckdb_and_pandas(run, corpus, tmp_path):
+    assert run("trace", "metrics", str(corpus), "-o", "rows.jsonl", cwd=tmp_path).exit_code == 1
+    assert run("trace", "metrics", str(corpus), "--format", "csv", "-o", "rows.csv", cwd=tmp_path).exit_code == 1
+    assert run("trace", "metrics", str(corpus), "--format", "parquet", "-o", "rows.parquet", cwd=tmp_path).exit_code == 1
+    expected = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    columns = rows.columns(default())
+    from_parquet = duckdb.sql(f"SELECT * FROM '{tmp_path / 'rows.parquet'}'").fetchall()
+    assert [dict(zip([c.name for c in columns], row)) for row in from_parquet] == expected
+    frame = pd.read_parquet(tmp_path / "rows.parquet")
+    assert list(frame.columns) == [c.name for c in columns]
+    assert frame["events"].dropna().astype(int).tolist() == [row["events"] for row in expected if row["valid"]]
+    read = list(csv.DictReader(io.StringIO((tmp_path / "rows.csv").read_text())))
+    assert [row["trace_id"] for row in read] == [row["trace_id"] or "" for row in expected]
+    assert [row["parallelism_speedup"] for row in read] == [
+        "" if row["parallelism_speedup"] is None else str(row["parallelism_speedup"]) for row in expected]
+
+
+def test_globs_files_and_folders_mix_and_each_file_is_read_once(run, corpus, tmp_path):
+    result = run("trace", "metrics", str(corpus / "**" / "*.jsonl*"), str(corpus / "b.jsonl"), str(corpus / "a-swarm.json"),
+                 "--format", "csv", "-o", "rows.csv", cwd=tmp_path)
+    assert result.output.splitlines()[-1] == "8 traces to rows.csv: 6 valid, 2 invalid."
+    files = [row["file"] for row in csv.DictReader(io.StringIO((tmp_path / "rows.csv").read_text()))]
+    assert files == [str(corpus / "b.jsonl")] * 5 + [str(corpus / "more" / "c.jsonl.gz")] * 2 + [str(corpus / "a-swarm.json")]
+
+
+@pytest.mark.parametrize("given, said", [
+    ("missing", ("Error: missing: no such file or folder; name trace files (.json, .jsonl or .ndjson, each optionally .gz "
+                 "or .zst), folders of them, or a glob pattern")),
+    ("*.nothing", ("Error: *.nothing: the pattern matches no file; check it (quote it, so that paperpool expands it rather "
+                   "than the shell)")),
+])
+def test_an_input_that_names_nothing_is_an_error(run, tmp_path, given, said):
+    result = run("trace", "metrics", given, "--format", "jsonl", cwd=tmp_path)
+    assert (result.exit_code, result.output.strip()) == (1, said)
+
+
+def test_strict_stops_at_the_first_invalid_trace_and_writes_nothing(run, corpus, tmp_path):
+    result = run("trace", "metrics", str(corpus), "--format", "parquet", "-o", "rows.parquet", "--strict", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == f"Error: {corpus / 'b.jsonl'}:4 is not a valid trace; --strict stops at the " \
+                                             "first (nothing was written)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+def test_one_trace_file_keeps_the_single_trace_report(run, tmp_path):
+    result = run("trace", "metrics", str(SWARM), cwd=tmp_path)
+    assert result.exit_code == 0 and result.output.startswith("trace example-swarm (swarm)\n")
+    refused = run("trace", "metrics", str(SWARM), str(SWARM), "--format", "text", cwd=tmp_path)
+    assert refused.output.strip() == ("Error: --format text reports on one trace file; for a corpus give --format jsonl, "
+                                      "csv or parquet")
+
+
+def test_export_writes_four_tables_that_duckdb_and_pandas_read(run, corpus, tmp_path):
+    result = run("trace", "export", str(corpus), "-o", "tables", cwd=tmp_path)
+    assert result.exit_code == 1 and result.output.splitlines()[-1] == "10 traces to tables: 8 valid, 2 invalid."
+    tables = tmp_path / "tables"
+    assert sorted(str(p.relative_to(tables)) for p in tables.rglob("*.parquet")) == [
+        "edges/part-0.parquet", "events/part-0.parquet", "rewards/part-0.parquet", "traces/part-0.parquet"]
+    traces = pd.read_parquet(tables / "traces")
+    events = pd.read_parquet(tables / "events")
+    edges = duckdb.sql(f"SELECT count(*) FROM '{tables}/edges/*.parquet'").fetchall()[0][0]
+    valid = traces[traces["valid"]]
+    assert len(traces) == 10 and len(events) == valid["events"].sum() and edges == valid["edges"].sum()
+    per_trace = events.groupby(["file", "line", "trace_id"], dropna=False).size()
+    assert sorted(per_trace.tolist()) == sorted(valid["events"].tolist())
+    assert set(events["type"]) <= set(schema.event_types())
+    stops = duckdb.sql(f"SELECT count(*) FROM '{tables}/events/*.parquet' WHERE type = 'stop'").fetchall()[0][0]
+    assert stops == valid["n_stop"].sum()
+    rewards = pd.read_parquet(tables / "rewards")
+    declared = rewards[rewards["unit"].isna()]
+    on_events = rewards[rewards["unit"].notna()].groupby("unit")["value"].sum()
+    assert on_events.round(6).to_dict() == {unit: round(valid[f"reward_{unit}"].sum(), 6) for unit in on_events.index}
+    assert len(declared) == 8  # every valid trace declares its rewards: the swarm and each rollout one channel
+
+
+def test_export_partitions_by_run_and_step(run, corpus, tmp_path):
+    assert run("trace", "export", str(corpus / "more"), "-o", "tables", "--partition-by", "run,step", cwd=tmp_path).exit_code == 0
+    found = sorted(str(p.parent.relative_to(tmp_path / "tables")) for p in (tmp_path / "tables").rglob("*.parquet"))
+    assert found == [f"{table}/run=run-{seed}/step=0" for table in ("edges", "events", "rewards", "traces") for seed in (1, 2)]
+    counted = duckdb.sql(f"SELECT run, count(*) FROM read_parquet('{tmp_path}/tables/traces/**/*.parquet', "
+                         "hive_partitioning = true) GROUP BY run ORDER BY run").fetchall()
+    assert counted == [("run-1", 2), ("run-2", 2)]
+    refused = run("trace", "export", str(corpus), "-o", "other", "--partition-by", "rn", cwd=tmp_path)
+    assert refused.output.strip() == "Error: --partition-by rn: not a trace field to partition by; did you mean 'run'?"
+
+
+def test_summary_gives_the_distributions_numpy_gives(run, corpus, tmp_path):
+    assert run("trace", "export", str(corpus), "-o", "tables", cwd=tmp_path).exit_code == 1
+    result = run("trace", "summary", "tables", "--by", "run", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    traces = pd.read_parquet(tmp_path / "tables" / "traces")
+    valid = traces[traces["valid"]]
+    for row in found["metrics"]:
+        group = valid[valid["run"].isna()] if row["run"] is None else valid[valid["run"] == row["run"]]
+        values = group[row["measure"]].dropna().astype(float).to_numpy()
+        assert row["traces"] == len(group) and row["count"] == len(values)
+        if len(values):
+            numpy_gives = [values.mean(), *np.quantile(values, [0.1, 0.25, 0.5, 0.75, 0.9]), values.min(), values.max()]
+            found_gives = [row[name] for name in ("mean", "p10", "p25", "p50", "p75", "p90", "min", "max")]
+            assert found_gives == pytest.approx(numpy_gives, abs=1e-6), row
+    assert {row["run"] for row in found["metrics"]} == {None, "run-0", "run-1", "run-2"}
+    events = pd.read_parquet(tmp_path / "tables" / "events")
+    counts = {(r["run"], r["type"]): r["events"] for r in found["event_types"]}
+    merged = events.merge(traces[["file", "line", "trace_id", "run"]], on=["file", "line", "trace_id"], how="left")
+    assert counts == {(None if pd.isna(k[0]) else k[0], k[1]): v
+                      for k, v in merged.groupby(["run", "type"], dropna=False).size().to_dict().items()}
+
+
+def test_summary_of_a_corpus_exports_it_first_and_reports_markdown(run, corpus, tmp_path):
+    result = run("trace", "summary", str(corpus / "more"), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert lines[0] == "4 traces: 4 valid, 0 invalid."
+    assert lines[1:5] == ["## Measures (valid traces)", "",
+                          "| measure | traces | count | mean | min | p10 | p25 | p50 | p75 | p90 | max |",
+                          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    assert lines[5].startswith("| events | 4 | 4 | 30.0 | 30 |") or lines[5].startswith("| events | 4 | 4 | 30.0 | 30.0 |")
+    unknown = run("trace", "summary", str(corpus / "more"), "--by", "stepp", cwd=tmp_path)
+    assert unknown.output.splitlines()[-1] == "Error: --by stepp: not a column of the traces table; did you mean 'step'?"
+
+
+def test_the_readme_lists_every_column_of_a_row():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Corpora: many traces at once"):text.index("### Examples")]
+    listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
+    fixed = [column.name for column in (*rows.IDENTITY, *rows.MEASURES)]
+    assert listed == [*fixed, "n_TYPE", "subdecision_ID", "reward_UNIT"]
