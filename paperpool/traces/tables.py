@@ -52,6 +52,7 @@ REWARD_COLUMNS = (
     Column("target", "string", "who receives it, when not the event's agent"),
 )
 KEY = ("file", "line", "trace_id")  # which trace a row of events, edges or rewards belongs to
+_AS_GIVEN = [column.name for column in EVENT_COLUMNS if column.name not in ("event", "tokens", "seconds")]  # an event's own fields
 
 
 def export_columns(mapping: Subdecisions, partition: tuple[str, ...] = ()) -> dict[str, list[Column]]:
@@ -72,16 +73,12 @@ class Done:
     traces: int = 0
 
 
-_job: dict = {}
-
-
-def _setup(**settings) -> None:
-    _job.clear()
-    _job.update(settings)
+_job: dict = {}  # a worker's settings: the mapping, the format, the columns
 
 
 def _setup_job(settings: dict) -> None:
-    _setup(**settings)
+    _job.clear()
+    _job.update(settings)
 
 
 def measure_batch(batch: list[corpus.Record]) -> Done:
@@ -111,7 +108,7 @@ def _parts(measured: rows.Measured, key: dict, found: dict) -> None:
     for _, events in measured.source.chunks("events"):
         for event in events:
             cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
-            found["events"].append({**key, "event": event.get("id"), **{c.name: event.get(c.name) for c in EVENT_COLUMNS[1:11]},
+            found["events"].append({**key, "event": event.get("id"), **{name: event.get(name) for name in _AS_GIVEN},
                                     "tokens": cost.get("tokens"), "seconds": cost.get("seconds")})
             for reward in event.get("rewards") or ():
                 if isinstance(reward, dict):
