@@ -33,10 +33,25 @@ def imported(run, recording: Recording, fmt: str) -> tuple[dict, dict]:
     folder = recording.path.parent
     result = run("trace", "import", "--from", fmt, recording.path.name, "-o", "run.json", cwd=folder)
     assert result.exit_code == 0, result.output
-    assert run("trace", "validate", "run.json", cwd=folder).exit_code == 0
-    measured = run("trace", "metrics", "run.json", "--format", "json", cwd=folder)
-    assert measured.exit_code == 0, measured.output
-    return json.loads((folder / "run.json").read_text(encoding="utf-8")), json.loads(measured.output)
+    return measured(run, folder / "run.json")
+
+
+def imported_each(run, recording: Recording, fmt: str) -> list[tuple[dict, dict]]:
+    """(trace, metrics) of every trace of a recording that holds several, in the order of
+    their first spans: `paperpool trace import -o FOLDER` writes one file each."""
+    folder = recording.path.parent
+    (folder / "runs").mkdir()
+    result = run("trace", "import", "--from", fmt, recording.path.name, "-o", "runs", "--name", "{index}", cwd=folder)
+    assert result.exit_code == 0, result.output
+    return [measured(run, path) for path in sorted((folder / "runs").glob("*.json"), key=lambda p: int(p.stem))]
+
+
+def measured(run, path: Path) -> tuple[dict, dict]:
+    """(the trace in `path`, its metrics), once `paperpool trace validate` passes it."""
+    assert run("trace", "validate", path.name, cwd=path.parent).exit_code == 0
+    metrics = run("trace", "metrics", path.name, "--format", "json", cwd=path.parent)
+    assert metrics.exit_code == 0, metrics.output
+    return json.loads(path.read_text(encoding="utf-8")), json.loads(metrics.output)
 
 
 def orchestration(trace: dict, metrics: dict) -> dict:
@@ -45,7 +60,7 @@ def orchestration(trace: dict, metrics: dict) -> dict:
     events = trace["events"]
     return {
         "agents": sorted(metrics["agent_share"]),
-        "roles": dict(sorted(Counter(e["role"] for e in events if e["type"] in ("return", "stop")).items())),
+        "roles": dict(sorted(Counter(e["role"] for e in events if e["type"] in ("return", "stop") and "role" in e).items())),
         "spawns": sorted((e["agent"], e["to"]) for e in events if e["type"] == "spawn" and "decision" not in e),
         "delegations": sorted((e["agent"], e["type"], e["to"]) for e in events if e.get("decision") == "O2"),
         "max_fanout": metrics["max_fanout"],

@@ -22,7 +22,9 @@ says what each span is, by the GenAI conventions or OpenInference's, and builds 
   agent#1 ... and with the agent's name as their role), spawned by the enclosing instance
   at its start and returning to it at its end; the outermost ends in a stop. Workflows
   (invoke_workflow, invoke_swarm, invoke_graph) are instances too, and so is a root span
-  that encloses the run without being an agent (the run's orchestrator).
+  that encloses the run without being an agent (the run's orchestrator, named by the agent
+  it names, else by the span). A root that is a tool call, model call or guardrail of its
+  own is acted for by the agent it names, else by the service.
 - a handoff (agent_handoff spans, gen_ai.transfer.target.name, the transfer tools
   transfer_to_agent, handoff_to_agent and transfer_to_<agent>): a spawn, by the agent that
   hands off, of the next invocation of the agent handed to, marked with the mapping's
@@ -35,12 +37,15 @@ says what each span is, by the GenAI conventions or OpenInference's, and builds 
   sub-agents returned since; by any other instance: its tokens and seconds are added to its
   next return. An orchestrator without model calls aggregates when all it ran have ended
   and it starts more.
-- a failed span (status error) and a guardrail: a safety_event.
+- a failed span (status error) and a guardrail: a safety_event (with a guardrail's
+  verdict, action and reason when its verdict is no allow).
+- an agent or workflow span's own usage counts, on its return or stop, only where no span
+  under it reports usage (else the usage would count twice).
 - other spans only nest: their children act for the nearest enclosing instance.
 Edges: each instance's events in turn (causal), a spawn or message to the instance's first
 event after it (spawn, message), a call to its result (tool_dependency), a return to its
-receiver's next event (return). Tokens are counted on model calls only, since agent spans
-may repeat their children's usage.
+receiver's next event (return). A trace in which no span is an orchestration step (an
+agent's creation, memory operations) is passed over where the export holds a run.
 """
 
 from __future__ import annotations

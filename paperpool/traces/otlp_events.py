@@ -41,9 +41,11 @@ TRANSFER_PREFIX = "transfer_to_"
 TRANSFER_ARGUMENTS = ("agent_name", "agent")
 WORKFLOW_OPERATIONS = ("invoke_workflow", "invoke_swarm", "invoke_graph")  # Strands names its swarms and graphs so
 GUARDRAIL_OPERATIONS = ("apply_guardrail", "run_guardrail", "guardrail_check")
+GUARDRAIL_NAMES = ("gen_ai.guardrail.name", "gen_ai.guardrail.component.name")  # the older name, then the conventions'
+USAGE = ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
 HANDOFF_OPERATIONS = ("agent_handoff",)  # the OpenTelemetry instrumentation of the OpenAI Agents SDK
 # a span without gen_ai.operation.name is a model call when it names a model or counts tokens (Google ADK's)
-MODEL_MARKS = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
+MODEL_MARKS = ("gen_ai.request.model", "gen_ai.response.model", *USAGE)
 ERROR_CODES = (2, "STATUS_CODE_ERROR", "ERROR")
 
 
@@ -52,9 +54,10 @@ class Step:
     """What a span is in the orchestration."""
     kind: str  # AGENT, TOOL, MODEL, HANDOFF, GUARDRAIL or NESTS
     name: str = ""  # the agent's, workflow's, tool's or guardrail's name
-    tokens: int = 0  # a model call's input and output tokens
+    tokens: int = 0  # a model call's input and output tokens; an agent's, when its span counts them
     target: str = ""  # the agent a handoff hands the task to
     note: str = ""  # what a guardrail found
+    actor: str = ""  # the agent a span that is no agent's says acts (stands in for a root of its own)
 
 
 Classify = Callable[[Span], Step]
@@ -73,21 +76,36 @@ def genai_step(span: Span) -> Step:
     attributes = span.attributes
     operation = span.operation
     if operation == "invoke_agent":
-        return Step(AGENT, span.agent)
+        return Step(AGENT, span.agent, tokens=span.tokens)
     if operation in WORKFLOW_OPERATIONS:
-        return Step(AGENT, str(attributes.get("gen_ai.workflow.name") or span.name or operation))
+        return Step(AGENT, str(attributes.get("gen_ai.workflow.name") or span.name or operation), tokens=span.tokens)
+    actor = str(attributes.get("gen_ai.agent.name") or "")  # on a tool call, a plan, a guardrail: whose it is
     if operation in HANDOFF_OPERATIONS:
-        return Step(HANDOFF, target=str(attributes.get("gen_ai.handoff.to_agent") or ""))
+        return Step(HANDOFF, target=str(attributes.get("gen_ai.handoff.to_agent") or ""), actor=actor)
     if operation == TOOL_OPERATION:
         tool = str(attributes.get("gen_ai.tool.name") or span.name)
         target = transfer_target(tool, attributes.get("gen_ai.transfer.target.name"), attributes.get("gen_ai.tool.call.arguments"))
-        return Step(HANDOFF, tool, target=target) if target else Step(TOOL, tool)
-    if operation in GUARDRAIL_OPERATIONS or attributes.get("gen_ai.guardrail.name") is not None:
-        return Step(GUARDRAIL, str(attributes.get("gen_ai.guardrail.name") or span.name),
-                    note="triggered" if attributes.get("gen_ai.guardrail.triggered") is True else "")
+        return Step(HANDOFF, tool, target=target, actor=actor) if target else Step(TOOL, tool, actor=actor)
+    if operation in GUARDRAIL_OPERATIONS or any(key in attributes for key in GUARDRAIL_NAMES):
+        name = next((str(attributes[key]) for key in GUARDRAIL_NAMES if attributes.get(key)), span.name)
+        return Step(GUARDRAIL, name, note=guardrail_finding(attributes), actor=actor)
     if operation in MODEL_OPERATIONS or operation is None and any(key in attributes for key in MODEL_MARKS):
-        return Step(MODEL, tokens=span.tokens)
-    return Step(NESTS)
+        return Step(MODEL, tokens=span.tokens, actor=actor)
+    return Step(NESTS, actor=actor)
+
+
+def guardrail_finding(attributes: dict) -> str:
+    """What a guardrail found, "" when it let the content pass: `triggered` (the OpenAI
+    Agents instrumentation's gen_ai.guardrail.triggered), else its verdict when that is no
+    allow, with the action taken and the reason given (the conventions' run_guardrail)."""
+    if attributes.get("gen_ai.guardrail.triggered") is True:
+        return "triggered"
+    verdict = str(attributes.get("gen_ai.guardrail.verdict.type") or "allow")
+    if verdict == "allow":
+        return ""
+    action = str(attributes.get("gen_ai.guardrail.action.type") or "")
+    reason = str(attributes.get("gen_ai.guardrail.verdict.reason") or "")
+    return verdict + (f", {action}" if action else "") + (f": {reason}" if reason else "")
 
 
 def transfer_target(tool: str, named, arguments) -> str:
@@ -139,8 +157,10 @@ class Converter:
         self.steps = {span.span_id: classify(span) for span in spans}
         self.fallback = str(self.resource.get("service.name") or "orchestrator")
         for root in self.roots:  # a root that encloses the run's spans is the run itself: the workflow that runs them
-            if self.steps[root.span_id].kind == NESTS and self._encloses_steps(root):
-                self.steps[root.span_id] = Step(AGENT, root.name or self.fallback)
+            step = self.steps[root.span_id]
+            if step.kind == NESTS and self._encloses_steps(root):  # named by the agent it says acts (a plan's planner)
+                self.steps[root.span_id] = Step(AGENT, step.actor or root.name or self.fallback)
+        self._count_agent_usage_once()
         self.origin = min(span.start for span in spans)
         self.events: list[dict] = []
         self.keys: dict[str, tuple] = {}  # event id -> (t, emission order)
@@ -156,15 +176,20 @@ class Converter:
         self.claimed = self._handoffs()  # handoff span id -> the agent span it starts, and back
         self.orchestrators = self._orchestrators()
 
+    def _count_agent_usage_once(self) -> None:
+        """An agent span's own usage counts only where no span under it reports usage: the
+        conventions put a run's usage on its invoke_agent span, and on each chat span when
+        the model calls are recorded too (Google ADK's, Agent Framework's), so counting both
+        would count it twice; with no chat span (AutoGen's, CrewAI's agent runs), the agent
+        span's is all there is."""
+        for span in self.spans:
+            step = self.steps[span.span_id]
+            if step.kind == AGENT and step.tokens and _below(span, lambda s: any(key in s.attributes for key in USAGE)):
+                self.steps[span.span_id] = Step(AGENT, step.name)
+
     def _encloses_steps(self, root: Span) -> bool:
         """Whether some span under `root` is more than nesting."""
-        waiting = list(root.children)
-        while waiting:
-            span = waiting.pop()
-            if self.steps[span.span_id].kind != NESTS:
-                return True
-            waiting.extend(span.children)
-        return False
+        return _below(root, lambda span: self.steps[span.span_id].kind != NESTS)
 
     def _agents(self) -> list[Span]:
         return sorted((s for s in self.spans if self.steps[s.span_id].kind == AGENT), key=lambda s: (s.start, s.order))
@@ -234,9 +259,12 @@ class Converter:
         for root in self.roots:
             if self.steps[root.span_id].kind == AGENT:
                 self._walk(root, None)
-            elif self.steps[root.span_id].kind != NESTS:  # a model call or tool call of its own: the service acts for it, and the run ends with it
-                self._walk(root, self.fallback)
-                self._emit("stop", root, "stop", root.end, self.fallback, reason="the outermost span ended")
+            elif self.steps[root.span_id].kind != NESTS:
+                # a model call, tool call or guardrail of its own: the agent it names acts for it, else the service; the run ends with it
+                acting = self.steps[root.span_id].actor or self.fallback
+                self._walk(root, acting)
+                self._emit("stop", root, "stop", root.end, acting, reason="the outermost span ended",
+                           cost=self.pending.pop(acting, None))  # a model call's tokens, which no return carries
         self._resolve_links()
         self.events.sort(key=lambda event: self.keys[event["id"]])
         trace = {"schema": schema, "trace_id": self.trace_id}
@@ -334,6 +362,9 @@ class Converter:
         yield from _children(span, instance)
         self._error(span, instance)
         cost = self.pending.pop(instance, None)
+        own = self.steps[span.span_id].tokens  # usage its span counts and nothing under it does
+        if own:
+            cost = {"tokens": own, "seconds": 0.0} if cost is None else {**cost, "tokens": cost["tokens"] + own}
         role = self._role(instance)
         if enclosing is None:
             self._emit("stop", span, "stop", span.end, instance, role=role, reason="the outermost agent's span ended", cost=cost)
@@ -394,6 +425,17 @@ class Converter:
             "tool_calls": sum(1 for event in self.events if event["type"] == "tool_call"),
             "messages": sum(1 for event in self.events if event["type"] == "message"),
         }
+
+
+def _below(top: Span, found: Callable[[Span], bool]) -> bool:
+    """Whether some span under `top`, at any depth, is `found`."""
+    waiting = list(top.children)
+    while waiting:
+        span = waiting.pop()
+        if found(span):
+            return True
+        waiting.extend(span.children)
+    return False
 
 
 def _children(span: Span, acting: str | None) -> Iterator[Visit]:
