@@ -204,6 +204,12 @@ def test_autogen(tmp_path, run):
     assert scenario.runs(run) == [
         run_of(["test_agent"], [("test_agent", OUTERMOST)], tool_calls=[("get_weather", 1)], tokens=110, subdecisions=TOOL_USE),
     ]
+    # the creation's trace is passed over, and said to be
+    again = run("trace", "import", "--from", "otlp", "spans.jsonl", "-o", "again.json", cwd=tmp_path)
+    assert again.exit_code == 0
+    assert again.output.splitlines()[0].startswith("passed over trace ")
+    assert again.output.splitlines()[0].endswith(" of spans.jsonl: it converts to no events (nothing in it orchestrates: "
+                                                 "no agent, tool or model call)")
 
 
 def test_langgraph(tmp_path, run):

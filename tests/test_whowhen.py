@@ -34,7 +34,7 @@ KNOWN = {"otlp": otlp_format.FORMAT, "who-and-when": whowhen.FORMAT}  # as the e
 
 
 def convert(*paths: Path, topology: str | None = None) -> list:
-    return import_traces(list(paths), whowhen.FORMAT, ImportOptions(topology))
+    return import_traces(list(paths), whowhen.FORMAT, ImportOptions(topology))[0]
 
 
 def dataset_logs() -> list[Path]:

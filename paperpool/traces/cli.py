@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..problems import PaperpoolError, plural
+from ..problems import PaperpoolError, plural, printable
 from ..yamlio import check_output, write_atomic
 from . import schema
 from .importing import ImportOptions
@@ -242,11 +242,14 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
         raise PaperpoolError(f"--from {from_format}: not a format paperpool reads; use one of {', '.join(known)}")
     trace_format = known[from_format] if from_format else detect(paths, known)
     try:
-        imported = import_traces(paths, trace_format, options)
+        imported, passed_over = import_traces(paths, trace_format, options)
     except Unreadable as exc:
         for line in exc.lines[:-1]:
             click.echo(line, err=True)
         raise
+    for item in passed_over:
+        click.echo(f"passed over trace {printable(item.trace_id or item.name)} of {printable(str(item.source))}: it converts "
+                   "to no events (nothing in it orchestrates: no agent, tool or model call)", err=True)
     if output is None:
         if len(imported) > 1:
             raise PaperpoolError(f"the inputs hold {len(imported)} traces; give -o FOLDER to write one file each")

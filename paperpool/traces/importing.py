@@ -96,16 +96,20 @@ def recognise(path: Path) -> TraceFormat | None:
     return None
 
 
-def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportOptions) -> list[Imported]:
-    """Every trace of the inputs, converted and validated; PaperpoolError for a trace with no events."""
-    imported = trace_format.convert(paths, options)
-    empty = [item for item in imported if not item.trace.get("events")]
-    if not imported or empty:
-        where = empty[0].source if empty else paths[0]
+def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportOptions) -> tuple[list[Imported], list[Imported]]:
+    """(the traces of the inputs, converted and validated; those passed over). A trace in
+    which nothing orchestrates (an OTLP root span starts a trace of its own, so an export
+    holds an agent's create_agent, a memory store's operations, A2A transport spans beside
+    the runs) is passed over where the inputs hold a run; inputs of nothing else are a
+    PaperpoolError that says what the format expects."""
+    converted = trace_format.convert(paths, options)
+    imported = [item for item in converted if item.trace.get("events")]
+    if not imported:
+        where = converted[0].source if converted else paths[0]
         held = trace_format.describe(paths)
         raise PaperpoolError(f"{where}: converted to a trace with no events, so nothing was written; --from "
                              f"{trace_format.name} expects {trace_format.expects}{'; the input holds ' + held if held else ''}")
-    return imported
+    return imported, [item for item in converted if not item.trace.get("events")]
 
 
 def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tuple[Path, Imported]]:

@@ -79,16 +79,7 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
                 raise InvalidTrace(f"the trace converted from {path}", checked.findings,
                                    "the spans' times or nesting do not make a consistent run; check the export")
             imported.append(Imported(_root_name(spans) or trace_id, trace, path, trace_id))
-    return _orchestrations(imported)
-
-
-def _orchestrations(imported: list[Imported]) -> list[Imported]:
-    """The traces that hold an orchestration. A root span starts a trace of its own, so an
-    export holds traces of operations no agent acts in beside the runs (an agent's
-    create_agent, a memory store's upsert_memory, A2A transport spans): those are passed
-    over where the export holds a run; an export of nothing else stays an error."""
-    runs = [item for item in imported if item.trace.get("events")]
-    return runs or imported
+    return imported
 
 
 def describe(paths: list[Path]) -> str:
