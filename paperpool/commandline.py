@@ -144,3 +144,12 @@ def engine_option(f):
 
 
 ENGINES = ["mkdocs", "zensical"]
+
+
+# trace metrics, export and summary: what runs the per-trace work over a corpus
+TRACE_ENGINES = ["local", "ray"]
+trace_engine_option = click.option(
+    "--engine", type=click.Choice(TRACE_ENGINES), default=TRACE_ENGINES[0], show_default=True,
+    help="What measures a corpus: local worker processes, or Ray Data (on the Ray cluster RAY_ADDRESS names, else on "
+         "a Ray started for the command; pip install 'paperpool[ray]'), giving the same rows. With ray, --jobs caps "
+         "the tasks measuring at once.")

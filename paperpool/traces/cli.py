@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..commandline import trace_engine_option
 from ..problems import PaperpoolError, plural, printable
 from ..yamlio import check_output, write_atomic
 from . import schema
@@ -59,7 +60,9 @@ def validate_command(files: tuple[Path, ...]) -> None:
                                                "to standard output).")
 @click.option("--strict", is_flag=True, help="A corpus: stop at the first invalid trace (nothing is written).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes for a corpus (default: one per core).")
-def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None, strict: bool, jobs: int | None) -> None:
+@trace_engine_option
+def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None, strict: bool, jobs: int | None,
+                    engine: str) -> None:
     """Orchestration measures recomputed from a valid trace's event graph: agents,
     spawns, fan-out and depth, sub-decision counts O1-O5, work against critical path and
     the parallelism speedup, protocol overhead, costs, rewards by credit unit, and each
@@ -83,7 +86,7 @@ def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None
     target = _corpus_output(output, fmt)
     from .tables import metrics_table
 
-    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer)
+    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer, engine)
     _corpus_summary(outcome, target)
 
 
@@ -137,7 +140,9 @@ def _corpus_summary(outcome, target: Path | None) -> None:
               help="Partition every table by these trace fields (for example run,step): hive-style KEY=VALUE folders.")
 @click.option("--strict", is_flag=True, help="Stop at the first invalid trace (nothing is written).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
-def export_command(inputs: tuple[str, ...], output: str, partition: str, strict: bool, jobs: int | None) -> None:
+@trace_engine_option
+def export_command(inputs: tuple[str, ...], output: str, partition: str, strict: bool, jobs: int | None,
+                   engine: str) -> None:
     """A corpus of traces as Parquet tables: traces (one row per trace: what `trace
     metrics` gives), events, edges and rewards (each row with its trace's file, line and
     trace_id), read as they are by DuckDB, Polars, pandas, Spark and Ray. INPUT is as
@@ -147,7 +152,7 @@ def export_command(inputs: tuple[str, ...], output: str, partition: str, strict:
 
     target = _export_folder(output)
     keys = partition_fields(partition)
-    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs)
+    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs, engine)
     _corpus_summary(outcome, target)
 
 

@@ -174,13 +174,20 @@ class Outcome:
 
 
 def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done], None], report: Callable[[str], None],
-        strict: bool, jobs: int | None) -> Outcome:
+        strict: bool, jobs: int | None, engine: str = "local") -> Outcome:
     """work over every batch of the corpus, each result given to `take` in order; problem
-    lines to `report`; with `strict`, an error at the first invalid trace."""
+    lines to `report`; with `strict`, an error at the first invalid trace. The engine
+    runs the batches: local processes, or Ray Data (engine "ray")."""
     paths = corpus.expand(inputs)
     outcome = Outcome()
-    batches = corpus.batches(corpus.records(paths), BATCH)
-    for done in workers.ordered_map(work, batches, jobs or workers.cores(), _setup_job, settings):
+    if engine == "ray":
+        from . import raydata
+
+        results = raydata.ordered_map(work, paths, BATCH, jobs, _setup_job, settings)
+    else:
+        batches = corpus.batches(corpus.records(paths), BATCH)
+        results = workers.ordered_map(work, batches, jobs or workers.cores(), _setup_job, settings)
+    for done in results:
         for line in done.problems:
             report(line)
         if strict and done.problems:
@@ -222,28 +229,33 @@ def parquet_sink(path: Path, columns: list[Column]) -> Iterator:
 
 
 def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Subdecisions, report: Callable[[str], None],
-                  strict: bool = False, jobs: int | None = None, out=None) -> Outcome:
+                  strict: bool = False, jobs: int | None = None, out=None, engine: str = "local") -> Outcome:
     """`trace metrics` over a corpus: one row per trace, in `fmt`, to `output` (or `out`,
     standard output's binary stream, for text formats)."""
     columns = rows.columns(mapping)
     settings = {"mapping": mapping, "fmt": fmt, "columns": columns}
+
+    def measure(take: Callable[[Done], None]) -> Outcome:
+        return run(measure_batch, inputs, settings, take, report, strict, jobs, engine)
+
     if fmt == "parquet":
         with StreamedFile(output) as handle, parquet_sink(handle, columns) as sink:
-            return run(measure_batch, inputs, settings, lambda done: sink.write_batch(done.payload), report, strict, jobs)
+            return measure(lambda done: sink.write_batch(done.payload))
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
         out.write(header)
-        return run(measure_batch, inputs, settings, lambda done: out.write(done.payload), report, strict, jobs)
+        return measure(lambda done: out.write(done.payload))
     with StreamedFile(output) as handle:
         handle.write(header)
-        return run(measure_batch, inputs, settings, lambda done: handle.write(done.payload), report, strict, jobs)
+        return measure(lambda done: handle.write(done.payload))
 
 
 TABLES = ("traces", "events", "edges", "rewards")
 
 
 def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report: Callable[[str], None],
-                  partition: tuple[str, ...] = (), strict: bool = False, jobs: int | None = None) -> Outcome:
+                  partition: tuple[str, ...] = (), strict: bool = False, jobs: int | None = None,
+                  engine: str = "local") -> Outcome:
     """`trace export`: the corpus as Parquet tables in `folder` (made whole, then put in
     place): `TABLE/part-0.parquet` each, or, partitioned, `TABLE/KEY=VALUE/.../part-N.parquet`."""
     from ..yamlio import new_folder
@@ -254,7 +266,7 @@ def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report
     with new_folder(folder) as staging:
         sinks = _Sinks(staging, tables, partition)
         try:
-            return run(export_batch, inputs, settings, sinks.write, report, strict, jobs)
+            return run(export_batch, inputs, settings, sinks.write, report, strict, jobs, engine)
         finally:
             sinks.close()
 
