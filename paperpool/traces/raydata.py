@@ -41,8 +41,12 @@ def connect():
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS") or None
         local = {} if address else {"include_dashboard": False}
-        # address "local": a Ray of its own, not one that `ray start` left on this machine
-        ray.init(address=address or "local", logging_level=logging.ERROR, log_to_driver=False, **local)
+        try:  # address "local": a Ray of its own, not one that `ray start` left on this machine
+            ray.init(address=address or "local", logging_level=logging.ERROR, log_to_driver=False, **local)
+        except ConnectionError as exc:  # an OSError, which would otherwise be reported as a file's
+            where = f"RAY_ADDRESS={address}: cannot connect to a Ray cluster there" if address else "cannot start Ray"
+            raise PaperpoolError(f"{where} ({exc}); check that the cluster is up and the address is its "
+                                 "ray://HEAD:10001, or unset RAY_ADDRESS to run Ray on this machine") from None
     import ray.data
 
     logging.getLogger("ray.data").setLevel(logging.ERROR)
