@@ -99,6 +99,19 @@ def test_partitioned_export_is_the_local_tables(ray_local, corpus, tmp_path):
         assert read[0] == read[1] and read[0], table
 
 
+def test_a_cluster_named_by_ray_address_gives_the_local_rows(ray_local, corpus, tmp_path):
+    """Another process, as on a cluster's machine: RAY_ADDRESS names the module's Ray; the
+    rows go to standard output as JSON Lines, which Ray's logging must leave alone."""
+    import os
+
+    local = paperpool(tmp_path, "trace", "metrics", str(corpus))
+    env = {**os.environ, "RAY_ADDRESS": ray_local.get_runtime_context().gcs_address}
+    ray = subprocess.run([sys.executable, "-m", "paperpool", "trace", "metrics", str(corpus), "--engine", "ray"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert (ray.returncode, ray.stdout, ray.stderr) == (local.exit_code, local.stdout, local.stderr)
+    assert len(ray.stdout.splitlines()) == 23
+
+
 def test_without_ray_one_line_says_how_to_install(corpus, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
     result = paperpool(tmp_path, "trace", "export", str(corpus), "-o", "tables", "--engine", "ray")
