@@ -32,14 +32,23 @@ class Summary:
 
 
 def is_export(folder: Path) -> bool:
-    return folder.is_dir() and (folder / "traces").is_dir()
+    """Whether `folder` holds `trace export`'s tables (not, say, a pool with a traces/ folder)."""
+    return (folder / "traces").is_dir() and any((folder / "traces").rglob("*.parquet"))
 
 
 def summarise(folder: Path, by: list[str]) -> Summary:
     import duckdb
 
+    try:
+        return _summarise(duckdb.connect(), folder, by)
+    except duckdb.Error as exc:  # a table that is not paperpool's, or a file cut short
+        first = str(exc).strip().splitlines()[0]
+        raise PaperpoolError(f"{printable(str(folder))}: cannot read its tables ({first}); give a folder that "
+                             "`paperpool trace export` wrote") from None
+
+
+def _summarise(connection, folder: Path, by: list[str]) -> Summary:
     traces = _glob(folder, "traces")
-    connection = duckdb.connect()
     names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {traces}").fetchall()]
     types = dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {traces})").fetchall())
     for field in by:
