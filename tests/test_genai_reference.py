@@ -70,9 +70,10 @@ def guardrail(component: str, verdict: str, action: str, target: str, subtype: s
             "gen_ai.guardrail.target.subtype": subtype, **more}
 
 
-def run_of(agents, stops, *, roles=None, spawns=(), delegations=(), max_fanout=0, tool_calls=(), safety=(), tokens=0,
+def run_of(agents, stops, *, roles=None, spawns=(), delegations=(), max_fanout=0, tool_calls=(), safety=(), tokens=None,
            subdecisions=None) -> dict:
-    """An orchestration() summary: what a run is expected to be, the rest left at nothing."""
+    """An orchestration() summary: what a run is expected to be, the rest left at nothing
+    (tokens None: no event records a cost, so none are known, not 0)."""
     return {"agents": sorted(agents), "roles": roles if roles is not None else {name: 1 for name in agents},
             "spawns": sorted(spawns), "delegations": sorted(delegations), "max_fanout": max_fanout, "stops": stops,
             "tool_calls": sorted(tool_calls), "safety_events": sorted(safety), "tokens": {"events": tokens, "declared": tokens},
@@ -117,7 +118,7 @@ def test_openai_agents(tmp_path, run):
         run_of(["assistant", "weather-specialist"], [("assistant", OUTERMOST)],
                delegations=[("assistant", "spawn", "weather-specialist")], max_fanout=1, subdecisions=TOOL_USE),
         *[run_of(["command-agent"], [("command-agent", OWN_ROOT)], roles={}, tool_calls=[("exec_command", 1)],
-                 subdecisions=TOOL_USE)] * 2,
+                 tokens=0, subdecisions=TOOL_USE)] * 2,  # the tool's result costs seconds, and no tokens
         run_of(["sequential-agents"], [("sequential-agents", OUTERMOST)]),
     ]
 

@@ -14,6 +14,8 @@ from paperpool.traces.schema import schema_id
 from paperpool.traces.validation import check_trace
 
 from .conftest import REPO, edit
+
+NO_COSTS = [{"key": f"/costs/{key}/events", "why": metrics.NO_COSTS} for key in ("tokens", "seconds")]
 from .test_traces import FIXTURES, SOURCE_EXAMPLE
 
 EXAMPLES = REPO / "traces"
@@ -264,7 +266,7 @@ def test_a_ratio_over_a_near_zero_critical_path_is_null_with_a_note(run, tmp_pat
     ], [{"src": "a", "dst": "b", "type": "causal"}])
     m = _strict_json(run("trace", "metrics", "ratio.json", "--format", "json", cwd=tmp_path).output)
     assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (1e300, 0.0, None)
-    assert m["notes"] == [{"key": "/parallelism_speedup", "why": NOT_FINITE}]
+    assert m["notes"] == [*NO_COSTS, {"key": "/parallelism_speedup", "why": NOT_FINITE}]
 
 
 def test_a_trace_of_ordinary_numbers_has_no_notes(run, tmp_path):
@@ -327,8 +329,9 @@ def test_without_dependencies_the_critical_path_is_unknown(run, tmp_path):
     m = _strict_json(run("trace", "metrics", "six.json", "--format", "json", cwd=tmp_path).output)
     assert (m["total_work_events"], m["critical_path_events"], m["parallelism_speedup_events"]) == (6, None, None)
     assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (3, None, None)  # three lanes of 1
-    assert m["notes"] == [{"key": key, "why": NO_DEPENDENCIES} for key in
-                          ("/critical_path_events", "/parallelism_speedup_events", "/critical_path_s", "/parallelism_speedup")]
+    assert m["notes"] == NO_COSTS + [{"key": key, "why": NO_DEPENDENCIES} for key in
+                                     ("/critical_path_events", "/parallelism_speedup_events", "/critical_path_s",
+                                      "/parallelism_speedup")]
     text = run("trace", "metrics", "six.json", cwd=tmp_path).output.splitlines()
     assert text[12:14] == ["  in events: 6 of work, n/a on the critical path, speedup n/a",
                            ("  in time (unit not declared: time_unit would say seconds or steps): 3 of work, n/a on the critical path, "
@@ -341,7 +344,22 @@ def test_one_edge_forward_in_time_is_a_dependency(run, tmp_path):
     trace["edges"] = [{"src": "e0", "dst": "e5", "type": "message"}]  # no ordering edge, but forward in time
     (tmp_path / "six.json").write_text(json.dumps(trace), encoding="utf-8")
     m = measure(run, tmp_path / "six.json", tmp_path)
-    assert (m["critical_path_events"], m["parallelism_speedup_events"], m["critical_path_s"], m["notes"]) == (2, 3, 5, [])
+    assert (m["critical_path_events"], m["parallelism_speedup_events"], m["critical_path_s"], m["notes"]) == (2, 3, 5, NO_COSTS)
+
+
+def test_the_events_costs_are_unknown_when_no_event_declares_one(run, tmp_path):
+    """A trace whose events say nothing of what they cost has no known token or second
+    sum: null with a note, never 0; one cost anywhere makes the sums known."""
+    _six_events_without_edges(tmp_path / "six.json")
+    m = measure(run, tmp_path / "six.json", tmp_path)
+    assert (m["costs"]["tokens"]["events"], m["costs"]["seconds"]["events"]) == (None, None)
+    assert m["notes"][:2] == NO_COSTS
+    trace = json.loads((tmp_path / "six.json").read_text(encoding="utf-8"))
+    trace["events"][2]["cost"] = {"seconds": 1.5}
+    (tmp_path / "six.json").write_text(json.dumps(trace), encoding="utf-8")
+    m = measure(run, tmp_path / "six.json", tmp_path)
+    assert (m["costs"]["tokens"]["events"], m["costs"]["seconds"]["events"]) == (0.0, 1.5)
+    assert [note["key"] for note in m["notes"]][:1] != ["/costs/tokens/events"]
 
 
 @pytest.mark.parametrize(("unit", "in_time", "stopped", "busy"), [

@@ -32,7 +32,8 @@ they are stable: new keys may be added, none renamed or removed.
                              minus its first event's (null with critical_path_events)
     parallelism_speedup      total_work_s / critical_path_s, null when critical_path_s is 0
     protocol_overhead        messages per tool call, null without tool calls
-    costs                    {tokens|seconds: {events: summed per-event costs, declared: the
+    costs                    {tokens|seconds: {events: summed per-event costs (null, with a
+                             note, when no event declares a cost), declared: the
                              trace's total or null}, tool_calls|messages: {events: counted,
                              declared: ...}, wall_clock_s: {declared: ...}}; seconds are
                              declared as costs.compute_s
@@ -140,10 +141,14 @@ def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
         "agent_share": agent_share(ix, total_s),
     }
     unknown = []
+    if not ix.cost_columns()[0].size:  # no event says what it cost: the sums are unknown, not 0
+        for key in ("tokens", "seconds"):
+            result["costs"][key]["events"] = None
+            unknown.append({"key": schema.pointer(["costs", key, "events"]), "why": NO_COSTS})
     if not dependencies and ix.n > 1:  # every event would be a chain of one: a speedup of n, made up
         for key in CHAIN_KEYS:
             result[key] = None
-        unknown = [{"key": schema.pointer([key]), "why": no_dependencies()} for key in CHAIN_KEYS]
+        unknown += [{"key": schema.pointer([key]), "why": no_dependencies()} for key in CHAIN_KEYS]
     return result, unknown
 
 
@@ -280,6 +285,7 @@ def _ratio(numerator, denominator) -> float | None:
     return _round(numerator / denominator) if denominator else None
 
 
+NO_COSTS = "unknown: no event declares a cost (tokens or seconds), so the events' costs cannot be summed"
 NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up, subtract or divide "
               "within a double's range (about 1.8e308)")
 
