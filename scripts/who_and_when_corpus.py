@@ -5,7 +5,7 @@ gzip-compressed JSON Lines file, one trace a line.
     python scripts/who_and_when_corpus.py [DATASET]
 
 DATASET is the folder holding the dataset's `Who&When/` (default: ../shared/real-traces/
-who-and-when beside the repository). It writes traces/corpora/who-and-when.jsonl.gz; the
+who-and-when beside the repository). It writes corpora/who-and-when.jsonl.gz; the
 lines come in the dataset's order (hand-crafted, then algorithm-generated, each by log
 number), each trace as the import wrote it, with no spaces; the gzip header holds no name
 and no time, so that the same logs give the same file. tests/test_whowhen.py checks that
@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DATASET = REPO.parent / "shared" / "real-traces" / "who-and-when"
-CORPUS = REPO / "traces" / "corpora" / "who-and-when.jsonl.gz"
+CORPUS = REPO / "corpora" / "who-and-when.jsonl.gz"
 PARTS = ("Hand-Crafted", "Algorithm-Generated")  # the dataset's folders, in the corpus's order
 
 

@@ -455,7 +455,7 @@ def test_a_failures_text_is_escaped_in_the_drawing():
 
 # The corpus the site summarises: every log, one compressed JSON Lines file
 
-CORPUS = REPO / "traces" / "corpora" / "who-and-when.jsonl.gz"
+CORPUS = REPO / "corpora" / "who-and-when.jsonl.gz"
 
 
 def _corpus_script():
