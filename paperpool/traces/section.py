@@ -6,7 +6,7 @@ when it reads the registry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem, suggest
@@ -79,10 +79,10 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
             why = corpus_path_problem(registry.root, corpus["path"])
             if why:
                 problems.append(registry_problem(registry.document, (*where, "path"), why))
-        for position, field in enumerate(corpus.get("by") or []):
-            if field not in GROUPABLE:
-                problems.append(registry_problem(registry.document, (*where, "by", position), f"'{field}' is no trace field "
-                                                 "to group by; " + suggest(str(field), GROUPABLE, "use one of " + ", ".join(GROUPABLE))))
+        for position, name in enumerate(corpus.get("by") or []):
+            if name not in GROUPABLE:
+                problems.append(registry_problem(registry.document, (*where, "by", position), f"'{name}' is no trace field "
+                                                 "to group by; " + suggest(str(name), GROUPABLE, "use one of " + ", ".join(GROUPABLE))))
     return problems
 
 
@@ -115,7 +115,7 @@ class Corpus:
     about: str = ""
     source: str = ""
     by: tuple[str, ...] = ()  # trace fields its distributions are grouped by (GROUPABLE)
-    count: tuple[str, ...] = field(default=())  # trace fields, dotted, whose values are counted
+    count: tuple[str, ...] = ()  # trace fields, dotted, whose values are counted
 
 
 def corpora(registry: Registry) -> list[Corpus]:
