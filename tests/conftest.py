@@ -41,11 +41,11 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def copy_shipped_pool(root: Path) -> Path:
-    """Copy the shipped pool's registry, claims, entries and exclusions to a new folder."""
+    """Copy the shipped pool's registry, claims, entries, exclusions and trace corpora to a new folder."""
     root.mkdir()
     for name in ("registry.yaml", "claims.yaml"):
         shutil.copyfile(REPO / name, root / name)
-    for folder in ("papers", "exclusions"):
+    for folder in ("papers", "exclusions", "corpora"):  # the corpora the registry declares
         shutil.copytree(REPO / folder, root / folder)
     return root
 

@@ -85,6 +85,7 @@ def hostile_everywhere(root: Path) -> Path:
     trace = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
     trace["description"] = f"{AT_LINE_START} {HOSTILE}"
     (root / "traces" / "debate.json").write_text(json.dumps(trace).replace('"con"', json.dumps(MARKUP_ONLY)), encoding="utf-8")
+    _hostile_corpus(root, trace)
     (root / "site").mkdir()
     (root / "site" / "notes \" onload=alert(7) x.md").write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
     # every extension a pool may turn on without --trust-config, so that the data meets them all
@@ -94,6 +95,24 @@ def hostile_everywhere(root: Path) -> Path:
         "markdown_extensions": [{"pymdownx.arithmatex": {"generic": True}}] + sorted(set(EXTENSIONS) - {"pymdownx.arithmatex"})}),
         encoding="utf-8")
     return root
+
+
+def _hostile_corpus(root: Path, trace: dict) -> None:
+    """A corpus whose declaration, groups, counted values and invalid trace are hostile."""
+    import gzip
+
+    lines = []
+    for number in range(3):
+        one = dict(trace, trace_id=f"t{number}", system=f"{MARKUP_ONLY} {number % 2}", x_failure={"agent": f"{HOSTILE} {number}"})
+        lines.append(json.dumps(one))
+    lines.append(json.dumps(dict(trace, trace_id="bad", events=[{"id": HOSTILE, "t": 0, "type": MARKUP_ONLY, "agent": "a"}])))
+    (root / "corpora").mkdir()
+    (root / "corpora" / "hostile.jsonl.gz").write_bytes(gzip.compress("\n".join(lines).encode("utf-8") + b"\n", mtime=0))
+    with (root / "registry.yaml").open("a", encoding="utf-8") as registry:
+        registry.write(yaml.safe_dump({"traces": {"corpora": [{
+            "name": "hostile", "path": "corpora/hostile.jsonl.gz", "title": f"Corpus {MARKUP_ONLY}", "about": f"{AT_LINE_START} {HOSTILE}",
+            "source": f"{AT_LINE_START} {HOSTILE}", "by": ["system"], "count": ["x_failure.agent", "description"]}]}},
+            sort_keys=False, allow_unicode=True, width=10_000))
 
 
 class _Markup(HTMLParser):
@@ -178,6 +197,10 @@ def test_the_hostile_text_is_shown_on_the_pages_as_typed(site):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in home
     entry = (built / "entries" / "alpha.html").read_text(encoding="utf-8")
     assert "!!! danger" in entry.replace("&#33;", "!") and 'class="admonition' not in entry
+    corpus = (built / "trace-corpora" / "hostile.html").read_text(encoding="utf-8")
+    assert "<strong>4 traces</strong>, 3 valid and 1 invalid" in corpus
+    assert corpus.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5  # title, about, source, groups, counted values
+    assert "<li>corpora/hostile.jsonl.gz:4: /events/0/id: is 249 characters long" in corpus and 'class="admonition' not in corpus
 
 
 def test_the_feed_and_the_charts_are_well_formed_and_hold_no_markup(site):

@@ -140,6 +140,7 @@ def small_pool(tmp_path_factory):
     for key in SAMPLE:
         shutil.copyfile(REPO / "papers" / f"{key}.yaml", root / "papers" / f"{key}.yaml")
     shutil.copyfile(REPO / "claims.yaml", root / "claims.yaml")
+    shutil.copytree(REPO / "corpora", root / "corpora")  # the trace corpora the registry declares
     data = load_yaml(REPO / "registry.yaml").data
     for vocabulary in data["vocabularies"].values():
         for value in vocabulary["values"]:

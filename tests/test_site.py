@@ -63,6 +63,15 @@ HOSTILE_TRACE_TEXT = '<script>alert(1)</script> <img src=x onerror=alert(2)> [x]
 HOSTILE_AGENT = "con\u202etxt.exe<b>"  # a right-to-left override and markup in an agent's name
 
 
+# the shipped pool's corpus, as its registry declares it
+WHO_AND_WHEN = """
+traces:
+  corpora:
+    - {name: who-and-when, path: corpora/who-and-when.jsonl.gz, title: "Who&When", about: "Failure logs.", by: [system],
+       count: [x_failure.agent]}
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The hostile tiny pool, built once: (pool root, site, kept pages, CLI output)."""
@@ -72,6 +81,9 @@ def built(tmp_path_factory):
 
     base = tmp_path_factory.mktemp("built")
     root = hostile_pool(base / "pool")
+    shutil.copytree(REPO / "corpora", root / "corpora")
+    with (root / "registry.yaml").open("a", encoding="utf-8") as registry:
+        registry.write(WHO_AND_WHEN)
     site, kept = base / "site", base / "pages"
     result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(site), "--keep-pages", str(kept)])
     assert result.exit_code == 0, result.output
@@ -83,7 +95,7 @@ def test_build_reports_each_stage_and_where_the_site_is(built):
     lines = output.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == list(STAGES)
     assert all(re.fullmatch(r"\s*\w+\s+\d+\.\d\d s", line) for line in lines[:-1])
-    assert re.fullmatch(rf"built 30 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
+    assert re.fullmatch(rf"built 31 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
 
 
 def test_every_page_the_issue_names_is_built(built):
@@ -122,6 +134,55 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
     assert "\u202e" not in timeline and "\u202e" not in html
     schema = (site / "trace-schema.html").read_text(encoding="utf-8")
     assert "urn:paperpool:schema:orchestration-trace:1.0.0" in schema and (site / "traces" / "orchestration-trace.v1.schema.json").is_file()
+
+
+def _figure(value) -> str:
+    """A number as the corpus page shows it, worked out here on its own: whole numbers as
+    they are, others to three significant digits."""
+    return f"{round(value):,}" if float(value).is_integer() else f"{value:.3g}"
+
+
+def test_a_corpus_page_shows_the_corpus_figures_as_the_data_has_them(built):
+    """The shipped Who&When corpus, counted here by reading its lines with numpy and a Counter."""
+    import gzip
+    from collections import Counter
+
+    import numpy as np
+
+    root, site, kept, _ = built
+    traces = [json.loads(line) for line in gzip.decompress((root / "corpora" / "who-and-when.jsonl.gz").read_bytes()).splitlines()]
+    assert len(traces) == 184
+    page = (kept / "trace-corpora" / "who-and-when.md").read_text(encoding="utf-8")
+    assert (site / "trace-corpora" / "who-and-when.html").is_file()
+    assert ("Corpora of traces, each summarised on a page of its own: [Who&amp;When](trace-corpora/who-and-when.md) (184 traces)."
+            in (kept / "traces.md").read_text(encoding="utf-8"))
+    assert "**184 traces**, 184 valid and 0 invalid" in page
+    systems = Counter(trace["system"] for trace in traces)
+    assert systems == {"CaptainAgent group chat": 126, "Magentic-One": 58}
+    assert f"Valid traces by system: CaptainAgent group chat {systems['CaptainAgent group chat']}, Magentic-One {systems['Magentic-One']}." in page
+    assert "Their time unit (the `time_unit` the traces declare; times and durations below count it): steps (184 traces)." in page
+    # a measure's distribution: the events of each trace, by system
+    for number, system in enumerate(sorted(systems)):
+        events = np.array([len(trace["events"]) for trace in traces if trace["system"] == system], dtype=float)
+        stats = [events.mean(), events.min(), *np.percentile(events, [10, 25, 50, 75, 90]), events.max()]
+        label = "events: events" if number == 0 else ""
+        row = f"| {label} | {system} | {len(events)} | {len(events)} | " + " | ".join(_figure(value) for value in stats) + " |"
+        assert row in page, row
+    assert "Each measure's distribution over the 184 valid traces of the corpus (184 in all), by system:" in page
+    # the events by type, and each type's share of its system's events
+    for system in systems:
+        types = Counter(event["type"] for trace in traces if trace["system"] == system for event in trace["events"])
+        total = sum(types.values())
+        for kind, count in types.items():
+            assert f"| {system} | {kind.replace('_', chr(92) + '_')} | {count:,} | {100 * count / total:.1f} % |" in page
+    # the failure labels: who failed, by system (Magentic-One has five agents named)
+    failed = Counter(trace["x_failure"]["agent"] for trace in traces if trace["system"] == "Magentic-One")
+    for agent, count in failed.items():
+        assert f"| Magentic-One | {agent} | {count} | {100 * count / 58:.1f} % |" in page
+    captain = Counter(trace["x_failure"]["agent"] for trace in traces if trace["system"] == "CaptainAgent group chat")
+    others = sorted(captain.items(), key=lambda item: (-item[1], item[0]))[12:]
+    assert (f"| CaptainAgent group chat | {len(others)} other values, together | {sum(n for _, n in others)} | "
+            f"{100 * sum(n for _, n in others) / 126:.1f} % |") in page
 
 
 def test_an_invalid_trace_stops_the_build(tmp_path, run, snapshot):

@@ -220,10 +220,39 @@ def test_registry_traces_section_is_checked(run, pool_copy):
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if "traces" in line]
     assert [line.split(": ", 1)[1] for line in lines] == [
-        "traces.colour: unknown setting 'colour'; use one of folder, subdecisions, vocabulary",
+        "traces.colour: unknown setting 'colour'; use one of corpora, folder, subdecisions, vocabulary",
         "traces.subdecisions.O2.0: 'tool_cal' is not an event type of the trace schema; did you mean 'tool_call'?",
         "traces.subdecisions.O9: 'O9' is not a value of vocabulary 'subdecision'; use one of O1, O2, O3, O4, O5",
     ]
+
+
+CORPUS = "      path: corpora/who-and-when.jsonl.gz\n"
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    (CORPUS, "      path: ../who-and-when.jsonl.gz\n", ("traces.corpora.0.path: '../who-and-when.jsonl.gz' leads out of the pool "
+     "('..'); give the path, in the pool, of a JSON Lines file (.jsonl, .jsonl.gz, .jsonl.zst), a trace file or a folder of them")),
+    (CORPUS, "      path: /etc/passwd\n", ("traces.corpora.0.path: '/etc/passwd' is an absolute path, outside the pool; give the "
+     "path, in the pool, of a JSON Lines file (.jsonl, .jsonl.gz, .jsonl.zst), a trace file or a folder of them")),
+    (CORPUS, "      path: linked/who-and-when.jsonl.gz\n", ("traces.corpora.0.path: 'linked/who-and-when.jsonl.gz': linked is a "
+     "symbolic link; put the corpus itself in the pool, not a link to it")),
+    ("    - name: who-and-when\n", "    - name: Who&When\n", ("traces.corpora.0.name: give a name of lower-case letters, digits "
+     "and single hyphens, e.g. `name: who-and-when`")),
+    ("      by: [system]\n", "      by: [system]\n      colour: blue\n", ("traces.corpora.0.colour: unknown setting 'colour'; "
+     "use one of about, by, count, name, path, source, title")),
+    ("      count: [x_failure.agent]\n", "      count: [x_failure..agent]\n", ("traces.corpora.0.count.0: name a trace field, "
+     "dotted for a field inside another, e.g. x_failure.agent")),
+    ("      count: [x_failure.agent]\n", "      count: [x_failure.agent]\n    - {name: who-and-when, path: corpora, title: T}\n",
+     "traces.corpora.1.name: 'who-and-when' names an earlier corpus too; give each corpus a name of its own"),
+    ("      title: \"Who&When: 184 multi-agent failure logs\"\n", "", ("traces.corpora.0.title: missing `title`; add it "
+     "(what the page calls the corpus)")),
+])
+def test_a_corpus_is_a_place_in_the_pool_declared_once(run, pool_copy, old, new, said):
+    (pool_copy / "linked").symlink_to(pool_copy / "corpora")
+    edit(pool_copy / "registry.yaml", old, new)
+    result = run("validate", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert [line.split(": ", 1)[1] for line in result.output.splitlines()[:-1]] == [said]
 
 
 def test_validate_without_files_checks_the_pools_traces_folder(run, pool_copy):
@@ -311,3 +340,9 @@ def test_validate_names_the_importer_of_a_who_and_when_log(run):
         f"{logs[1]}: " + said.format(logs[1]), f"{logs[1]}: invalid, 1 problem.",
         "2 files: 0 valid, 2 invalid.",
     ])
+
+
+def test_a_corpus_is_grouped_by_fields_a_row_of_trace_metrics_has():
+    from paperpool.traces import rows, section
+
+    assert set(section.GROUPABLE) <= {column.name for column in rows.IDENTITY}

@@ -451,3 +451,44 @@ def test_a_failures_text_is_escaped_in_the_drawing():
     ET.fromstring(drawing)
     assert "<b>" not in drawing and "<script>" not in drawing and "\u202e" not in drawing and "\x1b" not in drawing
     assert ">failing step 5\\x1b[2J</text>" in drawing
+
+
+# The corpus the site summarises: every log, one compressed JSON Lines file
+
+CORPUS = REPO / "corpora" / "who-and-when.jsonl.gz"
+
+
+def _corpus_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("who_and_when_corpus", REPO / "scripts" / "who_and_when_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_dataset
+def test_the_shipped_corpus_is_what_its_script_makes_of_the_dataset():
+    """Compared uncompressed: another zlib may compress the same lines to other bytes."""
+    import gzip
+
+    made = _corpus_script().lines(DATASET)
+    assert gzip.decompress(CORPUS.read_bytes()) == made
+    traces = [json.loads(line) for line in made.splitlines()]
+    assert len(traces) == 184 and all(check_trace(trace).valid for trace in traces)
+    assert [trace["x_source"]["log"] for trace in traces] == [f"{path.parent.name}/{path.name}" for path in
+                                                              sorted(dataset_logs(), key=lambda p: p.parent.name != "Hand-Crafted")]
+    # each line is the trace the import writes for that log (here: a shipped example's)
+    assert json.loads((REPO / "traces" / "who-and-when-hand-crafted-14.json").read_text(encoding="utf-8")) == traces[13]
+
+
+def test_the_corpus_is_small_attributed_and_no_trace_of_the_gallery():
+    assert CORPUS.stat().st_size < 1_000_000
+    beside = CORPUS.parent
+    assert "MIT License" in (beside / "who-and-when.LICENSE").read_text(encoding="utf-8")
+    assert "mingyin1/Agents_Failure_Attribution" in (beside / "README.md").read_text(encoding="utf-8")
+    from paperpool.registry import load_registry
+
+    registry, problems = load_registry(REPO)
+    assert registry is not None, problems
+    assert all(path.parent == REPO / "traces" for path in mapping.trace_files(registry))

@@ -22,7 +22,7 @@ from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..project import Project
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
-from . import datasets, engine, feed, gallery, paths, siteconfig
+from . import corpora, datasets, engine, feed, gallery, paths, siteconfig
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import Figures, draw
@@ -63,11 +63,11 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     stage = _Stages(report)
     with stage("validate"):
         pool = project.buildable_pool("nothing was built, the previous site is unchanged")
-    with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn
-        cards = gallery.gallery(pool.registry)
+    with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn; each corpus summarised
+        cards, corpus_pages = gallery.gallery(pool.registry), corpora.pages(pool.registry)
     with stage("analyse"):
         analysis = for_site(project.analysis)
-        figures = draw(analysis, cards)
+        figures = draw(analysis, cards, corpus_pages)
     with _staging(out) as staging, Drawing(figures.charts, staging / "charts") as charts:
         with stage("render"):
             intro = _read_intro(handwritten)

@@ -15,6 +15,7 @@ from ..registry.columns import NONE
 from ..stats import count, crosstab
 from . import periods
 from .analysis import SiteAnalysis
+from .corpora import CorpusPage
 from .gallery import TraceCard
 
 ENTRIES = "Entries"
@@ -48,16 +49,18 @@ class Figures:
     statistics: list[Figure]
     flow: Figure | None
     traces: list[TraceCard]  # the gallery: each of the pool's traces, measured and drawn
+    corpora: list[CorpusPage] = field(default_factory=list)  # each declared trace corpus, summarised
 
     @property
     def charts(self) -> list[charts.Chart]:
         return [figure.chart for figure in self.statistics + ([self.flow] if self.flow else [])]
 
 
-def draw(analysis: SiteAnalysis, traces: list[TraceCard]) -> Figures:
-    """The charts of the statistics page and the screening flow, with the trace gallery's cards."""
+def draw(analysis: SiteAnalysis, traces: list[TraceCard], corpora: list[CorpusPage]) -> Figures:
+    """The charts of the statistics page and the screening flow, with the trace gallery's
+    cards and its corpora."""
     drawn = [DRAW[spec["type"]](analysis, spec) for spec in analysis.site.get("charts") or []]
-    return Figures(drawn, _flow(analysis), traces)
+    return Figures(drawn, _flow(analysis), traces, corpora)
 
 
 def _bars(analysis: SiteAnalysis, spec: dict) -> Figure:

@@ -66,10 +66,13 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
                                                                           "breakdown": _exclusion_breakdown(analysis)}, True, wide=True),
         Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
         Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
-        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces}, True, wide=True),
+        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces, "corpora": figures.corpora},
+             True, wide=True),
         Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
     ]
+    pages += [Page(corpus.page, "site/trace_corpus.md.j2", corpus.corpus.title, {"corpus": corpus}, wide=True)
+              for corpus in figures.corpora]
     pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
               for table in analysis.gap_tables]
     pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})

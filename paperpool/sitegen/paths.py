@@ -34,10 +34,11 @@ AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
 GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
 DOWNLOAD_FILES = "downloads"
 TRACE_FILES = "traces"  # the gallery's drawings and JSON files
+CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # Folders whose every file the build generates (an entry's page appears when the entry
 # does), and what the engine writes itself: a hand-written file there is refused, never
 # silently replaced nor left to replace a generated one.
-GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, DOWNLOAD_FILES, ASSETS)
+GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
 ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", "404.html")
 
 
@@ -56,6 +57,11 @@ def axis(name: str) -> str:
 
 def gap_table(table_id: str) -> str:
     return f"{GAP_PAGES}/{slug(table_id)}.md"
+
+
+def corpus(name: str) -> str:
+    # names are validated slugs (registry traces.corpora), slugged again all the same
+    return f"{CORPUS_PAGES}/{slug(name)}.md"
 
 
 def cell_anchor(row, column) -> str:

@@ -1,20 +1,25 @@
-"""The registry's `traces` section: the pool's traces folder, and which trace events
-count as which orchestration sub-decision (see paperpool.traces.mapping). Registered with
-the registry (SECTION; its schema is registry-traces.schema.json beside this module),
-which checks it when it reads the registry."""
+"""The registry's `traces` section: the pool's traces folder, which trace events count as
+which orchestration sub-decision (see paperpool.traces.mapping), and the corpora of traces
+the site summarises (see paperpool.sitegen.corpora). Registered with the registry
+(SECTION; its schema is registry-traces.schema.json beside this module), which checks it
+when it reads the registry."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem, suggest
-from ..registry import Registry, Section, registry_problem
+from ..registry import Registry, Section, linked_step, outside_pool, registry_problem
 from ..registry.tables import unknown_keys
 from . import schema
 
 NAME = "traces"
 DEFAULT_FOLDER = "traces"
-SETTINGS = {"folder", "vocabulary", "subdecisions"}
+SETTINGS = {"folder", "vocabulary", "subdecisions", "corpora"}
+# The trace fields a corpus's distributions may be grouped by: those of a row of `trace
+# metrics` that say which share of a corpus a trace belongs to (paperpool.traces.rows).
+GROUPABLE = ("task_id", "run", "step", "group", "system", "topology", "time_unit")
 
 
 def check(registry: Registry) -> list[Problem]:
@@ -33,6 +38,7 @@ def check(registry: Registry) -> list[Problem]:
                                              + suggest(str(vocabulary), registry.vocabularies, "name one declared under vocabularies")))
         else:
             ids = registry.vocabularies[vocabulary].ids
+    problems += _corpora_problems(registry, section.get("corpora"))
     mapping = section.get("subdecisions")
     if mapping is None:
         return problems
@@ -54,6 +60,69 @@ def check(registry: Registry) -> list[Problem]:
                 problems.append(registry_problem(document, path + (index,), f"'{event_type}' is not an event type of the trace schema; "
                                                  + suggest(event_type, types, "use one of " + ", ".join(types))))
     return problems
+
+
+def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
+    """Each corpus named once, found where it says, inside the pool, through no link, and
+    grouped by fields a row has (the schema checks the rest of its shape)."""
+    problems = []
+    names: set = set()
+    for index, corpus in enumerate(corpora if isinstance(corpora, list) else []):
+        if not isinstance(corpus, dict):
+            continue
+        where = (NAME, "corpora", index)
+        if corpus.get("name") in names:
+            problems.append(registry_problem(registry.document, (*where, "name"), f"'{corpus['name']}' names an earlier "
+                                             "corpus too; give each corpus a name of its own"))
+        names.add(corpus.get("name"))
+        if isinstance(corpus.get("path"), str):
+            why = corpus_path_problem(registry.root, corpus["path"])
+            if why:
+                problems.append(registry_problem(registry.document, (*where, "path"), why))
+        for position, name in enumerate(corpus.get("by") or []):
+            if name not in GROUPABLE:
+                problems.append(registry_problem(registry.document, (*where, "by", position), f"'{name}' is no trace field "
+                                                 "to group by; " + suggest(str(name), GROUPABLE, "use one of " + ", ".join(GROUPABLE))))
+    return problems
+
+
+def corpus_path_problem(root: Path, rel: str) -> str | None:
+    """What is wrong with a corpus's path (None when nothing): it must lead to a file or a
+    folder inside the pool, through no symbolic link (git keeps a link as a link, so the
+    site would publish whatever it points at on each machine)."""
+    fix = "give the path, in the pool, of a JSON Lines file (.jsonl, .jsonl.gz, .jsonl.zst), a trace file or a folder of them"
+    why = outside_pool(rel)
+    if why:
+        return f"'{rel}' {why}; {fix}"
+    linked = linked_step(root, rel)
+    if linked:
+        return f"'{rel}': {linked} is a symbolic link; put the corpus itself in the pool, not a link to it"
+    path = root / rel
+    if not path.exists():
+        return f"'{rel}': no such file or folder in the pool; {fix}"
+    if not (path.is_file() or path.is_dir()):
+        return f"'{rel}' is neither a plain file nor a folder (a device, pipe or socket); {fix}"
+    return None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A corpus the registry declares (`traces: corpora`), as the site shows it."""
+
+    name: str  # a slug: its page's name
+    path: str  # relative to the pool
+    title: str
+    about: str = ""
+    source: str = ""
+    by: tuple[str, ...] = ()  # trace fields its distributions are grouped by (GROUPABLE)
+    count: tuple[str, ...] = ()  # trace fields, dotted, whose values are counted
+
+
+def corpora(registry: Registry) -> list[Corpus]:
+    """The corpora of a checked registry, in the order it declares them."""
+    return [Corpus(item["name"], item["path"], item["title"], item.get("about", ""), item.get("source", ""),
+                   tuple(item.get("by") or ()), tuple(item.get("count") or ()))
+            for item in registry.section(NAME).get("corpora") or []]
 
 
 SECTION = Section(NAME, __package__, f"registry-{NAME}.schema.json", check=check)

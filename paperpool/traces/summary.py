@@ -1,12 +1,15 @@
 """`trace summary`: how the measures of a corpus are distributed (count, mean, quantiles),
 overall or by task, run, step or any other trace column, and which event types the
 events table holds, computed by DuckDB over the Parquet tables of `trace export` (the
-embedded engine: no server; it reads the files where they are, in parallel).
+embedded engine: no server; it reads the files where they are, in parallel). And, for
+fields the tables do not keep (an extension such as x_failure.agent), how many valid
+traces hold each value (field_counts).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +94,51 @@ def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
     n = len(by)
     return [{**dict(zip(by, found[:n])), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
             for found in connection.execute(query).fetchall()]
+
+
+def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[str]) -> list[dict]:
+    """How many valid traces hold each value of each field (dotted for a field inside
+    another: x_failure.agent), by the `by` fields: one row {by..., field, value, traces}
+    per group, field and value, the most frequent first. The tables keep no extension
+    field, so each valid trace of the corpus (`inputs`, as exported to `folder`) is read
+    again; which traces are valid, and their groups, are the export's traces table's. A
+    value is the field's text, or its JSON (a number, true, a list); None when the trace
+    does not have the field."""
+    import duckdb
+    import orjson
+
+    from . import corpus
+
+    groups = "".join(f", {_quoted(field)}" for field in by)
+    query = f"SELECT file, line{groups} FROM {_glob(folder, 'traces')} WHERE valid"
+    valid = {(found[0], found[1]): tuple(found[2:]) for found in duckdb.connect().execute(query).fetchall()}
+    counted: Counter = Counter()
+    for record in corpus.records(corpus.expand(inputs)):
+        group = valid.get((record.file, record.line))
+        if group is not None:
+            trace = orjson.loads(record.data)
+            counted.update((group, name, _value(trace, name)) for name in fields)
+    order = {name: position for position, name in enumerate(fields)}
+    ranked = sorted(counted.items(), key=lambda item: (_sortable(item[0][0]), order[item[0][1]], -item[1], _sortable((item[0][2],))))
+    return [{**dict(zip(by, group)), "field": name, "value": value, "traces": traces} for (group, name, value), traces in ranked]
+
+
+def _value(trace: dict, dotted: str) -> str | None:
+    value = trace
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    if value is None or isinstance(value, str):
+        return value
+    import orjson
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+
+
+def _sortable(values: tuple) -> tuple:
+    """Groups and values in order, None (not given) last, whatever their types."""
+    return tuple((value is None, str(value)) for value in values)
 
 
 def _glob(folder: Path, table: str) -> str:
