@@ -52,27 +52,29 @@ def summarise(folder: Path, by: list[str]) -> Summary:
 
 def _summarise(connection, folder: Path, by: list[str]) -> Summary:
     traces = _glob(folder, "traces")
-    names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {traces}").fetchall()]
     types = dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {traces})").fetchall())
     for field in by:
-        if field not in names:
+        if field not in types:
             usual = ", ".join(column.name for column in IDENTITY if column.name not in _SKIPPED)
             raise PaperpoolError(f"--by {field}: not a column of the traces table; "
-                                 f"{suggest(field, names, f'use one of {usual}, or another column')}")
+                                 f"{suggest(field, list(types), f'use one of {usual}, or another column')}")
     identity = {column.name for column in IDENTITY}
-    measures = [name for name in names if name not in identity and name not in by and _numeric(types[name])]
+    measures = [name for name, kind in types.items() if name not in identity and name not in by and _numeric(kind)]
     groups = ", ".join(_quoted(field) for field in by)
-    selected = (groups + ", ") if by else ""
+    # every measure's statistics in one pass over the table (a query per measure would read it once each)
+    quantiles = f"[{', '.join(map(str, QUANTILES))}]"
+    columns = [f"CAST({_quoted(measure)} AS DOUBLE)" for measure in measures]
+    aggregates = ", ".join(f"count({c}), avg({c}), min({c}), quantile_cont({c}, {quantiles}), max({c})" for c in columns)
+    query = (f"SELECT {(groups + ', ') if by else ''}count(*), {aggregates} FROM {traces} WHERE valid "
+             f"{'GROUP BY ' + groups + ' ORDER BY ' + groups if by else ''}")
+    found = connection.execute(query).fetchall()
     metrics = []
-    for measure in measures:
-        column = f"CAST({_quoted(measure)} AS DOUBLE)"
-        quantiles = ", ".join(f"quantile_cont({column}, {q})" for q in QUANTILES)
-        query = (f"SELECT {selected}count(*), count({column}), avg({column}), min({column}), {quantiles}, max({column}) "
-                 f"FROM {traces} WHERE valid {'GROUP BY ' + groups + ' ORDER BY ' + groups if by else ''}")
-        for found in connection.execute(query).fetchall():
-            group = dict(zip(by, found[:len(by)]))
-            numbers = [_rounded(value) for value in found[len(by):]]
-            metrics.append({**group, "measure": measure, **dict(zip(STATISTICS, numbers))})
+    for index, measure in enumerate(measures):
+        for row in found:
+            count, mean, low, middle, high = row[len(by) + 1 + 5 * index: len(by) + 6 + 5 * index]
+            numbers = [row[len(by)], count, mean, low, *(middle or [None] * len(QUANTILES)), high]
+            metrics.append({**dict(zip(by, row[:len(by)])), "measure": measure,
+                            **dict(zip(STATISTICS, map(_rounded, numbers)))})
     return Summary(by, metrics, _event_types(connection, folder, by))
 
 
