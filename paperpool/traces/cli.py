@@ -26,7 +26,7 @@ def _pool_root() -> Path | None:
 
 @click.group("trace")
 def trace() -> None:
-    """Orchestration traces of multi-agent LLM systems: validate, measure, import."""
+    """Orchestration traces of multi-agent LLM systems: validate, measure, import; corpora of them as tables."""
 
 
 @trace.command("validate")
