@@ -13,10 +13,13 @@ import math
 
 from ..markdown import visible
 from ..registry.columns import NONE
+from ..registry.model import lookup, resolve_spec
 from . import paths
 from .analysis import SiteAnalysis
 
 TITLE, AUTHORS, YEAR = "title", "authors", "year"
+# The entries' order before the reader sorts: newest first, then by title.
+ENTRY_ORDER = [{"field": YEAR, "desc": True}, {"field": TITLE, "desc": False}]
 
 
 def entries(analysis: SiteAnalysis) -> dict:
@@ -29,15 +32,17 @@ def entries(analysis: SiteAnalysis) -> dict:
     records = []
     for key, view in analysis.views.items():
         cells = {TITLE: view.title, AUTHORS: view.authors, YEAR: view.year}
-        cells.update({name: _cell(analysis, name, key, "entries") for name in columns})
-        searchable = [view.title, view.key, view.venue, view.summary, *(view.record.get("authors") or [])]
+        cells.update({name: _cell(analysis, name, key, "entries", view.record) for name in columns})
         records.append({
             "key": key,
             "href": paths.html(paths.entry(key)),
             "cells": cells,
             "facets": {name: facet_values[name].get(key, []) for name in facets},
             "range": _number(frame.table.at[key, range_field]) if range_field else None,
-            "text": visible(" ".join(str(part) for part in searchable if part)).lower(),
+            # what free text searches, in the order it ranks: the title, the authors'
+            # full names, then the rest (key, venue, summary and the columns' values)
+            "find": [view.title, visible(" ".join(str(a) for a in view.record.get("authors") or [])),
+                     _words(key, view.venue, view.summary, *(cells[name] for name in columns))],
             "bibtex": analysis.bibtex[key],
         })
     return {
@@ -46,8 +51,9 @@ def entries(analysis: SiteAnalysis) -> dict:
         "range": {"field": range_field, "label": analysis.column_label(range_field)} if range_field else None,
         "columns": [{"field": TITLE, "label": "Title", "kind": "text", "link": True},
                     {"field": AUTHORS, "label": "Authors", "kind": "text"},
-                    {"field": YEAR, "label": "Year", "kind": "number"}]
+                    {"field": YEAR, "label": "Year", "kind": "number", "orders": ["Oldest first", "Newest first"]}]
                    + [_column(analysis, name, "entries") for name in columns],
+        "order": ENTRY_ORDER,
         "records": records,
     }
 
@@ -62,7 +68,7 @@ def exclusions(analysis: SiteAnalysis) -> dict:
     for record in analysis.pool.exclusions:
         data = record.data
         cells = {TITLE: visible(data.get(TITLE) or record.key)}
-        cells.update({name: _cell(analysis, name, record.key, kind) for name in columns})
+        cells.update({name: _cell(analysis, name, record.key, kind, data) for name in columns})
         url = str(data.get("url") or "")
         records.append({
             "key": record.key,
@@ -70,7 +76,7 @@ def exclusions(analysis: SiteAnalysis) -> dict:
             "cells": cells,
             "facets": {name: facet_values[name].get(record.key, []) for name in facets},
             "range": None,
-            "text": " ".join(str(v) for v in (record.key, *cells.values()) if v).lower(),
+            "find": [cells[TITLE], "", _words(record.key, *(cells[name] for name in columns))],
         })
     return {
         "noun": ["exclusion", "exclusions"],
@@ -103,19 +109,41 @@ def _facet(analysis: SiteAnalysis, name: str, kind: str) -> dict:
 
 def _column(analysis: SiteAnalysis, name: str, kind: str) -> dict:
     column = analysis.frames[kind].columns[name]
-    return {"field": name, "label": column.label, "kind": "number" if column.kind == "number" else "text"}
+    return {"field": name, "label": column.label, "kind": "number" if column.kind == "number" else "text",
+            # a value of a vocabulary: shown as a tag on a result's card
+            "tag": bool(column.vocabulary_name)}
 
 
-def _cell(analysis: SiteAnalysis, name: str, key: str, kind: str):
+def _cell(analysis: SiteAnalysis, name: str, key: str, kind: str, data: dict):
+    """What a column shows of a record: a number, a text, or a list of values (labels
+    for a vocabulary's); a sub-decision map shows its keys by mode ("Designed: Spawn, Stop")."""
     frame = analysis.frames[kind]
     column = frame.columns[name]
     value = frame.table.at[key, name]
     if column.kind == "number":
         return _number(value)
     values = list(value) if isinstance(value, (tuple, list)) else ([] if value is None else [value])
-    if column.vocabulary_name:
-        return ", ".join(analysis.label(name, v, kind) for v in values)
-    return ", ".join(str(v) for v in values)
+    if column.map_field and not column.map_mode:
+        modes = lookup(data, column.map_field) or {}
+        by_mode: dict = {}
+        for v in values:
+            by_mode.setdefault(modes.get(v), []).append(analysis.label(name, v, kind))
+        vocabulary = analysis.registry.vocabularies[resolve_spec(analysis.registry.fields[kind], column.map_field).vocabulary]
+        order = {mode: i for i, mode in enumerate(vocabulary.ids)}
+        return [f"{_label(vocabulary, mode)}: {', '.join(keys)}" for mode, keys in sorted(by_mode.items(), key=lambda item: order.get(item[0], len(order)))]
+    shown = [analysis.label(name, v, kind) if column.vocabulary_name else visible(str(v)) for v in values]
+    return shown if column.multi else (shown[0] if shown else "")
+
+
+def _label(vocabulary, value) -> str:
+    found = vocabulary.get(value)
+    return found.label if found else str(value)
+
+
+def _words(*parts) -> str:
+    """Text for the free-text search: lists flattened, empty parts left out."""
+    flat = [" ".join(str(v) for v in part) if isinstance(part, list) else part for part in parts]
+    return visible(" ".join(str(part) for part in flat if part not in (None, "")))
 
 
 def _number(value):

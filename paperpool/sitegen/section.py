@@ -169,7 +169,7 @@ def effective(registry: Registry) -> dict:
     numbers = [name for name, column in entries.items() if column.kind == "number" and name in declared]
     browser = dict(site.get("browser") or {})
     browser.setdefault("facets", site["axes"])
-    browser.setdefault("columns", [name for name in site["axes"][:4] if not entries[name].multi])
+    browser.setdefault("columns", site["axes"][:4])
     if numbers:
         browser.setdefault("range", numbers[0])
     site["browser"] = browser
