@@ -18,7 +18,7 @@ from . import bibsections, identity
 from .bibtex import ARXIV_IN_TEXT, BibRecord, parse_bib
 from .inputs import read_input
 from .pool import Pool
-from .problems import PaperpoolError, Problem, plural
+from .problems import PaperpoolError, Problem, plural, printable
 from .registry import KEY_RE, FieldSpec, Registry
 from .stubs import Planned, PoolIndex, check_planned, complete, planned_record
 
@@ -173,19 +173,26 @@ def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date) -> BibImpo
     """The stubs to write for each record of a .bib file, and the records skipped as
     papers the pool (or an earlier record of the file) already holds. Raises a
     PaperpoolError listing every problem when any record cannot be imported."""
-    registry = pool.registry
     name = bib_path.name
     records = parse_bib(read_input(bib_path, MAX_BIB_BYTES), name)
     if not records:
         raise PaperpoolError(f"{name}: no BibTeX records found; a record starts like @article{{key, ...")
+    return import_records(pool, records, name, kind, added, lambda bib: f"{name}:{bib.line}")
+
+
+def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, added: dt.date,
+                   where: Callable[[BibRecord], str]) -> BibImport:
+    """import_bib's work on records read from file `name` (a .bib, or another format read
+    as BibTeX records), `where` naming each record's place in it ("new.bib:12")."""
+    registry = pool.registry
     settings = import_settings(registry, kind)
     specs = registry.fields[kind]
     index = PoolIndex(pool)
     result, problems = BibImport(), []
     for bib in records:
-        source = f"{name}:{bib.line} ({bib.key})"
+        source = f"{where(bib)} ({bib.key})"
         if not bib.title:
-            problems.append(Problem(name, bib.line, "title", f"record '{bib.key}' has no title; add title = {{...}} to it"))
+            problems.append((bib.line, where(bib), Problem(name, bib.line, "title", f"record '{bib.key}' has no title; add title = {{...}} to it")))
             continue
         record = stub(bib, settings, specs, registry)
         key, wanted = _free_key(bib.key, index)
@@ -197,11 +204,12 @@ def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date) -> BibImpo
         if duplicate:
             result.skipped.append(Skipped(source, duplicate))
             continue
-        problems += check_planned(record, target, bib.line, name, registry, kind)
+        problems += [(bib.line, where(bib), problem) for problem in check_planned(record, target, bib.line, name, registry, kind)]
         index.add(planned)
         result.created.append(Created(Planned(target, record), source, wanted if wanted != key else None))
     if problems:
-        shown = "\n".join(str(p) for p in sorted(problems)[:50])
+        shown = "\n".join(printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message)
+                          for _, place, p in sorted(problems)[:50])
         raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
     return result
 

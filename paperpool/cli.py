@@ -43,14 +43,14 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, claims, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
-    _Lazy, ("adding", "audit", "bibimport", "claims", "csvio", "diff", "export", "gaps", "newsurvey", "publish", "readme",
-            "stats", "stubs"))
+adding, audit, bibimport, claims, csljson, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
+    _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "gaps", "newsurvey", "publish",
+            "readme", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"], "diff": ["markdown", "json"],
-                  "audit": ["text", "json"], "claims": ["text", "json"], "export": ["csv", "json", "bib", "ris"]}
+                  "audit": ["text", "json"], "claims": ["text", "json"], "export": ["csv", "json", "bib", "ris", "csljson"]}
 
 RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -198,7 +198,28 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
     Never overwrites; an unreadable .bib writes nothing."""
     pool = context.project.pool()
     kind = "exclusions" if exclusions else "entries"
-    result = bibimport.import_bib(pool, bib_file, kind, date_added)
+    _report_import(pool, kind, bibimport.import_bib(pool, bib_file, kind, date_added), dry_run)
+
+
+@cli.command("import-csljson")
+@click.argument("json_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
+@date_added_option
+@dry_run_option
+@pass_context
+def import_csljson_command(context: Context, json_file: Path, exclusions: bool, date_added: dt.date, dry_run: bool) -> None:
+    """Write one stub record per item of a CSL-JSON file (Zotero: Export Items, format
+    CSL JSON), as import-bib does for a BibTeX record.
+
+    Each item is read as the BibTeX record it would be (title, authors, year, container,
+    publisher, DOI, link, note, an arXiv number), then duplicates are skipped and stubs
+    written exactly as import-bib does. An unreadable file writes nothing."""
+    pool = context.project.pool()
+    kind = "exclusions" if exclusions else "entries"
+    _report_import(pool, kind, csljson.import_csljson(pool, json_file, kind, date_added), dry_run)
+
+
+def _report_import(pool, kind: str, result, dry_run: bool) -> None:
     if not dry_run:
         stubs.write_planned([created.planned for created in result.created])
     verb = "would create" if dry_run else "created"
@@ -220,8 +241,8 @@ def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_
 @pass_context
 def export_command(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's), JSON (every
-    record, every field), BibTeX or RIS (the retained entries, keyed by their keys, cited
-    as the registry's bibtex_export says)."""
+    record, every field), BibTeX, RIS or CSL-JSON (the retained entries, keyed by their
+    keys, cited as the registry's bibtex_export says)."""
     if exclusions and fmt != "csv":
         raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
     text = export.FORMATS[fmt](context.project.valid_pool(), "exclusions" if exclusions else "entries")
