@@ -68,15 +68,16 @@ def entry_item(registry: Registry, data: dict) -> dict:
 
 def entry_csljson(registry: Registry, data: dict) -> str:
     """One entry as a CSL-JSON file: a list of one item, as reference managers import it."""
-    return _dumps([entry_item(registry, data)])
+    return dumps([entry_item(registry, data)])
 
 
 def pool_csljson(registry: Registry, entries: list[dict]) -> str:
     """Every entry as CSL-JSON, in key order."""
-    return _dumps([entry_item(registry, data) for data in sorted(entries, key=lambda d: str(d.get("key")))])
+    return dumps([entry_item(registry, data) for data in sorted(entries, key=lambda d: str(d.get("key")))])
 
 
-def _dumps(items: list[dict]) -> str:
+def dumps(items: list[dict]) -> str:
+    """Items as a CSL-JSON file."""
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 

@@ -89,6 +89,22 @@ def since(pool, day: dt.date) -> dict[str, str]:
     return found
 
 
+def last_changed(pool, dated_by: dict[str, str] | None = None) -> dt.date | None:
+    """The latest day any record of the pool names: the day it entered the pool (its
+    field of `pool.dated_by`, or of `dated_by` where the registry declares none) or the
+    day of a change in its history. Never the day of a build: a rebuild changes nothing.
+    None when no record carries such a day."""
+    dated_by = pool.registry.pool.get("dated_by") or dated_by or {}
+    days = []
+    for kind, records in pool.records.items():
+        history = history_field(pool.registry, kind)
+        for record in records:
+            days.append(as_date(record.data.get(dated_by.get(kind, ""))))
+            changes = record.data.get(history) if history else None
+            days += [as_date(change.get("date")) for change in changes or [] if isinstance(change, dict)]
+    return max((day for day in days if day is not None), default=None)
+
+
 def as_date(value) -> dt.date | None:
     """A value as a day: a date, a datetime's day or ISO text; None for anything else."""
     if isinstance(value, dt.datetime):

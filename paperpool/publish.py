@@ -26,7 +26,7 @@ def outputs(analysis: Analysis) -> dict[str, str]:
     }
     pool = analysis.pool
     files |= {f"{kind}.csv": export.FORMATS["csv"](pool, kind) for kind in pool.registry.fields if kind in pool.registry.csv}
-    files |= {f"pool.{fmt}": export.FORMATS[fmt](pool, "entries") for fmt in ("json", "bib", "ris")}
+    files |= {f"pool.{fmt}": export.FORMATS[fmt](pool, "entries") for fmt in ("json", "bib", "ris", "csljson")}
     return files
 
 

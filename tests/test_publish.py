@@ -13,11 +13,12 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     assert result.exit_code == 0, result.output
     out = tiny / "build"
     assert sorted(path.name for path in out.iterdir()) == [  # the tiny registry has no CSV layout, so no CSV
-        "claims.json", "claims.txt", "gaps.json", "gaps.md", "pool.bib", "pool.json", "pool.ris", "site", "stats.json", "stats.md"]
+        "claims.json", "claims.txt", "gaps.json", "gaps.md", "pool.bib", "pool.csljson", "pool.json", "pool.ris", "site", "stats.json",
+        "stats.md"]
     for name, args in {"stats.json": ["stats", "--format", "json"], "stats.md": ["stats"], "gaps.json": ["gaps", "--format", "json"],
                        "gaps.md": ["gaps"], "claims.json": ["claims", "--format", "json"], "claims.txt": ["claims"],
                        "pool.json": ["export", "--format", "json"], "pool.bib": ["export", "--format", "bib"],
-                       "pool.ris": ["export", "--format", "ris"]}.items():
+                       "pool.ris": ["export", "--format", "ris"], "pool.csljson": ["export", "--format", "csljson"]}.items():
         assert (out / name).read_text(encoding="utf-8") == run(*args, cwd=tiny).output, name
     assert json.loads((out / "stats.json").read_text(encoding="utf-8"))["totals"]["retained"] == len(list((tiny / "papers").glob("*.yaml")))
     assert run("readme", "--check", cwd=tiny).exit_code == 0  # the block was rewritten
@@ -25,8 +26,8 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     lines = result.output.splitlines()
     assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "charts",
                                                          "replace"]
-    assert lines[-2] == (f"wrote 9 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
-                         "pool.bib, pool.ris) and README.md's generated block")
+    assert lines[-2] == (f"wrote 10 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
+                         "pool.bib, pool.ris, pool.csljson) and README.md's generated block")
     assert lines[-1].startswith("built ") and lines[-1].endswith(f"{out / 'site' / 'index.html'}")
 
 

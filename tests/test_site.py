@@ -12,6 +12,7 @@ and review the diff.
 
 from __future__ import annotations
 
+import html
 import html.parser
 import json
 import re
@@ -485,3 +486,100 @@ def test_the_built_site_holds_the_drawn_charts_not_their_placeholders(built):
     charts = sorted((site / "assets" / "paperpool" / "charts").glob("*.svg"))
     assert len(charts) >= 4
     assert all(path.read_text(encoding="utf-8").startswith("<?xml") for path in charts), "a placeholder was left"
+
+
+# ---------------------------------------------------------------------------------
+# Citing and discovery
+# ---------------------------------------------------------------------------------
+
+def _coins(page: str) -> dict[str, list[str]]:
+    """The ContextObject of a page's COinS span, decoded as Zotero decodes it."""
+    from html import unescape
+    from urllib.parse import parse_qs
+
+    spans = re.findall(r'<span class="Z3988" title="([^"]*)"></span>', page)
+    assert len(spans) == 1
+    return parse_qs(unescape(spans[0]), keep_blank_values=True, strict_parsing=True)
+
+
+def test_an_entry_page_cites_in_three_formats_with_coins_and_no_scholar_tags(built):
+    root, site, _, _ = built
+    from paperpool.bibwrite import entry_bibtex
+    from paperpool.csljson import entry_csljson
+    from paperpool.ris import entry_ris
+
+    pool = require_pool(root)
+    for record in pool.entries:
+        downloads = site / "downloads" / "entries"
+        assert (downloads / f"{record.key}.bib").read_text(encoding="utf-8") == entry_bibtex(pool.registry, record.data)
+        assert (downloads / f"{record.key}.ris").read_text(encoding="utf-8") == entry_ris(pool.registry, record.data)
+        assert (downloads / f"{record.key}.csljson").read_text(encoding="utf-8") == entry_csljson(pool.registry, record.data)
+        page = (site / "entries" / f"{record.key}.html").read_text(encoding="utf-8")
+        for name, fmt in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csljson")):
+            assert f'<a download="{record.key}.{fmt}" href="../downloads/entries/{record.key}.{fmt}">Download {record.key}.{fmt}</a>' in page, name
+        assert 'name="citation_' not in page  # no Google Scholar tags: the page is about the paper, not the paper
+        coins = _coins(page)
+        assert coins["ctx_ver"] == ["Z39.88-2004"]
+        assert coins["rft.title"] == [record.data["title"]]  # the tiny pool's entries are misc: Dublin Core
+        assert coins["rft.au"] == record.data["authors"]
+        assert coins["rft.date"] == [str(record.data["year"])]
+        assert coins["rft_id"] == record.data["urls"][:1]
+    # the hostile title is in the span's title, percent-encoded: no quote, bracket or space can end the attribute
+    hostile = (site / "entries" / "hostile.html").read_text(encoding="utf-8")
+    assert _coins(hostile)["rft.title"] == [HOSTILE_TITLE]
+    assert re.fullmatch(r"[A-Za-z0-9_.~%=&;-]+", re.search(r'class="Z3988" title="([^"]*)"', hostile).group(1))
+
+
+def test_the_downloads_hold_the_pool_as_csl_json(built):
+    root, site, _, _ = built
+    items = json.loads((site / "downloads" / "pool.csljson").read_text(encoding="utf-8"))
+    assert [item["id"] for item in items] == sorted(record.key for record in require_pool(root).entries)
+    assert 'href="downloads/pool.csljson"' in (site / "downloads.html").read_text(encoding="utf-8")
+
+
+def test_every_page_links_the_feed_in_its_head(built):
+    _, site, _, _ = built
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 30
+    for path in pages:
+        head = path.read_text(encoding="utf-8").split("</head>")[0]
+        root = "../" * (len(path.relative_to(site).parts) - 1)
+        link = (f'<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" '
+                f'href="{root}feed.xml">')
+        assert head.count('rel="alternate"') == 1 and link in head, path
+
+
+def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_the_pool_changed(pool_copy, tmp_path, run):
+    edit(pool_copy / "registry.yaml", '  arxiv_id: "2605.02801"\n', '  arxiv_id: "2605.02801"\n'
+         "  repository: https://github.com/example/pool\n  suggest_url: https://github.com/example/pool/issues/new\n")
+    edit(pool_copy / "registry.yaml", 'citation: "Chenchen Zhang. Reinforcement Learning for LLM-based Multi-Agent Systems through '
+         'Orchestration Traces. arXiv:2605.02801v1, 2026."', 'citation: "@article{zhang2026,\\n  title = {Reinforcement Learning '
+         '<b>for</b> LLM-based Multi-Agent Systems},\\n  year = {2026}\\n}"')
+    assert run("build", "--out", str(tmp_path / "site"), cwd=pool_copy).exit_code == 0
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    # the latest date_added or change of any record: the retaggings of 2026-11-23
+    assert ('<p>The survey: <a href="https://arxiv.org/abs/2605.02801v1">arXiv 2605.02801v1</a> · '
+            '<a href="https://github.com/example/pool">repository</a> · '
+            '<a href="https://github.com/example/pool/issues/new">suggest a paper</a> · '
+            "Pool last changed: 2026-11-23 (the latest day a record entered the pool or was changed, as the records say)</p>") in home
+    block = home.split('id="cite-this-survey"')[1].split("</code>")[0]
+    assert html.unescape(re.sub(r"<[^>]+>", "", block.split("<code>")[1])) == (
+        "@article{zhang2026,\n  title = {Reinforcement Learning <b>for</b> LLM-based Multi-Agent Systems},\n  year = {2026}\n}\n")
+    assert "<b>for</b>" not in block  # shown as text
+
+
+def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absolute(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    (root / "mkdocs.yml").write_text('site_name: Tiny\nsite_url: "https://example.org/tiny/"\n', encoding="utf-8")
+    site = tmp_path / "site"
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    sitemap = ET.parse(site / "sitemap.xml").getroot()
+    listed = sorted(loc.text for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc"))
+    pages = sorted(f"https://example.org/tiny/{path.relative_to(site).as_posix()}" for path in site.rglob("*.html")
+                   if path.name != "404.html")
+    assert listed == pages and len(pages) >= 30
+    feed = ET.parse(site / "feed.xml").getroot()
+    hrefs = [link.get("href") for link in feed.iter("{http://www.w3.org/2005/Atom}link")]
+    assert hrefs and all(href.startswith("https://") for href in hrefs)
+    assert '<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" ' \
+           'href="https://example.org/tiny/feed.xml">' in (site / "entries" / "alpha.html").read_text(encoding="utf-8")

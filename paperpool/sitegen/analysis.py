@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from .. import bibwrite
+from .. import bibwrite, coins, csljson, ris
 from ..analysis import Analysis
 from ..audit import Audit, audit_pool
 from ..gaps import Cell, representatives
+from ..history import last_changed
 from ..problems import PaperpoolError
 from ..since import SincePublication, since_publication
 from ..views import EntryView, entry_view
@@ -23,6 +24,8 @@ from .section import effective
 class SiteAnalysis(Analysis):
     views: dict[str, EntryView] = field(default_factory=dict)  # entry key -> how readers see it
     bibtex: dict[str, str] = field(default_factory=dict)  # entry key -> its BibTeX record
+    ris: dict[str, str] = field(default_factory=dict)  # entry key -> its RIS record
+    csl: dict[str, dict] = field(default_factory=dict)  # entry key -> its CSL item
     site: dict = field(default_factory=dict)  # the registry's site settings, defaults filled in
     value_paths: dict[str, paths.ValuePaths] = field(default_factory=dict)  # axis -> value pages
 
@@ -42,6 +45,21 @@ class SiteAnalysis(Analysis):
     def since(self) -> SincePublication | None:
         """What the pool adds to the published survey (None: no publication declared)."""
         return since_publication(self)
+
+    def citation(self, key: str, fmt: str) -> str:
+        """An entry's citation as a file of one format (paths.CITATION_FORMATS)."""
+        texts = {"bib": self.bibtex, "ris": self.ris}
+        return texts[fmt][key] if fmt in texts else csljson.dumps([self.csl[key]])
+
+    def coins(self, key: str) -> str:
+        """The entry's OpenURL ContextObject, for its page's COinS span."""
+        return coins.context_object(self.csl[key])
+
+    @functools.cached_property
+    def last_changed(self):
+        """The day the pool last changed, as its records say (None: they carry no dates)."""
+        recent = (self.site.get("recent") or {}).get("field")
+        return last_changed(self.pool, {"entries": recent} if recent else None)
 
     def published_cell(self, table: str, row: str, column: str) -> Cell | None:
         """A gap cell as it stood at the publication (None: no publication, or no such cell then)."""
@@ -64,6 +82,8 @@ def for_site(analysis: Analysis) -> SiteAnalysis:
     site = SiteAnalysis(analysis.pool, analysis.frames,
                         views={record.key: entry_view(registry, record) for record in analysis.entries},
                         bibtex={record.key: bibwrite.entry_bibtex(registry, record.data) for record in analysis.entries},
+                        ris={record.key: ris.entry_ris(registry, record.data) for record in analysis.entries},
+                        csl={record.key: csljson.entry_item(registry, record.data) for record in analysis.entries},
                         site=effective(registry))
     # what the analysis has computed already (its cached properties) is kept, not computed again
     vars(site).update({name: value for name, value in vars(analysis).items() if name not in ("pool", "frames")})

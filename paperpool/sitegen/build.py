@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import export
+from .. import csljson, export
 from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..project import Project
@@ -82,6 +82,9 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
             engine.write_config(engine.site_config(config.settings, root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
             engine.run(engine_name, config_path, len(files))
+            # every page the engine wrote links the feed in its head
+            feed.link_from_pages(site, [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
+                                 analysis.registry, config.get("site_url"))
         with stage("charts"):  # what of the drawing the engine's build did not cover
             charts.finish(site / paths.CHARTS)
         with stage("replace"):
@@ -127,12 +130,17 @@ def front_matter(page: Page) -> str:
 
 
 def downloads(analysis: SiteAnalysis) -> dict[str, str]:
+    """The whole pool in each format, and each entry's citation in each citation format
+    (its page's Cite block links them). Each entry is written once, in the analysis, and
+    a pool's file joins them (bibtexparser refuses a library in which two records share
+    a citation key)."""
     pool = analysis.pool
-    # each entry written on its own (bibtexparser refuses a library in which two records
-    # share a citation key), once, in the analysis
-    files = {f"{paths.DOWNLOAD_FILES}/pool.bib": "\n".join(analysis.bibtex[key] for key in sorted(analysis.bibtex)),
-             f"{paths.DOWNLOAD_FILES}/pool.ris": export.FORMATS["ris"](pool, "entries"),
-             f"{paths.DOWNLOAD_FILES}/pool.json": export.FORMATS["json"](pool, "entries")}
+    keys = sorted(analysis.bibtex)
+    files = {paths.pool_download("bib"): "\n".join(analysis.bibtex[key] for key in keys),
+             paths.pool_download("ris"): "\n".join(analysis.ris[key] for key in keys),
+             paths.pool_download("csljson"): csljson.dumps([analysis.csl[key] for key in keys]),
+             paths.pool_download("json"): export.FORMATS["json"](pool, "entries")}
+    files |= {paths.entry_download(key, fmt): analysis.citation(key, fmt) for key in keys for fmt in paths.CITATION_FORMATS}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
             files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = export.FORMATS["csv"](pool, kind)

@@ -24,6 +24,7 @@ from . import paths, siteconfig
 
 ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
+FEATURES = ["content.code.copy"]
 STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css"]
 SCRIPTS = [f"{paths.ASSETS}/browser.js"]
 BASE_SECONDS = 300  # the engine's time: mkdocs builds a 10,000-page site in about 110 s on two cores
@@ -53,6 +54,9 @@ def site_config(config: dict, root: Path, docs: Path, site: Path, nav: list, ext
     theme.setdefault("name", siteconfig.THEME)
     # Material fetches Google Fonts unless told not to; the site must work offline
     theme.setdefault("font", False)
+    # every code block (the Cite blocks above all) gets the theme's copy button
+    features = list(theme.get("features") or [])
+    theme["features"] = features + [feature for feature in FEATURES if feature not in features]
     if isinstance(theme.get("custom_dir"), str):
         theme["custom_dir"] = str((root / theme["custom_dir"]).resolve())
     built["theme"] = theme

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from .. import markdown
 from ..gaps import sparse_at_most, sparse_range
 from ..stats import crosstab
 from ..views import EntryView
@@ -52,7 +53,7 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     site = analysis.site
     pages = [
         Page(paths.HOME, "site/home.md.j2", "Home", {"intro": intro, "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
-                                                     "gaps_summary": _gaps_summary(analysis)}, True),
+                                                     "gaps_summary": _gaps_summary(analysis), "about": _about(analysis)}, True),
         Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True, wide=True),
     ]
     for name in site.get("axes") or []:
@@ -87,9 +88,28 @@ def page_context(analysis: SiteAnalysis, page: Page) -> dict:
     if page.template == "site/entry.md.j2":
         key = page.context["key"]
         rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
-        context.update(entry=analysis.views[key], rows=rows, sections=sections, bibtex=analysis.bibtex[key],
-                       fence=fence_for(analysis.bibtex[key]))
+        cite = [Cite(fmt, name, analysis.citation(key, fmt), paths.entry_download(key, fmt), f"{key}.{fmt}")
+                for fmt, name in paths.CITATION_FORMATS.items()]
+        context.update(entry=analysis.views[key], rows=rows, sections=sections, cite=cite, coins=analysis.coins(key))
     return context | page.context
+
+
+@dataclass
+class Cite:
+    """One citation format of an entry's Cite block."""
+    fmt: str  # bib, ris, csljson
+    name: str  # BibTeX, RIS, CSL-JSON
+    text: str
+    download: str  # the file's path in the site
+    file_name: str
+
+    @property
+    def fence(self) -> str:
+        return fence_for(self.text)
+
+    @property
+    def language(self) -> str:  # the code block's highlighting
+        return {"bib": "bibtex", "csljson": "json"}.get(self.fmt, "text")
 
 
 @dataclass
@@ -153,6 +173,36 @@ def recent(analysis: SiteAnalysis) -> list[EntryView]:
     dated = [view for view in analysis.views.values() if view.record.get(name)]
     dated.sort(key=lambda view: (str(view.record[name]), view.key), reverse=True)
     return dated[: settings.get("limit", 30)]
+
+
+@dataclass
+class About:
+    """What the home page says about the survey itself: `links`, markdown (where the
+    survey is, its repository and suggestion form, when the pool last changed), and how
+    to cite the survey."""
+    links: list[str]
+    citation: Cite | None
+
+
+def _about(analysis: SiteAnalysis) -> About:
+    registry = analysis.registry
+    survey, publication = registry.survey, registry.publication
+    arxiv = survey.get("arxiv_id")
+    links = []
+    if publication and publication.url:
+        links.append("The survey: " + markdown.link(publication.version, publication.url))
+    elif arxiv:
+        links.append("The survey: " + markdown.link(f"arXiv {arxiv}", f"https://arxiv.org/abs/{arxiv}"))
+    for name, label in (("repository", "repository"), ("suggest_url", "suggest a paper")):
+        if survey.get(name):
+            links.append(markdown.link(label, survey[name]))
+    if analysis.last_changed:
+        links.append(f"Pool last changed: {analysis.last_changed} (the latest day a record entered the pool or was changed, "
+                     "as the records say)")
+    text = publication.citation.strip() if publication and publication.citation else ""
+    # a citation written as BibTeX is shown as BibTeX, any other as the text it is
+    cite = Cite("bib" if text.startswith("@") else "text", "", text + "\n", "", "") if text else None
+    return About(links, cite)
 
 
 def _gaps_summary(analysis: SiteAnalysis) -> list[tuple]:

@@ -23,6 +23,7 @@ TRACES = "traces.md"
 TRACE_SCHEMA = "trace-schema.md"
 CONTRIBUTING = "contributing.md"
 FEED = "feed.xml"
+NOT_FOUND = "404.html"  # the engine's page for an address the site does not have
 ASSETS = "assets/paperpool"
 DATA = "assets/paperpool/data"
 CHARTS = "assets/paperpool/charts"
@@ -33,13 +34,16 @@ ENTRY_PAGES = "entries"  # an entry's page: entries/KEY.md
 AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
 GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
 DOWNLOAD_FILES = "downloads"
+# The citation formats of the downloads and the Cite blocks: format (as `export --format`
+# names it, and the files' extension) -> the name readers know it by
+CITATION_FORMATS = {"bib": "BibTeX", "ris": "RIS", "csljson": "CSL-JSON"}
 TRACE_FILES = "traces"  # the gallery's drawings and JSON files
 CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # Folders whose every file the build generates (an entry's page appears when the entry
 # does), and what the engine writes itself: a hand-written file there is refused, never
 # silently replaced nor left to replace a generated one.
 GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
-ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", "404.html")
+ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", NOT_FOUND)
 
 
 def slug(value) -> str:
@@ -49,6 +53,16 @@ def slug(value) -> str:
 def entry(key: str) -> str:
     # keys are validated slugs (registry KEY_RE), safe as file names
     return f"{ENTRY_PAGES}/{key}.md"
+
+
+def pool_download(fmt: str) -> str:
+    """The whole pool in one format: downloads/pool.bib, pool.ris, pool.csljson, pool.json."""
+    return f"{DOWNLOAD_FILES}/pool.{fmt}"
+
+
+def entry_download(key: str, fmt: str) -> str:
+    """One entry's citation in one format: downloads/entries/KEY.bib, KEY.ris, KEY.csljson."""
+    return f"{DOWNLOAD_FILES}/{ENTRY_PAGES}/{key}.{fmt}"
 
 
 def axis(name: str) -> str:
