@@ -173,11 +173,17 @@ def _prompt_reader(question, registry, kind):
 @cli.command("new-survey")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--title", help="The survey's title (default: made from the folder's name); edit registry.yaml to change it later.")
-def new_survey_command(directory: Path, title: str | None) -> None:
+@click.option("--site-url", metavar="URL",
+              help="Where the site will be published, e.g. https://OWNER.github.io/REPO/ (asked for at a terminal); mkdocs.yml's "
+                   "site_url, which the sitemap and the feed's links need.")
+def new_survey_command(directory: Path, title: str | None, site_url: str | None) -> None:
     """Start the pool of another survey in DIRECTORY (new or empty): a registry with an
     example axis, a sample entry, the claim ledger, mkdocs.yml, a README with its
     generated block, and a GitHub Actions workflow. validate and build work in it at once."""
-    written = newsurvey.create(directory, title, dt.date.today())
+    if site_url is None and sys.stdin.isatty():
+        site_url = click.prompt(f"Site URL, where the site will be published (e.g. {newsurvey.SITE_URL_EXAMPLE}; Enter: none yet)",
+                                default="", show_default=False).strip() or None
+    written = newsurvey.create(directory, title, dt.date.today(), site_url)
     click.echo(f"created {directory}: {', '.join(written)}")
     click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add or paperpool import-bib, "
                "paperpool validate and paperpool build.")
@@ -362,7 +368,7 @@ def _report_stage(stage: str, seconds: float) -> None:
 def publish_command(context: Context, out: Path | None, engine: str, trust_config: bool) -> None:
     """Everything the pool publishes, in one run: validate it, analyse it once, write its
     statistics, gap tables and claims (JSON, and markdown or text), the exports (CSV,
-    JSON, BibTeX, RIS), rewrite README.md's generated block (when there is a README.md),
+    JSON, BibTeX, RIS, CSL-JSON), rewrite README.md's generated block (when there is a README.md),
     and build the site.
 
     Exit 1, with nothing written, when the pool is not valid, a claim no longer holds or

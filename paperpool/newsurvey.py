@@ -9,6 +9,7 @@ validates, so DIR is either untouched or complete.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -25,17 +26,27 @@ from .yamlio import new_folder
 RENAMES = {"gitignore": ".gitignore", "github": ".github"}
 EMPTY_FOLDERS = ("exclusions",)
 SKIP = {"__init__.py", "__pycache__"}
+SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?$")
 
 
-def create(target: Path, title: str | None, today: dt.date) -> list[str]:
-    """Write the new pool to `target` (a new or empty folder); the files written."""
+SITE_URL_EXAMPLE = "https://OWNER.github.io/REPO/"
+
+
+def create(target: Path, title: str | None, today: dt.date, site_url: str | None = None) -> list[str]:
+    """Write the new pool to `target` (a new or empty folder); the files written. With
+    `site_url` (where the site will be published), mkdocs.yml sets it: the sitemap then
+    lists every page, and the feed's links are absolute."""
     target = target.absolute()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
     if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
         raise PaperpoolError("--title: give the survey's title on one line")
+    if site_url is not None and not SITE_URL.match(site_url):
+        raise PaperpoolError(f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
+                             f"at, such as {SITE_URL_EXAMPLE}")
     _refuse_inside_a_pool(target)
-    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__}
+    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__,
+               "site_url": site_url, "site_url_example": SITE_URL_EXAMPLE}
     with new_folder(target) as staging:
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:
