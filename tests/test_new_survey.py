@@ -76,3 +76,15 @@ def _umask() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return umask
+
+
+def test_new_survey_takes_the_site_url(run, tmp_path):
+    result = run("new-survey", "s", "--site-url", "https://me.github.io/s/", cwd=tmp_path)
+    assert result.exit_code == 0
+    assert yaml.safe_load((tmp_path / "s" / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"] == "https://me.github.io/s/"
+    assert run("new-survey", "t", cwd=tmp_path).exit_code == 0  # no terminal, no --site-url: none, and a comment says where it goes
+    assert '# site_url: "https://OWNER.github.io/REPO/"' in (tmp_path / "t" / "mkdocs.yml").read_text(encoding="utf-8")
+    result = run("new-survey", "u", "--site-url", "javascript:alert(1)", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, "Error: --site-url: 'javascript:alert(1)' is not an https:// address; give the "
+                                                    "address the site will be published at, such as https://OWNER.github.io/REPO/\n")
+    assert not (tmp_path / "u").exists()
