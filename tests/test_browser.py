@@ -16,12 +16,14 @@ import os
 import re
 import threading
 import unicodedata
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import bibtexparser
 import pytest
+import rispy
 from bibtexparser import middlewares
 from click.testing import CliRunner
 from playwright.sync_api import BrowserContext, Locator, Page, expect, sync_playwright
@@ -44,6 +46,7 @@ NAV_PAGES = ("browse", "statistics", "gaps", "claims", "exclusions", "recent", "
 READY = '.pp-browser[data-pp-state="ready"]'
 RESULTS = ".pp-browser .pp-results [data-key]"  # a table's rows on a wide screen, cards on a narrow one
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+SITE_URL = "https://example.org/pool/"
 # Where the hostile title is shown; gaps.html only counts, so only the script must not run there.
 HOSTILE_PAGES = ("entries/hostile.html", "recent.html", "axes/unit/step.html", "gaps/method-unit.html")
 
@@ -70,6 +73,8 @@ def site(tmp_path_factory):
     worker and the data scripts need http://, not file://)."""
     base = tmp_path_factory.mktemp("browser")
     root = hostile_pool(base / "pool")
+    # where the site would be published: the sitemap and the feed's links need it
+    (root / "mkdocs.yml").write_text(f"site_name: Paper pool\nsite_url: {SITE_URL}\n", encoding="utf-8")
     folder = base / "site"
     result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
     assert result.exit_code == 0, result.output
@@ -133,7 +138,9 @@ def tab(chromium, site):
 
     def only_this_site(route):
         url = urlsplit(route.request.url)
-        if url.scheme in ("http", "https", "ws", "wss") and url.hostname != "127.0.0.1":
+        if route.request.url.startswith(SITE_URL):  # the site where it is published (the theme asks it for the sitemap)
+            route.fulfill(path=site.folder / route.request.url.removeprefix(SITE_URL).split("?")[0])
+        elif url.scheme in ("http", "https", "ws", "wss") and url.hostname != "127.0.0.1":
             recorded.outside.append(route.request.url)
             route.abort()
         else:  # the site itself, and blob:/data: URLs, which never touch the network
@@ -760,3 +767,93 @@ def test_the_site_search_shows_the_hostile_entry_as_text(tab):
     assert "<script>window.pwned=1</script>" in result.locator("h1").text_content()
     assert_not_poisoned(page)
     assert tab.problems == []
+
+
+# ---------------------------------------------------------------------------------
+# Citing and discovery
+# ---------------------------------------------------------------------------------
+
+def _cite_block(page: Page, name: str) -> Locator:
+    """The code block under the Cite block's heading `name` (BibTeX, RIS, CSL-JSON)."""
+    return page.locator(f"h3:has-text('{name}') ~ div.highlight").first
+
+
+def _copied(page: Page, block: Locator) -> str:
+    """What the theme's copy button of a code block puts on the clipboard."""
+    block.hover()
+    block.locator("button[data-clipboard-target]").click()  # the theme's copy button
+    return page.evaluate("navigator.clipboard.readText()")
+
+
+def _downloaded(page: Page, file_name: str) -> str:
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name=f"Download {file_name}").click()
+    download = download_info.value
+    assert download.suggested_filename == file_name
+    return Path(download.path()).read_text(encoding="utf-8")
+
+
+def test_the_cite_block_copies_and_downloads_each_format(tab, records):
+    from citeproc import (
+        Citation,
+        CitationItem,
+        CitationStylesBibliography,
+        CitationStylesStyle,
+        formatter,
+    )
+    from citeproc.source.json import CiteProcJSON
+
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = tab.open("entries/alpha.html")
+    title = records["alpha"]["title"]
+    texts = {}
+    for name, fmt in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csljson")):
+        block = _cite_block(page, name)
+        expect(block).to_be_visible()
+        texts[fmt] = _downloaded(page, f"alpha.{fmt}")
+        assert block.locator("code").text_content().rstrip() == texts[fmt].rstrip(), name  # the block shows the file
+        assert _copied(page, block).rstrip() == texts[fmt].rstrip(), name  # and its copy button copies it
+    library = bibtexparser.parse_string(texts["bib"])
+    assert [(entry.key, entry["title"]) for entry in library.entries] == [("alpha", title)]
+    assert [(entry["id"], entry["title"], entry["authors"]) for entry in rispy.loads(texts["ris"])] == [
+        ("alpha", title, records["alpha"]["authors"])]
+    # the CSL-JSON reads back through a CSL processor, which renders the entry's title
+    items = json.loads(texts["csljson"])
+    style = CitationStylesStyle("harvard-cite-them-right", validate=False)
+    bibliography = CitationStylesBibliography(style, CiteProcJSON(items), formatter.plain)
+    bibliography.register(Citation([CitationItem("alpha")]))
+    assert [str(text) for text in bibliography.bibliography()] == [
+        f"Ames, A. and Bell, B. (2025) {title}. Available at: https://example.org/alpha."]
+    assert tab.problems == []
+
+
+def test_the_hostile_entry_cites_its_title_as_text(tab):
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = tab.open("entries/hostile.html")
+    items = json.loads(_copied(page, _cite_block(page, "CSL-JSON")))
+    assert items[0]["title"] == HOSTILE_TITLE
+    assert_not_poisoned(page)
+    # the COinS span holds the metadata Zotero's Connector reads, and nothing else
+    span = page.locator("span.Z3988")
+    assert span.count() == 1 and span.inner_html() == ""
+    assert "rft.title=" in span.get_attribute("title")
+    assert page.locator("meta[name^='citation_']").count() == 0
+
+
+@pytest.mark.parametrize("path", ("index.html", *(f"{name}.html" for name in NAV_PAGES), "entries/alpha.html", "axes/unit/step.html"))
+def test_every_page_links_the_feed_in_its_head(tab, path):
+    page = tab.open(path)
+    links = page.locator("head link[rel='alternate'][type='application/atom+xml']")
+    assert links.count() == 1
+    assert links.get_attribute("href") == f"{SITE_URL}feed.xml"  # absolute: mkdocs.yml sets site_url
+
+
+def test_the_sitemap_lists_every_built_page(tab, site):
+    response = tab.page.request.get(site.url + "sitemap.xml")
+    assert response.ok
+    locations = [loc.text for loc in ET.fromstring(response.body()).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    built = sorted(path.relative_to(site.folder).as_posix() for path in site.folder.rglob("*.html") if path.name != "404.html")
+    assert sorted(location.removeprefix(SITE_URL) for location in locations) == built
+    assert len(built) == 30  # the tiny pool with the hostile entry: every page, entry and value pages included
+    for page in built:  # each page it lists is served
+        assert tab.page.request.get(site.url + page).ok, page
