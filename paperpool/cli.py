@@ -4,6 +4,7 @@ reports; library errors are PaperpoolError and print as `Error: ...`."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib
 import os
 import sys
@@ -189,40 +190,45 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
                "paperpool validate and paperpool build.")
 
 
-@cli.command("import-bib")
-@click.argument("bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
-@date_added_option
-@dry_run_option
-@pass_context
-def import_bib_command(context: Context, bib_file: Path, exclusions: bool, date_added: dt.date, dry_run: bool) -> None:
+def _import_command(name: str, argument: str):
+    """A command that writes one stub per record of the file it is given (import-bib,
+    import-csljson): the decorated function plans the stubs, this reports and writes them."""
+    def register(plan):
+        @cli.command(name)
+        @click.argument(argument, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+        @exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
+        @date_added_option
+        @dry_run_option
+        @pass_context
+        @functools.wraps(plan)
+        def command(context: Context, exclusions: bool, date_added: dt.date, dry_run: bool, **given) -> None:
+            pool = context.project.pool()
+            kind = "exclusions" if exclusions else "entries"
+            _report_import(pool, kind, plan(pool, given[argument], kind, date_added), dry_run)
+        return command
+    return register
+
+
+@_import_command("import-bib", "bib_file")
+def import_bib_command(pool, bib_file: Path, kind: str, date_added: dt.date):
     """Write one stub record per BibTeX record, for the tags to be filled in.
 
     A record with the same arXiv id, DOI, OpenReview id or link as a record of the pool
     (or of the file), or a title at least pool.title_similarity alike, is skipped and
     named as a duplicate. What the .bib cannot say is marked TODO, which validate lists.
     Never overwrites; an unreadable .bib writes nothing."""
-    pool = context.project.pool()
-    kind = "exclusions" if exclusions else "entries"
-    _report_import(pool, kind, bibimport.import_bib(pool, bib_file, kind, date_added), dry_run)
+    return bibimport.import_bib(pool, bib_file, kind, date_added)
 
 
-@cli.command("import-csljson")
-@click.argument("json_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
-@date_added_option
-@dry_run_option
-@pass_context
-def import_csljson_command(context: Context, json_file: Path, exclusions: bool, date_added: dt.date, dry_run: bool) -> None:
+@_import_command("import-csljson", "json_file")
+def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date):
     """Write one stub record per item of a CSL-JSON file (Zotero: Export Items, format
     CSL JSON), as import-bib does for a BibTeX record.
 
     Each item is read as the BibTeX record it would be (title, authors, year, container,
     publisher, DOI, link, note, an arXiv number), then duplicates are skipped and stubs
     written exactly as import-bib does. An unreadable file writes nothing."""
-    pool = context.project.pool()
-    kind = "exclusions" if exclusions else "entries"
-    _report_import(pool, kind, csljson.import_csljson(pool, json_file, kind, date_added), dry_run)
+    return csljson.import_csljson(pool, json_file, kind, date_added)
 
 
 def _report_import(pool, kind: str, result, dry_run: bool) -> None:

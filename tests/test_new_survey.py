@@ -85,6 +85,6 @@ def test_new_survey_takes_the_site_url(run, tmp_path):
     assert run("new-survey", "t", cwd=tmp_path).exit_code == 0  # no terminal, no --site-url: none, and a comment says where it goes
     assert '# site_url: "https://OWNER.github.io/REPO/"' in (tmp_path / "t" / "mkdocs.yml").read_text(encoding="utf-8")
     result = run("new-survey", "u", "--site-url", "javascript:alert(1)", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, "Error: --site-url: 'javascript:alert(1)' is not an https:// address; give the "
-                                                    "address the site will be published at, such as https://OWNER.github.io/REPO/\n")
+    assert (result.exit_code, result.output) == (1, ("Error: --site-url: 'javascript:alert(1)' is not an https:// address; give the "
+                                                    "address the site will be published at, such as https://OWNER.github.io/REPO/\n"))
     assert not (tmp_path / "u").exists()
