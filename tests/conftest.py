@@ -69,6 +69,7 @@ def empty_pool(tmp_path) -> Path:
     (root / "registry.yaml").write_text(text, encoding="utf-8")
     (root / "papers").mkdir()
     (root / "exclusions").mkdir()
+    shutil.copytree(REPO / "corpora", root / "corpora")  # the trace corpora the registry declares
     return root
 
 
