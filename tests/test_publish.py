@@ -24,7 +24,7 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     assert run("readme", "--check", cwd=tiny).exit_code == 0  # the block was rewritten
     assert (out / "site" / "index.html").is_file()
     lines = result.output.splitlines()
-    assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "charts",
+    assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "search", "charts",
                                                          "replace"]
     assert lines[-2] == (f"wrote 10 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
                          "pool.bib, pool.ris, pool.csljson) and README.md's generated block")

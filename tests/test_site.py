@@ -44,7 +44,7 @@ decisions: {{D2: designed}}
 added: 2026-05-01
 summary: 'Pretends: <iframe src="javascript:alert(1)"></iframe> ![x](javascript:alert(2)) {{: onclick="alert(3)"}} `code` $x$ 100%'
 """
-STAGES = ("validate", "traces", "analyse", "render", "write", "mkdocs", "charts", "replace")
+STAGES = ("validate", "traces", "analyse", "render", "write", "mkdocs", "search", "charts", "replace")
 
 
 def hostile_pool(root: Path) -> Path:

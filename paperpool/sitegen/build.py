@@ -22,14 +22,14 @@ from ..problems import InvalidPool, PaperpoolError, errors, plural
 from ..project import Project
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
-from . import corpora, datasets, engine, feed, gallery, paths, siteconfig
+from . import corpora, datasets, engine, feed, gallery, paths, search, siteconfig
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
-ASSET_FILES = ("browser.js", "browser.css", "site.css")
+ASSET_FILES = ("browser.js", "browser.css", "site.css", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
 MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
 STAGING_LOCK = ".lock"
@@ -85,6 +85,8 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
             # every page the engine wrote links the feed in its head
             feed.link_from_pages(site, [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
                                  analysis.registry, config.get("site_url"))
+        with stage("search"):  # the index of the built pages, which the header's search reads
+            search.index(site, len(files))
         with stage("charts"):  # what of the drawing the engine's build did not cover
             charts.finish(site / paths.CHARTS)
         with stage("replace"):
@@ -99,7 +101,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
 def keep(files: dict[str, str | bytes], folder: Path) -> None:
     """The generated pages and data files, without the charts and paperpool's own assets."""
     generated = {path: text for path, text in files.items()
-                 if not path.startswith((paths.CHARTS, f"{paths.ASSETS}/browser.", f"{paths.ASSETS}/site."))}
+                 if not path.startswith((paths.CHARTS, *(f"{paths.ASSETS}/{name}" for name in ASSET_FILES)))}
     with _staging(folder) as staging:
         write_files(staging / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
         replace(staging / "pages", folder)

@@ -4,7 +4,8 @@ paperpool never imports mkdocs: it writes a config file and runs the engine's ow
 command, so the pages do not depend on mkdocs internals and Zensical (which reads the
 same mkdocs.yml) builds the same site. The config is the pool's mkdocs.yml (checked by
 siteconfig) with what the build needs put in: where the pages are, the navigation, the browser's script and
-style, and the markdown extensions the pages use, all keys both engines understand.
+style, and the markdown extensions the pages use, all keys both engines understand. The
+engine's own search is turned off: the site searches with Pagefind (see search).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import yaml
 
 from ..markdown import safe_title
 from ..problems import PaperpoolError
-from . import paths, siteconfig
+from . import paths, search, siteconfig
 
 ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
 FEATURES = ["content.code.copy"]
-STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css"]
-SCRIPTS = [f"{paths.ASSETS}/browser.js"]
+STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css", f"{paths.ASSETS}/search.css"]
+SCRIPTS = [f"{paths.ASSETS}/browser.js", f"{paths.ASSETS}/search.js"]
 BASE_SECONDS = 300  # the engine's time: mkdocs builds a 10,000-page site in about 110 s on two cores
 SECONDS_PER_PAGE = 0.1
 # `python -m` would put the working folder, which holds the pool's pages, first on the
@@ -63,6 +64,7 @@ def site_config(config: dict, root: Path, docs: Path, site: Path, nav: list, ext
     built["extra_css"] = list(built.get("extra_css") or []) + STYLES
     built["extra_javascript"] = list(built.get("extra_javascript") or []) + SCRIPTS + extra_js
     built["markdown_extensions"] = _with_extensions(built.get("markdown_extensions") or [])
+    built["plugins"] = search.engine_plugins(built.get("plugins"))
     return built
 
 

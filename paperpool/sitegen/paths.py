@@ -40,10 +40,11 @@ CITATION_FORMATS = {"bib": "BibTeX", "ris": "RIS", "csljson": "CSL-JSON"}
 TRACE_FILES = "traces"  # the gallery's drawings and JSON files
 CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # Folders whose every file the build generates (an entry's page appears when the entry
-# does), and what the engine writes itself: a hand-written file there is refused, never
-# silently replaced nor left to replace a generated one.
+# does), and what the engine and the search index (pagefind/) write themselves: a
+# hand-written file there is refused, never silently replaced nor left to replace a
+# generated one.
 GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
-ENGINE_WRITES = ("search", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", NOT_FOUND)
+ENGINE_WRITES = ("search", "pagefind", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", NOT_FOUND)
 
 
 def slug(value) -> str:
