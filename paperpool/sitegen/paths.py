@@ -44,7 +44,8 @@ CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # hand-written file there is refused, never silently replaced nor left to replace a
 # generated one.
 GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
-ENGINE_WRITES = ("search", "pagefind", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml", "sitemap.xml.gz", NOT_FOUND)
+ENGINE_WRITES = ("search", "search.json", "pagefind", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml",
+                 "sitemap.xml.gz", NOT_FOUND)
 
 
 def slug(value) -> str:

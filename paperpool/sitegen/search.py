@@ -26,6 +26,8 @@ INDEX = "pagefind"  # the folder of the built site that holds the index and its 
 # permalink marks and the engine's page buttons are left out of the text.
 ROOT_SELECTOR = "article.md-content__inner"
 EXCLUDED = (".headerlink", ".md-content__button")
+# Zensical writes an empty index of its own even with its search off; it is removed
+ENGINE_INDEX = "search.json"
 BASE_SECONDS = 60  # Pagefind indexes a few hundred pages in under a second
 SECONDS_PER_PAGE = 0.05
 
@@ -45,7 +47,8 @@ def _name(item) -> str | None:
 
 
 def index(site: Path, pages: int) -> None:
-    """Index the built site in `site` into site/pagefind/; PaperpoolError when Pagefind is
+    """Index the built site in `site` into site/pagefind/ (and remove the engine's empty
+    index, if it wrote one); PaperpoolError when Pagefind is
     missing, fails, or takes longer than BASE_SECONDS plus SECONDS_PER_PAGE a page. It
     runs in the build's scratch folder, so that no pagefind.yml of anyone else's (the
     pool's, the working folder's) changes what it does."""
@@ -64,6 +67,7 @@ def index(site: Path, pages: int) -> None:
     if result.returncode != 0 or not (site / INDEX / "pagefind.js").is_file():
         output = " ".join((result.stderr or result.stdout).split())[-500:] or "no output"
         raise PaperpoolError(f"the search index (Pagefind) failed: {output}; the previous site was left as it was")
+    (site / ENGINE_INDEX).unlink(missing_ok=True)
 
 
 def _executable() -> Path:
