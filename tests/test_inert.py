@@ -11,6 +11,7 @@ handler, script or link came out of the data.
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -218,8 +219,14 @@ def test_the_feed_and_the_charts_are_well_formed_and_hold_no_markup(site):
 
 def test_the_search_index_is_json_and_the_data_scripts_hold_no_markup(site):
     _, built = site
-    index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert index["docs"]
+    # Pagefind's index: a gzipped JSON fragment for each page, holding the page's words as
+    # text; its script escapes < and > in the excerpts it shows and its UI writes titles
+    # as text (tests/test_search.py searches for the hostile entry in a browser)
+    fragments = [json.loads(gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd"))
+                 for path in (built / "pagefind" / "fragment").glob("*.pf_fragment")]
+    assert {fragment["url"].lstrip("/") for fragment in fragments} == {path.relative_to(built).as_posix()
+                                                                        for path in built.rglob("*.html")}
+    assert not (built / "search").exists()  # the engine's own index, which Pagefind replaces
     for script in (built / "assets" / "paperpool" / "data").glob("*.js"):
         text = script.read_text(encoding="utf-8")
         assert "</script" not in text.lower() and "<!--" not in text, script.name
