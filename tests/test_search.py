@@ -10,9 +10,11 @@ Pagefind's index.
 from __future__ import annotations
 
 import functools
+import gzip
 import html
 import http.server
 import re
+import shutil
 import threading
 from pathlib import Path
 
@@ -137,6 +139,24 @@ def test_zensical_builds_the_same_search(tmp_path):
     assert (folder / search.INDEX / "pagefind.js").is_file()
     assert not (folder / "search.json").exists() and not (folder / "search").exists()
     assert "assets/paperpool/search.js" in (folder / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_pagefind_yml_of_the_pool_changes_nothing(tmp_path, monkeypatch):
+    # Pagefind reads pagefind.yml from its working folder: paperpool runs it in the
+    # build's scratch folder, so a pool's file (here, where the build is started) is never read
+    root = tmp_path / "pool"
+    shutil.copytree(TINY, root)
+    for folder in (root, root / "site"):
+        folder.mkdir(exist_ok=True)
+        (folder / "pagefind.yml").write_text("output_subdir: hijacked\nroot_selector: footer\nexclude_selectors: [h1]\n",
+                                             encoding="utf-8")
+    monkeypatch.chdir(root)
+    folder = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert not list(tmp_path.rglob("hijacked")) and (folder / search.INDEX / "pagefind.js").is_file()
+    fragments = [gzip.decompress(path.read_bytes()) for path in (folder / search.INDEX).glob("fragment/*.pf_fragment")]
+    assert any(b"Alpha: learning to split tasks" in fragment for fragment in fragments)
 
 
 # ---------------------------------------------------------------------------------
