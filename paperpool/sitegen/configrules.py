@@ -467,6 +467,8 @@ EXTENSIONS: dict[str, dict[str, Check]] = {
 }
 SCRIPT_SETTINGS: dict[str, Check] = {"path": _page_path, "type": _choice("module", "text/javascript"), "async": _flag, "defer": _flag}
 # plugins that ship with mkdocs or the Material theme and fetch nothing, with their settings
+# (the build turns `search` off whatever it says: the site searches with Pagefind, whose
+# settings are paperpool's own, sitegen/search.py)
 PLUGINS: dict[str, dict[str, Check]] = {
     "search": {"lang": _one_or_each(_language, "languages"), "min_search_length": _count,
                "separator": _needs_trust("is a regular expression that every reader's browser runs on each search")},
