@@ -9,6 +9,7 @@ tests are part of every run, never skipped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -17,6 +18,7 @@ import re
 import threading
 import unicodedata
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -70,20 +72,27 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The hostile tiny pool built once and served over HTTP on 127.0.0.1 (the search
-    worker and the data scripts need http://, not file://)."""
+    index and the data scripts need http://, not file://)."""
     base = tmp_path_factory.mktemp("browser")
     root = hostile_pool(base / "pool")
     # where the site would be published: the sitemap and the feed's links need it
     (root / "mkdocs.yml").write_text(f"site_name: Paper pool\nsite_url: {SITE_URL}\n", encoding="utf-8")
-    folder = base / "site"
+    with built_and_served(root, base / "site") as site:
+        yield site
+
+
+@contextlib.contextmanager
+def built_and_served(root: Path, folder: Path) -> Iterator[Site]:
+    """The pool at `root` built into `folder` and served over HTTP on 127.0.0.1 while in use."""
     result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
     assert result.exit_code == 0, result.output
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield Site(root, folder, f"http://127.0.0.1:{server.server_address[1]}/")
-    server.shutdown()
-    server.server_close()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield Site(root, folder, f"http://127.0.0.1:{server.server_address[1]}/")
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -667,15 +676,8 @@ def test_the_drawer_on_a_phone_is_a_modal_dialog(tab):
 def flow_site(tmp_path_factory):
     """The tiny pool with a screening diagram (tests/test_screening_flow.py), built and served."""
     base = tmp_path_factory.mktemp("flow")
-    root = flow_pool(base / "pool")
-    folder = base / "site"
-    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
-    assert result.exit_code == 0, result.output
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with built_and_served(flow_pool(base / "pool"), base / "site") as site:
+        yield site.url
 
 
 def test_a_stage_of_the_screening_diagram_opens_the_log_filtered_to_it(chromium, flow_site):

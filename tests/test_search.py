@@ -9,13 +9,10 @@ Pagefind's index.
 
 from __future__ import annotations
 
-import functools
 import gzip
 import html
-import http.server
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -28,7 +25,7 @@ from paperpool.sitegen import engine, search
 
 from . import test_browser
 from .conftest import TINY, edit
-from .test_browser import WIDTHS, Site, _QuietHandler, assert_not_poisoned
+from .test_browser import WIDTHS, Site, assert_not_poisoned, built_and_served
 from .test_site import HOSTILE_TITLE, hostile_pool
 
 # the browser tests' browser and tab, which open the pages of this module's `site`
@@ -65,15 +62,8 @@ def site(tmp_path_factory):
     """The pool built once and served over http on 127.0.0.1 (the `tab` fixture of
     test_browser opens pages of this site)."""
     base = tmp_path_factory.mktemp("search")
-    root = delegating_pool(base / "pool")
-    folder = base / "site"
-    result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
-    assert result.exit_code == 0, result.output
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Site(root, folder, f"http://127.0.0.1:{server.server_address[1]}/")
-    server.shutdown()
-    server.server_close()
+    with built_and_served(delegating_pool(base / "pool"), base / "site") as site:
+        yield site
 
 
 # ---------------------------------------------------------------------------------
