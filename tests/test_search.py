@@ -234,4 +234,7 @@ def test_from_disk_the_search_says_it_needs_the_served_site_and_loads_nothing(ta
     assert page.get_by_text("Initializing search").count() == 0
     page.wait_for_timeout(300)  # anything the search would load would have been asked for by now
     assert [url for url in requests if search.INDEX in url] == []
-    assert tab.problems == []  # no failed load, no script error
+    # no failed load, no script error, but one that is not the search's: Material's script
+    # fetches sitemap.xml beside each <link rel="alternate"> of a page (it means language
+    # versions), and the feed's link in every page's head is one, so from disk that fetch fails
+    assert [problem for problem in tab.problems if "/sitemap.xml" not in problem] == []
