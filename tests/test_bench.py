@@ -20,7 +20,8 @@ def bench(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     results = tmp_path / "BENCHMARKS.md"
     results.write_text("# Ours\n\n<!-- paperpool:bench:start -->\nSTALE-BLOCK\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8")
-    done = bench("--sizes", "20,200", "--events", "300", "--artifact-events", "300", "--repeat", "2", "--write", str(results))
+    done = bench("--sizes", "20,200", "--events", "300", "--artifact-events", "300", "--corpus-traces", "40,400", "--repeat", "2",
+                 "--write", str(results))
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| measurement")]
     measured = {(row.split(" | ")[0][2:], row.split(" | ")[1]) for row in rows}
@@ -35,6 +36,11 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     assert artifact.endswith("| / json.load |") and artifact != trace
     paused = next(row for row in rows if row.startswith("| json.load, garbage collector paused | 300 events"))
     assert paused.endswith("| validate + metrics / this |")
+    corpus = next(row for row in rows if row.startswith("| trace metrics --format parquet (a corpus, every core) | 400 traces"))
+    assert corpus.endswith("| / the orjson loop |")
+    for measurement in ("a loop parsing every line with orjson", "trace export", "trace summary: DuckDB"):
+        assert any(row.startswith(f"| {measurement}") and "| 40 traces, 2,000 events" in row for row in rows), measurement
+    assert re.search(r"^- (holds|MISSED): trace metrics under 1 GB at 400 traces: [\d,]+ MB$", done.stdout, re.MULTILINE)
     for row in rows:  # median between fastest and slowest
         median, low, high = (float(cell) for cell in row.split(" | ")[2:5])
         assert low <= median <= high
@@ -52,7 +58,7 @@ def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path)
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
         1, ("Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000 "
             "(see python -m paperpool.bench --help)"))
-    done = bench("--sizes", "0", "--events", "0", "--write", str(results))
+    done = bench("--sizes", "0", "--events", "0", "--corpus-traces", "0", "--write", str(results))
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (
         f"Error: {results.name}: the generated block needs exactly one line <!-- paperpool:bench:start --> and one line "
