@@ -41,6 +41,7 @@ from .registry import RECORD_SUFFIX, REGISTRY_FILE, find_root, lookup
 from .render import OVERRIDES
 from .sitegen import siteconfig
 from .traces.mapping import traces_folder
+from .traces.section import corpora
 from .validate import require_valid_pool
 from .yamlio import dump_yaml, new_folder
 
@@ -256,7 +257,7 @@ def _copy_companions(pool: Pool, staging: Path) -> None:
     """The files around the records that the commands read, as the template has them."""
     root, registry = pool.root, pool.registry
     names = [registry.pool.get("claims"), siteconfig.CONFIG, siteconfig.load(root)[0].docs_dir,
-             OVERRIDES, traces_folder(registry)]
+             OVERRIDES, traces_folder(registry), *(corpus.path for corpus in corpora(registry))]
     text = (root / readme.README).read_text(encoding="utf-8") if (root / readme.README).is_file() else ""
     marks = Counter(line.strip() for line in text.splitlines())
     names += [readme.README] if marks[readme.START] == marks[readme.END] == 1 else []  # what `paperpool readme` needs

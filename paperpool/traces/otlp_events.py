@@ -418,16 +418,16 @@ class Converter:
     def _costs(self) -> dict:
         costs = [event["cost"] for event in self.events if "cost" in event]
         end = max(span.end for span in self.spans)
-        spent = {  # only what the spans recorded: a run with no cost on any event declares none, not 0
+        declared = {
             "tokens": sum(cost.get("tokens", 0) for cost in costs),
-            "compute_s": round(sum(cost.get("seconds", 0) for cost in costs), 6),
-        } if costs else {}
-        return {
-            **spent,
             "wall_clock_s": round((end - self.origin) / 1e9, 6),
+            "compute_s": round(sum(cost.get("seconds", 0) for cost in costs), 6),
             "tool_calls": sum(1 for event in self.events if event["type"] == "tool_call"),
             "messages": sum(1 for event in self.events if event["type"] == "message"),
         }
+        if not costs:  # only what the spans recorded: a run with no cost on any event declares none, not 0
+            del declared["tokens"], declared["compute_s"]
+        return declared
 
 
 def _below(top: Span, found: Callable[[Span], bool]) -> bool:
