@@ -56,6 +56,14 @@ def text(value) -> str:
     return escaped
 
 
+def html_text(value) -> str:
+    """`value` as inert HTML text on one line, for the raw HTML blocks of a page (a
+    collapsed list, a table that scrolls), where markdown is not read."""
+    if value is None:
+        return ""
+    return html.escape(WHITESPACE.sub(" ", visible(value)).strip(), quote=True)
+
+
 def link(label: str, url: str) -> str:
     """A link whose label is inert and whose address cannot close the link early.
     Only http(s) addresses reach here: validate refuses every other scheme."""

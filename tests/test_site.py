@@ -281,7 +281,7 @@ def test_gap_cells_on_the_site_are_the_gaps_command_s(built, run):
     shown = {}
     for table in expected["tables"]:
         page = (kept / "gaps" / f"{table['id']}.md").read_text(encoding="utf-8")
-        shown[table["id"]] = {(row, col): int(n) for n, row, col in re.findall(r"\[(\d+)\]\([^)#]*#cell-([a-z0-9-]+?)-([a-z0-9-]+)\)", page)}
+        shown[table["id"]] = {(row, col): int(n) for row, col, n in re.findall(r'<a class="pp-gap[^"]*" href="[^"#]*#cell-([a-z0-9-]+?)-([a-z0-9-]+)"[^>]*>(\d+)</a>', page)}
         assert shown[table["id"]] == {(row.lower(), col.lower()): cell["count"] for row, cells in table["cells"].items()
                                       for col, cell in cells.items()}
 

@@ -46,6 +46,9 @@ class Group:
 # value, has them all. Keeps a page's size (and the search index's share of it: Zensical
 # refuses a page with more than 32,768 words) independent of the pool's.
 LIST_LIMIT = 200
+# ... and shows the first this many of a long list (a claim's records, a gap cell's
+# entries), the rest folded away one click further.
+LIST_PREVIEW = 10
 
 
 def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
@@ -84,7 +87,8 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
 def page_context(analysis: SiteAnalysis, page: Page) -> dict:
     """What every template gets besides its own context."""
     context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
-               "root": paths.root_of(page.path), "paths": paths, "list_limit": LIST_LIMIT}
+               "root": paths.root_of(page.path), "paths": paths, "list_limit": LIST_LIMIT,
+               "list_preview": LIST_PREVIEW}
     if page.template == "site/entry.md.j2":
         key = page.context["key"]
         rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
