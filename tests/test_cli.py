@@ -264,9 +264,11 @@ def test_format_choices_match_what_each_module_can_write():
     for name, choices in cli_module.FORMAT_CHOICES.items():
         assert list(importlib.import_module(f"paperpool.{name}").FORMATS) == choices, name
     from paperpool.traces import cli as trace_cli
-    from paperpool.traces import metrics
+    from paperpool.traces import metrics, summary, tables
 
     assert list(metrics.FORMATS) == trace_cli.METRICS_FORMATS
+    assert list(tables.FORMATS) == trace_cli.CORPUS_FORMATS
+    assert list(summary.FORMATS) == trace_cli.SUMMARY_FORMATS
 
 
 def test_validate_does_not_import_numpy_pandas_or_the_trace_libraries():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,8 +221,9 @@ class StreamedFile:
         return False
 
 
-def parquet_sink(path: Path, columns: list[Column]) -> Iterator:
-    """A Parquet writer for record batches (zstd, as the readers expect by now)."""
+def parquet_sink(path, columns: list[Column]):
+    """A Parquet writer (pyarrow's ParquetWriter, a context manager) for record batches,
+    to a path or an open binary file; zstd, as the readers expect by now."""
     import pyarrow.parquet as pq
 
     return pq.ParquetWriter(path, arrow_schema(columns), compression="zstd")
