@@ -29,7 +29,7 @@ from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
-ASSET_FILES = ("browser.js", "browser.css", "site.css", "search.js", "search.css")
+ASSET_FILES = ("browser.js", "browser.css", "site.css", "site.js", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
 MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
 STAGING_LOCK = ".lock"
