@@ -23,6 +23,7 @@ from .commandline import (
     exclusions_option,
     format_option,
     pass_context,
+    site_url_option,
     trust_config_option,
 )
 from .oserrors import explain
@@ -369,9 +370,10 @@ def _report_stage(stage: str, seconds: float) -> None:
               help="Folder of the statistics, gap tables, claims and exports (default: build/ in the pool). The site goes "
                    "where build puts it (mkdocs.yml's site_dir, else build/site).")
 @engine_option
+@site_url_option
 @trust_config_option
 @pass_context
-def publish_command(context: Context, out: Path | None, engine: str, trust_config: bool) -> None:
+def publish_command(context: Context, out: Path | None, engine: str, site_url: str | None, trust_config: bool) -> None:
     """Everything the pool publishes, in one run: validate it, analyse it once, write its
     statistics, gap tables and claims (JSON, and markdown or text), the exports (CSV,
     JSON, BibTeX, RIS, CSL-JSON), rewrite README.md's generated block (when there is a README.md),
@@ -388,7 +390,7 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
     out = (out or context.root / publishing.OUT).resolve()
     planned = publishing.plan(project.analysis)
-    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config)
+    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
     publishing.write(planned, out)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"
     click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}")
@@ -401,13 +403,16 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
 @engine_option
 @click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
               help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
+@site_url_option
 @trust_config_option
 @pass_context
-def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, trust_config: bool) -> None:
+def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, site_url: str | None,
+                  trust_config: bool) -> None:
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
-    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config)
+    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config,
+                             site_url=site_url)
     total = sum(seconds for _, seconds in result.timings)
     click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
 
