@@ -44,9 +44,9 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, claims, csljson, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
-    _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "gaps", "newsurvey", "publish",
-            "readme", "stats", "stubs"))
+adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, stats, stubs = map(
+    _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
+            "publish", "readme", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -342,6 +342,31 @@ def readme_command(context: Context, check: bool) -> None:
         return
     readme.write(update)
     click.echo(f"{readme.README}: {'block rewritten' if update.changed else 'block already up to date'}.")
+
+
+@cli.command("schemas")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a schema file is missing or out of date.")
+@pass_context
+def schemas_command(context: Context, check: bool) -> None:
+    """Write the JSON Schemas of registry.yaml, an entry, an exclusion and the claim ledger
+    to the pool's schemas/ folder, which the files' `# yaml-language-server: $schema=...`
+    lines name: editors then complete and check them offline. The records' schemas are
+    made from the registry: run it again after changing the registry."""
+    registry = context.project.pool().registry
+    folder = registry.root / fileschemas.FOLDER
+    stale = fileschemas.stale(registry)
+    if check:
+        if stale:
+            raise PaperpoolError(f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "
+                                 "paperpool did); run paperpool schemas and commit the result")
+        click.echo(f"{fileschemas.FOLDER}/: the schemas are up to date.")
+        return
+    if stale and not folder.is_symlink():  # a linked folder is refused by the write itself, with its fix
+        folder.mkdir(exist_ok=True)
+    for name, text in fileschemas.texts(registry).items():
+        if name in stale:
+            write_atomic(folder / name, text, f"{fileschemas.FOLDER}/{name}")
+    click.echo(f"{fileschemas.FOLDER}/: {'wrote ' + ', '.join(stale) if stale else 'already up to date'}.")
 
 
 @cli.command("audit")

@@ -1,0 +1,95 @@
+"""The JSON Schemas of a pool's files (paperpool.fileschemas): the records' made from the
+pool's registry, the claim ledger's and the registry's; `paperpool schemas` writes them
+where the files' yaml-language-server lines point."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema_rs
+import pytest
+
+from paperpool import claims, fileschemas
+from paperpool.registry import load_registry
+from paperpool.yamlio import load_yaml
+
+from .conftest import REPO, TINY, edit
+
+
+def _data(path):
+    """A YAML file as an editor's schema check sees it: JSON, a date the text it was written as."""
+    return json.loads(json.dumps(load_yaml(path).data, default=str))
+
+
+def _registry(root):
+    registry, problems = load_registry(root)
+    assert registry is not None, problems
+    return registry
+
+
+@pytest.mark.parametrize("root", [REPO, TINY], ids=["shipped", "tiny"])
+def test_the_schemas_accept_every_file_of_the_pool(root):
+    registry = _registry(root)
+    documents = fileschemas.documents(registry)
+    assert sorted(documents) == sorted(fileschemas.FILES.values())
+    for name, document in documents.items():
+        assert jsonschema_rs.meta.is_valid(document), name
+    checked = 0
+    for kind in registry.fields:
+        validator = jsonschema_rs.validator_for(documents[fileschemas.FILES[kind]])
+        for path in sorted(registry.folder(kind).glob("*.yaml")):
+            assert [error.message for error in validator.iter_errors(_data(path))] == [], path
+            checked += 1
+    assert checked == len(list(registry.folder("entries").glob("*.yaml"))) + len(list(registry.folder("exclusions").glob("*.yaml")))
+    assert jsonschema_rs.validator_for(documents["claims.schema.json"]).is_valid(_data(registry.claims_path))
+    assert jsonschema_rs.validator_for(documents["registry.schema.json"]).is_valid(_data(root / "registry.yaml"))
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("method", "no-such-method"),  # a value outside its vocabulary
+    ("year", "2024"),  # text where a whole number belongs
+    ("nonsense", 1),  # a field the registry does not declare
+    ("urls", ["ftp://example.org"]),  # not an http(s) link
+    ("title", None),  # a required field left empty
+])
+def test_the_record_schema_rejects_a_broken_record(field, value):
+    registry = _registry(TINY)
+    path = sorted(registry.folder("entries").glob("*.yaml"))[0]
+    data = _data(path)
+    assert field not in ("method", "year", "urls", "title") or field in data
+    validator = jsonschema_rs.validator_for(fileschemas.record(registry, "entries"))
+    assert validator.is_valid(data)
+    assert not validator.is_valid(data | {field: value})
+    assert validator.is_valid(data | {"year": registry.unknown_marker})  # not known yet: validate's warning, not an error
+
+
+def test_the_record_schema_is_made_from_the_registry_not_written_for_one_survey():
+    registry = _registry(TINY)
+    method = fileschemas.record(registry, "entries")["properties"]["method"]["anyOf"][0]
+    assert method["enum"] == registry.vocabularies[registry.fields["entries"]["method"].vocabulary].ids
+    assert "TODO" in json.dumps(fileschemas.record(registry, "entries")) and registry.unknown_marker == "TODO"
+
+
+def test_the_claims_schema_names_what_the_claims_reader_reads():
+    document = fileschemas.claims_schema()
+    claim = document["properties"]["claims"]["items"]
+    assert set(claim["properties"]) == claims.CLAIM_FIELDS
+    assert set(claim["properties"]["dispute"]["properties"]) == set(claims.DISPUTE_FIELDS)
+    validator = jsonschema_rs.validator_for(document)
+    good = {"claims": [{"id": "a-b", "statement": "S.", "expected": "<= 2", "over": "all"}]}
+    assert validator.is_valid(good)
+    for broken in ({"expected": "about 2"}, {"over": "papers"}, {"kind": "draft"}, {"id": "A B"}, {"extra": 1}):
+        assert not validator.is_valid({"claims": [good["claims"][0] | broken]}), broken
+
+
+def test_paperpool_schemas_writes_them_and_check_says_when_the_registry_moved(run, tiny):
+    assert run("schemas", "--check", cwd=tiny).exit_code == 1
+    result = run("schemas", cwd=tiny)
+    assert result.output == "schemas/: wrote registry.schema.json, claims.schema.json, entries.schema.json, exclusions.schema.json.\n"
+    assert run("schemas", "--check", cwd=tiny).output == "schemas/: the schemas are up to date.\n"
+    # a value added: the records' schema changes with the registry
+    edit(tiny / "registry.yaml", '- {id: search, label: "Search"}', '- {id: search, label: "Search"}\n      - {id: other, label: "Other"}')
+    result = run("schemas", "--check", cwd=tiny)
+    assert result.exit_code == 1 and "entries.schema.json" in result.output and "run paperpool schemas" in result.output
+    written = json.loads((tiny / "schemas" / "entries.schema.json").read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(fileschemas.record(_registry(TINY), "entries")))
