@@ -222,6 +222,32 @@ def modeline(reg: Registry, path: Path, what: str) -> str:
     return MODELINE + Path(target).as_posix() + "\n"
 
 
+def header(reg: Registry, kind: str, path: Path) -> str:
+    """What a new record at `path` starts with: the modeline of its kind's schema when the
+    pool holds that schema (a pool without a schemas/ folder gets records as before)."""
+    return modeline(reg, path, kind) if (reg.root / FOLDER / FILES[kind]).is_file() else ""
+
+
+def install(root: Path) -> list[str]:
+    """Give a new pool its schemas and point its files at them: the schemas/ folder, and a
+    modeline at the top of registry.yaml, the claim ledger and every record. The files
+    written or changed, relative to `root`."""
+    from .registry import load_registry
+
+    reg, problems = load_registry(root)
+    if reg is None:
+        raise ValueError(f"the new pool's registry does not load: {problems[0]}")  # the skeleton is paperpool's own
+    (root / FOLDER).mkdir(exist_ok=True)
+    for name, text in texts(reg).items():
+        (root / FOLDER / name).write_text(text, encoding="utf-8")
+    targets = [(reg.path, "registry"), (reg.claims_path, "claims")]
+    targets += [(path, kind) for kind in reg.fields for path in sorted(reg.folder(kind).glob("*.yaml"))]
+    for path, what in targets:
+        if path.is_file():
+            path.write_text(with_modeline(path.read_text(encoding="utf-8"), modeline(reg, path, what)), encoding="utf-8")
+    return [f"{FOLDER}/"]
+
+
 def stale(reg: Registry) -> list[str]:
     """The schema files of the pool's schemas/ folder that are missing or out of date."""
     folder = reg.root / FOLDER

@@ -91,3 +91,53 @@ def test_paperpool_schemas_writes_them_and_check_says_when_the_registry_moved(ru
     assert result.exit_code == 1 and "entries.schema.json" in result.output and "run paperpool schemas" in result.output
     written = json.loads((tiny / "schemas" / "entries.schema.json").read_text(encoding="utf-8"))
     assert written == json.loads(json.dumps(fileschemas.record(_registry(TINY), "entries")))
+
+
+# ---------------------------------------------------------------------------------
+# new-survey's files name their schemas, and the records added later do too
+# ---------------------------------------------------------------------------------
+
+def _schema_named(path):
+    """The schema a file's first line points editors at, resolved as the YAML language
+    server resolves it: relative to the file."""
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith(fileschemas.MODELINE), path
+    return (path.parent / first.removeprefix(fileschemas.MODELINE)).resolve()
+
+
+def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_path):
+    assert run("new-survey", "wm", "--title", "LLM watermarking", cwd=tmp_path).exit_code == 0
+    root = tmp_path / "wm"
+    registry = _registry(root)
+    assert {p.name: p.read_text(encoding="utf-8") for p in (root / "schemas").iterdir()} == fileschemas.texts(registry)
+    files = {root / "registry.yaml": "registry", root / "claims.yaml": "claims",
+             root / "papers" / "schulman2017proximal.yaml": "entries"}
+    for path, what in files.items():
+        schema_file = _schema_named(path)
+        assert schema_file == (root / "schemas" / fileschemas.FILES[what]).resolve()
+        validator = jsonschema_rs.validator_for(json.loads(schema_file.read_text(encoding="utf-8")))
+        assert [error.message for error in validator.iter_errors(_data(path))] == [], path
+    assert run("validate", "--strict", cwd=root).exit_code == 0  # every reader takes the comment line
+    assert run("schemas", "--check", cwd=root).exit_code == 0
+    # records added later start with the line too
+    assert run("add", "--no-interactive", "--set", "title=Marks in the tokens", "--set", "authors=Roe, Rick", "--set", "year=2026",
+               "--set", "urls=https://example.org/marks", "--set", "approach=training", "--set", "summary=Marks.", cwd=root).exit_code == 0
+    (tmp_path / "new.bib").write_text("@inproceedings{kirchenbauer2023watermark, title={A Watermark for Large Language Models},\n"
+                                      "  author={Kirchenbauer, John and Geiping, Jonas}, booktitle={ICML}, year={2023}}\n",
+                                      encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "new.bib"), cwd=root).exit_code == 0
+    validator = jsonschema_rs.validator_for(fileschemas.record(registry, "entries"))
+    added = sorted(set((root / "papers").glob("*.yaml")) - set(files))
+    assert len(added) == 2
+    for path in added:
+        assert _schema_named(path) == (root / "schemas" / "entries.schema.json").resolve()
+        assert validator.is_valid(_data(path)), path
+    assert run("validate", cwd=root).exit_code == 0
+
+
+def test_a_pool_without_schemas_gets_records_without_the_line(run, tiny):
+    result = run("add", "--no-interactive", "--set", "title=Plain", "--set", "authors=Roe, Rick", "--set", "year=2026",
+                 "--set", "urls=https://example.org/plain", "--set", "method=rl", cwd=tiny)
+    assert result.exit_code == 0, result.output
+    created = result.output.split("created ", 1)[1].split(".", 1)[0] + ".yaml"
+    assert not (tiny / created).read_text(encoding="utf-8").startswith("#")
