@@ -119,6 +119,12 @@ def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_
         assert [error.message for error in validator.iter_errors(_data(path))] == [], path
     assert run("validate", "--strict", cwd=root).exit_code == 0  # every reader takes the comment line
     assert run("schemas", "--check", cwd=root).exit_code == 0
+    result = run("build", cwd=root)  # the site has the registry's reference and serves the same schemas
+    assert result.exit_code == 0, result.output
+    site = root / "build" / "site"
+    assert "registry.yaml reference" in (site / "registry.html").read_text(encoding="utf-8")
+    for name in fileschemas.FILES.values():
+        assert (site / "downloads" / "schemas" / name).read_bytes() == (root / "schemas" / name).read_bytes(), name
     # records added later start with the line too
     assert run("add", "--no-interactive", "--set", "title=Marks in the tokens", "--set", "authors=Roe, Rick", "--set", "year=2026",
                "--set", "urls=https://example.org/marks", "--set", "approach=training", "--set", "summary=Marks.", cwd=root).exit_code == 0
