@@ -147,3 +147,22 @@ def test_a_pool_without_schemas_gets_records_without_the_line(run, tiny):
     assert result.exit_code == 0, result.output
     created = result.output.split("created ", 1)[1].split(".", 1)[0] + ".yaml"
     assert not (tiny / created).read_text(encoding="utf-8").startswith("#")
+
+
+def _undescribed(node, path=()):
+    """The properties, at any depth, that say nothing about themselves."""
+    if isinstance(node, dict):
+        for name, inner in node.get("properties", {}).items():
+            if "description" not in inner:
+                yield "/".join((*path, name))
+        for key, inner in node.items():
+            yield from _undescribed(inner, (*path, str(key)))
+    elif isinstance(node, list):
+        for index, inner in enumerate(node):
+            yield from _undescribed(inner, (*path, str(index)))
+
+
+@pytest.mark.parametrize("root", [REPO, TINY], ids=["shipped", "tiny"])
+def test_every_property_of_the_records_and_claims_schemas_is_described(root):
+    documents = fileschemas.documents(_registry(root))
+    assert {name: list(_undescribed(document)) for name, document in documents.items()} == {name: [] for name in documents}
