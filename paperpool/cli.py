@@ -45,9 +45,9 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, claims, csljson, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
-    _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "gaps", "newsurvey", "publish",
-            "readme", "stats", "stubs"))
+(adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, stats,
+ stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
+                     "publish", "readme", "registrydoc", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -343,6 +343,55 @@ def readme_command(context: Context, check: bool) -> None:
         return
     readme.write(update)
     click.echo(f"{readme.README}: {'block rewritten' if update.changed else 'block already up to date'}.")
+
+
+@cli.command("schemas")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a schema file is missing or out of date.")
+@pass_context
+def schemas_command(context: Context, check: bool) -> None:
+    """Write the JSON Schemas of registry.yaml, an entry, an exclusion and the claim ledger
+    to the pool's schemas/ folder, which the files' `# yaml-language-server: $schema=...`
+    lines name: editors then complete and check them offline. The records' schemas are
+    made from the registry: run it again after changing the registry."""
+    registry = context.project.pool().registry
+    folder = registry.root / fileschemas.FOLDER
+    stale = fileschemas.stale(registry)
+    if check:
+        if stale:
+            raise PaperpoolError(f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "
+                                 "paperpool did); run paperpool schemas and commit the result")
+        click.echo(f"{fileschemas.FOLDER}/: the schemas are up to date.")
+        return
+    if stale and not folder.is_symlink():  # a linked folder is refused by the write itself, with its fix
+        folder.mkdir(exist_ok=True)
+    for name, text in fileschemas.texts(registry).items():
+        if name in stale:
+            write_atomic(folder / name, text, f"{fileschemas.FOLDER}/{name}")
+    click.echo(f"{fileschemas.FOLDER}/: {'wrote ' + ', '.join(stale) if stale else 'already up to date'}.")
+
+
+@cli.command("registry-doc")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when FILE differs from the reference.")
+def registry_doc_command(file: Path | None, check: bool) -> None:
+    """The reference of registry.yaml, every section and setting with its type, default
+    and description, as markdown from paperpool's JSON Schema: to standard output, or to
+    FILE (paperpool's repository keeps it as docs/registry.md). The site has it too."""
+    text = registrydoc.markdown()
+    if file is None:
+        if check:
+            raise PaperpoolError("--check: name the file to compare, e.g. paperpool registry-doc docs/registry.md --check")
+        click.echo(text, nl=False)
+        return
+    current = file.read_text(encoding="utf-8") if file.is_file() else None
+    if check:
+        if current != text:
+            raise PaperpoolError(f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result")
+        click.echo(f"{file}: the registry reference is up to date.")
+        return
+    if current != text:
+        write_atomic(file, text)
+    click.echo(f"{file}: {'written' if current != text else 'already up to date'}.")
 
 
 @cli.command("audit")

@@ -37,10 +37,10 @@ PAGE_KINDS = {
     "gaps": "gaps.html", "gap table": "gaps/family-unit.html", "claims": "claims.html",
     "exclusions": "exclusions.html", "recent": "recent.html", "downloads": "downloads.html",
     "traces": "traces.html", "trace corpus": "trace-corpora/who-and-when.html", "trace schema": "trace-schema.html",
-    "contributing": "contributing.html",
+    "contributing": "contributing.html", "registry reference": "registry.html",
 }
 WIDE_PAGES = ("statistics.html", "gaps.html", "gaps/family-unit.html", "gaps/scenario-family.html", "claims.html",
-              "trace-corpora/who-and-when.html")
+              "trace-corpora/who-and-when.html", "registry.html")
 # Violations inside Material itself that paperpool cannot fix, as (rule id, selector of
 # the first node): none today; each one added needs a comment saying why.
 THEME_EXCLUSIONS: set[tuple[str, str]] = set()

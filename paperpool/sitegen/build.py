@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import csljson, export
+from .. import csljson, export, fileschemas
 from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
@@ -145,6 +145,8 @@ def downloads(analysis: SiteAnalysis) -> dict[str, str]:
              paths.pool_download("csljson"): csljson.dumps([analysis.csl[key] for key in keys]),
              paths.pool_download("json"): export.FORMATS["json"](pool, "entries")}
     files |= {paths.entry_download(key, fmt): analysis.citation(key, fmt) for key in keys for fmt in paths.CITATION_FORMATS}
+    # the schemas an editor or another tool checks the pool's files with, made from its registry
+    files |= {paths.schema_download(name): text for name, text in fileschemas.texts(pool.registry).items()}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
             files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = export.FORMATS["csv"](pool, kind)
