@@ -96,7 +96,7 @@ def test_build_reports_each_stage_and_where_the_site_is(built):
     lines = output.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == list(STAGES)
     assert all(re.fullmatch(r"\s*\w+\s+\d+\.\d\d s", line) for line in lines[:-1])
-    assert re.fullmatch(rf"built 31 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
+    assert re.fullmatch(rf"built 32 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
 
 
 def test_every_page_the_issue_names_is_built(built):
