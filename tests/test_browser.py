@@ -552,6 +552,19 @@ def open_at(tab: Tab, width: str, path: str = "browse.html") -> Page:
     return tab.open_browser(path)
 
 
+def test_the_results_table_reads_left_to_right_from_the_top(tab, records):
+    """Titles and tags start at the left and the top of their cells, as text is read; only
+    numbers (the year) line up on the right. The site's tables of counts style their own
+    class, never the browser's."""
+    page = open_at(tab, "desktop")
+    row = page.locator(RESULTS).first
+    aligned = {cell.get_attribute("data-field"): cell.evaluate("td => [getComputedStyle(td).textAlign, "
+                                                               "getComputedStyle(td).verticalAlign]")
+               for cell in row.locator("td").all()}
+    assert aligned.pop("year") == ["right", "top"]
+    assert aligned and all(value == ["left", "top"] for value in aligned.values()), aligned
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_first_result_is_in_view_on_load(tab, records, width):
     page = open_at(tab, width)

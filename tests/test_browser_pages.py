@@ -132,7 +132,8 @@ def test_a_claim_shows_its_first_records_and_folds_the_rest(tab, claims):
 def test_show_all_opens_by_keyboard(tab, claims):
     page = tab.open("claims.html")
     first = next(claim for claim in claims.values() if claim["count"] > PREVIEW)  # in the ledger's order, as the page
-    summary = page.locator("details.pp-more > summary").first
+    # the first claim's fold (the "since publication" list above the claims folds too)
+    summary = page.locator(f"#claim-{first['id']} ~ details.pp-more > summary").first
     items = summary.locator("xpath=..").locator("li")
     assert not items.first.is_visible()
     page.keyboard.press("Tab")  # into the page, then on to the summary as a reader tabbing would
