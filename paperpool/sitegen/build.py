@@ -22,7 +22,17 @@ from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
-from . import configrules, corpora, datasets, engine, feed, gallery, paths, search, siteconfig
+from . import (
+    configrules,
+    corpora,
+    datasets,
+    engine,
+    feed,
+    gallery,
+    paths,
+    search,
+    siteconfig,
+)
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import Figures, draw
