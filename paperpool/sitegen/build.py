@@ -115,7 +115,9 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
     files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
-    files |= downloads(analysis) | gallery.files(figures.traces)
+    files |= downloads(analysis)
+    if any(page.path == paths.TRACES for page in pages):  # the gallery's drawings and the schema file go with its page
+        files |= gallery.files(figures.traces)
     for name in ASSET_FILES:
         files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.assets").joinpath(name).read_text(encoding="utf-8")
     return files
