@@ -81,8 +81,11 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
     pool, problems = context.project.without_cache().checked if no_cache else context.project.checked
-    problems = problems + siteconfig.check(context.root, trust_config)[1]
-    problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
+    config, config_problems = siteconfig.check(context.root, trust_config)
+    problems = problems + config_problems
+    if pool is not None:
+        problems += trace_mapping.link_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
+    problems = sorted(set(problems))
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))

@@ -580,7 +580,7 @@ def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_th
 
 def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absolute(tmp_path, run):
     root = hostile_pool(tmp_path / "pool")
-    (root / "mkdocs.yml").write_text('site_name: Tiny\nsite_url: "https://example.org/tiny/"\n', encoding="utf-8")
+    (root / "mkdocs.yml").write_text('site_url: "https://example.org/tiny/"\n', encoding="utf-8")
     site = tmp_path / "site"
     assert run("build", "--out", str(site), cwd=root).exit_code == 0
     sitemap = ET.parse(site / "sitemap.xml").getroot()
