@@ -108,6 +108,10 @@ def _entry(registry: Registry, data: dict) -> model.Entry:
             text = _verbatim(value[0] if isinstance(value, list) else value)
         elif isinstance(value, list):
             text = " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
+        elif name == "pages":
+            # import-bib reads BibTeX's range `7--9` as the en dash it typesets; written back
+            # as {\textendash}, biblatex would no longer see a range
+            text = _latex(value.replace("\u2013", "--"))
         else:
             text = _latex(value)
         fields.append(model.Field(name, text))
