@@ -48,6 +48,7 @@ adding, audit, bibimport, claims, csljson, csvio, diff, export, gaps, newsurvey,
     _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "gaps", "newsurvey", "publish",
             "readme", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
+citationcff = _Lazy("citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"], "diff": ["markdown", "json"],
@@ -85,6 +86,7 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
     problems = problems + config_problems
     if pool is not None:
         problems += trace_mapping.link_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
+        problems += citationcff.problems(context.root, pool.registry.survey)
     problems = sorted(set(problems))
     for problem in problems:
         click.echo(str(problem))

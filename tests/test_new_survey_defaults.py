@@ -95,6 +95,10 @@ def test_a_new_survey_renamed_once_in_the_registry_validates_exports_and_builds_
     assert re.search(rf'<div class="md-header__topic">\s*<span class="md-ellipsis">\s*{NAME}\s*</span>', home)
     assert re.search(rf"<h1[^>]*>{NAME}<a", home)
     assert f"<title>Browse - {NAME}</title>" in (site / "browse.html").read_text(encoding="utf-8")
+    # the home page's intro promises these formats, and the downloads page has each
+    assert "BibTeX, RIS, CSL-JSON, CSV or JSON" in home
+    for name in ("pool.bib", "pool.ris", "pool.csljson", "entries.csv", "exclusions.csv", "pool.json"):
+        assert (site / "downloads" / name).is_file(), name
     assert f"The paper pool of *{NAME}*" in (survey / "README.md").read_text(encoding="utf-8")
     # the first title is gone from every file of the pool and the site
     assert [path for folder in (survey, site) for path in folder.rglob("*")
