@@ -57,13 +57,13 @@ def load(root: Path) -> tuple[SiteConfig, list[Problem]]:
     if not path.is_file() and not path.is_symlink():
         return SiteConfig({}), []
     try:
-        document = load_yaml(path, empty_hint="write settings such as `site_name: ...`, or delete the file")
+        document = load_yaml(path, empty_hint="write settings such as `theme: ...`, or delete the file")
     except YamlProblem as exc:
         return SiteConfig({}), [Problem(CONFIG, exc.line, exc.field, exc.message)]
     except OSError as exc:
         return SiteConfig({}), [Problem(CONFIG, 1, "", f"cannot be read ({exc.strerror}); make it a readable file")]
     if not isinstance(document.data, dict):
-        return SiteConfig({}), [Problem(CONFIG, 1, "", "must be a mapping of settings (site_name, theme, ...); fix the file")]
+        return SiteConfig({}), [Problem(CONFIG, 1, "", "must be a mapping of settings (theme, site_url, ...); fix the file")]
     return SiteConfig(document.data, document), []
 
 
