@@ -115,3 +115,23 @@ def test_a_site_name_in_mkdocs_yml_must_be_the_registry_s(run, survey, tmp_path)
     assert (result.exit_code, result.output) == (1, problem + "Error: mkdocs.yml contradicts registry.yaml (1 problem above); "
                                                  "nothing was built, the previous site is unchanged\n")
     assert not (tmp_path / "site").exists()
+
+
+def test_a_journal_article_and_an_arxiv_preprint_export_as_their_bibtex_types(run, survey, tmp_path):
+    (tmp_path / "two.bib").write_text(
+        "@article{aaronson2024, title = {Watermarking of Large Language Models}, author = {Aaronson, Scott and Kirchner, Hendrik},\n"
+        "  journal = {Journal of Cryptology}, volume = {37}, number = {2}, pages = {1--20}, year = {2024}, doi = {10.1007/s00145-024-09400-0}}\n"
+        "@misc{christ2023, title = {Undetectable Watermarks for Language Models}, author = {Christ, Miranda and Gunn, Sam},\n"
+        "  year = {2023}, eprint = {2306.09194}, archivePrefix = {arXiv}}\n", encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "two.bib"), cwd=survey).exit_code == 0
+    records = run("export", "--format", "bib", cwd=survey).output.split("\n\n")
+    assert records[0] == (
+        "@article{aaronson2024,\n  title = {Watermarking of Large Language Models},\n  author = {Aaronson, Scott and Kirchner, Hendrik},\n"
+        "  year = {2024},\n  journal = {Journal of Cryptology},\n  volume = {37},\n  number = {2},\n  pages = {1--20},\n"
+        "  doi = {10.1007/s00145-024-09400-0},\n  url = {https://doi.org/10.1007/s00145-024-09400-0}\n}")
+    assert records[1] == (
+        "@misc{christ2023,\n  title = {Undetectable Watermarks for Language Models},\n  author = {Christ, Miranda and Gunn, Sam},\n"
+        "  year = {2023},\n  eprint = {2306.09194},\n  archiveprefix = {arXiv},\n  url = {https://arxiv.org/abs/2306.09194}\n}")
+    items = json.loads(run("export", "--format", "csljson", cwd=survey).output)
+    assert [(item["type"], item.get("container-title"), item.get("DOI")) for item in items[:2]] == [
+        ("article-journal", "Journal of Cryptology", "10.1007/s00145-024-09400-0"), ("article", None, None)]
