@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 
 @pytest.fixture
@@ -75,6 +76,9 @@ def test_a_new_survey_renamed_once_in_the_registry_validates_exports_and_builds_
     assert {fmt: result.exit_code for fmt, result in exported.items()} == dict.fromkeys(exported, 0)
     assert exported["bib"].output.split("\n\n")[0] + "\n" == ICML_EXPORTED
     assert "@misc{schulman2017proximal," in exported["bib"].output and "archiveprefix = {arXiv}" in exported["bib"].output
+    # the venue is kept once, in `venue`; the BibTeX mapping holds the type and what else a citation needs
+    assert yaml.safe_load(stub.read_text(encoding="utf-8"))["bibtex"] == {
+        "type": "inproceedings", "key": "kirchenbauer2023watermark", "pages": "17061\u201317084"}
     assert exported["csv"].output.splitlines()[0] == (
         "key,title,authors,authors_complete,year,venue,arxiv_id,doi,urls,approach,setting,date_added,summary")
     assert "kirchenbauer2023watermark,A Watermark for Large Language Models," in exported["csv"].output
@@ -135,3 +139,20 @@ def test_a_journal_article_and_an_arxiv_preprint_export_as_their_bibtex_types(ru
     items = json.loads(run("export", "--format", "csljson", cwd=survey).output)
     assert [(item["type"], item.get("container-title"), item.get("DOI")) for item in items[:2]] == [
         ("article-journal", "Journal of Cryptology", "10.1007/s00145-024-09400-0"), ("article", None, None)]
+
+
+def test_a_field_written_for_some_bibtex_types_is_checked(run, survey):
+    registry = survey / "registry.yaml"
+    text = registry.read_text(encoding="utf-8")
+    line = text.splitlines().index("    journal: {from: [venue], types: [article]}") + 1
+    for written, problem in [
+        ("{from: [venue], type: [article]}", "journal.type: unknown setting 'type'; did you mean 'types'?"),
+        ("7", ("journal: give the entry fields to take the value from, [FIELD, ...], or write it for some BibTeX types only: "
+               "{from: [FIELD, ...], types: [article, ...]}")),
+        ("{from: [venu], types: [article]}", "journal.from.0: 'venu' is not a field of the entries; name one declared in entry_fields"),
+        ("{from: [venue], types: []}", "journal.types: list the BibTeX types this field is written for, e.g. [article]")]:
+        registry.write_text(text.replace("{from: [venue], types: [article]}", written), encoding="utf-8")
+        result = run("validate", cwd=survey)
+        assert result.exit_code == 1
+        assert result.output.splitlines()[0].startswith(f"registry.yaml:{line}: bibtex_export.fields.journal")
+        assert result.output.splitlines()[0].endswith(problem)
