@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from .fileschemas import header
 from .pool import Pool
 from .problems import PaperpoolError, Problem, suggest
 from .registry import KEY_RE, FieldSpec, Registry
@@ -145,7 +146,7 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     problems = [p for p in RecordChecker(registry, planned).check() if p.severity == "error"]
     if problems:
         raise PaperpoolError(f"{_described(problems)}; nothing written")
-    return Planned(target, record)
+    return Planned(target, record, header(registry, kind, target))
 
 
 def unknown_fields(registry: Registry, record: dict) -> list[str]:

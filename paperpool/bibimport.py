@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import bibsections, identity
 from .bibtex import ARXIV_IN_TEXT, BibRecord, parse_bib
+from .fileschemas import header
 from .inputs import read_input
 from .pool import Pool
 from .problems import PaperpoolError, Problem, plural, printable
@@ -206,7 +207,7 @@ def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, a
             continue
         problems += [(bib.line, where(bib), problem) for problem in check_planned(record, target, bib.line, name, registry, kind)]
         index.add(planned)
-        result.created.append(Created(Planned(target, record), source, wanted if wanted != key else None))
+        result.created.append(Created(Planned(target, record, header(registry, kind, target)), source, wanted if wanted != key else None))
     if problems:
         shown = "\n".join(printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message)
                           for _, place, p in sorted(problems)[:50])

@@ -23,6 +23,7 @@ from .commandline import (
     exclusions_option,
     format_option,
     pass_context,
+    site_url_option,
     trust_config_option,
 )
 from .oserrors import explain
@@ -44,9 +45,9 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-adding, audit, bibimport, claims, csljson, csvio, diff, export, gaps, newsurvey, publishing, readme, stats, stubs = map(
-    _Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "gaps", "newsurvey", "publish",
-            "readme", "stats", "stubs"))
+(adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, stats,
+ stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
+                     "publish", "readme", "registrydoc", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 citationcff = _Lazy("citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
@@ -349,6 +350,55 @@ def readme_command(context: Context, check: bool) -> None:
     click.echo(f"{readme.README}: {'block rewritten' if update.changed else 'block already up to date'}.")
 
 
+@cli.command("schemas")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a schema file is missing or out of date.")
+@pass_context
+def schemas_command(context: Context, check: bool) -> None:
+    """Write the JSON Schemas of registry.yaml, an entry, an exclusion and the claim ledger
+    to the pool's schemas/ folder, which the files' `# yaml-language-server: $schema=...`
+    lines name: editors then complete and check them offline. The records' schemas are
+    made from the registry: run it again after changing the registry."""
+    registry = context.project.pool().registry
+    folder = registry.root / fileschemas.FOLDER
+    stale = fileschemas.stale(registry)
+    if check:
+        if stale:
+            raise PaperpoolError(f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "
+                                 "paperpool did); run paperpool schemas and commit the result")
+        click.echo(f"{fileschemas.FOLDER}/: the schemas are up to date.")
+        return
+    if stale and not folder.is_symlink():  # a linked folder is refused by the write itself, with its fix
+        folder.mkdir(exist_ok=True)
+    for name, text in fileschemas.texts(registry).items():
+        if name in stale:
+            write_atomic(folder / name, text, f"{fileschemas.FOLDER}/{name}")
+    click.echo(f"{fileschemas.FOLDER}/: {'wrote ' + ', '.join(stale) if stale else 'already up to date'}.")
+
+
+@cli.command("registry-doc")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when FILE differs from the reference.")
+def registry_doc_command(file: Path | None, check: bool) -> None:
+    """The reference of registry.yaml, every section and setting with its type, default
+    and description, as markdown from paperpool's JSON Schema: to standard output, or to
+    FILE (paperpool's repository keeps it as docs/registry.md). The site has it too."""
+    text = registrydoc.markdown()
+    if file is None:
+        if check:
+            raise PaperpoolError("--check: name the file to compare, e.g. paperpool registry-doc docs/registry.md --check")
+        click.echo(text, nl=False)
+        return
+    current = file.read_text(encoding="utf-8") if file.is_file() else None
+    if check:
+        if current != text:
+            raise PaperpoolError(f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result")
+        click.echo(f"{file}: the registry reference is up to date.")
+        return
+    if current != text:
+        write_atomic(file, text)
+    click.echo(f"{file}: {'written' if current != text else 'already up to date'}.")
+
+
 @cli.command("audit")
 @click.argument("file", required=False, type=click.Path(path_type=Path))
 @format_option(FORMAT_CHOICES["audit"], "text")
@@ -374,9 +424,10 @@ def _report_stage(stage: str, seconds: float) -> None:
               help="Folder of the statistics, gap tables, claims and exports (default: build/ in the pool). The site goes "
                    "where build puts it (mkdocs.yml's site_dir, else build/site).")
 @engine_option
+@site_url_option
 @trust_config_option
 @pass_context
-def publish_command(context: Context, out: Path | None, engine: str, trust_config: bool) -> None:
+def publish_command(context: Context, out: Path | None, engine: str, site_url: str | None, trust_config: bool) -> None:
     """Everything the pool publishes, in one run: validate it, analyse it once, write its
     statistics, gap tables and claims (JSON, and markdown or text), the exports (CSV,
     JSON, BibTeX, RIS, CSL-JSON), rewrite README.md's generated block (when there is a README.md),
@@ -393,7 +444,7 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
     out = (out or context.root / publishing.OUT).resolve()
     planned = publishing.plan(project.analysis)
-    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config)
+    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
     publishing.write(planned, out)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"
     click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}")
@@ -406,13 +457,16 @@ def publish_command(context: Context, out: Path | None, engine: str, trust_confi
 @engine_option
 @click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
               help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
+@site_url_option
 @trust_config_option
 @pass_context
-def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, trust_config: bool) -> None:
+def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, site_url: str | None,
+                  trust_config: bool) -> None:
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
-    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config)
+    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config,
+                             site_url=site_url)
     total = sum(seconds for _, seconds in result.timings)
     click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
 

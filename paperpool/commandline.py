@@ -145,6 +145,15 @@ def engine_option(f):
 
 ENGINES = ["mkdocs", "zensical"]
 
+# build and publish: where the site will live, for the sitemap and the feed's absolute links.
+# CI knows the address only when it deploys (GitHub Pages' configure-pages gives it), so it
+# comes from the environment there; it overrides mkdocs.yml's site_url.
+SITE_URL_ENV = "PAPERPOOL_SITE_URL"
+site_url_option = click.option(
+    "--site-url", metavar="URL", envvar=SITE_URL_ENV, show_envvar=True,
+    help="The address the site will be published at (overrides mkdocs.yml's site_url): the sitemap lists every page "
+         "under it and the feed's links are absolute.")
+
 
 # trace metrics, export and summary: what runs the per-trace work over a corpus
 TRACE_ENGINES = ["local", "ray"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import identity
 from .bibtex import BibRecord, parse_bib
+from .fileschemas import header
 from .inputs import read_input, read_table
 from .pool import Pool
 from .problems import PaperpoolError, Problem, plural
@@ -93,7 +94,7 @@ def import_csv(
             problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
             continue
         problems += check_planned(record, target, line, csv_path.name, registry, kind)
-        planned.append(Planned(target, record))
+        planned.append(Planned(target, record, header(registry, kind, target)))
     if problems:
         shown = "\n".join(str(p) for p in sorted(problems)[:50])
         raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__, readme
+from . import __version__, fileschemas, readme
 from .problems import PaperpoolError
 from .project import Project
 from .registry import REGISTRY_FILE
@@ -51,6 +51,7 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:
             (staging / folder).mkdir()
+        written += fileschemas.install(staging)  # editors complete and check the files from the start
         _fill_readme(staging)
     return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])
 

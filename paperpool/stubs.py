@@ -29,6 +29,7 @@ from .yamlio import (
 class Planned:
     path: Path
     record: dict
+    header: str = ""  # written above the record: the modeline naming its schema, where the pool has one
 
 
 def complete(record: dict, specs: dict[str, FieldSpec], registry: Registry, kind: str, added: dt.date) -> dict:
@@ -161,6 +162,6 @@ def write_planned(planned: list[Planned]) -> None:
             raise PaperpoolError(f"{item.path}: already exists; paperpool never overwrites a record: choose another key")
     for item in planned:
         try:
-            write_new(item.path, dump_yaml(item.record))
+            write_new(item.path, item.header + dump_yaml(item.record))
         except FileExistsError:
             raise PaperpoolError(f"{item.path}: appeared while writing; paperpool never overwrites a record: choose another key") from None

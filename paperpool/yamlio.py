@@ -639,6 +639,35 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
         _remove_abandoned_temporaries(path)
 
 
+@contextlib.contextmanager
+def written_as_it_comes(path: Path, shown: str | None = None) -> Iterator:
+    """A binary file for output that is written as it is computed (a corpus's rows), put
+    in place as write_atomic puts a file, once the block ends without an error: a command
+    that fails or is stopped leaves the old file, or none. An error of the block is its
+    own; only writing and putting in place are reported as this output's."""
+    check_output(path, shown)
+    try:
+        fd, name = _open_temporary(path)
+    except OSError as exc:
+        raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
+    handle = os.fdopen(fd, "wb", closefd=False)
+    try:
+        yield handle
+        try:
+            handle.flush()
+            os.fsync(fd)
+            os.fchmod(fd, _mode_for(path))
+            _put(fd, name, path, True)
+        except OSError as exc:
+            raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
+    finally:
+        handle.close()
+        os.close(fd)
+        if name is not None:
+            Path(name).unlink(missing_ok=True)
+    _remove_abandoned_temporaries(path)
+
+
 # On Linux the temporary file is opened with O_TMPFILE: it has no name in the folder
 # until it is complete and linked in (through /proc/self/fd), so that a command killed
 # while writing leaves nothing behind. Elsewhere, or on a file system without O_TMPFILE,

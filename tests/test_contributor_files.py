@@ -41,7 +41,10 @@ def test_ci_workflow_runs_the_ci_command_and_posts_the_diff():
     assert runs[0] == ".ci/run"  # the same command as CI anywhere: validate, tests, claims --check, readme --check
     assert runs[1] == '.venv/bin/paperpool diff "origin/${{ github.base_ref }}" >> "$GITHUB_STEP_SUMMARY"'
     assert steps[0]["with"]["fetch-depth"] == 0
-    assert [step.get("run") for step in workflow["jobs"]["site"]["steps"]][2] == "scripts/run"
+    site = {step.get("id") or step.get("run") or step["uses"]: step for step in workflow["jobs"]["site"]["steps"]}
+    assert site["pages"]["uses"] == "actions/configure-pages@v5"  # the Pages address, which the build is given
+    assert site["scripts/run"]["env"] == {"PAPERPOOL_SITE_URL": "${{ steps.pages.outputs.base_url }}/"}
+    assert list(site).index("pages") < list(site).index("scripts/run")
     assert workflow["jobs"]["deploy"]["steps"][0]["uses"] == "actions/deploy-pages@v4"
     for words in _paperpool_commands(runs):
         _assert_real(words)

@@ -240,9 +240,14 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
             "entries assessed on Sub-decisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
     assert '!!! warning "Disputed: 9 now"' in claims
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
-    assert "History: 4 at publication (as of May 4, 2026); 11 now; since then +8: [In-the-Flow" in cell
-    assert "; −1: owl2025 (retagged 2026-11-23: Sub-decisions, arXiv id)." in cell  # its coordinator, not its trained planner, routes
-    assert "[Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors](../entries/w4s2025.md) (added 2026-11-20);" in cell
+    # the history folds into its counts; what came or went, and why, is one click away
+    assert "<summary>History: 4 at publication (as of May 4, 2026); 11 now; +8 since; −1</summary>" in cell
+    assert '<li>+ <a href="../entries/agentflow2026.html">In-the-Flow' in cell
+    # its coordinator, not its trained planner, routes
+    assert '<li>− <a href="../entries/owl2025.html">OWL: Optimized Workforce Learning' in cell
+    assert "(retagged 2026-11-23: Sub-decisions, arXiv id)</li>" in cell
+    assert ('<li>+ <a href="../entries/w4s2025.html">Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors</a> '
+            "(added 2026-11-20)</li>") in cell
 
 
 def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_copy):

@@ -62,6 +62,9 @@ def test_a_new_survey_renamed_once_in_the_registry_validates_exports_and_builds_
     assert text.count('"A first title"') == 1  # the one place of the title
     registry.write_text(text.replace('"A first title"', f'"{NAME}"'), encoding="utf-8")
     assert run("readme", cwd=survey).output == "README.md: block rewritten.\n"
+    # the editors' schemas are made from the registry, and made again after it changes
+    assert run("schemas", "--check", cwd=survey).exit_code == 1
+    assert run("schemas", cwd=survey).exit_code == 0
 
     (tmp_path / "icml.bib").write_text(ICML_BIB, encoding="utf-8")
     assert run("import-bib", str(tmp_path / "icml.bib"), cwd=survey).exit_code == 0

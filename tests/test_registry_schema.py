@@ -45,10 +45,24 @@ def test_the_schema_is_draft_2020_12_and_describes_every_section_and_setting():
     document = schema.schema()
     assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert jsonschema_rs.meta.is_valid(document)
+    # every setting and every definition (the reference page's tables and the editors' hover text)
     undescribed = sorted({"/".join(path) for path, node in _schema_objects(document)
-                          if "description" not in node and path[-2] == "properties"})
+                          if "description" not in node and path[-2] in ("properties", "$defs")})
     assert undescribed == []
     assert list(document["properties"]) == schema.sections()
+
+
+def test_the_defaults_the_schema_states_are_the_ones_the_code_uses():
+    from paperpool.registry import model, tables
+    from paperpool.registry.convert import CONVERTERS
+
+    core = schema.core()
+    pool = core["properties"]["pool"]["properties"]
+    assert pool["title_similarity"]["default"] == model.TITLE_SIMILARITY
+    assert pool["claims"]["default"] == model.CLAIMS_FILE
+    assert core["properties"]["gaps"]["properties"]["sparse_at_most"]["default"] == tables.DEFAULT_SPARSE
+    converting = core["$defs"]["csv_column"]["properties"]["convert"]["description"]
+    assert [name for name in CONVERTERS if name not in converting] == []
 
 
 def test_the_schema_states_the_field_types_and_identifier_schemes_that_validate_checks():

@@ -96,7 +96,7 @@ def test_build_reports_each_stage_and_where_the_site_is(built):
     lines = output.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == list(STAGES)
     assert all(re.fullmatch(r"\s*\w+\s+\d+\.\d\d s", line) for line in lines[:-1])
-    assert re.fullmatch(rf"built 31 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
+    assert re.fullmatch(rf"built 32 pages in \d+\.\d s: {re.escape(str(site / 'index.html'))}", lines[-1])
 
 
 def test_every_page_the_issue_names_is_built(built):
@@ -578,11 +578,17 @@ def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_th
     assert "<b>for</b>" not in block  # shown as text
 
 
-def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absolute(tmp_path, run):
+@pytest.mark.parametrize("given", ["mkdocs.yml", "--site-url", "PAPERPOOL_SITE_URL"])
+def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absolute(tmp_path, run, monkeypatch, given):
+    """From mkdocs.yml, or at build time (CI knows where Pages publishes only as it deploys)."""
     root = hostile_pool(tmp_path / "pool")
-    (root / "mkdocs.yml").write_text('site_url: "https://example.org/tiny/"\n', encoding="utf-8")
+    url = "https://example.org/tiny/"
+    if given == "mkdocs.yml":  # the site's name is the registry's, so mkdocs.yml has only the address
+        (root / "mkdocs.yml").write_text(f'site_url: "{url}"\n', encoding="utf-8")
+    if given == "PAPERPOOL_SITE_URL":
+        monkeypatch.setenv(given, url)
     site = tmp_path / "site"
-    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    assert run("build", "--out", str(site), *(["--site-url", url] if given == "--site-url" else []), cwd=root).exit_code == 0
     sitemap = ET.parse(site / "sitemap.xml").getroot()
     listed = sorted(loc.text for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc"))
     pages = sorted(f"https://example.org/tiny/{path.relative_to(site).as_posix()}" for path in site.rglob("*.html")
@@ -593,3 +599,12 @@ def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absol
     assert hrefs and all(href.startswith("https://") for href in hrefs)
     assert '<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" ' \
            'href="https://example.org/tiny/feed.xml">' in (site / "entries" / "alpha.html").read_text(encoding="utf-8")
+
+
+def test_a_site_url_that_is_not_a_web_address_is_refused(tmp_path, run):
+    root = hostile_pool(tmp_path / "pool")
+    result = run("build", "--out", str(tmp_path / "site"), "--site-url", "javascript:alert(1)", cwd=root)
+    assert (result.exit_code, result.output) == (1, ("Error: --site-url: 'javascript:alert(1)' is not an http(s) address; give the "
+                                                    "address the site will be published at, such as "
+                                                    "https://owner.github.io/repository/\n"))
+    assert not (tmp_path / "site").exists()

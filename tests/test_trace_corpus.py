@@ -154,6 +154,14 @@ def test_strict_stops_at_the_first_invalid_trace_and_writes_nothing(run, corpus,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
 
 
+def test_a_stopped_command_leaves_the_previous_rows_as_they_were(run, corpus, tmp_path):
+    (tmp_path / "rows.csv").write_text("the previous rows\n", encoding="utf-8")
+    result = run("trace", "metrics", str(corpus), "--format", "csv", "-o", "rows.csv", "--strict", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert (tmp_path / "rows.csv").read_text(encoding="utf-8") == "the previous rows\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.csv", "runs"]  # no half-written file beside it
+
+
 def test_one_trace_file_keeps_the_single_trace_report(run, tmp_path):
     result = run("trace", "metrics", str(SWARM), cwd=tmp_path)
     assert result.exit_code == 0 and result.output.startswith("trace example-swarm (swarm)\n")

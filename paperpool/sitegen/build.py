@@ -16,21 +16,31 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .. import csljson, export
+from .. import csljson, export, fileschemas
 from ..markdown import safe_title
-from ..problems import InvalidPool, PaperpoolError, errors, plural
+from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
 from ..registry import REGISTRY_FILE
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
-from . import corpora, datasets, engine, feed, gallery, paths, search, siteconfig
+from . import (
+    configrules,
+    corpora,
+    datasets,
+    engine,
+    feed,
+    gallery,
+    paths,
+    search,
+    siteconfig,
+)
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
-ASSET_FILES = ("browser.js", "browser.css", "site.css", "search.js", "search.css")
+ASSET_FILES = ("browser.js", "browser.css", "site.css", "site.js", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
 MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
 STAGING_LOCK = ".lock"
@@ -45,15 +55,17 @@ class Result:
 
 def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs",
           report: Callable[[str, float], None] | None = None, extra_js: list[str] | None = None,
-          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None, trust_config: bool = False) -> Result:
+          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None, trust_config: bool = False,
+          site_url: str | None = None) -> Result:
     """Build the site of the project's pool into `out` (validated and analysed by the
     project, once, whoever asks first); `extra_files` are added to the docs and `extra_js` to
     every page (the live preview's reload script). With `keep_pages`, the generated
     pages and data files (not the charts or paperpool's own assets) are also written
     there, for reviewing what the templates produce. With `trust_config`, mkdocs.yml
-    may use the settings that run code, read files or reach the network."""
+    may use the settings that run code, read files or reach the network. `site_url`, where
+    the site will be published, overrides mkdocs.yml's."""
     root = project.root
-    config = _accepted_config(root, trust_config)
+    config = _accepted_config(root, trust_config, site_url)
     option = "--out" if out is not None else f"{siteconfig.CONFIG}: site_dir"
     out = (out or root / config.site_dir).resolve()
     handwritten = (root / config.docs_dir).resolve()
@@ -147,6 +159,8 @@ def downloads(analysis: SiteAnalysis) -> dict[str, str]:
              paths.pool_download("csljson"): csljson.dumps([analysis.csl[key] for key in keys]),
              paths.pool_download("json"): export.FORMATS["json"](pool, "entries")}
     files |= {paths.entry_download(key, fmt): analysis.citation(key, fmt) for key in keys for fmt in paths.CITATION_FORMATS}
+    # the schemas an editor or another tool checks the pool's files with, made from its registry
+    files |= {paths.schema_download(name): text for name, text in fileschemas.texts(pool.registry).items()}
     for kind in pool.registry.fields:
         if kind in pool.registry.csv:  # a registry without a CSV layout has no CSV to offer
             files[f"{paths.DOWNLOAD_FILES}/{kind}.csv"] = export.FORMATS["csv"](pool, kind)
@@ -246,8 +260,13 @@ def _check_names(config: siteconfig.SiteConfig, survey: dict) -> None:
                                     "nothing was built, the previous site is unchanged")
 
 
-def _accepted_config(root: Path, trusted: bool) -> siteconfig.SiteConfig:
+def _accepted_config(root: Path, trusted: bool, site_url: str | None = None) -> siteconfig.SiteConfig:
     config, problems = siteconfig.check(root, trusted)
+    if site_url is not None:
+        if not configrules.WEB.match(site_url):
+            raise PaperpoolError(f"--site-url: '{printable(site_url)}' is not an http(s) address; give the address the site "
+                                 "will be published at, such as https://owner.github.io/repository/")
+        config.settings["site_url"] = site_url
     if errors(problems):
         raise InvalidPool(errors(problems), f"{siteconfig.CONFIG} or the hand-written pages are not accepted "
                                             f"({plural(len(errors(problems)), 'problem')} above); nothing was built, "

@@ -27,7 +27,7 @@ ENGINES = ("mkdocs", "zensical")
 EXTENSIONS = ["tables", "attr_list", "admonition", "pymdownx.superfences", {"toc": {"permalink": True}}]
 FEATURES = ["content.code.copy"]
 STYLES = [f"{paths.ASSETS}/browser.css", f"{paths.ASSETS}/site.css", f"{paths.ASSETS}/search.css"]
-SCRIPTS = [f"{paths.ASSETS}/browser.js", f"{paths.ASSETS}/search.js"]
+SCRIPTS = [f"{paths.ASSETS}/browser.js", f"{paths.ASSETS}/site.js", f"{paths.ASSETS}/search.js"]
 BASE_SECONDS = 300  # the engine's time: mkdocs builds a 10,000-page site in about 110 s on two cores
 SECONDS_PER_PAGE = 0.1
 # `python -m` would put the working folder, which holds the pool's pages, first on the

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from .. import markdown
+from .. import fileschemas, markdown, registrydoc
 from ..gaps import sparse_at_most, sparse_range
 from ..stats import crosstab
 from ..traces import section as traces_section
@@ -80,6 +80,8 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
         ]
     pages += [
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
+        Page(paths.REGISTRY_REFERENCE, "site/registry.md.j2", "Registry reference", {"reference": registrydoc.markdown(),
+                                                                                    "schemas": fileschemas.FILES}, True),
     ]
     pages += [Page(corpus.page, "site/trace_corpus.md.j2", corpus.corpus.title, {"corpus": corpus}, wide=True)
               for corpus in figures.corpora]

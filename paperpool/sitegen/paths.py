@@ -22,6 +22,7 @@ DOWNLOADS = "downloads.md"
 TRACES = "traces.md"
 TRACE_SCHEMA = "trace-schema.md"
 CONTRIBUTING = "contributing.md"
+REGISTRY_REFERENCE = "registry.md"  # registry.yaml's sections and settings, from its schema
 FEED = "feed.xml"
 NOT_FOUND = "404.html"  # the engine's page for an address the site does not have
 ASSETS = "assets/paperpool"
@@ -29,7 +30,7 @@ DATA = "assets/paperpool/data"
 CHARTS = "assets/paperpool/charts"
 # the pages and files of the site's top level the build always writes (index.md is the
 # pool's own introduction, which the home page shows)
-TOP_LEVEL = (BROWSE, STATISTICS, GAPS, CLAIMS, EXCLUSIONS, RECENT, DOWNLOADS, TRACES, TRACE_SCHEMA, CONTRIBUTING, FEED)
+TOP_LEVEL = (BROWSE, STATISTICS, GAPS, CLAIMS, EXCLUSIONS, RECENT, DOWNLOADS, TRACES, TRACE_SCHEMA, CONTRIBUTING, REGISTRY_REFERENCE, FEED)
 ENTRY_PAGES = "entries"  # an entry's page: entries/KEY.md
 AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
 GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
@@ -60,6 +61,11 @@ def entry(key: str) -> str:
 def pool_download(fmt: str) -> str:
     """The whole pool in one format: downloads/pool.bib, pool.ris, pool.csljson, pool.json."""
     return f"{DOWNLOAD_FILES}/pool.{fmt}"
+
+
+def schema_download(name: str) -> str:
+    """A JSON Schema of the pool's files: downloads/schemas/entries.schema.json, ..."""
+    return f"{DOWNLOAD_FILES}/schemas/{name}"
 
 
 def entry_download(key: str, fmt: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from ..problems import PaperpoolError, printable
+from ..yamlio import written_as_it_comes
 from . import corpus, rows, workers
 from .mapping import Subdecisions
 from .rows import Column
@@ -199,28 +199,6 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
     return outcome
 
 
-class StreamedFile:
-    """An output file written as results come, put in place only when complete: a
-    command that fails or is stopped leaves the old file, or none."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-        self.handle = None
-
-    def __enter__(self):
-        self.handle = self.partial.open("wb")
-        return self.handle
-
-    def __exit__(self, kind, value, traceback):
-        self.handle.close()
-        if kind is None:
-            os.replace(self.partial, self.path)
-        else:
-            self.partial.unlink(missing_ok=True)
-        return False
-
-
 def parquet_sink(path, columns: list[Column]):
     """A Parquet writer (pyarrow's ParquetWriter, a context manager) for record batches,
     to a path or an open binary file; zstd, as the readers expect by now."""
@@ -240,13 +218,13 @@ def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Sub
         return run(measure_batch, inputs, settings, take, report, strict, jobs, engine)
 
     if fmt == "parquet":
-        with StreamedFile(output) as handle, parquet_sink(handle, columns) as sink:
+        with written_as_it_comes(output) as handle, parquet_sink(handle, columns) as sink:
             return measure(lambda done: sink.write_batch(done.payload))
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
         out.write(header)
         return measure(lambda done: out.write(done.payload))
-    with StreamedFile(output) as handle:
+    with written_as_it_comes(output) as handle:
         handle.write(header)
         return measure(lambda done: handle.write(done.payload))
 
