@@ -32,7 +32,17 @@ def check_export(registry: Registry) -> list[Problem]:
     if not isinstance(fields, dict):
         problem(("fields",), "give a mapping: BIBTEX_FIELD: [ENTRY_FIELD, ...]")
         fields = {}
-    for path, names in [((name,), value) for name, value in sources.items()] + [(("fields", name), value) for name, value in fields.items()]:
+    listed = [((name,), value) for name, value in sources.items()]
+    for name, value in fields.items():
+        # {from: [...], types: [...]}: the field written only for these BibTeX types
+        if isinstance(value, dict):
+            listed.append((("fields", name, "from"), value.get("from")))
+            types = value.get("types")
+            if not isinstance(types, list) or not types or not all(isinstance(kind, str) for kind in types):
+                problem(("fields", name, "types"), "list the BibTeX types this field is written for, e.g. [article]")
+        else:
+            listed.append((("fields", name), value))
+    for path, names in listed:
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
             problem(path, "list the entry fields to take the value from, first set wins: [FIELD, ...]")
             continue

@@ -81,7 +81,10 @@ def citation(registry: Registry, data: dict) -> Citation:
     key = _first(data, settings.get("key", ["key"])) or data.get("key")
     kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
     fields, verbatim = [], set()
-    for name, sources in (settings.get("fields") or {}).items():
+    for name, given in (settings.get("fields") or {}).items():
+        sources, types = field_sources(given)
+        if types is not None and str(kind).lower() not in types:
+            continue
         value, source = _first_with_source(data, sources)
         if value in (None, "", [], {}):
             continue
@@ -100,6 +103,17 @@ def citation(registry: Registry, data: dict) -> Citation:
     return Citation(str(kind), str(key), fields, verbatim, others)
 
 
+def field_sources(given) -> tuple[list[str], list[str] | None]:
+    """A bibtex_export field's entry fields, and the BibTeX types it is written for (None:
+    every type). A field is a list of entry fields, or `{from: [...], types: [...]}`, which
+    lets one entry field (a venue) go where each type puts it: journal for an article,
+    booktitle for a conference paper."""
+    if isinstance(given, dict):
+        types = given.get("types")
+        return list(given.get("from") or []), None if types is None else [str(kind).lower() for kind in types]
+    return list(given or []), None
+
+
 def _entry(registry: Registry, data: dict) -> model.Entry:
     cited = citation(registry, data)
     fields = []
@@ -108,6 +122,10 @@ def _entry(registry: Registry, data: dict) -> model.Entry:
             text = _verbatim(value[0] if isinstance(value, list) else value)
         elif isinstance(value, list):
             text = " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
+        elif name == "pages":
+            # import-bib reads BibTeX's range `7--9` as the en dash it typesets; written back
+            # as {\textendash}, biblatex would no longer see a range
+            text = _latex(value.replace("\u2013", "--"))
         else:
             text = _latex(value)
         fields.append(model.Field(name, text))

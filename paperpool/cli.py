@@ -49,6 +49,7 @@ class _Lazy:
  stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
                      "publish", "readme", "registrydoc", "stats", "stubs"))
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
+citationcff = _Lazy("citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"], "diff": ["markdown", "json"],
@@ -82,8 +83,12 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
     pool, problems = context.project.without_cache().checked if no_cache else context.project.checked
-    problems = problems + siteconfig.check(context.root, trust_config)[1]
-    problems = sorted(set(problems + (trace_mapping.link_problems(pool.registry) if pool is not None else [])))
+    config, config_problems = siteconfig.check(context.root, trust_config)
+    problems = problems + config_problems
+    if pool is not None:
+        problems += trace_mapping.link_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
+        problems += citationcff.problems(context.root, pool.registry.survey)
+    problems = sorted(set(problems))
     for problem in problems:
         click.echo(str(problem))
     found_errors, found_warnings = len(errors(problems)), len(warnings(problems))

@@ -33,7 +33,7 @@ def pool_ris(registry: Registry, entries: list[dict]) -> str:
 def _tagged(name: str, value, cited: Citation) -> list[tuple[str, str]]:
     values = value if isinstance(value, list) else [value]
     if name == "pages":
-        start, _, end = value.replace("--", "-").partition("-")
+        start, _, end = value.replace("--", "-").replace("\u2013", "-").partition("-")  # 7--9, 7-9 or 7\u20139
         return [("SP", start.strip())] + ([("EP", end.strip())] if end.strip() else [])
     if name == "eprint":
         return [("N1", f"arXiv:{value}")]

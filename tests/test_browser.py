@@ -76,7 +76,7 @@ def site(tmp_path_factory):
     base = tmp_path_factory.mktemp("browser")
     root = hostile_pool(base / "pool")
     # where the site would be published: the sitemap and the feed's links need it
-    (root / "mkdocs.yml").write_text(f"site_name: Paper pool\nsite_url: {SITE_URL}\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text(f"site_url: {SITE_URL}\n", encoding="utf-8")
     with built_and_served(root, base / "site") as site:
         yield site
 

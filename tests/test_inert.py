@@ -40,6 +40,8 @@ def _hostile_registry(text: str) -> str:
     registry = yaml.safe_load(text)
     registry["survey"]["title"] = f"Tiny {HOSTILE}"
     registry["survey"]["authors"] = [f"Author {HOSTILE}"]
+    # the site's name and description, which the theme writes into every page's head
+    registry["survey"]["short_title"] = registry["survey"]["description"] = ATTRIBUTE_BREAK
     for vocabulary in registry["vocabularies"].values():
         vocabulary["label"] += f" {HOSTILE}"
         vocabulary["description"] = f"{AT_LINE_START} {HOSTILE}"
@@ -91,7 +93,7 @@ def hostile_everywhere(root: Path) -> Path:
     (root / "site" / "notes \" onload=alert(7) x.md").write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
     # every extension a pool may turn on without --trust-config, so that the data meets them all
     (root / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": ATTRIBUTE_BREAK, "site_description": ATTRIBUTE_BREAK, "site_author": ATTRIBUTE_BREAK,
+        "site_author": ATTRIBUTE_BREAK,
         "copyright": ATTRIBUTE_BREAK, "repo_name": ATTRIBUTE_BREAK, "theme": {"name": "material", "font": False},
         "markdown_extensions": [{"pymdownx.arithmatex": {"generic": True}}] + sorted(set(EXTENSIONS) - {"pymdownx.arithmatex"})}),
         encoding="utf-8")

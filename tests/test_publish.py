@@ -72,7 +72,7 @@ def test_the_shared_options_have_one_spelling_and_add_keeps_its_old_one_hidden(r
 
 
 def test_publish_writes_nothing_when_the_build_refuses_the_pool(run, tiny, snapshot):
-    (tiny / "mkdocs.yml").write_text("site_name: Tiny\nhooks: [evil.py]\n", encoding="utf-8")
+    (tiny / "mkdocs.yml").write_text("hooks: [evil.py]\n", encoding="utf-8")
     before = snapshot(tiny)
     result = run("publish", cwd=tiny)
     assert result.exit_code == 1

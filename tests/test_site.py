@@ -583,8 +583,8 @@ def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absol
     """From mkdocs.yml, or at build time (CI knows where Pages publishes only as it deploys)."""
     root = hostile_pool(tmp_path / "pool")
     url = "https://example.org/tiny/"
-    (root / "mkdocs.yml").write_text(f'site_name: Tiny\nsite_url: "{url}"\n' if given == "mkdocs.yml" else "site_name: Tiny\n",
-                                     encoding="utf-8")
+    if given == "mkdocs.yml":  # the site's name is the registry's, so mkdocs.yml has only the address
+        (root / "mkdocs.yml").write_text(f'site_url: "{url}"\n', encoding="utf-8")
     if given == "PAPERPOOL_SITE_URL":
         monkeypatch.setenv(given, url)
     site = tmp_path / "site"
@@ -604,7 +604,7 @@ def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absol
 def test_a_site_url_that_is_not_a_web_address_is_refused(tmp_path, run):
     root = hostile_pool(tmp_path / "pool")
     result = run("build", "--out", str(tmp_path / "site"), "--site-url", "javascript:alert(1)", cwd=root)
-    assert (result.exit_code, result.output) == (1, "Error: --site-url: 'javascript:alert(1)' is not an http(s) address; give the "
+    assert (result.exit_code, result.output) == (1, ("Error: --site-url: 'javascript:alert(1)' is not an http(s) address; give the "
                                                     "address the site will be published at, such as "
-                                                    "https://owner.github.io/repository/\n")
+                                                    "https://owner.github.io/repository/\n"))
     assert not (tmp_path / "site").exists()

@@ -38,7 +38,7 @@ def test_a_hook_runs_only_with_trust_config(tmp_path, run):
     root = shutil.copytree(TINY, tmp_path / "pool")
     marker = tmp_path / "hook-ran"
     (root / "hook.py").write_text(f"def on_config(config):\n    open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
-    (root / "mkdocs.yml").write_text(f"site_name: A tiny survey\nhooks:\n  - {root / 'hook.py'}\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text(f"site_name: A tiny survey of tool-using agents\nhooks:\n  - {root / 'hook.py'}\n", encoding="utf-8")
     refused = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert refused.exit_code == 1 and not marker.exists() and not (tmp_path / "site").exists()
     assert refused.output.splitlines()[0] == ("mkdocs.yml:2: hooks: runs the Python files it names when the site is built; "

@@ -20,6 +20,7 @@ from .. import csljson, export, fileschemas
 from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
+from ..registry import REGISTRY_FILE
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
 from . import (
@@ -75,6 +76,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     stage = _Stages(report)
     with stage("validate"):
         pool = project.buildable_pool("nothing was built, the previous site is unchanged")
+        _check_names(config, pool.registry.survey)
     with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn; each corpus summarised
         cards, corpus_pages = gallery.gallery(pool.registry), corpora.pages(pool.registry)
     with stage("analyse"):
@@ -91,7 +93,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
             write_files(docs, files | charts.placeholders(paths.CHARTS))
             config_path = staging / siteconfig.CONFIG
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
-            engine.write_config(engine.site_config(config.settings, root, docs, site, nav, extra_js or []), config_path)
+            engine.write_config(engine.site_config(config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
             engine.run(engine_name, config_path, len(files))
             # every page the engine wrote links the feed in its head
@@ -127,7 +129,9 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
     files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
-    files |= downloads(analysis) | gallery.files(figures.traces)
+    files |= downloads(analysis)
+    if any(page.path == paths.TRACES for page in pages):  # the gallery's drawings and the schema file go with its page
+        files |= gallery.files(figures.traces)
     for name in ASSET_FILES:
         files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.assets").joinpath(name).read_text(encoding="utf-8")
     return files
@@ -246,6 +250,14 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
         raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
+
+
+def _check_names(config: siteconfig.SiteConfig, survey: dict) -> None:
+    """mkdocs.yml may not name the site otherwise than the registry (validate says the same)."""
+    problems = siteconfig.survey_problems(config, survey)
+    if problems:
+        raise InvalidPool(problems, f"{siteconfig.CONFIG} contradicts {REGISTRY_FILE} ({plural(len(problems), 'problem')} above); "
+                                    "nothing was built, the previous site is unchanged")
 
 
 def _accepted_config(root: Path, trusted: bool, site_url: str | None = None) -> siteconfig.SiteConfig:

@@ -81,7 +81,8 @@ def _evidence(specs: dict[str, FieldSpec], data: dict) -> dict[str, dict[str, li
 
 def _bibtex_sources(analysis: SiteAnalysis) -> list[list[str]]:
     settings = bibwrite.export_settings(analysis.registry)
-    return [settings.get("key") or [], settings.get("type") or []] + list((settings.get("fields") or {}).values())
+    return [settings.get("key") or [], settings.get("type") or []] + [bibwrite.field_sources(given)[0]
+                                                                       for given in (settings.get("fields") or {}).values()]
 
 
 class _Formatter:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from .. import fileschemas, markdown, registrydoc
 from ..gaps import sparse_at_most, sparse_range
 from ..stats import crosstab
+from ..traces import section as traces_section
 from ..views import EntryView
 from . import entrypage, paths
 from .analysis import SiteAnalysis
@@ -70,9 +71,14 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
                                                                           "breakdown": _exclusion_breakdown(analysis)}, True, wide=True),
         Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
         Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
-        Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces, "corpora": figures.corpora},
-             True, wide=True),
-        Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
+    ]
+    if shows_traces(analysis, figures):
+        pages += [
+            Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces, "corpora": figures.corpora},
+                 True, wide=True),
+            Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
+        ]
+    pages += [
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
         Page(paths.REGISTRY_REFERENCE, "site/registry.md.j2", "Registry reference", {"reference": registrydoc.markdown(),
                                                                                     "schemas": fileschemas.FILES}, True),
@@ -84,6 +90,13 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
               for record in analysis.entries]
     return pages
+
+
+def shows_traces(analysis: SiteAnalysis, figures: Figures) -> bool:
+    """Whether the site has its trace pages: a survey without traces would otherwise
+    publish an empty gallery and the schema of a format it does not use. They appear once
+    the pool has a trace or a corpus, or when the registry asks (`traces: pages: true`)."""
+    return bool(figures.traces or figures.corpora) or traces_section.pages_wanted(analysis.registry)
 
 
 def page_context(analysis: SiteAnalysis, page: Page) -> dict:

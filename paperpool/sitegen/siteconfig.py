@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem
+from ..registry import REGISTRY_FILE
 from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
 from .configrules import CONFIG, THEME, TRUST_OPTION, WORDS, check_settings
 
-__all__ = ["CONFIG", "THEME", "TRUST_OPTION", "WORDS", "SiteConfig", "check", "handwritten_problems", "load"]
+__all__ = ["CONFIG", "THEME", "TRUST_OPTION", "WORDS", "SiteConfig", "check", "handwritten_problems", "load", "survey_problems",
+           "survey_settings"]
 
 DEFAULT_DOCS = "site"  # the hand-written pages
 DEFAULT_SITE = "build/site"
@@ -55,13 +57,13 @@ def load(root: Path) -> tuple[SiteConfig, list[Problem]]:
     if not path.is_file() and not path.is_symlink():
         return SiteConfig({}), []
     try:
-        document = load_yaml(path, empty_hint="write settings such as `site_name: ...`, or delete the file")
+        document = load_yaml(path, empty_hint="write settings such as `theme: ...`, or delete the file")
     except YamlProblem as exc:
         return SiteConfig({}), [Problem(CONFIG, exc.line, exc.field, exc.message)]
     except OSError as exc:
         return SiteConfig({}), [Problem(CONFIG, 1, "", f"cannot be read ({exc.strerror}); make it a readable file")]
     if not isinstance(document.data, dict):
-        return SiteConfig({}), [Problem(CONFIG, 1, "", "must be a mapping of settings (site_name, theme, ...); fix the file")]
+        return SiteConfig({}), [Problem(CONFIG, 1, "", "must be a mapping of settings (theme, site_url, ...); fix the file")]
     return SiteConfig(document.data, document), []
 
 
@@ -95,3 +97,41 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     return problems
 
 
+
+
+# The settings the build takes from the registry's survey block: the survey's name and
+# description are facts of the survey, kept in registry.yaml alone, so that the site's
+# header, its browser tab, its home page and the README cannot each name it differently.
+# Setting -> the survey fields it is taken from, the first one set.
+FROM_SURVEY = {"site_name": ("short_title", "title"), "site_description": ("description",)}
+
+
+def survey_settings(survey: dict) -> dict[str, str]:
+    """The settings the registry's survey block gives the engine's config."""
+    return {setting: value for setting, (_, value) in _from_survey(survey).items()}
+
+
+def survey_problems(config: SiteConfig, survey: dict) -> list[Problem]:
+    """mkdocs.yml's settings that say otherwise than the registry's survey block: one
+    fact in two files, which would drift apart the first time one is edited."""
+    problems = []
+    for setting, (source, value) in _from_survey(survey).items():
+        given = config.get(setting)
+        if given is None or given == value or config.document is None:
+            continue
+        problems.append(Problem(CONFIG, config.document.line(setting), setting,
+                                f"'{given}' differs from {REGISTRY_FILE}'s survey.{source} ('{value}'); delete the line: "
+                                f"the build takes the site's {setting.removeprefix('site_')} from {REGISTRY_FILE} (edit it there)"))
+    return problems
+
+
+def _from_survey(survey: dict) -> dict[str, tuple[str, str]]:
+    """setting -> (the survey field it comes from, its value), for those set."""
+    found = {}
+    for setting, sources in FROM_SURVEY.items():
+        for source in sources:
+            value = survey.get(source)
+            if isinstance(value, str) and value.strip():
+                found[setting] = (source, value)
+                break
+    return found

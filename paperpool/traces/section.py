@@ -16,7 +16,7 @@ from . import schema
 
 NAME = "traces"
 DEFAULT_FOLDER = "traces"
-SETTINGS = {"folder", "vocabulary", "subdecisions", "corpora"}
+SETTINGS = {"pages", "folder", "vocabulary", "subdecisions", "corpora"}
 # The trace fields a corpus's distributions may be grouped by: those of a row of `trace
 # metrics` that say which share of a corpus a trace belongs to (paperpool.traces.rows).
 GROUPABLE = ("task_id", "run", "step", "group", "system", "topology", "time_unit")
@@ -60,6 +60,12 @@ def check(registry: Registry) -> list[Problem]:
                 problems.append(registry_problem(document, path + (index,), f"'{event_type}' is not an event type of the trace schema; "
                                                  + suggest(event_type, types, "use one of " + ", ".join(types))))
     return problems
+
+
+def pages_wanted(registry: Registry) -> bool:
+    """Whether the registry asks for the site's trace pages (`pages: true`) before the
+    pool has any trace or corpus of its own."""
+    return registry.section(NAME).get("pages") is True
 
 
 def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
