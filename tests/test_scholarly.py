@@ -165,34 +165,32 @@ def test_add_doi_reads_crossref(run, pool_copy, server):
 
 
 def test_add_doi_that_crossref_does_not_hold_asks_openalex(run, pool_copy, server):
-    pool = without(pool_copy, "greshake2023")  # any pool: MALT's DataCite DOI is not MALT's arXiv id in the pool
     server.expect_request("/crossref/works/10.48550/arxiv.2412.01928").respond_with_data("Resource not found.", status=404)
     server.expect_request("/openalex/works/doi:10.48550/arxiv.2412.01928").respond_with_data(
         (FIXTURES / "openalex-10.48550-arxiv.2412.01928.json").read_text(encoding="utf-8"), content_type=JSON)
-    result = run("add", "--doi", "10.48550/arXiv.2412.01928", "--dry-run", cwd=pool)
+    result = run("add", "--doi", "10.48550/arXiv.2412.01928", "--dry-run", cwd=pool_copy)
     # OpenAlex gives the arXiv copy too, so the pool's MALT is found
     assert result.output == (
         "skipped DOI 10.48550/arxiv.2412.01928 (motwani2024malt): duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
         "would create 0 entries, skipped 1 duplicate (dry run: nothing written).\n")
 
 
-def test_add_openreview_reads_the_note(run, pool_copy, server):
-    pool = without(pool_copy, "greshake2023")
+def openreview_answers(server):
     server.expect_request("/openreview/notes", query_string={"id": "Q4Nk6PlZYH"}).respond_with_data(
         (FIXTURES / "openreview-Q4Nk6PlZYH.json").read_text(encoding="utf-8"), content_type=JSON)
-    result = run("add", "--openreview", "Q4Nk6PlZYH", "--dry-run", cwd=pool)
+
+
+def test_add_openreview_of_a_paper_in_the_pool_is_refused(run, pool_copy, server):
+    openreview_answers(server)
+    result = run("add", "--openreview", "Q4Nk6PlZYH", "--dry-run", cwd=pool_copy)
     assert result.output == (
         "skipped OpenReview Q4Nk6PlZYH (hsu2025depart): duplicate of papers/depart2026.yaml (same OpenReview id Q4Nk6PlZYH)\n"
         "would create 0 entries, skipped 1 duplicate (dry run: nothing written).\n")
 
 
-def test_add_openreview_stub(run, pool_copy, server):
-    pool = without(pool_copy, "greshake2023")
-    edit(pool / "papers" / "depart2026.yaml", "openreview_id: Q4Nk6PlZYH", "openreview_id: null")
-    (pool / "papers" / "depart2026.yaml").unlink()
-    server.expect_request("/openreview/notes", query_string={"id": "Q4Nk6PlZYH"}).respond_with_data(
-        (FIXTURES / "openreview-Q4Nk6PlZYH.json").read_text(encoding="utf-8"), content_type=JSON)
-    result = run("add", "--openreview", "Q4Nk6PlZYH", "--dry-run", cwd=pool)
+def test_add_openreview_reads_the_note(run, pool_copy, server):
+    openreview_answers(server)
+    result = run("add", "--openreview", "Q4Nk6PlZYH", "--dry-run", cwd=without(pool_copy, "depart2026"))
     assert result.output.startswith(
         "# papers/hsu2025depart.yaml\nkey: hsu2025depart\n"
         "title: 'DEPART: Hierarchical Multi-Agent System for Multi-Turn Interaction'\n"
@@ -257,6 +255,15 @@ def url_of(server, arxiv_id: str) -> str:
     return f"{server.url_for('/api/query')}?id_list={arxiv_id}"
 
 
+def arxiv_failure(run, pool: Path, server) -> str:
+    """What `add --arxiv 2302.12173` says went wrong, after its one line's start
+    "Error: arXiv (URL) "; it must have failed."""
+    result = run("add", "--arxiv", "2302.12173", cwd=pool)
+    start = f"Error: arXiv ({url_of(server, '2302.12173')}) "
+    assert result.exit_code == 1 and result.output.startswith(start), result.output
+    return result.output[len(start):]
+
+
 def test_not_found_is_one_line(run, pool_copy, server, snapshot):
     arxiv_answers(server, "2412.99999", (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8"))
     before = snapshot(pool_copy)
@@ -271,7 +278,7 @@ def test_a_404_is_not_found(run, pool_copy, server):
     server.expect_request("/openalex/works/doi:10.1234/nothing").respond_with_json({"error": "not found"}, status=404)
     result = run("add", "--doi", "10.1234/nothing", cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, (
-        "Error: DOI 10.1234/nothing: neither Crossref nor OpenAlex has no paper 10.1234/nothing; check the identifier. "
+        "Error: DOI 10.1234/nothing: neither Crossref nor OpenAlex has a paper 10.1234/nothing; check the identifier. "
         "Nothing was written.\n"))
 
 
@@ -297,10 +304,8 @@ def test_a_429_waits_as_long_as_retry_after_says(run, pool_copy, server, waits):
 def test_429_every_time_gives_up_after_the_retries(run, pool_copy, server, waits, snapshot):
     server.expect_request("/api/query").respond_with_data("Rate exceeded.", status=429)
     before = snapshot(pool_copy)
-    result = run("add", "--arxiv", "2302.12173", cwd=pool_copy)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: arXiv ({url_of(server, '2302.12173')}) asks paperpool to slow down (HTTP 429, 4 tries); try again later. "
-        "Nothing was written.\n"))
+    assert arxiv_failure(run, pool_copy, server) == (
+        "asks paperpool to slow down (HTTP 429, 4 tries); try again later. Nothing was written.\n")
     assert len(server.log) == client.ATTEMPTS
     assert snapshot(pool_copy) == before
 
@@ -313,10 +318,8 @@ def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch)
         return Response(GRESHAKE, content_type=XML)
 
     server.expect_request("/api/query").respond_with_handler(slow)
-    result = run("add", "--arxiv", "2302.12173", cwd=pool_copy)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: arXiv ({url_of(server, '2302.12173')}) did not answer within 0.2 s (4 tries); try again later. "
-        "Nothing was written.\n"))
+    assert arxiv_failure(run, pool_copy, server) == (
+        "did not answer within 0.2 s (4 tries); try again later. Nothing was written.\n")
 
 
 @pytest.mark.parametrize(("body", "detail"), [
@@ -329,10 +332,9 @@ def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch)
 ])
 def test_a_malformed_arxiv_answer_is_one_line(run, pool_copy, server, body, detail):
     server.expect_request("/api/query").respond_with_data(body, content_type=XML)
-    result = run("add", "--arxiv", "2302.12173", cwd=pool_copy)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: arXiv ({url_of(server, '2302.12173')}) gave an answer paperpool cannot read ({detail}); try again "
-        "later; if it persists, check PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n"))
+    assert arxiv_failure(run, pool_copy, server) == (
+        f"gave an answer paperpool cannot read ({detail}); try again later; if it persists, check PAPERPOOL_ARXIV_URL "
+        "or report it. Nothing was written.\n")
 
 
 @pytest.mark.parametrize(("body", "detail"), [

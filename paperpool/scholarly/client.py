@@ -141,6 +141,14 @@ def malformed(service: Service, url: str, detail: str) -> PaperpoolError:
                    f"try again later; if it persists, check {service.variable} or report it")
 
 
+def parsed_json(service: Service, url: str, text: str):
+    """An answer that should be JSON, parsed; anything else is a malformed answer."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise malformed(service, url, f"not JSON: {str(exc)[:120]}") from None
+
+
 def _reason(exc: Exception) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0][:200]

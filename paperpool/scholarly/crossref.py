@@ -6,14 +6,13 @@ work (`updated-by`: a retraction, a withdrawal) and its relations (`is-preprint-
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from .. import identity
 from ..bibtex import BibRecord
 from ..csljson import item_problems, item_record
-from .client import Client, malformed
+from .client import Client, malformed, parsed_json
 from .services import CROSSREF
 
 # Crossref's work types -> CSL types (Crossref's own list; what is not here is CSL's "article")
@@ -50,10 +49,7 @@ def fetch(client: Client, doi: str) -> CrossrefWork | None:
 
 
 def parse(text: str, url: str, doi: str) -> CrossrefWork:
-    try:
-        body = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise malformed(CROSSREF, url, f"not JSON: {str(exc)[:120]}") from None
+    body = parsed_json(CROSSREF, url, text)
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, dict):
         raise malformed(CROSSREF, url, "no `message` object")

@@ -106,8 +106,9 @@ def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
         work = crossref.fetch(client, wanted.value)
         record = work.record(line) if work else openalex.fetch(client, wanted.value, line)
     if record is None:
-        names = {"arxiv": "arXiv has", "openreview": "OpenReview has", "doi": "neither Crossref nor OpenAlex has"}
-        raise PaperpoolError(f"{wanted.where}: {names[wanted.scheme]} no paper {wanted.value}; check the identifier. "
+        nobody = {"arxiv": "arXiv has no paper", "openreview": "OpenReview has no paper",
+                  "doi": "neither Crossref nor OpenAlex has a paper"}
+        raise PaperpoolError(f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. "
                              "Nothing was written.")
     return record
 

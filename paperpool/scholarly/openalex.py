@@ -5,13 +5,12 @@ record, so that import-bib's code makes the stub."""
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
 
 from .. import identity
 from ..adding import suggested_key
 from ..bibtex import BibRecord, person
-from .client import Client, malformed
+from .client import Client, malformed, parsed_json
 from .services import OPENALEX
 
 
@@ -25,10 +24,7 @@ def fetch(client: Client, doi: str, line: int = 1) -> BibRecord | None:
 
 
 def parse(text: str, url: str, doi: str, line: int = 1) -> BibRecord:
-    try:
-        work = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise malformed(OPENALEX, url, f"not JSON: {str(exc)[:120]}") from None
+    work = parsed_json(OPENALEX, url, text)
     title = work.get("title") or work.get("display_name") if isinstance(work, dict) else None
     if not isinstance(title, str) or not title.strip():
         raise malformed(OPENALEX, url, "a work without a title")

@@ -6,11 +6,10 @@ api.openreview.net) hold the value itself: both are read."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 from ..adding import suggested_key
 from ..bibtex import BibRecord, person
-from .client import Client, malformed
+from .client import Client, malformed, parsed_json
 from .services import OPENREVIEW
 
 
@@ -23,10 +22,7 @@ def fetch(client: Client, forum_id: str, line: int = 1) -> BibRecord | None:
 
 
 def parse(text: str, url: str, forum_id: str, line: int = 1) -> BibRecord | None:
-    try:
-        body = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise malformed(OPENREVIEW, url, f"not JSON: {str(exc)[:120]}") from None
+    body = parsed_json(OPENREVIEW, url, text)
     notes = body.get("notes") if isinstance(body, dict) else None
     if not isinstance(notes, list):
         raise malformed(OPENREVIEW, url, "no `notes` list")
