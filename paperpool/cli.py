@@ -48,7 +48,7 @@ class _Lazy:
 (adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, stats,
  stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
                      "publish", "readme", "registrydoc", "stats", "stubs"))
-lookup, scholarly_client = _Lazy("scholarly.lookup"), _Lazy("scholarly.client")
+lookup, scholarly_client, refreshing = _Lazy("scholarly.lookup"), _Lazy("scholarly.client"), _Lazy("scholarly.refresh")
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
@@ -279,6 +279,29 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
         for created in result.created:
             click.echo(f"# {created.planned.path.relative_to(pool.root)}\n{dump_yaml(created.planned.record)}", nl=False)
     _report_import(pool, kind, result, dry_run)
+
+
+@cli.command("refresh")
+@click.option("--check", is_flag=True, help="Exit 1 when anything changed outside (for CI); write nothing.")
+@click.option("--write", is_flag=True, help="Apply the factual updates (venue, DOI, dead links) and record each in the record's history.")
+@click.option("--links/--no-links", default=True, show_default=True, help="Check every external link (HEAD, then GET).")
+@pass_context
+def refresh_command(context: Context, check: bool, write: bool, links: bool) -> None:
+    """What has changed outside the pool: preprints now published, newer arXiv versions,
+    withdrawals and retractions, and links dead in two runs a week apart. Asks arXiv and
+    Crossref about each entry; taxonomy fields are never touched."""
+    if check and write:
+        raise click.UsageError("--check reports and --write applies; give one of them")
+    pool = context.project.valid_pool()
+    with scholarly_client.Client(pool.registry.survey) as client:
+        findings = refreshing.refresh(pool, client, links)
+    for finding in findings:
+        click.echo(finding.line())
+    written = refreshing.apply(pool, findings, dt.date.today()) if write else []
+    applied = f", {plural(len(written), 'record')} updated" if write else ""
+    click.echo(f"{plural(len(findings), 'change')} found outside the pool{applied}.")
+    if check and findings:
+        raise click.exceptions.Exit(1)
 
 
 def _report_import(pool, kind: str, result, dry_run: bool) -> None:

@@ -87,6 +87,19 @@ class Client:
             _store(url, answer)
         return answer
 
+    def link_failure(self, service: Service, url: str) -> str | None:
+        """Why a link of the pool fails ("HTTP 404", "could not be reached"), or None when
+        it answers. HEAD first, which costs the server least; GET when HEAD is refused
+        (many servers answer HEAD with 403, 404 or 405 and GET with the page)."""
+        _keep_interval(service.name)
+        with contextlib.suppress(httpx.HTTPError):
+            if self._http.head(url).status_code < 400:
+                return None
+        try:
+            return None if self._ask(service, url) is not None else "HTTP 404"
+        except PaperpoolError as exc:
+            return exc.message.split(") ", 1)[-1].split(";", 1)[0]
+
     def _ask(self, service: Service, url: str) -> Answer | None:
         for attempt in range(1, ATTEMPTS + 1):
             _keep_interval(service.name)
@@ -113,6 +126,8 @@ class Client:
                 continue
             if status == 429:
                 raise failure(service, url, f"asks paperpool to slow down (HTTP 429, {ATTEMPTS} tries)", "try again later")
+            if status >= 500:
+                raise failure(service, url, f"failed (HTTP {status}, {ATTEMPTS} tries)", "try again later")
             if status >= 400:
                 raise failure(service, url, f"refused the request (HTTP {status})", "check the identifier")
             return Answer(status, text, final)
@@ -155,7 +170,8 @@ def _reason(exc: Exception) -> str:
 
 
 def _keep_interval(service: str) -> None:
-    interval = MIN_INTERVAL.get(service, 1.0)
+    # not locked: `refresh` asks each host from one thread only
+    interval = MIN_INTERVAL.get(service, MIN_INTERVAL.get("web", 1.0))
     last = _last_request.get(service)
     if last is not None and interval > 0:
         waited = time.monotonic() - last

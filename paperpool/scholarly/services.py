@@ -27,6 +27,6 @@ SERVICES = (ARXIV, CROSSREF, OPENREVIEW, OPENALEX)
 
 # The least time, in seconds, between two requests to a service. arXiv's API terms ask
 # for no more than one request every 3 seconds; Crossref's public pool allows a few a
-# second and OpenAlex ten; OpenReview publishes no figure, so one a second. Tests set
-# them to 0.
-MIN_INTERVAL = {"arXiv": 3.0, "Crossref": 1.0, "OpenReview": 1.0, "OpenAlex": 0.2}
+# second and OpenAlex ten; OpenReview publishes no figure, so one a second; any other
+# host (`refresh`'s check of the pool's links), one a second. Tests set them to 0.
+MIN_INTERVAL = {"arXiv": 3.0, "Crossref": 1.0, "OpenReview": 1.0, "OpenAlex": 0.2, "web": 1.0}

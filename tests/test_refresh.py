@@ -1,0 +1,85 @@
+"""`paperpool refresh` on a copy of the pool against the local server, with three changes
+planted in the fixtures: Agent Lightning's arXiv record now carries a journal reference
+and a DOI (tests/scholarly/arxiv-2508.03680-published.xml), Crossref holds a retraction
+notice for the Dec-POMDP paper's DOI (crossref-planted-retraction-*.json: the real work,
+the notice added), and a link of agentspawn that failed 8 days ago fails again."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from paperpool.scholarly import client
+
+from . import test_scholarly
+from .conftest import edit
+from .test_scholarly import FIXTURES, JSON, XML, arxiv_answers
+
+# test_scholarly's fixtures: its local server, with the client's waits recorded
+server, waits = test_scholarly.server, test_scholarly.waits
+
+EMPTY_FEED = (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def planted(pool_copy, request, monkeypatch, tmp_path):
+    server = request.getfixturevalue("server")
+    arxiv_answers(server, "2508.03680", (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8"))
+    server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
+        (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"),
+        content_type=JSON)
+    server.expect_request("/gone").respond_with_data("Not Found", status=404)
+    # every other paper: arXiv has nothing new to say, Crossref does not hold the DOI
+    server.expect_request("/api/query").respond_with_data(EMPTY_FEED, content_type=XML)
+    server.expect_request(re.compile("^/crossref/")).respond_with_data("Resource not found.", status=404)
+    gone = server.url_for("/gone")
+    edit(pool_copy / "papers" / "agentspawn.yaml", "urls:\n", f"urls:\n- {gone}\n")
+    (tmp_path / "cache").mkdir(exist_ok=True)
+    (tmp_path / "cache" / "links.json").write_text(json.dumps({gone: time.time() - 8 * 86400}), encoding="utf-8")
+    real = client.Client.link_failure
+    # the pool's other links are on the real web, which the tests never reach
+    monkeypatch.setattr(client.Client, "link_failure",
+                        lambda self, service, url: real(self, service, url) if url == gone else None)
+    return pool_copy, gone
+
+
+def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, snapshot):
+    pool, gone = planted
+    before = snapshot(pool)
+    result = run("refresh", "--check", cwd=pool)
+    assert (result.exit_code, result.output) == (1, (
+        "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
+        "Agents 2026, doi 10.5555/planted.2026.42\n"
+        "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
+        "10.1287/moor.planted.retraction (2026-10-01) (not changed by --write: for a maintainer to judge)\n"
+        f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
+        "3 changes found outside the pool.\n"))
+    assert snapshot(pool) == before
+
+
+def test_refresh_write_applies_the_facts_and_records_them(run, planted):
+    pool, gone = planted
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 0 and result.output.endswith("3 changes found outside the pool, 2 records updated.\n")
+    lightning = (pool / "papers" / "agent-lightning.yaml").read_text(encoding="utf-8")
+    assert "\nvenue: Planted Conference on Agents 2026\n" in lightning and "\ndoi: 10.5555/planted.2026.42\n" in lightning
+    assert lightning.endswith(
+        "  was:\n    venue: arXiv\n    doi: null\n"
+        "  why: 'refresh: arXiv 2508.03680 is now published: venue Planted Conference on Agents 2026, doi "
+        "10.5555/planted.2026.42'\n")
+    spawn = (pool / "papers" / "agentspawn.yaml").read_text(encoding="utf-8")
+    assert "\nurls:\n- https://arxiv.org/abs/2602.07072\ncategory:" in spawn  # the dead link gone, in `was` only
+    assert f"  was:\n    urls:\n    - {gone}\n    - https://arxiv.org/abs/2602.07072\n" in spawn
+    result = run("validate", cwd=pool)
+    assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
+
+
+def test_one_failure_of_a_link_is_not_dead(run, planted, tmp_path):
+    pool, gone = planted
+    (tmp_path / "cache" / "links.json").unlink()
+    result = run("refresh", "--check", cwd=pool)
+    assert gone not in result.output and result.output.endswith("2 changes found outside the pool.\n")
+    assert gone in json.loads((tmp_path / "cache" / "links.json").read_text(encoding="utf-8"))  # remembered
