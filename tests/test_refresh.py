@@ -83,3 +83,15 @@ def test_one_failure_of_a_link_is_not_dead(run, planted, tmp_path):
     result = run("refresh", "--check", cwd=pool)
     assert gone not in result.output and result.output.endswith("2 changes found outside the pool.\n")
     assert gone in json.loads((tmp_path / "cache" / "links.json").read_text(encoding="utf-8"))  # remembered
+
+
+def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypatch, snapshot):
+    pool, _ = planted
+    monkeypatch.setattr(client.Client, "link_failure", lambda self, service, url: "could not be reached (offline)")
+    before = snapshot(pool)
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: none of the pool's ") and result.output.endswith(
+        " links answered (the first: could not be reached (offline)); check the network connection, or run "
+        "refresh --no-links. Nothing was written.\n")
+    assert snapshot(pool) == before

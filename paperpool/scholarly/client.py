@@ -105,7 +105,7 @@ class Client:
             _keep_interval(service.name)
             retry = attempt < ATTEMPTS
             try:
-                status, text, final = self._fetch(url)
+                status, text, final, retry_after = self._fetch(url)
             except httpx.TimeoutException:
                 if retry:
                     SLEEP(BACKOFF * 2 ** (attempt - 1))
@@ -122,7 +122,7 @@ class Client:
             if status in (404, 410):
                 return None
             if status in RETRIED and retry:
-                SLEEP(_wait(status, self._retry_after, attempt))
+                SLEEP(_wait(status, retry_after, attempt))
                 continue
             if status == 429:
                 raise failure(service, url, f"asks paperpool to slow down (HTTP 429, {ATTEMPTS} tries)", "try again later")
@@ -133,17 +133,18 @@ class Client:
             return Answer(status, text, final)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _fetch(self, url: str) -> tuple[int, str, str]:
-        self._retry_after = None
+    def _fetch(self, url: str) -> tuple[int, str, str, str | None]:
+        """(status, text, final URL, Retry-After); returned, not kept on the client, which
+        `refresh` shares between the threads checking links."""
         with self._http.stream("GET", url) as response:
-            self._retry_after = response.headers.get("retry-after")
             chunks, size = [], 0
             for chunk in response.iter_bytes():
                 size += len(chunk)
                 if size > MAX_BYTES:
                     raise httpx.DecodingError(f"the answer is over {MAX_BYTES:,} bytes")
                 chunks.append(chunk)
-            return response.status_code, b"".join(chunks).decode("utf-8", "replace"), str(response.url)
+            return (response.status_code, b"".join(chunks).decode("utf-8", "replace"), str(response.url),
+                    response.headers.get("retry-after"))
 
 
 def failure(service: Service, url: str, what: str, todo: str) -> PaperpoolError:
