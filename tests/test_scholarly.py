@@ -381,3 +381,26 @@ def test_answers_are_cached_so_a_second_run_asks_nothing(run, pool_copy, server)
     assert run("add", "--arxiv", "2302.12173", "--dry-run", cwd=pool).exit_code == 0
     assert len(server.log) == 1
     assert server.log[0][0].headers["User-Agent"] == "paperpool/0.1.0"
+
+
+def test_an_answer_too_big_to_be_one_paper_is_malformed(run, pool_copy, server, monkeypatch):
+    monkeypatch.setattr(client, "MAX_BYTES", 1000)
+    arxiv_answers(server, "2302.12173", GRESHAKE)
+    assert arxiv_failure(run, pool_copy, server) == (
+        "gave an answer paperpool cannot read (the answer is over 1,000 bytes); try again later; if it persists, check "
+        "PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n")
+
+
+def test_a_malformed_openreview_answer_is_one_line(run, pool_copy, server):
+    server.expect_request("/openreview/notes").respond_with_json({"notes": [{"id": "Q4Nk6PlZYH", "content": {}}]})
+    result = run("add", "--openreview", "Q4Nk6PlZYH", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: OpenReview ({server.url_for('/openreview/notes')}?id=Q4Nk6PlZYH) gave an answer paperpool cannot read "
+        "(a note without a title); try again later; if it persists, check PAPERPOOL_OPENREVIEW_URL or report it. "
+        "Nothing was written.\n"))
+
+
+def test_a_server_error_every_time_is_reported_after_the_retries(run, pool_copy, server):
+    server.expect_request("/api/query").respond_with_data("Service Unavailable", status=503)
+    assert arxiv_failure(run, pool_copy, server) == "failed (HTTP 503, 4 tries); try again later. Nothing was written.\n"
+    assert len(server.log) == client.ATTEMPTS
