@@ -11,12 +11,13 @@ import re
 import time
 
 import pytest
+from werkzeug import Response
 
 from paperpool.scholarly import client
 
 from . import test_scholarly
 from .conftest import edit
-from .test_scholarly import FIXTURES, JSON, XML, arxiv_answers
+from .test_scholarly import FIXTURES, JSON, XML
 
 # test_scholarly's fixtures: its local server, with the client's waits recorded
 server, waits = test_scholarly.server, test_scholarly.waits
@@ -27,13 +28,20 @@ EMPTY_FEED = (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8")
 @pytest.fixture
 def planted(pool_copy, request, monkeypatch, tmp_path):
     server = request.getfixturevalue("server")
-    arxiv_answers(server, "2508.03680", (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8"))
+    published = (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8")
+    asked = []
+
+    def arxiv_batch(request):  # refresh asks for many ids at once: the planted one has news, the others none
+        ids = request.args["id_list"].split(",")
+        asked.append(len(ids))
+        return Response(published if "2508.03680" in ids else EMPTY_FEED, content_type=XML)
+
+    server.expect_request("/api/query").respond_with_handler(arxiv_batch)
     server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
         (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"),
         content_type=JSON)
     server.expect_request("/gone").respond_with_data("Not Found", status=404)
-    # every other paper: arXiv has nothing new to say, Crossref does not hold the DOI
-    server.expect_request("/api/query").respond_with_data(EMPTY_FEED, content_type=XML)
+    # every other DOI: Crossref does not hold it
     server.expect_request(re.compile("^/crossref/")).respond_with_data("Resource not found.", status=404)
     gone = server.url_for("/gone")
     edit(pool_copy / "papers" / "agentspawn.yaml", "urls:\n", f"urls:\n- {gone}\n")
@@ -43,10 +51,11 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     # the pool's other links are on the real web, which the tests never reach
     monkeypatch.setattr(client.Client, "link_failure",
                         lambda self, service, url: real(self, service, url) if url == gone else None)
+    request.node.arxiv_batches = asked
     return pool_copy, gone
 
 
-def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, snapshot):
+def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, snapshot, request):
     pool, gone = planted
     before = snapshot(pool)
     result = run("refresh", "--check", cwd=pool)
@@ -58,6 +67,7 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
         f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
         "3 changes found outside the pool.\n"))
     assert snapshot(pool) == before
+    assert request.node.arxiv_batches == [50, 22]  # the pool's 72 arXiv ids in two requests, not 72
 
 
 def test_refresh_write_applies_the_facts_and_records_them(run, planted):

@@ -58,8 +58,30 @@ def fetch(client: Client, arxiv_id: str) -> ArxivPaper | None:
     return parse(answer.text, answer.url)
 
 
+BATCH = 50  # ids asked in one request by fetch_many: arXiv's own examples ask for tens at once
+
+
+def fetch_many(client: Client, arxiv_ids: list[str]) -> dict[str, ArxivPaper]:
+    """The papers arXiv has under these ids, by id: one request per BATCH ids, not one
+    each, so that `refresh` of a pool of hundreds waits seconds between a few requests."""
+    wanted = sorted({identity.arxiv_id(one) for one in arxiv_ids})
+    found = {}
+    for start in range(0, len(wanted), BATCH):
+        chunk = wanted[start:start + BATCH]
+        answer = client.get(ARXIV, "", {"id_list": ",".join(chunk), "max_results": str(len(chunk))})
+        if answer is not None:
+            found.update((paper.arxiv_id, paper) for paper in parse_all(answer.text, answer.url))
+    return found
+
+
 def parse(text: str, url: str) -> ArxivPaper | None:
-    """The feed's one paper; None for a feed without entries (no such id)."""
+    """The feed's first paper; None for a feed without entries (no such id)."""
+    papers = parse_all(text, url)
+    return papers[0] if papers else None
+
+
+def parse_all(text: str, url: str) -> list[ArxivPaper]:
+    """Every paper of the feed."""
     if "<!DOCTYPE" in text or "<!ENTITY" in text:  # an Atom feed declares no entities: refuse their expansion
         raise malformed(ARXIV, url, "the XML declares a document type")
     try:
@@ -68,9 +90,10 @@ def parse(text: str, url: str) -> ArxivPaper | None:
         raise malformed(ARXIV, url, f"not XML: {exc}") from None
     if feed.tag != f"{ATOM}feed":
         raise malformed(ARXIV, url, "not an Atom feed")
-    entry = feed.find(f"{ATOM}entry")
-    if entry is None:
-        return None
+    return [_paper(entry, url) for entry in feed.findall(f"{ATOM}entry")]
+
+
+def _paper(entry, url: str) -> ArxivPaper:
     entry_id = _text(entry, f"{ATOM}id")
     if "/api/errors" in entry_id:  # arXiv answers a bad query with 200 and an entry titled Error
         raise malformed(ARXIV, url, f"arXiv says: {_text(entry, f'{ATOM}summary') or 'error'}")

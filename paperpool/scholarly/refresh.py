@@ -60,10 +60,14 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
     facts = Facts.of(pool)
     findings: list[Finding] = []
     all_links: dict[str, list[Record]] = {}
+    preprints = [record.data[facts.arxiv] for record in pool.entries
+                 if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)]
+    papers = arxiv.fetch_many(client, preprints) if preprints else {}
     for record in pool.entries:
         data = record.data
-        if facts.arxiv and isinstance(data.get(facts.arxiv), str):
-            findings += _arxiv_findings(client, record, facts)
+        paper = papers.get(identity.arxiv_id(data[facts.arxiv])) if facts.arxiv and isinstance(data.get(facts.arxiv), str) else None
+        if paper is not None:  # none: arXiv did not list it (arXiv keeps even withdrawn papers), so nothing to say
+            findings += _arxiv_findings(paper, record, facts)
         if facts.doi and isinstance(data.get(facts.doi), str):
             findings += _crossref_findings(client, record, facts, data[facts.doi])
         for url in data.get(facts.urls) or [] if facts.urls else []:
@@ -79,11 +83,8 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
     return findings
 
 
-def _arxiv_findings(client: Client, record: Record, facts: Facts) -> list[Finding]:
+def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts) -> list[Finding]:
     data = record.data
-    paper = arxiv.fetch(client, data[facts.arxiv])
-    if paper is None:  # arXiv keeps even withdrawn papers: an empty answer says nothing of this one
-        return []
     found = []
     if paper.withdrawn:
         found.append(Finding(record, "withdrawn", f"arXiv {paper.arxiv_id}v{paper.version} says: {paper.comment}"))
