@@ -60,12 +60,12 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
     facts = Facts.of(pool)
     findings: list[Finding] = []
     all_links: dict[str, list[Record]] = {}
-    preprints = [record.data[facts.arxiv] for record in pool.entries
-                 if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)]
-    papers = arxiv.fetch_many(client, preprints) if preprints else {}
+    preprints = {record.rel: identity.arxiv_id(record.data[facts.arxiv]) for record in pool.entries
+                 if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)}
+    papers = arxiv.fetch_many(client, list(preprints.values())) if preprints else {}
     for record in pool.entries:
         data = record.data
-        paper = papers.get(identity.arxiv_id(data[facts.arxiv])) if facts.arxiv and isinstance(data.get(facts.arxiv), str) else None
+        paper = papers.get(preprints.get(record.rel, ""))
         if paper is not None:  # none: arXiv did not list it (arXiv keeps even withdrawn papers), so nothing to say
             findings += _arxiv_findings(paper, record, facts)
         if facts.doi and isinstance(data.get(facts.doi), str):
