@@ -277,7 +277,8 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
         result = lookup.import_ids(pool, wanted, name, kind, date_added, client)
     if dry_run:
         for created in result.created:
-            click.echo(f"# {created.planned.path.relative_to(pool.root)}\n{dump_yaml(created.planned.record)}", nl=False)
+            planned = created.planned
+            click.echo(f"# {planned.path.relative_to(pool.root)}\n{planned.header}{dump_yaml(planned.record)}", nl=False)
     _report_import(pool, kind, result, dry_run)
 
 

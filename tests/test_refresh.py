@@ -72,9 +72,13 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
 
 def test_refresh_write_applies_the_facts_and_records_them(run, planted):
     pool, gone = planted
+    path = pool / "papers" / "agent-lightning.yaml"
+    modeline = "# yaml-language-server: $schema=../schemas/entry.schema.json\n"
+    path.write_text(modeline + path.read_text(encoding="utf-8"), encoding="utf-8")
     result = run("refresh", "--write", cwd=pool)
     assert result.exit_code == 0 and result.output.endswith("3 changes found outside the pool, 2 records updated.\n")
-    lightning = (pool / "papers" / "agent-lightning.yaml").read_text(encoding="utf-8")
+    lightning = path.read_text(encoding="utf-8")
+    assert lightning.startswith(modeline + "key: agent-lightning\n")  # the file's comments kept above the record
     assert "\nvenue: Planted Conference on Agents 2026\n" in lightning and "\ndoi: 10.5555/planted.2026.42\n" in lightning
     assert lightning.endswith(
         "  was:\n    venue: arXiv\n    doi: null\n"

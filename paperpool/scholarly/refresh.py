@@ -140,7 +140,22 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
             whys.append(f"refresh: {finding.message}")
         if history:
             data[history] = [*(data.get(history) or []), {"date": today, "was": was, "why": "; ".join(whys)}]
-        planned.append((record, dump_yaml(data)))
+        planned.append((record, _comments_above(record) + dump_yaml(data)))
     for record, text in planned:  # every record's text made before any file is replaced
         write_atomic(record.doc.path, text, record.rel)
     return [record.rel for record, _ in planned]
+
+
+def _comments_above(record: Record) -> str:
+    """The comment lines a record file starts with (its schema's modeline), kept above
+    the rewritten record: the YAML written again holds the data only."""
+    try:
+        text = record.doc.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    kept = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        kept.append(line)
+    return "".join(kept)
