@@ -9,7 +9,11 @@ from dataclasses import dataclass, field
 
 import bibtexparser
 from bibtexparser import middlewares
-from bibtexparser.middlewares.names import InvalidNameError, NameParts
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    NameParts,
+    parse_single_name_into_parts,
+)
 from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     Entry,
@@ -406,6 +410,20 @@ def _name(parts: NameParts) -> str:
     last = _decode(" ".join(parts.von + parts.last))
     rest = [_decode(" ".join(part)) for part in (parts.jr, parts.first) if part]
     return ", ".join([last, *rest]) if last else ", ".join(rest)
+
+
+def person(name: str) -> str:
+    """A name as a web service writes it, "First von Last" (arXiv, OpenReview, OpenAlex),
+    in the pool's form, 'von Last, First', split by BibTeX's rules as a .bib name would be.
+    The text is plain, not LaTeX: it is not decoded."""
+    name = " ".join(name.split())
+    try:
+        parts = parse_single_name_into_parts(name.replace("{", "").replace("}", ""))
+    except InvalidNameError:
+        return name
+    last = " ".join(parts.von + parts.last)
+    rest = [" ".join(part) for part in (parts.jr, parts.first) if part]
+    return ", ".join([last, *rest]) if last else ", ".join(rest) or name
 
 
 class _UnreadableLatex(ValueError):

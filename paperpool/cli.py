@@ -48,6 +48,7 @@ class _Lazy:
 (adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, stats,
  stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
                      "publish", "readme", "registrydoc", "stats", "stubs"))
+lookup, scholarly_client, refreshing = _Lazy("scholarly.lookup"), _Lazy("scholarly.client"), _Lazy("scholarly.refresh")
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 citationcff = _Lazy("citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
@@ -130,22 +131,42 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
               help="A field's value, e.g. --set title='...' --set authors='Doe, Jane; Roe, Rick' --set year=2026 "
                    "--set subdecisions='O1:trained'. Lists are separated by ;. Repeat for each field.")
+@click.option("--arxiv", "arxiv_ids", multiple=True, metavar="ID",
+              help="Add the paper arXiv has under this id (2412.01928, arXiv:2412.01928 or its link), its metadata fetched "
+                   "from arXiv's API. Repeat for more papers.")
+@click.option("--doi", "dois", multiple=True, metavar="DOI",
+              help="Add the paper with this DOI, its metadata fetched from Crossref (OpenAlex for DOIs Crossref does not hold).")
+@click.option("--openreview", "openreview_ids", multiple=True, metavar="ID",
+              help="Add the submission OpenReview has under this id (the id after ?id= in its link).")
 @exclusions_option("Add a record to the exclusion log instead of an entry.")
 @click.option("--interactive/--no-interactive", default=None,
               help="Ask for each field not given with --set, offering the registry's values (default: when the input is a terminal).")
 @date_added_option
 @dry_run_option
 @pass_context
-def add_command(context: Context, key: str | None, assignments: tuple[str, ...], exclusions: bool, interactive: bool | None,
+def add_command(context: Context, key: str | None, assignments: tuple[str, ...], arxiv_ids: tuple[str, ...],
+                dois: tuple[str, ...], openreview_ids: tuple[str, ...], exclusions: bool, interactive: bool | None,
                 date_added: dt.date, dry_run: bool) -> None:
     """Add one paper to the pool as a new YAML record with every field present.
 
-    Values come from --set options and, at a terminal, from questions that list the
-    registry's values for each field; what stays unknown is marked TODO, which validate
-    lists. KEY defaults to the first author's surname, the year and a title word. Refuses
-    a taken key and a paper the pool already records (same id, link or title)."""
-    pool = context.project.pool()
+    With --arxiv, --doi or --openreview: each paper's title, every author, year, venue,
+    identifiers and link are fetched from the service that holds it, and written as the
+    stub import-bib writes; the taxonomy fields are left TODO.
+
+    Otherwise values come from --set options and, at a terminal, from questions that list
+    the registry's values for each field; what stays unknown is marked TODO, which
+    validate lists. KEY defaults to the first author's surname, the year and a title word.
+    Refuses a taken key and a paper the pool already records (same id, link or title)."""
     kind = "exclusions" if exclusions else "entries"
+    if arxiv_ids or dois or openreview_ids:
+        if key or assignments or interactive:
+            raise click.UsageError("KEY, --set and --interactive are for a paper added by hand; a paper added by its "
+                                   "identifier takes its fields from the service: edit the file after")
+        wanted = [one for scheme, given in (("arxiv", arxiv_ids), ("doi", dois), ("openreview", openreview_ids))
+                  for one in lookup.from_options(scheme, list(given))]
+        _import_ids(context, wanted, "the identifiers given", kind, date_added, dry_run)
+        return
+    pool = context.project.pool()
     given = adding.parse_assignments(pool.registry, kind, list(assignments))
     if interactive if interactive is not None else sys.stdin.isatty():
         for question in adding.questions(pool.registry, kind, given):
@@ -235,6 +256,58 @@ def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date
     publisher, DOI, link, note, an arXiv number), then duplicates are skipped and stubs
     written exactly as import-bib does. An unreadable file writes nothing."""
     return csljson.import_csljson(pool, json_file, kind, date_added)
+
+
+@cli.command("import-ids")
+@click.argument("ids_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
+@date_added_option
+@dry_run_option
+@pass_context
+def import_ids_command(context: Context, ids_file: Path, exclusions: bool, date_added: dt.date, dry_run: bool) -> None:
+    """Add the papers a file names, one identifier a line: arxiv:ID, doi:DOI,
+    openreview:ID, the bare id or a link to the paper's page. Blank lines and lines
+    starting with # are skipped.
+
+    Each paper's metadata is fetched (arXiv, Crossref or OpenAlex, OpenReview), then
+    stubs are written, and duplicates skipped and named, as import-bib does. A line that
+    is no identifier, or a service that fails, writes nothing."""
+    wanted = lookup.from_file(ids_file)
+    _import_ids(context, wanted, ids_file.name, "exclusions" if exclusions else "entries", date_added, dry_run)
+
+
+def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.date, dry_run: bool) -> None:
+    pool = context.project.pool()
+    with scholarly_client.Client(pool.registry.survey) as client:
+        result = lookup.import_ids(pool, wanted, name, kind, date_added, client)
+    if dry_run:
+        for created in result.created:
+            planned = created.planned
+            click.echo(f"# {planned.path.relative_to(pool.root)}\n{planned.header}{dump_yaml(planned.record)}", nl=False)
+    _report_import(pool, kind, result, dry_run)
+
+
+@cli.command("refresh")
+@click.option("--check", is_flag=True, help="Exit 1 when anything changed outside (for CI); write nothing.")
+@click.option("--write", is_flag=True, help="Apply the factual updates (venue, DOI, dead links) and record each in the record's history.")
+@click.option("--links/--no-links", default=True, show_default=True, help="Check every external link (HEAD, then GET).")
+@pass_context
+def refresh_command(context: Context, check: bool, write: bool, links: bool) -> None:
+    """What has changed outside the pool: preprints now published, newer arXiv versions,
+    withdrawals and retractions, and links dead in two runs a week apart. Asks arXiv and
+    Crossref about each entry; taxonomy fields are never touched."""
+    if check and write:
+        raise click.UsageError("--check reports and --write applies; give one of them")
+    pool = context.project.valid_pool()
+    with scholarly_client.Client(pool.registry.survey) as client:
+        findings = refreshing.refresh(pool, client, links)
+    for finding in findings:
+        click.echo(finding.line())
+    written = refreshing.apply(pool, findings, dt.date.today()) if write else []
+    applied = f", {plural(len(written), 'record')} updated" if write else ""
+    click.echo(f"{plural(len(findings), 'change')} found outside the pool{applied}.")
+    if check and findings:
+        raise click.exceptions.Exit(1)
 
 
 def _report_import(pool, kind: str, result, dry_run: bool) -> None:

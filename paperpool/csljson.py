@@ -149,10 +149,10 @@ def read_records(path: Path) -> list[BibRecord]:
         raise PaperpoolError(f"{name}: holds no items; export the items from Zotero with the format CSL JSON")
     problems, records = [], []
     for number, item in enumerate(items, 1):
-        found = _item_problems(item)
+        found = item_problems(item)
         problems += [f"{name}: item {number}: {problem}" for problem in found]
         if not found:
-            records.append(_record(item, number))
+            records.append(item_record(item, number))
     if len(problems) == 1:
         raise PaperpoolError(problems[0])
     if problems:
@@ -195,7 +195,7 @@ def _kind(value) -> str:
     return kinds.get(type(value), "number")
 
 
-def _item_problems(item) -> list[str]:
+def item_problems(item) -> list[str]:
     """What makes an item unreadable: `field: what; how to fix`, one each."""
     if not isinstance(item, dict):
         return [f"is a JSON {_kind(item)}, not an object; each item is an object such as {{\"type\": ..., \"title\": ...}}"]
@@ -245,7 +245,8 @@ def _is_date(issued) -> bool:
     return all(isinstance(issued.get(key), (str, int, type(None))) for key in ("literal", "raw", "season"))
 
 
-def _record(item: dict, number: int) -> BibRecord:
+def item_record(item: dict, number: int) -> BibRecord:
+    """One CSL item (checked by item_problems) as a BibTeX record; `number` is its place."""
     kind = item.get("type") or ""
     fields = {"title": _text(item["title"])}
     container = item.get("container-title") or (item.get("event-title") if kind == "paper-conference" else None)

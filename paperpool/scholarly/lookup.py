@@ -1,0 +1,120 @@
+"""Papers named by their identifiers (`add --arxiv/--doi/--openreview`, `import-ids FILE`):
+each identifier recognised, its metadata fetched from the service that holds it, and the
+records planned by import-bib's own code (bibimport.import_records): the same stubs, the
+same duplicate checks, the same report. Everything is fetched before anything is
+planned, so a service that fails leaves the pool as it was."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import identity
+from ..bibimport import BibImport, import_records
+from ..bibtex import BibRecord
+from ..inputs import read_input
+from ..pool import Pool
+from ..problems import PaperpoolError, plural, printable
+from . import arxiv, crossref, openalex, openreview
+from .client import Client
+
+SCHEMES = {"arxiv": "arXiv id", "doi": "DOI", "openreview": "OpenReview id"}
+MAX_IDS_BYTES = 1_000_000  # 20,000 identifiers; a list longer than that is not one survey's additions
+SHOWN_PROBLEMS = 50
+_PREFIX = re.compile(r"^(arxiv|doi|openreview)\s*:\s*(.+)$", re.IGNORECASE)
+_HINT = "write it as arxiv:2412.01928, doi:10.18653/v1/2024.acl-long.1 or openreview:AbCdEf123, or as a link to its page"
+
+
+@dataclass
+class Wanted:
+    scheme: str  # arxiv, doi, openreview
+    value: str
+    where: str  # "arXiv 2412.01928" on the command line, "ids.txt:3" in a file
+
+
+def recognise(text: str) -> tuple[str, str] | None:
+    """(scheme, identifier) for `arxiv:ID`, `doi:DOI`, `openreview:ID`, a bare id of any
+    of the three, or a link to the paper's page on arXiv, doi.org or OpenReview; None otherwise."""
+    text = text.strip()
+    prefixed = _PREFIX.match(text)
+    if prefixed:
+        scheme, value = prefixed.group(1).lower(), prefixed.group(2).strip()
+        found = _checked(scheme, value)
+        return (scheme, found) if found else None
+    if text.lower().startswith(("http://", "https://")) and identity.url_problem(text) is None:
+        carried = identity.ids_in_url(text)
+        return next(((scheme, carried[scheme]) for scheme in SCHEMES if scheme in carried), None)
+    for scheme in SCHEMES:
+        found = _checked(scheme, text)
+        if found:
+            return scheme, found
+    return None
+
+
+def _checked(scheme: str, value: str) -> str | None:
+    value = {"arxiv": identity.arxiv_id, "doi": identity.doi}.get(scheme, str.strip)(value)
+    return value if identity.PATTERNS[scheme][0].match(value) else None
+
+
+def from_options(scheme: str, values: list[str]) -> list[Wanted]:
+    """The identifiers given as --arxiv, --doi or --openreview, each checked."""
+    wanted = []
+    for value in values:
+        found = recognise(f"{scheme}:{value}")
+        if found is None:
+            raise PaperpoolError(f"--{scheme} {value}: not an {SCHEMES[scheme]}; {_HINT}")
+        wanted.append(Wanted(*found, f"{SCHEMES[scheme].split()[0]} {found[1]}"))
+    return wanted
+
+
+def from_file(path: Path) -> list[Wanted]:
+    """One identifier a line; blank lines and lines starting with # are skipped. Every
+    line that is none of the three is reported with its number, and nothing is fetched."""
+    name = path.name
+    wanted, problems = [], []
+    for number, line in enumerate(read_input(path, MAX_IDS_BYTES).splitlines(), 1):
+        text = line.split(" #", 1)[0].strip()
+        if not text or text.startswith("#"):
+            continue
+        found = recognise(text)
+        if found is None:
+            problems.append(f"{name}:{number}: '{printable(text[:100])}' is not an arXiv id, DOI or OpenReview id; {_HINT}")
+        else:
+            wanted.append(Wanted(*found, f"{name}:{number}"))
+    if len(problems) == 1:
+        raise PaperpoolError(f"{problems[0]}; nothing was fetched or written")
+    if problems:
+        shown = "\n".join(problems[:SHOWN_PROBLEMS])
+        raise PaperpoolError(f"{name}: nothing fetched or written, {plural(len(problems), 'problem')}:\n{shown}")
+    if not wanted:
+        raise PaperpoolError(f"{name}: holds no identifiers; write one a line, such as arxiv:2412.01928")
+    return wanted
+
+
+def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
+    """The paper's metadata from the service that holds it: arXiv for an arXiv id,
+    OpenReview for an OpenReview id, Crossref for a DOI (OpenAlex for the DOIs Crossref
+    does not register, such as arXiv's and Zenodo's DataCite DOIs)."""
+    if wanted.scheme == "arxiv":
+        paper = arxiv.fetch(client, wanted.value)
+        record = paper.record(line) if paper else None
+    elif wanted.scheme == "openreview":
+        record = openreview.fetch(client, wanted.value, line)
+    else:
+        work = crossref.fetch(client, wanted.value)
+        record = work.record(line) if work else openalex.fetch(client, wanted.value, line)
+    if record is None:
+        nobody = {"arxiv": "arXiv has no paper", "openreview": "OpenReview has no paper",
+                  "doi": "neither Crossref nor OpenAlex has a paper"}
+        raise PaperpoolError(f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. "
+                             "Nothing was written.")
+    return record
+
+
+def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt.date, client: Client) -> BibImport:
+    """The stubs to write for the papers named, planned as import-bib plans a .bib's."""
+    records = [fetch_record(client, one, line) for line, one in enumerate(wanted, 1)]
+    places = {line: one.where for line, one in enumerate(wanted, 1)}
+    return import_records(pool, records, name, kind, added, lambda record: places[record.line])

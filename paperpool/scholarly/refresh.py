@@ -1,0 +1,161 @@
+"""`paperpool refresh`: what has changed outside the pool since its records were written.
+
+For each entry: a preprint arXiv now lists as published (a journal reference, a DOI), a
+newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
+or withdrawal notice Crossref holds for its DOI (`updated-by`), the published version
+Crossref relates to a preprint DOI (`is-preprint-of`), and links that are dead (see
+links.py). Only facts are ever updated, and only fields the registry declares as facts
+by their type: the venue (the field bibtex_import fills from a journal), the DOI (the
+identifier of scheme doi) and the links (the url_list). Taxonomy fields are never
+touched. Each update is written atomically and recorded in the record's history."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from .. import identity
+from ..bibimport import import_settings
+from ..history import history_field
+from ..pool import Pool, Record
+from ..yamlio import dump_yaml, write_atomic
+from . import arxiv, crossref, links
+from .client import Client
+
+_VERSIONED = re.compile(r"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v(\d+)(?:\.pdf)?$")
+
+
+@dataclass
+class Finding:
+    record: Record
+    what: str  # published, version, withdrawn, retracted, dead_link
+    message: str
+    update: dict = field(default_factory=dict)  # field -> new value; empty: for a maintainer to judge
+
+    def line(self) -> str:
+        applied = "" if self.update else " (not changed by --write: for a maintainer to judge)"
+        return f"{self.record.rel}: {self.what}: {self.message}{applied}"
+
+
+@dataclass
+class Facts:
+    """The names of the entry fields refresh may update, found by their type."""
+    venue: str | None
+    doi: str | None
+    arxiv: str | None
+    urls: str | None
+
+    @classmethod
+    def of(cls, pool: Pool) -> Facts:
+        specs = pool.registry.fields["entries"]
+        read = import_settings(pool.registry, "entries")["fields"]
+        venue = next((name for name, sources in read.items() if "journal" in sources and specs[name].type == "text"), None)
+        scheme = {spec.scheme: name for name, spec in specs.items() if spec.type == "identifier"}
+        urls = next((name for name, spec in specs.items() if spec.type == "url_list"), None)
+        return cls(venue, scheme.get("doi"), scheme.get("arxiv"), urls)
+
+
+def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Finding]:
+    facts = Facts.of(pool)
+    findings: list[Finding] = []
+    all_links: dict[str, list[Record]] = {}
+    preprints = {record.rel: identity.arxiv_id(record.data[facts.arxiv]) for record in pool.entries
+                 if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)}
+    papers = arxiv.fetch_many(client, list(preprints.values())) if preprints else {}
+    for record in pool.entries:
+        data = record.data
+        paper = papers.get(preprints.get(record.rel, ""))
+        if paper is not None:  # none: arXiv did not list it (arXiv keeps even withdrawn papers), so nothing to say
+            findings += _arxiv_findings(paper, record, facts)
+        if facts.doi and isinstance(data.get(facts.doi), str):
+            findings += _crossref_findings(client, record, facts, data[facts.doi])
+        for url in data.get(facts.urls) or [] if facts.urls else []:
+            if isinstance(url, str) and identity.url_problem(url) is None:
+                all_links.setdefault(url, []).append(record)
+    if check_links and all_links:
+        for url, failed in links.dead_links(client, list(all_links)).items():
+            for record in all_links[url]:
+                kept = [link for link in record.data[facts.urls] if link != url]
+                update = {facts.urls: kept} if kept else {}  # the last link stays: a record needs one
+                findings.append(Finding(record, "dead_link", f"{url} failed twice, {links.DEAD_AFTER_DAYS}+ days apart "
+                                                             f"({failed})", update))
+    return findings
+
+
+def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts) -> list[Finding]:
+    data = record.data
+    found = []
+    if paper.withdrawn:
+        found.append(Finding(record, "withdrawn", f"arXiv {paper.arxiv_id}v{paper.version} says: {paper.comment}"))
+    update = {}
+    if paper.journal_ref and facts.venue and data.get(facts.venue) in (None, "", "arXiv"):
+        update[facts.venue] = paper.journal_ref
+    if paper.doi and facts.doi and not data.get(facts.doi):
+        update[facts.doi] = identity.doi(paper.doi)
+    if update:
+        found.append(Finding(record, "published", f"arXiv {paper.arxiv_id} is now published: "
+                                                   + ", ".join(f"{name} {value}" for name, value in update.items()), update))
+    for url in data.get(facts.urls) or [] if facts.urls else []:
+        versioned = _VERSIONED.search(str(url))
+        if versioned and identity.arxiv_id(versioned.group(1)) == paper.arxiv_id and int(versioned.group(2)) < paper.version:
+            found.append(Finding(record, "version", f"{url} links version {versioned.group(2)}; arXiv has v{paper.version}"))
+    return found
+
+
+def _crossref_findings(client: Client, record: Record, facts: Facts, doi: str) -> list[Finding]:
+    work = crossref.fetch(client, doi)
+    if work is None:
+        return []
+    found = []
+    notice = work.retraction
+    if notice:
+        date = (notice.get("updated") or {}).get("date-parts") if isinstance(notice.get("updated"), dict) else None
+        day = "-".join(f"{part:02}" if isinstance(part, int) else str(part) for part in date[0]) if date and date[0] else "undated"
+        found.append(Finding(record, "retracted", f"Crossref holds a {notice.get('type')} notice for {doi}: "
+                                                  f"{notice.get('DOI', 'no DOI')} ({day})"))
+    if work.published_as and facts.doi:
+        published = identity.doi(work.published_as[0])
+        found.append(Finding(record, "published", f"{doi} is a preprint of {published}", {facts.doi: published}))
+    return found
+
+
+def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
+    """Write each record's updates at once, recording the earlier values in its
+    history; returns the files written."""
+    history = history_field(pool.registry, "entries")
+    by_record: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.update:
+            by_record.setdefault(finding.record.rel, []).append(finding)
+    planned = []
+    for found in by_record.values():
+        record = found[0].record
+        data = dict(record.data)
+        was, whys = {}, []
+        for finding in found:
+            for name, value in finding.update.items():
+                was.setdefault(name, data.get(name))
+                data[name] = value
+            whys.append(f"refresh: {finding.message}")
+        if history:
+            data[history] = [*(data.get(history) or []), {"date": today, "was": was, "why": "; ".join(whys)}]
+        planned.append((record, _comments_above(record) + dump_yaml(data)))
+    for record, text in planned:  # every record's text made before any file is replaced
+        write_atomic(record.doc.path, text, record.rel)
+    return [record.rel for record, _ in planned]
+
+
+def _comments_above(record: Record) -> str:
+    """The comment lines a record file starts with (its schema's modeline), kept above
+    the rewritten record: the YAML written again holds the data only."""
+    try:
+        text = record.doc.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    kept = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        kept.append(line)
+    return "".join(kept)

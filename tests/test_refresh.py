@@ -1,0 +1,111 @@
+"""`paperpool refresh` on a copy of the pool against the local server, with three changes
+planted in the fixtures: Agent Lightning's arXiv record now carries a journal reference
+and a DOI (tests/scholarly/arxiv-2508.03680-published.xml), Crossref holds a retraction
+notice for the Dec-POMDP paper's DOI (crossref-planted-retraction-*.json: the real work,
+the notice added), and a link of agentspawn that failed 8 days ago fails again."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from werkzeug import Response
+
+from paperpool.scholarly import client
+
+from . import test_scholarly
+from .conftest import edit
+from .test_scholarly import FIXTURES, JSON, XML
+
+# test_scholarly's fixtures: its local server, with the client's waits recorded
+server, waits = test_scholarly.server, test_scholarly.waits
+
+EMPTY_FEED = (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def planted(pool_copy, request, monkeypatch, tmp_path):
+    server = request.getfixturevalue("server")
+    published = (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8")
+    asked = []
+
+    def arxiv_batch(request):  # refresh asks for many ids at once: the planted one has news, the others none
+        ids = request.args["id_list"].split(",")
+        asked.append(len(ids))
+        return Response(published if "2508.03680" in ids else EMPTY_FEED, content_type=XML)
+
+    server.expect_request("/api/query").respond_with_handler(arxiv_batch)
+    server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
+        (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"),
+        content_type=JSON)
+    server.expect_request("/gone").respond_with_data("Not Found", status=404)
+    # every other DOI: Crossref does not hold it
+    server.expect_request(re.compile("^/crossref/")).respond_with_data("Resource not found.", status=404)
+    gone = server.url_for("/gone")
+    edit(pool_copy / "papers" / "agentspawn.yaml", "urls:\n", f"urls:\n- {gone}\n")
+    (tmp_path / "cache").mkdir(exist_ok=True)
+    (tmp_path / "cache" / "links.json").write_text(json.dumps({gone: time.time() - 8 * 86400}), encoding="utf-8")
+    real = client.Client.link_failure
+    # the pool's other links are on the real web, which the tests never reach
+    monkeypatch.setattr(client.Client, "link_failure",
+                        lambda self, service, url: real(self, service, url) if url == gone else None)
+    request.node.arxiv_batches = asked
+    return pool_copy, gone
+
+
+def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, snapshot, request):
+    pool, gone = planted
+    before = snapshot(pool)
+    result = run("refresh", "--check", cwd=pool)
+    assert (result.exit_code, result.output) == (1, (
+        "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
+        "Agents 2026, doi 10.5555/planted.2026.42\n"
+        "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
+        "10.1287/moor.planted.retraction (2026-10-01) (not changed by --write: for a maintainer to judge)\n"
+        f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
+        "3 changes found outside the pool.\n"))
+    assert snapshot(pool) == before
+    assert request.node.arxiv_batches == [50, 22]  # the pool's 72 arXiv ids in two requests, not 72
+
+
+def test_refresh_write_applies_the_facts_and_records_them(run, planted):
+    pool, gone = planted
+    path = pool / "papers" / "agent-lightning.yaml"
+    modeline = "# yaml-language-server: $schema=../schemas/entry.schema.json\n"
+    path.write_text(modeline + path.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 0 and result.output.endswith("3 changes found outside the pool, 2 records updated.\n")
+    lightning = path.read_text(encoding="utf-8")
+    assert lightning.startswith(modeline + "key: agent-lightning\n")  # the file's comments kept above the record
+    assert "\nvenue: Planted Conference on Agents 2026\n" in lightning and "\ndoi: 10.5555/planted.2026.42\n" in lightning
+    assert lightning.endswith(
+        "  was:\n    venue: arXiv\n    doi: null\n"
+        "  why: 'refresh: arXiv 2508.03680 is now published: venue Planted Conference on Agents 2026, doi "
+        "10.5555/planted.2026.42'\n")
+    spawn = (pool / "papers" / "agentspawn.yaml").read_text(encoding="utf-8")
+    assert "\nurls:\n- https://arxiv.org/abs/2602.07072\ncategory:" in spawn  # the dead link gone, in `was` only
+    assert f"  was:\n    urls:\n    - {gone}\n    - https://arxiv.org/abs/2602.07072\n" in spawn
+    result = run("validate", cwd=pool)
+    assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
+
+
+def test_one_failure_of_a_link_is_not_dead(run, planted, tmp_path):
+    pool, gone = planted
+    (tmp_path / "cache" / "links.json").unlink()
+    result = run("refresh", "--check", cwd=pool)
+    assert gone not in result.output and result.output.endswith("2 changes found outside the pool.\n")
+    assert gone in json.loads((tmp_path / "cache" / "links.json").read_text(encoding="utf-8"))  # remembered
+
+
+def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypatch, snapshot):
+    pool, _ = planted
+    monkeypatch.setattr(client.Client, "link_failure", lambda self, service, url: "could not be reached (offline)")
+    before = snapshot(pool)
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: none of the pool's ") and result.output.endswith(
+        " links answered (the first: could not be reached (offline)); check the network connection, or run "
+        "refresh --no-links. Nothing was written.\n")
+    assert snapshot(pool) == before
