@@ -319,7 +319,7 @@ def assert_not_poisoned(page: Page) -> None:
 
 def test_home_page_loads_without_errors_or_outside_requests(tab, site):
     page = tab.open("index.html")
-    assert page.title() == "Home - Paper pool"
+    assert page.title() == "Home - A tiny survey of tool-using agents"  # the registry's survey.title
     assert heading(page) == require_pool(site.root).registry.survey["title"]
     page.wait_for_load_state("networkidle")  # charts and fonts included
     assert tab.problems == []
@@ -855,6 +855,6 @@ def test_the_sitemap_lists_every_built_page(tab, site):
     locations = [loc.text for loc in ET.fromstring(response.body()).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     built = sorted(path.relative_to(site.folder).as_posix() for path in site.folder.rglob("*.html") if path.name != "404.html")
     assert sorted(location.removeprefix(SITE_URL) for location in locations) == built
-    assert len(built) == 30  # the tiny pool with the hostile entry: every page, entry and value pages included
+    assert len(built) == 31  # the tiny pool with the hostile entry: every page, entry and value pages included
     for page in built:  # each page it lists is served
         assert tab.page.request.get(site.url + page).ok, page
