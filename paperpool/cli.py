@@ -213,7 +213,7 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
                                 default="", show_default=False).strip() or None
     written = newsurvey.create(directory, title, dt.date.today(), site_url)
     click.echo(f"created {directory}: {', '.join(written)}")
-    click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add or paperpool import-bib, "
+    click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
                "paperpool validate and paperpool build.")
 
 

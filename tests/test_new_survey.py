@@ -11,7 +11,7 @@ def test_new_survey_validates_and_builds(run, tmp_path):
     assert result.output == (
         "created halting: .github/workflows/paperpool.yml, .gitignore, README.md, claims.yaml, exclusions/, mkdocs.yml, "
         "papers/schulman2017proximal.yaml, registry.yaml, schemas/, site/index.md\n"
-        "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add or paperpool import-bib, "
+        "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
         "paperpool validate and paperpool build.\n")
     root = tmp_path / "halting"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["halting"]  # no staging folder left
