@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .problems import Problem
 from .registry import REGISTRY_FILE
-from .yamlio import YamlProblem, load_yaml
+from .yamlio import YamlProblem, dump_yaml, load_yaml
 
 FILE = "CITATION.cff"
 
@@ -36,3 +36,48 @@ def problems(root: Path, survey: dict) -> list[Problem]:
     return [Problem(FILE, document.line(*where), ".".join(where),
                     f"'{given}' differs from {REGISTRY_FILE}'s survey.title ('{title}'); write the title as the registry "
                     f"has it (the survey's title is edited in {REGISTRY_FILE})")]
+
+
+# ---- writing it ------------------------------------------------------------------------
+
+CFF_VERSION = "1.2.0"
+MESSAGE = "If you use this paper pool, please cite the survey it belongs to, as below."
+
+
+def render(registry) -> str | None:
+    """CITATION.cff (Citation File Format 1.2.0) made from the registry's survey block:
+    the pool as a dataset, and the survey as its preferred citation; None when the block
+    gives no title or no authors, which a citation cannot do without."""
+    survey = registry.survey
+    title, authors = survey.get("title"), [_person(name) for name in survey.get("authors") or [] if isinstance(name, str)]
+    if not isinstance(title, str) or not authors:
+        return None
+    # each list its own copy: the same list twice would be written as a YAML alias, which
+    # paperpool's reader (and validate) refuses
+    cited = {"type": "article", "title": title, "authors": [dict(person) for person in authors]}
+    if isinstance(survey.get("year"), int):
+        cited["year"] = survey["year"]
+    if isinstance(survey.get("arxiv_id"), str):
+        cited |= {"journal": "arXiv", "identifiers": [{"type": "other", "value": f"arXiv:{survey['arxiv_id']}",
+                                                       "description": "the survey's arXiv id"}],
+                  "url": f"https://arxiv.org/abs/{survey['arxiv_id']}"}
+    if registry.publication is not None and registry.publication.url:
+        cited["url"] = registry.publication.url
+    document = {"cff-version": CFF_VERSION, "message": MESSAGE, "type": "dataset", "title": title, "authors": authors}
+    if isinstance(survey.get("repository"), str):
+        document["repository-code"] = survey["repository"]
+    document["preferred-citation"] = cited
+    header = f"# Generated from {REGISTRY_FILE}'s survey block by `paperpool publish`; edit the registry, not this file.\n"
+    return header + dump_yaml(document)
+
+
+def _person(name: str) -> dict:
+    """A name as CFF's family-names and given-names: "Family, Given" as BibTeX writes it,
+    else the last word is the family name; a single word is a name of its own."""
+    if "," in name:
+        family, given = (part.strip() for part in name.split(",", 1))
+        return {"family-names": family, "given-names": given}
+    words = name.split()
+    if len(words) < 2:
+        return {"name": name.strip()}
+    return {"family-names": words[-1], "given-names": " ".join(words[:-1])}

@@ -518,9 +518,10 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
     out = (out or context.root / publishing.OUT).resolve()
     planned = publishing.plan(project.analysis)
     result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
-    publishing.write(planned, out)
+    publishing.write(planned, out, context.root)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"
-    click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}")
+    citation = f", and {citationcff.FILE}" if planned.citation else ""
+    click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}{citation}")
     click.echo(f"built {plural(result.pages, 'page')}: {result.out / 'index.html'}")
 
 

@@ -1,6 +1,7 @@
 """`paperpool publish`: everything the pool publishes, from one validation and one
 analysis: the statistics, gap tables and claims as JSON and as text for people, the
-exports, README.md's generated block, and the site. The outputs are planned first and
+exports, README.md's generated block, CITATION.cff (from the registry's survey block), and
+the site. The outputs are planned first and
 written only once the site is built, so a pool the build refuses (its mkdocs.yml, a
 hand-written page) changes nothing."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import claims, export, gaps, readme, stats
+from . import citationcff, claims, export, gaps, readme, stats
 from .analysis import Analysis
 from .yamlio import write_atomic
 
@@ -34,19 +35,24 @@ def outputs(analysis: Analysis) -> dict[str, str]:
 class Plan:
     files: dict[str, str]  # name -> text, for the output folder
     readme: readme.Update | None  # None: the pool has no README.md
+    citation: str | None  # CITATION.cff at the pool's root; None: the survey block names no title or authors
 
 
 def plan(analysis: Analysis) -> Plan:
     """Every output but the site, computed before anything is written: a README whose
     markers are wrong stops the run here."""
     has_readme = (analysis.pool.root / readme.README).exists()
-    return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None)
+    return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None,
+                citationcff.render(analysis.registry))
 
 
-def write(planned: Plan, out: Path) -> None:
-    """The outputs into `out`, each file replaced whole, and the README's block."""
+def write(planned: Plan, out: Path, root: Path) -> None:
+    """The outputs into `out`, each file replaced whole, the README's block and the pool's
+    CITATION.cff."""
     out.mkdir(parents=True, exist_ok=True)
     for name, text in planned.files.items():
         write_atomic(out / name, text, f"{out.name}/{name}")
     if planned.readme is not None:
         readme.write(planned.readme)
+    if planned.citation is not None:
+        write_atomic(root / citationcff.FILE, planned.citation, citationcff.FILE)

@@ -27,14 +27,14 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "search", "charts",
                                                          "replace"]
     assert lines[-2] == (f"wrote 10 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
-                         "pool.bib, pool.ris, pool.csljson) and README.md's generated block")
+                         "pool.bib, pool.ris, pool.csljson) and README.md's generated block, and CITATION.cff")
     assert lines[-1].startswith("built ") and lines[-1].endswith(f"{out / 'site' / 'index.html'}")
 
 
 def test_publish_writes_the_csv_of_each_kind_the_registry_lays_out(run, pool_copy):
     result = run("publish", cwd=pool_copy)
     assert result.exit_code == 0
-    assert result.output.splitlines()[-2].endswith("(no README.md, so no generated block)")  # this copy has none
+    assert result.output.splitlines()[-2].endswith("(no README.md, so no generated block), and CITATION.cff")  # this copy has no README
     assert (pool_copy / "build" / "entries.csv").read_text(encoding="utf-8") == run("export", cwd=pool_copy).output
     assert (pool_copy / "build" / "exclusions.csv").read_text(encoding="utf-8") == run("export", "--exclusions", cwd=pool_copy).output
 
