@@ -35,7 +35,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MODELINE = "# yaml-language-server: $schema="
 # The file of each schema in FOLDER, by what it describes.
 FILES = {"registry": "registry.schema.json", "entries": "entries.schema.json",
-         "exclusions": "exclusions.schema.json", "claims": "claims.schema.json"}
+         "exclusions": "exclusions.schema.json", "claims": "claims.schema.json", "pool": "pool.schema.json"}
 # What a record holds for a field it leaves empty: validate reads each as the field absent.
 EMPTY = [None, "", [], {}]
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}"  # a day, or a time on that day (validate reads its day)
@@ -204,10 +204,26 @@ def claims_schema() -> dict:
             "properties": {"claims": {"description": "The claims.", "type": "array", "items": claim}}}
 
 
+def pool_export(reg: Registry) -> dict:
+    """The schema of the JSON export (`paperpool export --format json`, the site's and
+    publish's pool.json): the registry's survey block, then each kind's records, each as
+    its kind's schema says (its dates written as YYYY-MM-DD)."""
+    title = reg.survey.get("title") or "the pool"
+    kinds = {kind: {"description": f"Every {NOUNS[kind][NOUNS[kind].index(' ') + 1:]}, by key.", "type": "array",
+                    "items": {key: value for key, value in record(reg, kind).items() if key != "$schema"}}
+             for kind in reg.fields}
+    return {"$schema": DIALECT, "title": f"{title}: pool.json",
+            "description": "The pool as one JSON document (`paperpool export --format json`).",
+            "type": "object", "required": ["survey", *kinds], "additionalProperties": False,
+            "properties": {"survey": {"type": "object", "description": "registry.yaml's survey block, as it is there."},
+                           **kinds}}
+
+
 def documents(reg: Registry) -> dict[str, dict]:
     """Each schema of the pool, by its file's name in FOLDER."""
     found = {FILES["registry"]: registry(), FILES["claims"]: claims_schema()}
     found |= {FILES[kind]: record(reg, kind) for kind in reg.fields}
+    found[FILES["pool"]] = pool_export(reg)
     return found
 
 

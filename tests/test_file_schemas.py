@@ -45,6 +45,18 @@ def test_the_schemas_accept_every_file_of_the_pool(root):
     assert jsonschema_rs.validator_for(documents["registry.schema.json"]).is_valid(_data(root / "registry.yaml"))
 
 
+@pytest.mark.parametrize("root", [REPO, TINY], ids=["shipped", "tiny"])
+def test_the_pool_json_export_follows_its_schema(root, run):
+    """What `export --format json` writes (publish's and the site's pool.json)."""
+    exported = json.loads(run("export", "--format", "json", cwd=root).output)
+    validator = jsonschema_rs.validator_for(fileschemas.pool_export(_registry(root)))
+    assert [error.message for error in validator.iter_errors(exported)] == []
+    exported["entries"][0]["year"] = "soon"
+    exported["exclusions"].append({"key": "e-broken"})
+    found = {"/".join(map(str, error.instance_path)) for error in validator.iter_errors(exported)}
+    assert found == {"entries/0/year", f"exclusions/{len(exported['exclusions']) - 1}"}  # text for a year; required fields missing
+
+
 @pytest.mark.parametrize(("field", "value"), [
     ("method", "no-such-method"),  # a value outside its vocabulary
     ("year", "2024"),  # text where a whole number belongs
@@ -83,7 +95,8 @@ def test_the_claims_schema_names_what_the_claims_reader_reads():
 def test_paperpool_schemas_writes_them_and_check_says_when_the_registry_moved(run, tiny):
     assert run("schemas", "--check", cwd=tiny).exit_code == 1
     result = run("schemas", cwd=tiny)
-    assert result.output == "schemas/: wrote registry.schema.json, claims.schema.json, entries.schema.json, exclusions.schema.json.\n"
+    assert result.output == ("schemas/: wrote registry.schema.json, claims.schema.json, entries.schema.json, exclusions.schema.json, "
+                             "pool.schema.json.\n")
     assert run("schemas", "--check", cwd=tiny).output == "schemas/: the schemas are up to date.\n"
     # a value added: the records' schema changes with the registry
     edit(tiny / "registry.yaml", '- {id: search, label: "Search"}', '- {id: search, label: "Search"}\n      - {id: other, label: "Other"}')
