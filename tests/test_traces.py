@@ -220,7 +220,7 @@ def test_registry_traces_section_is_checked(run, pool_copy):
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if "traces" in line]
     assert [line.split(": ", 1)[1] for line in lines] == [
-        "traces.colour: unknown setting 'colour'; use one of corpora, folder, subdecisions, vocabulary",
+        "traces.colour: unknown setting 'colour'; use one of corpora, folder, pages, subdecisions, vocabulary",
         "traces.subdecisions.O2.0: 'tool_cal' is not an event type of the trace schema; did you mean 'tool_call'?",
         "traces.subdecisions.O9: 'O9' is not a value of vocabulary 'subdecision'; use one of O1, O2, O3, O4, O5",
     ]
