@@ -70,6 +70,21 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
     assert request.node.arxiv_batches == [50, 22]  # the pool's 72 arXiv ids in two requests, not 72
 
 
+def test_an_exclusions_dead_link_is_reported_and_kept(run, planted):
+    """An exclusion's one link (its `url`) is checked too; being its only link, it is
+    reported for a maintainer to find the new address, not removed."""
+    pool, gone = planted
+    edit(pool / "papers" / "agentspawn.yaml", f"- {gone}\n", "")  # the dead address moves to the exclusion
+    edit(pool / "exclusions" / "e001.yaml", "url: https://arxiv.org/abs/2305.14325", f"url: {gone}")
+    result = run("refresh", "--check", cwd=pool)
+    assert result.exit_code == 1
+    assert (f"exclusions/e001.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404) (not changed by --write: for a "
+            "maintainer to judge)") in result.output.splitlines()
+    before = (pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8")
+    assert run("refresh", "--write", cwd=pool).exit_code == 0
+    assert (pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8") == before
+
+
 def test_refresh_write_applies_the_facts_and_records_them(run, planted):
     pool, gone = planted
     path = pool / "papers" / "agent-lightning.yaml"

@@ -3,8 +3,8 @@
 For each entry: a preprint arXiv now lists as published (a journal reference, a DOI), a
 newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
 or withdrawal notice Crossref holds for its DOI (`updated-by`), the published version
-Crossref relates to a preprint DOI (`is-preprint-of`), and links that are dead (see
-links.py). Only facts are ever updated, and only fields the registry declares as facts
+Crossref relates to a preprint DOI (`is-preprint-of`). For every record, entries and
+exclusions: links that are dead (see links.py). Only facts are ever updated, and only fields the registry declares as facts
 by their type: the venue (the field bibtex_import fills from a journal), the DOI (the
 identifier of scheme doi) and the links (the url_list). Taxonomy fields are never
 touched. Each update is written atomically and recorded in the record's history."""
@@ -40,26 +40,36 @@ class Finding:
 
 @dataclass
 class Facts:
-    """The names of the entry fields refresh may update, found by their type."""
+    """The names of a kind's fields refresh may read or update, found by their type."""
     venue: str | None
     doi: str | None
     arxiv: str | None
-    urls: str | None
+    urls: str | None  # a list of links
+    link: str | None = None  # a single link (an exclusion's): a dead one is reported, never removed
 
     @classmethod
-    def of(cls, pool: Pool) -> Facts:
-        specs = pool.registry.fields["entries"]
-        read = import_settings(pool.registry, "entries")["fields"]
+    def of(cls, pool: Pool, kind: str = "entries") -> Facts:
+        specs = pool.registry.fields[kind]
+        read = import_settings(pool.registry, kind)["fields"]
         venue = next((name for name, sources in read.items() if "journal" in sources and specs[name].type == "text"), None)
         scheme = {spec.scheme: name for name, spec in specs.items() if spec.type == "identifier"}
         urls = next((name for name, spec in specs.items() if spec.type == "url_list"), None)
-        return cls(venue, scheme.get("doi"), scheme.get("arxiv"), urls)
+        link = next((name for name, spec in specs.items() if spec.type == "url"), None)
+        return cls(venue, scheme.get("doi"), scheme.get("arxiv"), urls, link)
+
+    def links(self, data: dict) -> list[str]:
+        """The record's links that are well-formed web addresses."""
+        found = list(data.get(self.urls) or []) if self.urls else []
+        found += [data.get(self.link)] if self.link else []
+        return [url for url in found if isinstance(url, str) and identity.url_problem(url) is None]
 
 
 def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Finding]:
+    """What changed outside: the entries' publications, versions, withdrawals and
+    retractions, and the dead links of every record (entries and exclusions)."""
     facts = Facts.of(pool)
     findings: list[Finding] = []
-    all_links: dict[str, list[Record]] = {}
+    all_links: dict[str, list[tuple[Record, Facts]]] = {}
     preprints = {record.rel: identity.arxiv_id(record.data[facts.arxiv]) for record in pool.entries
                  if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)}
     papers = arxiv.fetch_many(client, list(preprints.values())) if preprints else {}
@@ -70,17 +80,27 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
             findings += _arxiv_findings(paper, record, facts)
         if facts.doi and isinstance(data.get(facts.doi), str):
             findings += _crossref_findings(client, record, facts, data[facts.doi])
-        for url in data.get(facts.urls) or [] if facts.urls else []:
-            if isinstance(url, str) and identity.url_problem(url) is None:
-                all_links.setdefault(url, []).append(record)
+    for kind, records in pool.records.items():
+        kind_facts = Facts.of(pool, kind)
+        for record in records:
+            for url in kind_facts.links(record.data):
+                all_links.setdefault(url, []).append((record, kind_facts))
     if check_links and all_links:
         for url, failed in links.dead_links(client, list(all_links)).items():
-            for record in all_links[url]:
-                kept = [link for link in record.data[facts.urls] if link != url]
-                update = {facts.urls: kept} if kept else {}  # the last link stays: a record needs one
+            for record, kind_facts in all_links[url]:
                 findings.append(Finding(record, "dead_link", f"{url} failed twice, {links.DEAD_AFTER_DAYS}+ days apart "
-                                                             f"({failed})", update))
+                                                             f"({failed})", _without(record, kind_facts, url)))
     return findings
+
+
+def _without(record: Record, facts: Facts, url: str) -> dict:
+    """The update that drops a dead link: none when it is the record's only link, or its
+    single link field's (a record needs one, and a maintainer finds the new address)."""
+    listed = record.data.get(facts.urls) if facts.urls else None
+    if not isinstance(listed, list) or url not in listed:
+        return {}
+    kept = [link for link in listed if link != url]
+    return {facts.urls: kept} if kept else {}
 
 
 def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts) -> list[Finding]:
@@ -123,7 +143,6 @@ def _crossref_findings(client: Client, record: Record, facts: Facts, doi: str) -
 def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
     """Write each record's updates at once, recording the earlier values in its
     history; returns the files written."""
-    history = history_field(pool.registry, "entries")
     by_record: dict[str, list[Finding]] = {}
     for finding in findings:
         if finding.update:
@@ -138,6 +157,7 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
                 was.setdefault(name, data.get(name))
                 data[name] = value
             whys.append(f"refresh: {finding.message}")
+        history = history_field(pool.registry, record.kind)
         if history:
             data[history] = [*(data.get(history) or []), {"date": today, "was": was, "why": "; ".join(whys)}]
         planned.append((record, _comments_above(record) + dump_yaml(data)))
