@@ -17,12 +17,16 @@ from paperpool.scholarly import client
 
 from . import test_scholarly
 from .conftest import edit
-from .test_scholarly import FIXTURES, JSON, XML
+from .test_scholarly import FIXTURES, GRESHAKE, GRESHAKE_PUBLISHED, JSON, NO_WORKS, XML
 
 # test_scholarly's fixtures: its local server, with the client's waits recorded
 server, waits = test_scholarly.server, test_scholarly.waits
 
 EMPTY_FEED = (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8")
+
+
+def _entry(feed: str) -> str:
+    return feed[feed.index("<entry>"):feed.index("</entry>") + len("</entry>")] + "\n"
 
 
 @pytest.fixture
@@ -31,12 +35,21 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     published = (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8")
     asked = []
 
-    def arxiv_batch(request):  # refresh asks for many ids at once: the planted one has news, the others none
-        ids = request.args["id_list"].split(",")
+    listed = {"2508.03680": _entry(published), "2302.12173": _entry(GRESHAKE)}
+
+    def arxiv_batch(request):  # refresh asks for many ids at once: the planted one has news, Greshake et al.'s
+        ids = request.args["id_list"].split(",")  # none (arXiv knows nothing of its publication), the others are not listed
         asked.append(len(ids))
-        return Response(published if "2508.03680" in ids else EMPTY_FEED, content_type=XML)
+        entries = "".join(listed[one] for one in ids if one in listed)
+        feed = EMPTY_FEED.replace('xmlns:opensearch=', 'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:opensearch=')
+        return Response(feed.replace("</feed>", entries + "</feed>"), content_type=XML)
+
+    def openalex_works(request):  # the version of record of Greshake et al.'s preprint; no other work
+        held = "doi:10.48550/arxiv.2302.12173" in request.args["filter"].split("|")
+        return Response(GRESHAKE_PUBLISHED if held else NO_WORKS, content_type=JSON)
 
     server.expect_request("/api/query").respond_with_handler(arxiv_batch)
+    server.expect_request("/openalex/works").respond_with_handler(openalex_works)
     server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
         (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"),
         content_type=JSON)
@@ -124,3 +137,26 @@ def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypat
         " links answered (the first: could not be reached (offline)); check the network connection, or run "
         "refresh --no-links. Nothing was written.\n")
     assert snapshot(pool) == before
+
+
+
+def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, planted):
+    """arXiv often learns nothing of a paper's publication (no journal reference, no DOI)
+    while OpenAlex joins the preprint to its version of record: Greshake et al.'s record,
+    set back to before its publication, gets the venue and DOI OpenAlex lists."""
+    pool, _ = planted
+    path = pool / "papers" / "greshake2023.yaml"
+    edit(path, "\nvenue: ACM AISec 2023\n", "\nvenue: arXiv\n")
+    edit(path, "\ndoi: 10.1145/3605764.3623985\n", "\ndoi: null\n")
+    result = run("refresh", "--check", cwd=pool)
+    assert result.exit_code == 1
+    assert ("papers/greshake2023.yaml: published: arXiv 2302.12173 is now published (its version of record, as OpenAlex "
+            "lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985") in result.output.splitlines()
+    assert result.output.endswith("4 changes found outside the pool.\n")
+    assert run("refresh", "--write", cwd=pool).exit_code == 0
+    record = path.read_text(encoding="utf-8")
+    assert "\nvenue: ACM AISec 2023\n" in record and "\ndoi: 10.1145/3605764.3623985\n" in record
+    assert record.endswith("  was:\n    venue: arXiv\n    doi: null\n  why: 'refresh: arXiv 2302.12173 is now published (its "
+                           "version of record, as OpenAlex lists it): venue\n    ACM AISec 2023, doi 10.1145/3605764.3623985'\n")
+    result = run("validate", cwd=pool)
+    assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")

@@ -23,6 +23,10 @@ XML = "application/atom+xml; charset=utf-8"
 JSON = "application/json"
 GRESHAKE = (FIXTURES / "arxiv-2302.12173.xml").read_text(encoding="utf-8")
 MALT = (FIXTURES / "arxiv-2412.01928.xml").read_text(encoding="utf-8")
+# OpenAlex's answer to the works filter add --arxiv sends for arXiv's DOI of the paper: Greshake et al.'s
+# version of record (the pool's venue and DOI for it), or no work at all
+GRESHAKE_PUBLISHED = (FIXTURES / "openalex-works-arxiv-2302.12173.json").read_text(encoding="utf-8")
+NO_WORKS = '{"meta": {"count": 0, "page": 1, "per_page": 1}, "results": [], "group_by": []}'
 NEXT = "Then: paperpool validate, and paperpool diff main"  # not printed by the import-style report
 
 
@@ -51,6 +55,11 @@ def server(httpserver, monkeypatch, waits):
 def arxiv_answers(server, arxiv_id: str, body: str, status: int = 200, **kwargs):
     server.expect_request("/api/query", query_string={"id_list": arxiv_id}).respond_with_data(
         body, status=status, content_type=XML, **kwargs)
+
+
+def openalex_answers(server, body: str = NO_WORKS, arxiv_id: str | None = None):
+    asked = {"filter": f"doi:10.48550/arxiv.{arxiv_id}", "per-page": "1"} if arxiv_id else None
+    server.expect_request("/openalex/works", query_string=asked).respond_with_data(body, content_type=JSON)
 
 
 def without(root: Path, key: str) -> Path:
@@ -91,7 +100,8 @@ def test_the_contact_is_declared_in_the_registrys_survey_block(run, pool_copy):
 
 def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy, server, snapshot):
     pool = without(pool_copy, "greshake2023")
-    arxiv_answers(server, "2302.12173", GRESHAKE)
+    arxiv_answers(server, "2302.12173", GRESHAKE)  # arXiv names no journal reference or DOI for it
+    openalex_answers(server, GRESHAKE_PUBLISHED, "2302.12173")  # OpenAlex has its version of record
     before = snapshot(pool)
     result = run("add", "--arxiv", "arXiv:2302.12173v1", "--date-added", "2026-11-23", cwd=pool)
     assert (result.exit_code, result.output) == (0, (
@@ -108,13 +118,13 @@ def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy,
         "authors_complete: true\n"
         "affiliation: null\n"
         "year: 2023\n"
-        "venue: arXiv\n"
+        "venue: ACM AISec 2023\n"
         "arxiv_id: '2302.12173'\n"
-        "doi: null\n"
+        "doi: 10.1145/3605764.3623985\n"
         "openreview_id: null\n"
         "urls:\n- https://arxiv.org/abs/2302.12173\n"
         "category: TODO\n")
-    assert "bibtex:\n  type: article\n  key: greshake2023what\n  journal: arXiv preprint arXiv:2302.12173\n" in stub
+    assert "bibtex:\n  type: inproceedings\n  key: greshake2023what\n  booktitle: ACM AISec 2023\n" in stub
     assert "\nreward_type: TODO\n" in stub and "\nsubdecision_evidence: TODO\n" in stub  # never guessed
     for name, value in FILLED.items():
         edit(pool / "papers" / "greshake2023what.yaml", f"\n{name}: TODO\n", f"\n{name}: {value}\n")
@@ -123,6 +133,7 @@ def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy,
 
 
 def test_add_arxiv_of_a_paper_already_in_the_pool_is_refused_naming_its_file(run, pool_copy, server, snapshot):
+    openalex_answers(server)
     arxiv_answers(server, "2412.01928", MALT)
     before = snapshot(pool_copy)
     result = run("add", "--arxiv", "2412.01928", cwd=pool_copy)
@@ -133,12 +144,14 @@ def test_add_arxiv_of_a_paper_already_in_the_pool_is_refused_naming_its_file(run
 
 
 def test_add_dry_run_prints_the_stub_and_writes_nothing(run, pool_copy, server, snapshot):
+    openalex_answers(server)  # OpenAlex holds no version of record: the stub stays arXiv's
     pool = without(pool_copy, "greshake2023")
     arxiv_answers(server, "2302.12173", GRESHAKE)
     before = snapshot(pool)
     result = run("add", "--arxiv", "2302.12173", "--dry-run", "--date-added", "2026-11-23", cwd=pool)
     assert result.exit_code == 0
     assert result.output.startswith("# papers/greshake2023what.yaml\nkey: greshake2023what\n")
+    assert "\nvenue: arXiv\n" in result.output and "\ndoi: null\n" in result.output
     assert result.output.endswith(
         "would create papers/greshake2023what.yaml from arXiv 2302.12173 (greshake2023what)\n"
         "would create 1 entry, skipped 0 duplicates (dry run: nothing written).\n")
@@ -217,6 +230,7 @@ def test_add_a_bad_identifier_is_one_line(run, pool_copy):
 # ---------------------------------------------------------------------------------
 
 def test_import_ids_reads_every_form_and_reports_like_import_bib(run, pool_copy, server, tmp_path, snapshot):
+    openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
     arxiv_answers(server, "2302.12173", GRESHAKE)
     arxiv_answers(server, "2412.01928", MALT)
@@ -283,16 +297,18 @@ def test_a_404_is_not_found(run, pool_copy, server):
 
 
 def test_a_500_then_success_is_retried(run, pool_copy, server, waits):
+    openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
     server.expect_ordered_request("/api/query").respond_with_data("Internal Server Error", status=500)
     server.expect_ordered_request("/api/query").respond_with_data(GRESHAKE, content_type=XML)
     result = run("add", "--arxiv", "2302.12173", "--dry-run", cwd=pool)
     assert result.exit_code == 0 and "would create 1 entry" in result.output
     assert waits == [client.BACKOFF]  # one backoff before the one retry
-    assert len(server.log) == 2
+    assert [request.path for request, _ in server.log] == ["/api/query", "/api/query", "/openalex/works"]
 
 
 def test_a_429_waits_as_long_as_retry_after_says(run, pool_copy, server, waits):
+    openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
     server.expect_ordered_request("/api/query").respond_with_data("Rate exceeded.", status=429, headers={"Retry-After": "7"})
     server.expect_ordered_request("/api/query").respond_with_data(GRESHAKE, content_type=XML)
@@ -351,6 +367,7 @@ def test_a_malformed_crossref_answer_is_one_line(run, pool_copy, server, body, d
 
 
 def test_a_redirect_is_followed(run, pool_copy, server):
+    openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
     server.expect_request("/api/query").respond_with_data("", status=301, headers={"Location": "/moved/api/query?id_list=2302.12173"})
     server.expect_request("/moved/api/query").respond_with_data(GRESHAKE, content_type=XML)
@@ -375,12 +392,13 @@ def test_an_unreachable_service_is_one_line_and_nothing_is_written(run, pool_cop
 
 
 def test_answers_are_cached_so_a_second_run_asks_nothing(run, pool_copy, server):
+    openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
     arxiv_answers(server, "2302.12173", GRESHAKE)
     assert run("add", "--arxiv", "2302.12173", "--dry-run", cwd=pool).exit_code == 0
     assert run("add", "--arxiv", "2302.12173", "--dry-run", cwd=pool).exit_code == 0
-    assert len(server.log) == 1
-    assert server.log[0][0].headers["User-Agent"] == "paperpool/0.1.0"
+    assert [request.path for request, _ in server.log] == ["/api/query", "/openalex/works"]  # the first run's only
+    assert {request.headers["User-Agent"] for request, _ in server.log} == {"paperpool/0.1.0"}
 
 
 def test_an_answer_too_big_to_be_one_paper_is_malformed(run, pool_copy, server, monkeypatch):
@@ -404,3 +422,15 @@ def test_a_server_error_every_time_is_reported_after_the_retries(run, pool_copy,
     server.expect_request("/api/query").respond_with_data("Service Unavailable", status=503)
     assert arxiv_failure(run, pool_copy, server) == "failed (HTTP 503, 4 tries); try again later. Nothing was written.\n"
     assert len(server.log) == client.ATTEMPTS
+
+
+def test_a_malformed_openalex_answer_is_one_line(run, pool_copy, server, snapshot):
+    pool = without(pool_copy, "greshake2023")
+    arxiv_answers(server, "2302.12173", GRESHAKE)
+    openalex_answers(server, '{"meta": {"count": 0}}')
+    before = snapshot(pool)
+    result = run("add", "--arxiv", "2302.12173", cwd=pool)
+    assert result.exit_code == 1 and len(result.output.splitlines()) == 1
+    assert result.output.startswith("Error: OpenAlex (") and "gave an answer paperpool cannot read (no `results` list)" \
+        in result.output
+    assert snapshot(pool) == before

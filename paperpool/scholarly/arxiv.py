@@ -38,16 +38,23 @@ class ArxivPaper:
     def withdrawn(self) -> bool:
         return bool(self.comment and _WITHDRAWN.search(self.comment))
 
-    def record(self, line: int = 1) -> BibRecord:
+    def record(self, line: int = 1, elsewhere=None) -> BibRecord:
         """The paper as a BibTeX record: a preprint as the pool keeps arXiv's own
-        (`journal = {arXiv preprint arXiv:ID}`), or its journal reference once published."""
+        (`journal = {arXiv preprint arXiv:ID}`), or its journal reference once published.
+        `elsewhere` (openalex.Published) is the version of record OpenAlex knows of, used
+        where arXiv has no journal reference or DOI."""
+        venue = self.journal_ref or (elsewhere.venue if elsewhere else None)
         fields = {"title": self.title, "year": self.year, "eprint": self.arxiv_id, "archiveprefix": "arXiv",
-                  "journal": self.journal_ref or f"arXiv preprint arXiv:{self.arxiv_id}",
+                  "journal": venue or f"arXiv preprint arXiv:{self.arxiv_id}",
                   "url": f"https://arxiv.org/abs/{self.arxiv_id}"}
-        if self.doi:
-            fields["doi"] = self.doi
+        doi = self.doi or (elsewhere.doi if elsewhere else None)
+        if doi:
+            fields["doi"] = doi
+        entry_type = "article"
+        if not self.journal_ref and elsewhere and elsewhere.kind == "conference":
+            entry_type, fields["booktitle"] = "inproceedings", fields.pop("journal")
         key = suggested_key({"authors": self.authors, "year": self.year, "title": self.title})
-        return BibRecord(key, "article", line, fields, list(self.authors))
+        return BibRecord(key, entry_type, line, fields, list(self.authors))
 
 
 def fetch(client: Client, arxiv_id: str) -> ArxivPaper | None:

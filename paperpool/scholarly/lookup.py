@@ -94,12 +94,12 @@ def from_file(path: Path) -> list[Wanted]:
 
 
 def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
-    """The paper's metadata from the service that holds it: arXiv for an arXiv id,
-    OpenReview for an OpenReview id, Crossref for a DOI (OpenAlex for the DOIs Crossref
+    """The paper's metadata from the service that holds it: arXiv for an arXiv id (and
+    OpenAlex for the venue of its published version, which arXiv often lacks), OpenReview for an OpenReview id, Crossref for a DOI (OpenAlex for the DOIs Crossref
     does not register, such as arXiv's and Zenodo's DataCite DOIs)."""
     if wanted.scheme == "arxiv":
         paper = arxiv.fetch(client, wanted.value)
-        record = paper.record(line) if paper else None
+        record = paper.record(line, _published_elsewhere(client, paper)) if paper else None
     elif wanted.scheme == "openreview":
         record = openreview.fetch(client, wanted.value, line)
     else:
@@ -111,6 +111,13 @@ def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
         raise PaperpoolError(f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. "
                              "Nothing was written.")
     return record
+
+
+def _published_elsewhere(client: Client, paper: arxiv.ArxivPaper) -> openalex.Published | None:
+    """The version of record OpenAlex joins to an arXiv paper that names none itself."""
+    if paper.journal_ref:
+        return None
+    return openalex.published(openalex.fetch_by_arxiv(client, [paper.arxiv_id]).get(paper.arxiv_id))
 
 
 def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt.date, client: Client) -> BibImport:

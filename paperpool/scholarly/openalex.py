@@ -1,10 +1,15 @@
 """OpenAlex's works API (api.openalex.org/works/doi:DOI): where Crossref has no record
 (DataCite DOIs such as arXiv's and Zenodo's) or is short of one, OpenAlex has the work
 with its full author list and the venue of its published version. Read as a BibTeX
-record, so that import-bib's code makes the stub."""
+record, so that import-bib's code makes the stub.
+
+OpenAlex also joins a preprint to its published version as locations of one work, which
+arXiv often does not know (no journal reference, no DOI): `published` finds that version,
+for `add --arxiv` and `refresh`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from .. import identity
@@ -52,6 +57,76 @@ def venue_of(work: dict) -> str | None:
     source = location.get("source") if isinstance(location, dict) else None
     name = source.get("display_name") if isinstance(source, dict) else None
     return " ".join(name.split()) if isinstance(name, str) and name.strip() else None
+
+
+# Where a version of record is published; a `repository` (arXiv, a university's) holds copies
+PUBLISHING_SOURCES = ("journal", "conference")
+BATCH = 50  # DOIs asked in one filter (OpenAlex takes up to 100 values joined by |)
+
+
+@dataclass
+class Published:
+    venue: str
+    kind: str  # journal or conference, as OpenAlex types the source
+    doi: str | None  # the published version's DOI, when its location names one
+
+
+def published(work) -> Published | None:
+    """The work's version of record, when OpenAlex has one: its first location (the
+    primary first) hosted by a journal or conference, and not marked as a version
+    before publication."""
+    if not isinstance(work, dict):
+        return None
+    for location in [work.get("primary_location"), *_list(work.get("locations"))]:
+        if not isinstance(location, dict) or location.get("version") not in (None, "publishedVersion"):
+            continue
+        source = location.get("source")
+        kind = source.get("type") if isinstance(source, dict) else None
+        name = source.get("display_name") if isinstance(source, dict) else None
+        if kind in PUBLISHING_SOURCES and isinstance(name, str) and name.strip():
+            doi = identity.ids_in_url(str(location.get("landing_page_url") or "")).get("doi")
+            if doi is None and isinstance(work.get("doi"), str) and not _is_arxiv_doi(work["doi"]):
+                doi = identity.doi(work["doi"])
+            return Published(" ".join(name.split()), kind, doi)
+    return None
+
+
+def fetch_by_arxiv(client: Client, arxiv_ids: list[str]) -> dict[str, dict]:
+    """The works OpenAlex has for these arXiv papers (asked by their arXiv DOIs, 10.48550/
+    arXiv.ID, BATCH at a time), by arXiv id; a paper OpenAlex does not hold is left out."""
+    wanted = sorted({identity.arxiv_id(one) for one in arxiv_ids})
+    found: dict[str, dict] = {}
+    for start in range(0, len(wanted), BATCH):
+        chunk = wanted[start:start + BATCH]
+        dois = "|".join(f"10.48550/arxiv.{one}" for one in chunk)
+        answer = client.get(OPENALEX, "/works", {"filter": f"doi:{dois}", "per-page": str(len(chunk))})
+        if answer is None:
+            continue
+        body = parsed_json(OPENALEX, answer.url, answer.text)
+        results = body.get("results") if isinstance(body, dict) else None
+        if not isinstance(results, list):
+            raise malformed(OPENALEX, answer.url, "no `results` list")
+        for work in _list(results):
+            arxiv_id = _arxiv_id_of(work)
+            if arxiv_id in chunk:
+                found[arxiv_id] = work
+    return found
+
+
+def _arxiv_id_of(work: dict) -> str | None:
+    """The arXiv id a work carries: in its DOI (arXiv's DataCite DOI) or a location's link."""
+    doi = work.get("doi")
+    if isinstance(doi, str) and _is_arxiv_doi(doi):
+        return identity.arxiv_id(identity.doi(doi).split("arxiv.", 1)[1])
+    for location in _list(work.get("locations")):
+        carried = identity.ids_in_url(str(location.get("landing_page_url") or ""))
+        if "arxiv" in carried:
+            return carried["arxiv"]
+    return None
+
+
+def _is_arxiv_doi(doi: str) -> bool:
+    return identity.doi(doi).lower().startswith("10.48550/arxiv.")
 
 
 def _list(value) -> list[dict]:

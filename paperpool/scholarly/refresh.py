@@ -1,6 +1,7 @@
 """`paperpool refresh`: what has changed outside the pool since its records were written.
 
-For each entry: a preprint arXiv now lists as published (a journal reference, a DOI), a
+For each entry: a preprint arXiv now lists as published (a journal reference, a DOI) or
+whose version of record OpenAlex lists (a journal's or conference's location), a
 newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
 or withdrawal notice Crossref holds for its DOI (`updated-by`), the published version
 Crossref relates to a preprint DOI (`is-preprint-of`). For every record, entries and
@@ -20,7 +21,7 @@ from ..bibimport import import_settings
 from ..history import history_field
 from ..pool import Pool, Record
 from ..yamlio import dump_yaml, write_atomic
-from . import arxiv, crossref, links
+from . import arxiv, crossref, links, openalex
 from .client import Client
 
 _VERSIONED = re.compile(r"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v(\d+)(?:\.pdf)?$")
@@ -73,11 +74,12 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
     preprints = {record.rel: identity.arxiv_id(record.data[facts.arxiv]) for record in pool.entries
                  if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)}
     papers = arxiv.fetch_many(client, list(preprints.values())) if preprints else {}
+    elsewhere = _published_elsewhere(client, pool, papers, preprints, facts)
     for record in pool.entries:
         data = record.data
         paper = papers.get(preprints.get(record.rel, ""))
         if paper is not None:  # none: arXiv did not list it (arXiv keeps even withdrawn papers), so nothing to say
-            findings += _arxiv_findings(paper, record, facts)
+            findings += _arxiv_findings(paper, record, facts, elsewhere.get(paper.arxiv_id))
         if facts.doi and isinstance(data.get(facts.doi), str):
             findings += _crossref_findings(client, record, facts, data[facts.doi])
     for kind, records in pool.records.items():
@@ -103,18 +105,38 @@ def _without(record: Record, facts: Facts, url: str) -> dict:
     return {facts.urls: kept} if kept else {}
 
 
-def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts) -> list[Finding]:
+def _unpublished(data: dict, facts: Facts) -> bool:
+    """Whether a record names no venue but arXiv (or none at all)."""
+    return bool(facts.venue) and data.get(facts.venue) in (None, "", "arXiv")
+
+
+def _published_elsewhere(client: Client, pool: Pool, papers: dict, preprints: dict,
+                         facts: Facts) -> dict[str, openalex.Published]:
+    """The versions of record OpenAlex knows of for the preprints whose records name no
+    venue and whose arXiv entry gives no journal reference, by arXiv id."""
+    asked = [paper.arxiv_id for record in pool.entries
+             if (paper := papers.get(preprints.get(record.rel, ""))) is not None and not paper.journal_ref
+             and _unpublished(record.data, facts)]
+    works = openalex.fetch_by_arxiv(client, asked) if asked else {}
+    return {arxiv_id: found for arxiv_id, work in works.items() if (found := openalex.published(work))}
+
+
+def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts,
+                    elsewhere: openalex.Published | None = None) -> list[Finding]:
     data = record.data
     found = []
     if paper.withdrawn:
         found.append(Finding(record, "withdrawn", f"arXiv {paper.arxiv_id}v{paper.version} says: {paper.comment}"))
     update = {}
-    if paper.journal_ref and facts.venue and data.get(facts.venue) in (None, "", "arXiv"):
-        update[facts.venue] = paper.journal_ref
-    if paper.doi and facts.doi and not data.get(facts.doi):
-        update[facts.doi] = identity.doi(paper.doi)
+    venue = paper.journal_ref or (elsewhere.venue if elsewhere else None)
+    if venue and _unpublished(data, facts):
+        update[facts.venue] = venue
+    doi = paper.doi or (elsewhere.doi if elsewhere else None)
+    if doi and facts.doi and not data.get(facts.doi):
+        update[facts.doi] = identity.doi(doi)
     if update:
-        found.append(Finding(record, "published", f"arXiv {paper.arxiv_id} is now published: "
+        said = "" if paper.journal_ref or not elsewhere else " (its version of record, as OpenAlex lists it)"
+        found.append(Finding(record, "published", f"arXiv {paper.arxiv_id} is now published{said}: "
                                                    + ", ".join(f"{name} {value}" for name, value in update.items()), update))
     for url in data.get(facts.urls) or [] if facts.urls else []:
         versioned = _VERSIONED.search(str(url))
