@@ -36,6 +36,7 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     asked = []
 
     listed = {"2508.03680": _entry(published), "2302.12173": _entry(GRESHAKE)}
+    request.node.arxiv_listed = listed  # a test may list more
 
     def arxiv_batch(request):  # refresh asks for many ids at once: the planted one has news, Greshake et al.'s
         ids = request.args["id_list"].split(",")  # none (arXiv knows nothing of its publication), the others are not listed
@@ -80,7 +81,12 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
         f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
         "3 changes found outside the pool.\n"))
     assert snapshot(pool) == before
-    assert request.node.arxiv_batches == [50, 22]  # the pool's 72 arXiv ids in two requests, not 72
+    named = {m for path in (pool / "papers").glob("*.yaml")
+             for m in re.findall(r"^arxiv_id: '([^']+)'$", path.read_text(encoding="utf-8"), re.MULTILINE)}
+    named |= {m for path in (pool / "exclusions").glob("*.yaml")
+              for m in re.findall(r"^identifier: arXiv:(\S+)$", path.read_text(encoding="utf-8"), re.MULTILINE)}
+    # every arXiv id of the entries and the exclusions, 50 to a request, not one request each
+    assert request.node.arxiv_batches == [50, len(named) - 50]
 
 
 def test_an_exclusions_dead_link_is_reported_and_kept(run, planted):
@@ -160,3 +166,16 @@ def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, pla
                            "version of record, as OpenAlex lists it): venue\n    ACM AISec 2023, doi 10.1145/3605764.3623985'\n")
     result = run("validate", cwd=pool)
     assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
+
+
+def test_an_exclusions_withdrawn_paper_is_reported_for_a_maintainer(run, planted, request):
+    """An exclusion names its paper by a prefixed identifier (arXiv:2305.14325): arXiv is
+    asked about it too. Planted: arXiv lists that paper as withdrawn."""
+    pool, _ = planted
+    withdrawn = _entry(GRESHAKE).replace("2302.12173", "2305.14325").replace(
+        "</entry>", "  <arxiv:comment>This paper has been withdrawn by the authors.</arxiv:comment>\n  </entry>")
+    request.node.arxiv_listed["2305.14325"] = withdrawn
+    result = run("refresh", "--check", "--no-links", cwd=pool)
+    assert result.exit_code == 1
+    assert ("exclusions/e001.yaml: withdrawn: arXiv 2305.14325v2 says: This paper has been withdrawn by the authors. "
+            "(not changed by --write: for a maintainer to judge)") in result.output.splitlines()

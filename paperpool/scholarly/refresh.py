@@ -1,6 +1,6 @@
 """`paperpool refresh`: what has changed outside the pool since its records were written.
 
-For each entry: a preprint arXiv now lists as published (a journal reference, a DOI) or
+For each record (an entry, an exclusion naming an arXiv id or DOI): a preprint arXiv now lists as published (a journal reference, a DOI) or
 whose version of record OpenAlex lists (a journal's or conference's location), a
 newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
 or withdrawal notice Crossref holds for its DOI (`updated-by`), the published version
@@ -44,19 +44,31 @@ class Facts:
     """The names of a kind's fields refresh may read or update, found by their type."""
     venue: str | None
     doi: str | None
-    arxiv: str | None
     urls: str | None  # a list of links
     link: str | None = None  # a single link (an exclusion's): a dead one is reported, never removed
+    identifiers: tuple = ()  # (field, scheme) of every identifier field, such as an exclusion's prefixed one
 
     @classmethod
     def of(cls, pool: Pool, kind: str = "entries") -> Facts:
         specs = pool.registry.fields[kind]
         read = import_settings(pool.registry, kind)["fields"]
         venue = next((name for name, sources in read.items() if "journal" in sources and specs[name].type == "text"), None)
-        scheme = {spec.scheme: name for name, spec in specs.items() if spec.type == "identifier"}
+        identifiers = tuple((name, spec.scheme) for name, spec in specs.items() if spec.type == "identifier")
         urls = next((name for name, spec in specs.items() if spec.type == "url_list"), None)
         link = next((name for name, spec in specs.items() if spec.type == "url"), None)
-        return cls(venue, scheme.get("doi"), scheme.get("arxiv"), urls, link)
+        return cls(venue, {scheme: name for name, scheme in identifiers}.get("doi"), urls, link, identifiers)
+
+    def ids(self, data: dict) -> dict[str, str]:
+        """The record's arXiv id and DOI, from whichever identifier fields hold them
+        (arxiv_id, doi, or a prefixed identifier such as arXiv:2305.14325)."""
+        found: dict[str, str] = {}
+        for name, scheme in self.identifiers:
+            value = data.get(name)
+            if isinstance(value, str) and value.strip():
+                for token_scheme, token in sorted(identity.identifier_tokens(scheme, value)):
+                    if token_scheme in ("arxiv", "doi"):
+                        found.setdefault(token_scheme, token)
+        return found
 
     def links(self, data: dict) -> list[str]:
         """The record's links that are well-formed web addresses."""
@@ -66,32 +78,31 @@ class Facts:
 
 
 def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Finding]:
-    """What changed outside: the entries' publications, versions, withdrawals and
-    retractions, and the dead links of every record (entries and exclusions)."""
-    facts = Facts.of(pool)
+    """What changed outside, for every record (entries and exclusions): publications,
+    versions, withdrawals and retractions of the papers they name, and dead links."""
+    kinds = {kind: Facts.of(pool, kind) for kind in pool.records}
+    records = [(record, kinds[kind]) for kind, of_kind in pool.records.items() for record in of_kind]
+    ids = {record.rel: facts.ids(record.data) for record, facts in records}
+    wanted = [found["arxiv"] for found in ids.values() if "arxiv" in found]
+    papers = arxiv.fetch_many(client, wanted) if wanted else {}
+    elsewhere = _published_elsewhere(client, records, papers, ids)
     findings: list[Finding] = []
-    all_links: dict[str, list[tuple[Record, Facts]]] = {}
-    preprints = {record.rel: identity.arxiv_id(record.data[facts.arxiv]) for record in pool.entries
-                 if facts.arxiv and isinstance(record.data.get(facts.arxiv), str)}
-    papers = arxiv.fetch_many(client, list(preprints.values())) if preprints else {}
-    elsewhere = _published_elsewhere(client, pool, papers, preprints, facts)
-    for record in pool.entries:
-        data = record.data
-        paper = papers.get(preprints.get(record.rel, ""))
+    for record, facts in records:
+        found = ids[record.rel]
+        paper = papers.get(found.get("arxiv", ""))
         if paper is not None:  # none: arXiv did not list it (arXiv keeps even withdrawn papers), so nothing to say
             findings += _arxiv_findings(paper, record, facts, elsewhere.get(paper.arxiv_id))
-        if facts.doi and isinstance(data.get(facts.doi), str):
-            findings += _crossref_findings(client, record, facts, data[facts.doi])
-    for kind, records in pool.records.items():
-        kind_facts = Facts.of(pool, kind)
-        for record in records:
-            for url in kind_facts.links(record.data):
-                all_links.setdefault(url, []).append((record, kind_facts))
+        if "doi" in found:
+            findings += _crossref_findings(client, record, facts, found["doi"])
+    all_links: dict[str, list[tuple[Record, Facts]]] = {}
+    for record, facts in records:
+        for url in facts.links(record.data):
+            all_links.setdefault(url, []).append((record, facts))
     if check_links and all_links:
         for url, failed in links.dead_links(client, list(all_links)).items():
-            for record, kind_facts in all_links[url]:
+            for record, facts in all_links[url]:
                 findings.append(Finding(record, "dead_link", f"{url} failed twice, {links.DEAD_AFTER_DAYS}+ days apart "
-                                                             f"({failed})", _without(record, kind_facts, url)))
+                                                             f"({failed})", _without(record, facts, url)))
     return findings
 
 
@@ -110,12 +121,11 @@ def _unpublished(data: dict, facts: Facts) -> bool:
     return bool(facts.venue) and data.get(facts.venue) in (None, "", "arXiv")
 
 
-def _published_elsewhere(client: Client, pool: Pool, papers: dict, preprints: dict,
-                         facts: Facts) -> dict[str, openalex.Published]:
+def _published_elsewhere(client: Client, records: list, papers: dict, ids: dict) -> dict[str, openalex.Published]:
     """The versions of record OpenAlex knows of for the preprints whose records name no
     venue and whose arXiv entry gives no journal reference, by arXiv id."""
-    asked = [paper.arxiv_id for record in pool.entries
-             if (paper := papers.get(preprints.get(record.rel, ""))) is not None and not paper.journal_ref
+    asked = [paper.arxiv_id for record, facts in records
+             if (paper := papers.get(ids[record.rel].get("arxiv", ""))) is not None and not paper.journal_ref
              and _unpublished(record.data, facts)]
     works = openalex.fetch_by_arxiv(client, asked) if asked else {}
     return {arxiv_id: found for arxiv_id, work in works.items() if (found := openalex.published(work))}
