@@ -608,3 +608,15 @@ def test_a_site_url_that_is_not_a_web_address_is_refused(tmp_path, run):
                                                     "address the site will be published at, such as "
                                                     "https://owner.github.io/repository/\n"))
     assert not (tmp_path / "site").exists()
+
+
+def test_an_entry_without_its_optional_authors_is_built(tiny, tmp_path, run):
+    """A registry whose authors field is optional: an entry without authors (a source
+    list that names none) gets its page, with no author line."""
+    edit(tiny / "registry.yaml", "authors: {type: text_list, required: true}", "authors: {type: text_list}")
+    edit(tiny / "papers" / "alpha.yaml", 'authors: ["Ames, Ann", "Bell, Bo"]\n', "")
+    kept = tmp_path / "pages"
+    result = run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(kept), cwd=tiny)
+    assert result.exit_code == 0, result.output
+    page = next(kept.rglob("alpha.md")).read_text(encoding="utf-8")
+    assert "# Alpha: learning to split tasks\n\n (2025)\n" in page and "Ames" not in page

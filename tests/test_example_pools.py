@@ -1,0 +1,102 @@
+"""The example pools under examples/: each validates --strict, its claims hold, and its site
+builds (a real mkdocs-material build) showing what its files hold. examples/rl4lrm is
+another survey's paper list ("A Survey of Reinforcement Learning for Large Reasoning
+Models", arXiv 2509.08827), made by scripts/examples/rl4lrm.py; when a clone of its source
+is on the machine, the script must make the committed pool again, byte for byte."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import REPO
+
+RL4LRM = REPO / "examples" / "rl4lrm"
+SCRIPT = REPO / "scripts" / "examples" / "rl4lrm.py"
+
+
+def _records(root: Path) -> dict[str, dict]:
+    return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((root / "papers").glob("*.yaml"))}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A copy of the example pool (validate and build may write caches), its site built."""
+    from click.testing import CliRunner
+
+    from paperpool.cli import cli
+
+    tmp = tmp_path_factory.mktemp("rl4lrm")
+    root = tmp / "pool"
+    shutil.copytree(RL4LRM, root)
+    runner = CliRunner()
+    results = {}
+    for name, args in (("validate", ["validate", "--strict"]), ("claims", ["claims", "--check"]),
+                       ("build", ["build", "--out", str(tmp / "site")])):
+        result = runner.invoke(cli, ["--root", str(root), *args], catch_exceptions=False)
+        results[name] = result
+    return root, tmp / "site", results
+
+
+def test_the_example_pool_validates_strictly_and_its_claims_hold(built):
+    _, _, results = built
+    assert results["validate"].exit_code == 0, results["validate"].output
+    assert results["claims"].exit_code == 0, results["claims"].output
+
+
+def test_the_example_site_builds_with_a_page_per_record(built):
+    root, site, results = built
+    assert results["build"].exit_code == 0, results["build"].output
+    records = _records(root)
+    assert len(records) >= 300  # the issue asks for a survey of a few hundred papers
+    assert {path.stem for path in (site / "entries").glob("*.html")} == set(records)
+
+
+def test_each_category_page_lists_the_records_tagged_with_it(built):
+    root, site, _ = built
+    records = _records(root)
+    registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
+    for field in ("area", "topic"):
+        for value in registry["vocabularies"][field]["values"]:
+            page = (site / "axes" / field / f"{value['id']}.html").read_text(encoding="utf-8")
+            listed = set(re.findall(r'href="\.\./\.\./entries/([^"/]+)\.html"', page))
+            tagged = {key for key, record in records.items() if value["id"] in record.get(field, [])}
+            assert tagged, f"{field} {value['id']}: no record holds it"
+            assert listed == tagged, f"{field} {value['id']}"
+
+
+def test_a_topic_implies_its_area(built):
+    """The taxonomy has two levels: each topic (subsection) names its area (section), and
+    a record filed under a topic is filed under that topic's area too."""
+    root, _, _ = built
+    registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
+    parent = {value["id"]: value["area"] for value in registry["vocabularies"]["topic"]["values"]}
+    areas = {value["id"] for value in registry["vocabularies"]["area"]["values"]}
+    assert set(parent.values()) <= areas and len(areas) >= 2
+    for key, record in _records(root).items():
+        assert {parent[topic] for topic in record.get("topic", [])} <= set(record["area"]), key
+
+
+def _snapshot() -> Path | None:
+    """A clone of TsinghuaC3I/Awesome-RL-for-LRMs: $PAPERPOOL_RL4LRM_SNAPSHOT, else
+    Awesome-RL-for-LRMs beside the repository."""
+    named = os.environ.get("PAPERPOOL_RL4LRM_SNAPSHOT")
+    candidate = Path(named) if named else REPO.parent / "Awesome-RL-for-LRMs"
+    return candidate if candidate.exists() else None
+
+
+def test_the_script_makes_the_committed_pool_from_the_snapshot():
+    snapshot = _snapshot()
+    if snapshot is None:
+        pytest.skip("no clone of https://github.com/TsinghuaC3I/Awesome-RL-for-LRMs here: set PAPERPOOL_RL4LRM_SNAPSHOT "
+                    "to one (holding commit 8e1040a) to check that scripts/examples/rl4lrm.py makes examples/rl4lrm")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(snapshot), "--check"], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
