@@ -619,4 +619,4 @@ def test_an_entry_without_its_optional_authors_is_built(tiny, tmp_path, run):
     result = run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(kept), cwd=tiny)
     assert result.exit_code == 0, result.output
     page = next(kept.rglob("alpha.md")).read_text(encoding="utf-8")
-    assert "# Alpha: learning to split tasks\n\n (2025)\n" in page and "Ames" not in page
+    assert "# Alpha: learning to split tasks\n\n(2025)\n" in page and "Ames" not in page

@@ -96,9 +96,9 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
             engine.write_config(engine.site_config(config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
             engine.run(engine_name, config_path, len(files))
-            # every page the engine wrote links the feed in its head
-            feed.link_from_pages(site, [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
-                                 analysis.registry, config.get("site_url"))
+            if paths.FEED in files:  # every page the engine wrote links the feed in its head
+                feed.link_from_pages(site, [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
+                                     analysis.registry, config.get("site_url"))
         with stage("search"):  # the index of the built pages, which the header's search reads
             search.index(site, len(files))
         with stage("charts"):  # what of the drawing the engine's build did not cover
@@ -128,7 +128,8 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     files = {page.path: front_matter(page) + text for page, text in zip(pages, texts, strict=True)}
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
     files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
-    files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
+    if any(page.path == paths.RECENT for page in pages):  # the feed goes with its page: the entries' dates
+        files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
     files |= downloads(analysis)
     if any(page.path == paths.TRACES for page in pages):  # the gallery's drawings and the schema file go with its page
         files |= gallery.files(figures.traces)

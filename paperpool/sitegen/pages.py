@@ -55,9 +55,11 @@ LIST_PREVIEW = 10
 def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     """Every generated page, those in the navigation in its order."""
     site = analysis.site
+    excluded, dated = shows_exclusions(analysis), bool(recent(analysis))
     pages = [
         Page(paths.HOME, "site/home.md.j2", "Home", {"intro": intro, "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
-                                                     "gaps_summary": _gaps_summary(analysis), "about": _about(analysis)}, True),
+                                                     "gaps_summary": _gaps_summary(analysis), "about": _about(analysis),
+                                                     "exclusion_log": excluded, "recent": dated}, True),
         Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True, wide=True),
     ]
     for name in site.get("axes") or []:
@@ -67,11 +69,14 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
         Page(paths.STATISTICS, "site/statistics.md.j2", "Statistics", {"charts": figures.statistics}, True),
         Page(paths.GAPS, "site/gaps.md.j2", "Gaps", {"sparse_range": sparse_range(sparse_at_most(analysis.registry))}, True, wide=True),
         Page(paths.CLAIMS, "site/claims.md.j2", "Claims", {"failing": [o for o in analysis.outcomes if not o.holds]}, True),
-        Page(paths.EXCLUSIONS, "site/exclusions.md.j2", "Exclusion log", {"dataset": "exclusions", "flow": figures.flow,
-                                                                          "breakdown": _exclusion_breakdown(analysis)}, True, wide=True),
-        Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True),
-        Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv]}, True),
     ]
+    if excluded:
+        pages.append(Page(paths.EXCLUSIONS, "site/exclusions.md.j2", "Exclusion log", {
+            "dataset": "exclusions", "flow": figures.flow, "breakdown": _exclusion_breakdown(analysis)}, True, wide=True))
+    if dated:
+        pages.append(Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True))
+    pages.append(Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {
+        "csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv], "feed": dated}, True))
     if shows_traces(analysis, figures):
         pages += [
             Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces, "corpora": figures.corpora},
@@ -90,6 +95,13 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
               for record in analysis.entries]
     return pages
+
+
+def shows_exclusions(analysis: SiteAnalysis) -> bool:
+    """Whether the site has an exclusion log: not for a pool that excludes nothing (a
+    paper list kept without screening), whose log would be an empty table and a flow of
+    no records."""
+    return analysis.totals["excluded"] > 0
 
 
 def shows_traces(analysis: SiteAnalysis, figures: Figures) -> bool:
@@ -185,6 +197,8 @@ def _as_list(value) -> list:
 
 
 def recent(analysis: SiteAnalysis) -> list[EntryView]:
+    """The newest entries by the site's `recent.field` (a date): the recently added page
+    and the Atom feed, which a pool without such dates does not get."""
     settings = analysis.site.get("recent") or {}
     name = settings.get("field")
     if not name:
