@@ -56,6 +56,7 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:
             (staging / folder).mkdir()
+            (staging / folder / ".gitkeep").touch()  # git keeps no empty folder, and validate needs it in a clone (CI's)
         written += fileschemas.install(staging)  # editors complete and check the files from the start
         _fill_readme(staging)
     return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])

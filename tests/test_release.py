@@ -54,7 +54,7 @@ def test_a_release_without_a_repository_is_refused(tmp_path):
     elsewhere = release.of_distribution(_installed(tmp_path / "b", "1.0", {"Repository": "https://gitlab.com/acme/paperpool"}, None))
     assert elsewhere.requirement == "paperpool==1.0"
     with pytest.raises(PaperpoolError, match="not a https://github.com/OWNER/NAME address"):
-        elsewhere.action
+        assert elsewhere.action
 
 
 def test_this_checkout_pins_the_repository_of_pyproject():
