@@ -1,6 +1,9 @@
 """`paperpool new-survey DIR`: a working pool for another survey, from the skeleton
 shipped in paperpool/skeleton/ (files ending in .j2 are rendered with the survey's
-title, the date and paperpool's version; the others are copied as they are).
+title, the date and how to install this paperpool again; the others are copied as they
+are). The survey pins paperpool once, in its requirements.txt (paperpool/release.py says
+what the line is), and its workflow and pre-commit hooks name paperpool's repository at
+this release's tag.
 
 The pool is assembled in a temporary folder beside DIR and renamed into place once it
 validates, so DIR is either untouched or complete.
@@ -16,14 +19,14 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__, fileschemas, readme
+from . import fileschemas, readme, release
 from .problems import PaperpoolError
 from .project import Project
 from .registry import REGISTRY_FILE
 from .yamlio import new_folder
 
 # Names a Python package cannot ship as they are (hidden files, a folder with a dot)
-RENAMES = {"gitignore": ".gitignore", "github": ".github"}
+RENAMES = {"gitignore": ".gitignore", "github": ".github", "pre-commit-config.yaml.j2": ".pre-commit-config.yaml.j2"}
 EMPTY_FOLDERS = ("exclusions",)
 SKIP = {"__init__.py", "__pycache__"}
 SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?$")
@@ -45,12 +48,15 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
         raise PaperpoolError(f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
                              f"at, such as {SITE_URL_EXAMPLE}")
     _refuse_inside_a_pool(target)
-    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": __version__,
+    this = release.current()
+    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": this.version,
+               "requirement": this.requirement, "repository": this.repository, "tag": this.tag, "action": this.action,
                "site_url": site_url, "site_url_example": SITE_URL_EXAMPLE}
     with new_folder(target) as staging:
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:
             (staging / folder).mkdir()
+            (staging / folder / ".gitkeep").touch()  # git keeps no empty folder, and validate needs it in a clone (CI's)
         written += fileschemas.install(staging)  # editors complete and check the files from the start
         _fill_readme(staging)
     return sorted(written + [f"{folder}/" for folder in EMPTY_FOLDERS])

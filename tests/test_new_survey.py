@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import yaml
 
+from paperpool import release
+
 
 def test_new_survey_validates_and_builds(run, tmp_path):
     result = run("new-survey", "halting", "--title", 'Halting in agent systems: a "survey"', cwd=tmp_path)
     assert result.exit_code == 0
     assert result.output == (
-        "created halting: .github/workflows/paperpool.yml, .gitignore, README.md, claims.yaml, exclusions/, mkdocs.yml, "
-        "papers/schulman2017proximal.yaml, registry.yaml, schemas/, site/index.md\n"
+        "created halting: .github/workflows/paperpool.yml, .gitignore, .pre-commit-config.yaml, README.md, claims.yaml, exclusions/, "
+        "mkdocs.yml, papers/schulman2017proximal.yaml, registry.yaml, requirements.txt, schemas/, site/index.md\n"
         "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
         "paperpool validate and paperpool build.\n")
     root = tmp_path / "halting"
@@ -31,12 +33,24 @@ def test_new_survey_validates_and_builds(run, tmp_path):
 
 
 def test_new_survey_workflow_runs_the_checks(run, tmp_path):
+    """The workflow checks with paperpool's action at this release's tag, which installs
+    the one pinned requirement; the pre-commit hooks are paperpool's, at the same tag."""
     run("new-survey", "s", cwd=tmp_path)
+    this = release.current()
     workflow = yaml.safe_load((tmp_path / "s" / ".github" / "workflows" / "paperpool.yml").read_text(encoding="utf-8"))
-    steps = [step.get("run", step.get("uses")) for step in workflow["jobs"]["check"]["steps"]]
-    assert steps[3:8] == ["paperpool validate", "paperpool claims --check", "paperpool readme --check",
-                          'paperpool diff "origin/${{ github.base_ref }}" >> "$GITHUB_STEP_SUMMARY"', "paperpool build"]
+    assert workflow["jobs"]["check"]["steps"] == [
+        {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}},
+        {"uses": this.action, "with": {"requirements-file": "requirements.txt"}}]
+    assert this.action == f"{this.github}@v{this.version}" and this.repository == f"https://github.com/{this.github}"
     assert workflow["jobs"]["deploy"]["steps"][0]["uses"] == "actions/deploy-pages@v4"
+    assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    requirements = (tmp_path / "s" / "requirements.txt").read_text(encoding="utf-8")
+    assert [line for line in requirements.splitlines() if not line.startswith("#")] == [this.requirement]
+    readme = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
+    assert "pip install -r requirements.txt" in readme and "paperpool==" not in readme and "paperpool @" not in readme
+    hooks = yaml.safe_load((tmp_path / "s" / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert hooks == {"repos": [{"repo": this.repository, "rev": f"v{this.version}", "hooks": [
+        {"id": "paperpool-validate"}, {"id": "paperpool-claims"}, {"id": "paperpool-readme"}]}]}
     assert yaml.safe_load((tmp_path / "s" / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"] == "The s survey"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paperpool import newsurvey
+from paperpool import newsurvey, release
 
 from .conftest import REPO
 
@@ -60,7 +60,13 @@ def test_the_hooks_check_another_surveys_repository(tmp_path, paperpool_reposito
     repository, commit = paperpool_repository
     survey = tmp_path / "survey"
     newsurvey.create(survey, "LLM watermarking", dt.date(2026, 11, 23))
-    config = {"repos": [{"repo": str(repository), "rev": commit, "hooks": [{"id": hook} for hook in HOOKS]}]}
+    # new-survey's own config names these hooks by paperpool's repository at this release's
+    # tag; here the repository is the copy of this checkout, at its commit
+    config = yaml.safe_load((survey / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    this = release.current()
+    assert [(repo["repo"], repo["rev"], [hook["id"] for hook in repo["hooks"]]) for repo in config["repos"]] == [
+        (this.repository, this.tag, HOOKS)]
+    config["repos"][0].update(repo=str(repository), rev=commit)
     (survey / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     _committed(survey)
     home = tmp_path / "pre-commit-home"
