@@ -45,9 +45,9 @@ class _Lazy:
         return getattr(importlib.import_module(f"paperpool.{self._name}"), attribute)
 
 
-(adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, stats,
- stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
-                     "publish", "readme", "registrydoc", "stats", "stubs"))
+(adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, release,
+ stats, stubs) = map(_Lazy, ("adding", "audit", "bibimport", "claims", "csljson", "csvio", "diff", "export", "fileschemas", "gaps", "newsurvey",
+                     "publish", "readme", "registrydoc", "release", "stats", "stubs"))
 lookup, scholarly_client, refreshing = _Lazy("scholarly.lookup"), _Lazy("scholarly.client"), _Lazy("scholarly.refresh")
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 citationcff = _Lazy("citationcff")
@@ -213,6 +213,11 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
                                 default="", show_default=False).strip() or None
     written = newsurvey.create(directory, title, dt.date.today(), site_url)
     click.echo(f"created {directory}: {', '.join(written)}")
+    this = release.current()
+    if this.inferred:
+        click.echo(f"note: requirements.txt pins {this.requirement}, the declared repository at this version's tag: this "
+                   "paperpool was installed from a file or folder, which records no published source. Change that one line "
+                   "if your paperpool is published elsewhere.")
     click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
                "paperpool validate and paperpool build.")
 

@@ -50,7 +50,7 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
     _refuse_inside_a_pool(target)
     this = release.current()
     context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": this.version,
-               "requirement": this.requirement, "repository": this.repository, "tag": this.tag, "action": this.action,
+               "requirement": this.requirement, "repository": this.repository, "rev": this.rev, "action": this.action,
                "site_url": site_url, "site_url_example": SITE_URL_EXAMPLE}
     with new_folder(target) as staging:
         written = _copy(resources.files("paperpool.skeleton"), staging, context, Path())

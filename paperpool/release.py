@@ -12,14 +12,19 @@ Whether the version is on the package index is decided by how it was installed, 
 asking the index (new-survey works offline): pip and uv record a `direct_url.json` in
 the distribution's metadata (PEP 610) for every install that did not come from an index
 (a wheel file, a folder, a VCS URL, an editable install); without one, this release was
-taken from an index and `paperpool==X.Y.Z` installs it again. Otherwise the requirement
-is the repository at this version's tag, `paperpool @ git+URL@vX.Y.Z`. A paperpool
+taken from an index and `paperpool==X.Y.Z` installs it again. One installed from a git
+repository (`pip install git+URL@REV`) is that repository at the very commit pip recorded,
+which exists wherever it was installed from. Otherwise (a wheel file, a folder, a source
+checkout) nothing recorded says where this release is published, so the requirement is
+the declared repository at this version's tag, `paperpool @ git+URL@vX.Y.Z`, and
+new-survey says so (`inferred`). A paperpool
 installed from a private index or a --find-links folder counts as on the index too: the
 new survey's requirements.txt is then the line to change.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -40,17 +45,30 @@ class Release:
     version: str
     repository: str  # [project.urls] Repository
     on_index: bool  # installed from a package index, which holds this version
+    commit: str | None = None  # the commit of a git install, as pip recorded it
 
     @property
     def tag(self) -> str:
         return f"v{self.version}"
 
     @property
+    def rev(self) -> str:
+        """The revision of paperpool's repository this release is: the commit a git install
+        came from, else this version's tag (pre-commit's `rev`, the action's `@`)."""
+        return self.commit or self.tag
+
+    @property
+    def inferred(self) -> bool:
+        """Whether the requirement is the declared repository's tag for this version,
+        not a source this paperpool is known to have come from."""
+        return not self.on_index and self.commit is None
+
+    @property
     def requirement(self) -> str:
         """The pip requirement that installs this release again."""
         if self.on_index:
             return f"{DISTRIBUTION}=={self.version}"
-        return f"{DISTRIBUTION} @ git+{self.repository}@{self.tag}"
+        return f"{DISTRIBUTION} @ git+{self.repository}@{self.rev}"
 
     @property
     def github(self) -> str:
@@ -63,8 +81,9 @@ class Release:
 
     @property
     def action(self) -> str:
-        """paperpool's GitHub Action (action.yml at the repository's root) at this release's tag."""
-        return f"{self.github}@{self.tag}"
+        """paperpool's GitHub Action (action.yml at the repository's root) at this release's
+        tag, or at the commit a git install came from."""
+        return f"{self.github}@{self.rev}"
 
 
 def current() -> Release:
@@ -87,8 +106,28 @@ def of_distribution(distribution: metadata.Distribution) -> Release:
     for line in distribution.metadata.get_all("Project-URL") or []:
         label, _, url = line.partition(",")
         urls[label] = url.strip()
-    on_index = distribution.read_text("direct_url.json") is None
-    return Release(distribution.version, _repository(urls, f"{DISTRIBUTION} {distribution.version}'s metadata"), on_index)
+    direct = distribution.read_text("direct_url.json")
+    repository = _repository(urls, f"{DISTRIBUTION} {distribution.version}'s metadata")
+    vcs = _git_source(direct)
+    if vcs is not None:  # installed from a git repository: that repository, at the commit pip recorded
+        repository, commit = vcs
+        return Release(distribution.version, repository, on_index=False, commit=commit)
+    return Release(distribution.version, repository, on_index=direct is None)
+
+
+def _git_source(direct: str | None) -> tuple[str, str] | None:
+    """(url, commit) of a git install's direct_url.json (PEP 610's vcs_info), else None."""
+    try:
+        found = json.loads(direct) if direct else None
+    except ValueError:
+        return None
+    info = found.get("vcs_info") if isinstance(found, dict) else None
+    if not isinstance(info, dict) or info.get("vcs") != "git":
+        return None
+    url, commit = found.get("url"), info.get("commit_id")
+    if not (isinstance(url, str) and url.startswith("https://") and isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit)):
+        return None
+    return url, commit
 
 
 def _repository(urls: dict[str, str], where: object) -> str:
@@ -100,12 +139,14 @@ def _repository(urls: dict[str, str], where: object) -> str:
 
 def _running_distribution() -> metadata.Distribution | None:
     """The installed distribution whose files are the code running now (not one that a
-    source checkout on PYTHONPATH, or an editable install, stands in front of)."""
-    try:
-        distribution = metadata.distribution(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        return None
-    installed = Path(distribution.locate_file(f"{DISTRIBUTION}/__init__.py"))
-    if installed.is_file() and installed.resolve() == Path(__file__).resolve().parent / "__init__.py":
-        return distribution
+    source checkout on PYTHONPATH, or an editable install, stands in front of). Only what
+    an installer wrote counts (its INSTALLER file): the paperpool.egg-info folder that
+    setuptools leaves in a checkout it built would otherwise pass for a release from an
+    index, having no direct_url.json."""
+    for distribution in metadata.distributions(name=DISTRIBUTION):
+        if distribution.read_text("INSTALLER") is None:
+            continue
+        installed = Path(distribution.locate_file(f"{DISTRIBUTION}/__init__.py"))
+        if installed.is_file() and installed.resolve() == Path(__file__).resolve().parent / "__init__.py":
+            return distribution
     return None

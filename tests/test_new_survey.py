@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import yaml
 
-from paperpool import release
+from paperpool import __version__, release
+
+from .conftest import REPO
+
+REPOSITORY = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
 
 def test_new_survey_validates_and_builds(run, tmp_path):
@@ -13,6 +19,10 @@ def test_new_survey_validates_and_builds(run, tmp_path):
     assert result.output == (
         "created halting: .github/workflows/paperpool.yml, .gitignore, .pre-commit-config.yaml, README.md, claims.yaml, exclusions/, "
         "mkdocs.yml, papers/schulman2017proximal.yaml, registry.yaml, requirements.txt, schemas/, site/index.md\n"
+        # the tests run paperpool from this checkout, which records no published source
+        f"note: requirements.txt pins paperpool @ git+{REPOSITORY}@v{__version__}, the declared repository at this version's "
+        "tag: this paperpool was installed from a file or folder, which records no published source. Change that one line "
+        "if your paperpool is published elsewhere.\n"
         "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
         "paperpool validate and paperpool build.\n")
     root = tmp_path / "halting"

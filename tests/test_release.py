@@ -64,3 +64,20 @@ def test_this_checkout_pins_the_repository_of_pyproject():
     assert this == release.Release(PROJECT["version"], PROJECT["urls"]["Repository"], on_index=False)
     assert this.version == __version__
     assert this.requirement == f"paperpool @ git+{PROJECT['urls']['Repository']}@v{PROJECT['version']}"
+
+
+def test_a_git_install_pins_the_commit_it_came_from(tmp_path):
+    """pip records the commit of `pip install git+URL@REV` (PEP 610's vcs_info): the pin,
+    the hooks' rev and the action's ref name that commit, which exists where it came from."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    git = {"url": "https://github.com/acme/paperpool", "vcs_info": {"vcs": "git", "commit_id": commit, "requested_revision": "main"}}
+    this = release.of_distribution(_installed(tmp_path, "1.4.2", {"Repository": "https://github.com/OWNER/paperpool"}, git))
+    assert (this.on_index, this.inferred) == (False, False)
+    assert this.requirement == f"paperpool @ git+https://github.com/acme/paperpool@{commit}"
+    assert (this.rev, this.action) == (commit, f"acme/paperpool@{commit}")
+
+
+def test_a_wheel_or_folder_install_pins_the_declared_tag_and_says_it_is_inferred(tmp_path):
+    folder = {"url": "file:///home/me/paperpool", "dir_info": {"editable": True}}
+    this = release.of_distribution(_installed(tmp_path, "1.4.2", {"Repository": "https://github.com/acme/paperpool"}, folder))
+    assert (this.inferred, this.rev, this.requirement) == (True, "v1.4.2", "paperpool @ git+https://github.com/acme/paperpool@v1.4.2")
