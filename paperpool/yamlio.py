@@ -31,6 +31,8 @@ from .problems import PaperpoolError
 
 MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
 MAX_DEPTH = 64  # mappings and lists inside each other; a record nests two or three, the registry five
+TOO_DEEP = (f"YAML nesting is deeper than {MAX_DEPTH} levels; a pool file nests a few levels: remove the extra brackets "
+            "or indentation")
 
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:" + name
@@ -159,6 +161,8 @@ def parse_yaml(text: str, path: Path, empty_hint: str = RECORD_HINT) -> Document
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = (exc.problem or str(exc)).strip()
+        if "maximum nesting depth" in problem:  # libyaml's own limit, in newer PyYAML, met before paperpool's
+            raise YamlProblem(line, TOO_DEEP) from None
         hint = _syntax_hint(problem, text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else "")
         raise YamlProblem(line, f"YAML syntax: {problem}{hint}") from None
     except yaml.YAMLError as exc:
@@ -306,8 +310,7 @@ class _Builder:
         if event.tag is not None and event.tag not in (default, "!"):
             raise YamlProblem(line, f"YAML tag '{_shown_tag(event.tag)}' is not allowed; write a plain value", self.field())
         if len(self.stack) >= MAX_DEPTH:
-            raise YamlProblem(line, f"YAML nesting is deeper than {MAX_DEPTH} levels; "
-                                    "a pool file nests a few levels: remove the extra brackets or indentation")
+            raise YamlProblem(line, TOO_DEEP)
         path = self.path()
         if path and isinstance(path[-1], int):  # a field's line is its key's (set in build), an item's its own start
             self.doc.lines[path] = line
@@ -451,8 +454,7 @@ def check_depth(text: str) -> None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise YamlProblem(event.start_mark.line + 1, f"YAML nesting is deeper than {MAX_DEPTH} levels; "
-                                                             "a pool file nests a few levels: remove the extra brackets or indentation")
+                raise YamlProblem(event.start_mark.line + 1, TOO_DEEP)
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
 

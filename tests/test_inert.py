@@ -23,7 +23,7 @@ import yaml
 
 from paperpool.sitegen.configrules import EXTENSIONS
 
-from .conftest import REPO, TINY
+from .conftest import REPO, TINY, edit
 
 # markup, an attribute break-out, template and markdown syntax, a CDATA end, a link
 HOSTILE = ("<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "
@@ -77,8 +77,12 @@ def _hostile_records(root: Path) -> None:
 def hostile_everywhere(root: Path) -> Path:
     shutil.copytree(TINY, root)
     registry = root / "registry.yaml"
+    # dated entries: the recently added page and the feed hold their hostile titles
+    edit(registry, "  summary: {type: text, required: true}\n", "  summary: {type: text, required: true}\n  added: {type: date}\n")
     registry.write_text(_hostile_registry(registry.read_text(encoding="utf-8")), encoding="utf-8")
     _hostile_records(root)
+    for number, path in enumerate(sorted((root / "papers").glob("*.yaml")), 1):
+        path.write_text(path.read_text(encoding="utf-8") + f"added: 2026-05-{number:02}\n", encoding="utf-8")
     claims = yaml.safe_load((root / "claims.yaml").read_text(encoding="utf-8"))
     for claim in claims["claims"]:
         claim["statement"] = f"{AT_LINE_START} {HOSTILE}"
@@ -209,6 +213,7 @@ def test_the_hostile_text_is_shown_on_the_pages_as_typed(site):
 def test_the_feed_and_the_charts_are_well_formed_and_hold_no_markup(site):
     _, built = site
     feed = ET.parse(built / "feed.xml").getroot()
+    assert len(feed.findall("{http://www.w3.org/2005/Atom}entry")) >= 2  # the hostile entries among them
     assert [element.tag for element in feed.iter() if not element.tag.startswith("{http://www.w3.org/2005/Atom}")] == []
     charts = sorted((built / "assets" / "paperpool" / "charts").glob("*.svg")) + sorted((built / "traces").glob("*.svg"))
     assert len(charts) >= 4
