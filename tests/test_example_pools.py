@@ -73,11 +73,11 @@ def test_each_category_page_lists_the_records_tagged_with_it(built):
 
 
 def test_a_topic_implies_its_area(built):
-    """The taxonomy has two levels: each topic (subsection) names its area (section), and
+    """The taxonomy has two levels: each topic (subsection) names its area (section) as its parent, and
     a record filed under a topic is filed under that topic's area too."""
     root, _, _ = built
     registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
-    parent = {value["id"]: value["area"] for value in registry["vocabularies"]["topic"]["values"]}
+    parent = {value["id"]: value["parent"] for value in registry["vocabularies"]["topic"]["values"]}
     areas = {value["id"] for value in registry["vocabularies"]["area"]["values"]}
     assert set(parent.values()) <= areas and len(areas) >= 2
     for key, record in _records(root).items():
