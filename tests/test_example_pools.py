@@ -84,6 +84,19 @@ def test_a_topic_implies_its_area(built):
         assert {parent[topic] for topic in record.get("topic", [])} <= set(record["area"]), key
 
 
+def test_the_topic_pages_name_the_area_each_topic_is_part_of(built):
+    root, site, _ = built
+    registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
+    areas = {value["id"]: value["label"] for value in registry["vocabularies"]["area"]["values"]}
+    listing = (site / "axes" / "topic.html").read_text(encoding="utf-8")
+    for value in registry["vocabularies"]["topic"]["values"]:
+        page = (site / "axes" / "topic" / f"{value['id']}.html").read_text(encoding="utf-8")
+        parts = re.findall(r'Part of Area: <a href="\.\./area/([^"]+)\.html">([^<]+)</a>', page)
+        assert parts == [(value["parent"], areas[value["parent"]])], value["id"]
+        row = re.search(rf'<tr>\s*<td><a href="topic/{re.escape(value["id"])}\.html">.*?</tr>', listing, re.S)
+        assert row and f'href="area/{value["parent"]}.html"' in row.group(0), value["id"]
+
+
 def _snapshot() -> Path | None:
     """A clone of TsinghuaC3I/Awesome-RL-for-LRMs: $PAPERPOOL_RL4LRM_SNAPSHOT, else
     Awesome-RL-for-LRMs beside the repository."""
