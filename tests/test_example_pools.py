@@ -93,7 +93,7 @@ def test_the_topic_pages_name_the_area_each_topic_is_part_of(built):
         page = (site / "axes" / "topic" / f"{value['id']}.html").read_text(encoding="utf-8")
         parts = re.findall(r'Part of Area: <a href="\.\./area/([^"]+)\.html">([^<]+)</a>', page)
         assert parts == [(value["parent"], areas[value["parent"]])], value["id"]
-        row = re.search(rf'<tr>\s*<td><a href="topic/{re.escape(value["id"])}\.html">.*?</tr>', listing, re.S)
+        row = re.search(rf'<tr>\s*<td><a href="topic/{re.escape(value["id"])}\.html">.*?</tr>', listing, re.DOTALL)
         assert row and f'href="area/{value["parent"]}.html"' in row.group(0), value["id"]
 
 
