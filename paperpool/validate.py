@@ -119,6 +119,7 @@ class RecordChecker:
     def check(self) -> list[Problem]:
         self.check_mapping(self.record.data, self.specs, ())
         self.check_derived(self.record.data, self.specs)
+        self.check_parents(self.record.data, self.specs)
         evidence.check_given(self)
         return self.problems
 
@@ -168,6 +169,24 @@ class RecordChecker:
             maps = f"which maps to {expected}" if expected is not None else "which maps to no value"
             self.problem((spec.name,), f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
                                        f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
+
+    def check_parents(self, data: dict, specs: dict[str, FieldSpec]) -> None:
+        """A record holding a value one level down a taxonomy holds its parent too (a
+        topic's area): the registry's parent_field."""
+        for spec in specs.values():
+            if spec.parent_field is None or spec.parent_field not in specs:
+                continue
+            vocabulary = self.registry.vocabularies[spec.vocabulary]
+            held = _as_list(data.get(spec.parent_field))
+            for value in _as_list(data.get(spec.name)):
+                parent = vocabulary.parent(value) if isinstance(value, str) else None
+                if parent is None or parent in held:
+                    continue  # an unknown value is reported by the field's own check
+                upper = specs[spec.parent_field]
+                fix = (f"add it: `{upper.name}: [{', '.join([*map(str, held), parent])}]`" if upper.type == "choice_list"
+                       else f"write `{upper.name}: {parent}`, or choose another {spec.name}")
+                self.problem((spec.name,), f"{spec.name} '{value}' is part of {upper.name} '{parent}', which {upper.name} "
+                                           f"does not hold; {fix}")
 
     def mapping_items(self, value, path: tuple, items: str, item: str, fields: tuple, example: str) -> list[tuple[tuple, dict]]:
         """The (path, mapping) of each item of a list of mappings; a problem for what is not
@@ -618,3 +637,10 @@ def check_registry_references(pool: Pool) -> list[Problem]:
             problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from",
                                     f"{len(unknown) - SUGGESTED:,} more keys are not records in the pool; remove them"))
     return problems
+
+
+def _as_list(value) -> list:
+    """A choice field's values: a choice_list's items, a choice's one value, or none."""
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return [value] if isinstance(value, str) else []

@@ -73,15 +73,28 @@ def test_each_category_page_lists_the_records_tagged_with_it(built):
 
 
 def test_a_topic_implies_its_area(built):
-    """The taxonomy has two levels: each topic (subsection) names its area (section), and
+    """The taxonomy has two levels: each topic (subsection) names its area (section) as its parent, and
     a record filed under a topic is filed under that topic's area too."""
     root, _, _ = built
     registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
-    parent = {value["id"]: value["area"] for value in registry["vocabularies"]["topic"]["values"]}
+    parent = {value["id"]: value["parent"] for value in registry["vocabularies"]["topic"]["values"]}
     areas = {value["id"] for value in registry["vocabularies"]["area"]["values"]}
     assert set(parent.values()) <= areas and len(areas) >= 2
     for key, record in _records(root).items():
         assert {parent[topic] for topic in record.get("topic", [])} <= set(record["area"]), key
+
+
+def test_the_topic_pages_name_the_area_each_topic_is_part_of(built):
+    root, site, _ = built
+    registry = yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))
+    areas = {value["id"]: value["label"] for value in registry["vocabularies"]["area"]["values"]}
+    listing = (site / "axes" / "topic.html").read_text(encoding="utf-8")
+    for value in registry["vocabularies"]["topic"]["values"]:
+        page = (site / "axes" / "topic" / f"{value['id']}.html").read_text(encoding="utf-8")
+        parts = re.findall(r'Part of Area: <a href="\.\./area/([^"]+)\.html">([^<]+)</a>', page)
+        assert parts == [(value["parent"], areas[value["parent"]])], value["id"]
+        row = re.search(rf'<tr>\s*<td><a href="topic/{re.escape(value["id"])}\.html">.*?</tr>', listing, re.DOTALL)
+        assert row and f'href="area/{value["parent"]}.html"' in row.group(0), value["id"]
 
 
 def _snapshot() -> Path | None:

@@ -48,6 +48,11 @@ class Vocabulary:
         value = self.get(value_id)
         return value.extra.get("maps_to") if value else None
 
+    def parent(self, value_id):
+        """The value one level up the taxonomy that this value is part of (its `parent`)."""
+        value = self.get(value_id)
+        return value.extra.get("parent") if value else None
+
 
 @dataclass
 class FieldSpec:
@@ -63,6 +68,7 @@ class FieldSpec:
     min: int | None = None
     max: int | str | None = None
     derived_from: str | None = None
+    parent_field: str | None = None  # the choice field one level up a taxonomy: it must hold each value's `parent`
     unique: bool = False
     not_before_field: str | None = None
     missing_means: str = "none"  # or "not_assessed": a record without it has not been judged on it

@@ -55,6 +55,7 @@ class RegistryReader:
             if "key" not in specs or specs["key"].type != "key":
                 self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
+            self.check_parents(specs, (RECORD_KINDS[kind],), vocabularies)
         self.check_dated_by(pool, fields)
         self.check_publication(survey, pool)
         rules = self.read_rules(fields)
@@ -160,6 +161,38 @@ class RegistryReader:
                     self.problem(path + (spec.name,), f"derived from '{source.name}', so every value of vocabulary '{vocab.name}' needs `maps_to`")
                 elif vocab and spec.vocabulary in vocabularies:
                     self.check_maps_to(vocab, vocabularies[spec.vocabulary])
+
+    def check_parents(self, specs: dict, path: tuple, vocabularies: dict) -> None:
+        """A field one level down a taxonomy names a choice field as its parent_field, and
+        each value of its vocabulary names a parent among that field's values."""
+        levels = ("choice", "choice_list")
+        for spec in specs.values():
+            if spec.parent_field is None:
+                continue
+            upper = specs.get(spec.parent_field)
+            if upper is None or upper.type not in levels or spec.type not in levels or upper is spec:
+                choices = [name for name, other in specs.items() if other.type in levels and other is not spec]
+                self.problem(path + (spec.name, "parent_field"),
+                             f"'{spec.parent_field}' is not another choice or choice_list field of the record; "
+                             + (suggest(spec.parent_field, choices, f"name one of {', '.join(choices)}") if spec.type in levels
+                                else f"only a choice or choice_list field has a parent field, and '{spec.name}' is a {spec.type}"))
+                continue
+            lower, above = vocabularies.get(spec.vocabulary), vocabularies.get(upper.vocabulary)
+            if lower is None or above is None:
+                continue  # the unknown vocabulary is reported on its own
+            for index, value in enumerate(lower.values):
+                parent = value.extra.get("parent")
+                if above.get(parent) is not None:
+                    continue
+                where = ("vocabularies", lower.name, "values", index)
+                fix = f"give it `parent:` one of {', '.join(above.ids)}"
+                if parent is None:
+                    self.problem(where, f"value '{value.id}' names no `parent`, which field '{spec.name}' needs (its parent_field "
+                                        f"is '{upper.name}'); {fix}")
+                else:
+                    self.problem(where + ("parent",), f"'{parent}', the parent of value '{value.id}', is not a value of "
+                                                      f"vocabulary '{above.name}' (field '{spec.name}' has parent_field "
+                                                      f"'{upper.name}'); " + suggest(str(parent), above.ids, fix))
 
     def check_maps_to(self, source: Vocabulary, target: Vocabulary) -> None:
         """Each value's maps_to must be a value of the derived field's vocabulary (or null)."""

@@ -149,14 +149,22 @@ class Axis:
     label: str
     description: str
     values: list[tuple[str, str, str, int]]  # (id, label, description, entries)
+    parent: Axis | None = None  # the level above, in a taxonomy of several (the field's parent_field)
+    parents: dict[str, str] = field(default_factory=dict)  # value -> its parent value
 
 
-def _axis(analysis: SiteAnalysis, name: str) -> Axis:
+def _axis(analysis: SiteAnalysis, name: str, with_parent: bool = True) -> Axis:
     members = analysis.members(name)
     column = analysis.frames["entries"].columns[name]
     vocabulary = analysis.registry.vocabularies[column.vocabulary_name]
     values = [(v, label, description, len(members.get(v, []))) for v, label, description in analysis.values(name)]
-    return Axis(name, column.label, vocabulary.description, values)
+    axis = Axis(name, column.label, vocabulary.description, values)
+    spec = analysis.registry.fields["entries"].get(name)
+    upper = spec.parent_field if spec is not None else None
+    if with_parent and upper in analysis.value_paths:  # the level above is an axis of the site: its pages are linked
+        axis.parent = _axis(analysis, upper, with_parent=False)
+        axis.parents = {value: vocabulary.parent(value) for value, *_ in values}
+    return axis
 
 
 def _value_pages(analysis: SiteAnalysis, name: str) -> list[Page]:

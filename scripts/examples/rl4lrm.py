@@ -187,7 +187,7 @@ def vocabulary(label: str, description: str, values: list[dict]) -> dict:
 
 def registry(areas: list[dict]) -> dict:
     area_values = [{"id": slug(area["label"]), "label": area["label"]} for area in areas]
-    topic_values = [{"id": slug(topic), "label": topic, "area": slug(area["label"])}
+    topic_values = [{"id": slug(topic), "label": topic, "parent": slug(area["label"])}
                     for area in areas for topic in area["topics"]]
     if len({value["id"] for value in topic_values}) != len(topic_values):
         raise SystemExit("two subsections make the same topic id")
@@ -208,7 +208,7 @@ def registry(areas: list[dict]) -> dict:
         "vocabularies": {
             "area": vocabulary("Area", "The section of the survey's paper list a work is filed under.", area_values),
             "topic": vocabulary("Topic", "The subsection of the survey's paper list a work is filed under "
-                                "(a value's `area` is its section).", topic_values),
+                                "(a value's `parent` is its section, its area).", topic_values),
             "link_kind": vocabulary("Link", "What the list's link for the work is badged as.", [
                 {"id": "paper", "label": "Paper"}, {"id": "blog", "label": "Blog"}]),
         },
@@ -223,7 +223,7 @@ def registry(areas: list[dict]) -> dict:
             "urls": {"type": "url_list", "label": "Links"},
             "link_kind": {"type": "choice", "vocabulary": "link_kind", "label": "Link"},
             "area": {"type": "choice_list", "vocabulary": "area", "required": True, "label": "Area"},
-            "topic": {"type": "choice_list", "vocabulary": "topic", "label": "Topic"},
+            "topic": {"type": "choice_list", "vocabulary": "topic", "label": "Topic", "parent_field": "area"},
             "distinct_from": {"type": "key_list", "label": "Not a duplicate of"},
         },
         "exclusion_fields": {
