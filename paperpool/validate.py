@@ -504,7 +504,7 @@ def identity_tokens(record: Record, specs: dict[str, FieldSpec]) -> dict[tuple, 
     """Each (kind, normalised id) the record carries, with the field it came from."""
     tokens = {}
     for spec in specs.values():
-        if spec.type not in _IDENTIFYING:
+        if spec.type not in _IDENTIFYING or not spec.identifies:
             continue
         value = record.data.get(spec.name)
         if not value or not isinstance(value, (str, list)):

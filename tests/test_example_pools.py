@@ -113,3 +113,23 @@ def test_the_script_makes_the_committed_pool_from_the_snapshot():
     done = subprocess.run([sys.executable, str(SCRIPT), str(snapshot), "--check"], capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_code_repository_several_works_share_does_not_make_them_one_paper(run, tmp_path):
+    """The example's `code` links are `identifies: false`: works sharing a repository are
+    not duplicates. The same links in a field that identifies are reported, naming both."""
+    root = tmp_path / "pool"
+    shutil.copytree(RL4LRM, root)
+    shared: dict[str, list[str]] = {}
+    for key, record in _records(root).items():
+        for url in record.get("code", []):
+            shared.setdefault(url, []).append(key)
+    url, keys = next((url, keys) for url, keys in sorted(shared.items()) if len(keys) > 1)
+    assert run("validate", "--strict", cwd=root).exit_code == 0
+    text = (root / "registry.yaml").read_text(encoding="utf-8")
+    (root / "registry.yaml").write_text(text.replace("    identifies: false\n", ""), encoding="utf-8")
+    result = run("validate", cwd=root)
+    shown = url.removeprefix("https://")
+    assert result.exit_code == 1
+    assert any(f"code: URL {shown} is also on papers/" in line and line.startswith(tuple(f"papers/{key}.yaml:" for key in keys))
+               for line in result.output.splitlines()), result.output

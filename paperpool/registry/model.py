@@ -70,6 +70,7 @@ class FieldSpec:
     derived_from: str | None = None
     parent_field: str | None = None  # the choice field one level up a taxonomy: it must hold each value's `parent`
     unique: bool = False
+    identifies: bool = True  # a link or identifier field: two records holding the same value are the same paper
     not_before_field: str | None = None
     missing_means: str = "none"  # or "not_assessed": a record without it has not been judged on it
     of: str | list[str] | None = None  # an evidence field: the field(s) it is evidence of

@@ -12,7 +12,8 @@ SNAPSHOT is a clone of that repository (a work tree, or a bare git directory): t
 is read at the pinned commit with `git show`, whatever is checked out.
 
 Only facts of the list carry over: each work's title, the short name the list gives it, the
-date it lists (its year), its links (the paper, the code) and where the list files it: the
+date it lists (its year), its links (the paper; the code, which several works may share)
+and where the list files it: the
 section (`area`) and subsection (`topic`) of the survey's taxonomy. The list has no authors,
 venues or summaries, so the example's registry does not ask for them. A work listed in
 several places is one record holding each of its places (one work: the same arXiv id, else
@@ -98,7 +99,7 @@ def parse(text: str) -> tuple[list[dict], list[dict]]:
             continue
         if len(cells) != 5:
             raise SystemExit(f"README.md:{number}: a row of {len(cells)} cells, not Date | Name | Title | Paper | Github")
-        date, name, title, paper, _code = cells
+        date, name, title, paper, code = cells
         dated = DATE.match(date)
         if not dated and date != "-":
             raise SystemExit(f"README.md:{number}: date {date!r} is neither YYYY-MM nor -")
@@ -111,6 +112,7 @@ def parse(text: str) -> tuple[list[dict], list[dict]]:
             "name": name.strip("`").strip(),
             "title": " ".join(title.split()),
             "paper": cell_link(paper),
+            "code": cell_link(code),
             "link_kind": badge.group(1).lower() if badge and cell_link(paper) else None,
         })
     return areas, rows
@@ -167,6 +169,9 @@ def records(areas: list[dict], rows: list[dict]) -> list[dict]:
         if urls:
             record["urls"] = urls
             record["link_kind"] = next(row["link_kind"] for row in work["rows"] if row["paper"])
+        code = unique(row["code"] for row in work["rows"] if row["code"])
+        if code:
+            record["code"] = code
         record["area"] = unique(area_id[row["area"]] for row in work["rows"])
         topics = unique(topic_id[row["topic"]] for row in work["rows"] if row["topic"])
         if topics:
@@ -222,6 +227,8 @@ def registry(areas: list[dict]) -> dict:
             "arxiv_id": {"type": "identifier", "scheme": "arxiv", "unique": True, "label": "arXiv id"},
             "urls": {"type": "url_list", "label": "Links"},
             "link_kind": {"type": "choice", "vocabulary": "link_kind", "label": "Link"},
+            # several works of the list share one repository: a code link does not tell papers apart
+            "code": {"type": "url_list", "label": "Code", "identifies": False},
             "area": {"type": "choice_list", "vocabulary": "area", "required": True, "label": "Area"},
             "topic": {"type": "choice_list", "vocabulary": "topic", "label": "Topic", "parent_field": "area"},
             "distinct_from": {"type": "key_list", "label": "Not a duplicate of"},
