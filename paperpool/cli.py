@@ -285,6 +285,8 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
     pool = context.project.pool()
     with scholarly_client.Client(pool.registry.survey) as client:
         result = lookup.import_ids(pool, wanted, name, kind, date_added, client)
+    for note in client.notes:
+        click.echo(note, err=True)
     if dry_run:
         for created in result.created:
             planned = created.planned
@@ -299,13 +301,15 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
 @pass_context
 def refresh_command(context: Context, check: bool, write: bool, links: bool) -> None:
     """What has changed outside the pool: preprints now published, newer arXiv versions,
-    withdrawals and retractions, and links dead in two runs a week apart. Asks arXiv and
-    Crossref about each entry; taxonomy fields are never touched."""
+    withdrawals and retractions, and links dead in two runs a week apart. Asks arXiv,
+    OpenAlex and Crossref about each record's paper; taxonomy fields are never touched."""
     if check and write:
         raise click.UsageError("--check reports and --write applies; give one of them")
     pool = context.project.valid_pool()
     with scholarly_client.Client(pool.registry.survey) as client:
         findings = refreshing.refresh(pool, client, links)
+    for note in client.notes:
+        click.echo(note, err=True)
     for finding in findings:
         click.echo(finding.line())
     written = refreshing.apply(pool, findings, dt.date.today()) if write else []

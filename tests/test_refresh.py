@@ -156,14 +156,14 @@ def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, pla
     edit(path, "\ndoi: 10.1145/3605764.3623985\n", "\ndoi: null\n")
     result = run("refresh", "--check", cwd=pool)
     assert result.exit_code == 1
-    assert ("papers/greshake2023.yaml: published: arXiv 2302.12173 is now published (its version of record, as OpenAlex "
-            "lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985") in result.output.splitlines()
+    assert ("papers/greshake2023.yaml: published: arXiv 2302.12173 is now published (venue and doi of its version of "
+            "record, as OpenAlex lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985") in result.output.splitlines()
     assert result.output.endswith("4 changes found outside the pool.\n")
     assert run("refresh", "--write", cwd=pool).exit_code == 0
     record = path.read_text(encoding="utf-8")
     assert "\nvenue: ACM AISec 2023\n" in record and "\ndoi: 10.1145/3605764.3623985\n" in record
-    assert record.endswith("  was:\n    venue: arXiv\n    doi: null\n  why: 'refresh: arXiv 2302.12173 is now published (its "
-                           "version of record, as OpenAlex lists it): venue\n    ACM AISec 2023, doi 10.1145/3605764.3623985'\n")
+    assert record.endswith("  was:\n    venue: arXiv\n    doi: null\n  why: 'refresh: arXiv 2302.12173 is now published (venue "
+                           "and doi of its version of record, as OpenAlex\n    lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985'\n")
     result = run("validate", cwd=pool)
     assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
 

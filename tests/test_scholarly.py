@@ -424,13 +424,39 @@ def test_a_server_error_every_time_is_reported_after_the_retries(run, pool_copy,
     assert len(server.log) == client.ATTEMPTS
 
 
-def test_a_malformed_openalex_answer_is_one_line(run, pool_copy, server, snapshot):
+@pytest.mark.parametrize("answer", [
+    {"response_data": '{"meta": {"count": 0}}', "content_type": JSON},  # no results list: malformed
+    {"response_data": "Service Unavailable", "status": 503},            # down, after the retries
+])
+def test_openalex_failing_keeps_arxivs_record_and_says_so(run, pool_copy, server, answer):
+    """OpenAlex only adds to what arXiv says (a venue arXiv does not know): when it fails,
+    the paper is added as arXiv has it, and a note says the venue was not checked."""
     pool = without(pool_copy, "greshake2023")
     arxiv_answers(server, "2302.12173", GRESHAKE)
-    openalex_answers(server, '{"meta": {"count": 0}}')
-    before = snapshot(pool)
-    result = run("add", "--arxiv", "2302.12173", cwd=pool)
-    assert result.exit_code == 1 and len(result.output.splitlines()) == 1
-    assert result.output.startswith("Error: OpenAlex (") and "gave an answer paperpool cannot read (no `results` list)" \
-        in result.output
-    assert snapshot(pool) == before
+    server.expect_request("/openalex/works").respond_with_data(**answer)
+    result = run("add", "--arxiv", "2302.12173", "--date-added", "2026-11-23", cwd=pool)
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].startswith("note: OpenAlex (") and lines[0].endswith(
+        "; the venues OpenAlex lists for arXiv papers were not checked, and arXiv's record was kept")
+    assert lines[1:] == ["created papers/greshake2023what.yaml from arXiv 2302.12173 (greshake2023what)",
+                         "created 1 entry, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate."]
+    assert "\nvenue: arXiv\n" in (pool / "papers" / "greshake2023what.yaml").read_text(encoding="utf-8")
+
+
+def test_a_version_of_record_is_a_published_location_and_its_doi_its_own():
+    """OpenAlex's locations as its works API gives them: only one marked as the published
+    version, at a journal or conference, is a version of record; its DOI is its own link's,
+    never the work's (another copy's, such as a preprint server's)."""
+    from paperpool.scholarly.openalex import Published, published
+
+    conference = {"source": {"type": "conference", "display_name": "NeurIPS"}, "landing_page_url": "https://openreview.net/forum?id=abc"}
+    work = {"doi": "https://doi.org/10.5281/zenodo.123", "locations": [conference]}
+    assert published(work) is None  # not marked as the published version
+    assert published({**work, "locations": [{**conference, "version": "publishedVersion"}]}) == Published("NeurIPS", "conference", None)
+    journal = {"source": {"type": "journal", "display_name": "JMLR"}, "is_published": True,
+               "landing_page_url": "https://doi.org/10.5555/jmlr.1"}
+    repository = {"source": {"type": "repository", "display_name": "arXiv"}, "version": "publishedVersion",
+                  "landing_page_url": "https://doi.org/10.48550/arXiv.2401.00001"}
+    assert published({"locations": [repository, journal]}) == Published("JMLR", "journal", "10.5555/jmlr.1")
+    assert published({"primary_location": "not a location", "locations": [None, 3, journal]}).venue == "JMLR"

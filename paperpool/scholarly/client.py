@@ -63,6 +63,7 @@ class Client:
 
     def __init__(self, survey: dict, max_age: float = MAX_AGE):
         self.max_age = max_age
+        self.notes: list[str] = []  # what an optional look-up could not do, for the command to print
         self._http = httpx.Client(timeout=TIMEOUT, follow_redirects=True, max_redirects=5,
                                   headers={"User-Agent": user_agent(survey)})
 

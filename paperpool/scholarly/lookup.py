@@ -117,7 +117,7 @@ def _published_elsewhere(client: Client, paper: arxiv.ArxivPaper) -> openalex.Pu
     """The version of record OpenAlex joins to an arXiv paper that names none itself."""
     if paper.journal_ref:
         return None
-    return openalex.published(openalex.fetch_by_arxiv(client, [paper.arxiv_id]).get(paper.arxiv_id))
+    return openalex.versions_of_record(client, [paper.arxiv_id]).get(paper.arxiv_id)
 
 
 def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt.date, client: Client) -> BibImport:

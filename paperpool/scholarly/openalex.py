@@ -15,6 +15,7 @@ from urllib.parse import quote
 from .. import identity
 from ..adding import suggested_key
 from ..bibtex import BibRecord, person
+from ..problems import PaperpoolError
 from .client import Client, malformed, parsed_json
 from .services import OPENALEX
 
@@ -73,22 +74,38 @@ class Published:
 
 def published(work) -> Published | None:
     """The work's version of record, when OpenAlex has one: its first location (the
-    primary first) hosted by a journal or conference, and not marked as a version
-    before publication."""
+    primary first) that OpenAlex marks as the published version (not a submitted or
+    accepted copy) and that a journal or conference hosts. Its DOI is the one its own
+    link names, never the work's: that may be another copy's (a preprint server's)."""
     if not isinstance(work, dict):
         return None
     for location in [work.get("primary_location"), *_list(work.get("locations"))]:
-        if not isinstance(location, dict) or location.get("version") not in (None, "publishedVersion"):
+        if not isinstance(location, dict):
+            continue
+        if location.get("version") != "publishedVersion" and location.get("is_published") is not True:
             continue
         source = location.get("source")
         kind = source.get("type") if isinstance(source, dict) else None
         name = source.get("display_name") if isinstance(source, dict) else None
         if kind in PUBLISHING_SOURCES and isinstance(name, str) and name.strip():
             doi = identity.ids_in_url(str(location.get("landing_page_url") or "")).get("doi")
-            if doi is None and isinstance(work.get("doi"), str) and not _is_arxiv_doi(work["doi"]):
-                doi = identity.doi(work["doi"])
-            return Published(" ".join(name.split()), kind, doi)
+            return Published(" ".join(name.split()), kind, doi if doi and not _is_arxiv_doi(doi) else None)
     return None
+
+
+def versions_of_record(client: Client, arxiv_ids: list[str]) -> dict[str, Published]:
+    """The versions of record OpenAlex lists for these arXiv papers, by arXiv id. OpenAlex
+    only adds to what arXiv says: when it cannot be asked (down, rate-limited, a malformed
+    answer), the papers stay as arXiv has them and a note says so (client.notes)."""
+    if not arxiv_ids:
+        return {}
+    try:
+        works = fetch_by_arxiv(client, arxiv_ids)
+    except PaperpoolError as exc:
+        client.notes.append(f"note: {str(exc).split(';')[0]}; the venues OpenAlex lists for arXiv papers were not "
+                            "checked, and arXiv's record was kept")
+        return {}
+    return {arxiv_id: found for arxiv_id, work in works.items() if (found := published(work))}
 
 
 def fetch_by_arxiv(client: Client, arxiv_ids: list[str]) -> dict[str, dict]:
@@ -98,6 +115,7 @@ def fetch_by_arxiv(client: Client, arxiv_ids: list[str]) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for start in range(0, len(wanted), BATCH):
         chunk = wanted[start:start + BATCH]
+        asked = {one.lower(): one for one in chunk}  # DOIs are case-blind: an old id's archive (math.GT) comes back lower-cased
         dois = "|".join(f"10.48550/arxiv.{one}" for one in chunk)
         answer = client.get(OPENALEX, "/works", {"filter": f"doi:{dois}", "per-page": str(len(chunk))})
         if answer is None:
@@ -108,8 +126,8 @@ def fetch_by_arxiv(client: Client, arxiv_ids: list[str]) -> dict[str, dict]:
             raise malformed(OPENALEX, answer.url, "no `results` list")
         for work in _list(results):
             arxiv_id = _arxiv_id_of(work)
-            if arxiv_id in chunk:
-                found[arxiv_id] = work
+            if arxiv_id is not None and arxiv_id.lower() in asked:
+                found[asked[arxiv_id.lower()]] = work
     return found
 
 

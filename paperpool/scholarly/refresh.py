@@ -127,8 +127,7 @@ def _published_elsewhere(client: Client, records: list, papers: dict, ids: dict)
     asked = [paper.arxiv_id for record, facts in records
              if (paper := papers.get(ids[record.rel].get("arxiv", ""))) is not None and not paper.journal_ref
              and _unpublished(record.data, facts)]
-    works = openalex.fetch_by_arxiv(client, asked) if asked else {}
-    return {arxiv_id: found for arxiv_id, work in works.items() if (found := openalex.published(work))}
+    return openalex.versions_of_record(client, asked)
 
 
 def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts,
@@ -145,7 +144,11 @@ def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts,
     if doi and facts.doi and not data.get(facts.doi):
         update[facts.doi] = identity.doi(doi)
     if update:
-        said = "" if paper.journal_ref or not elsewhere else " (its version of record, as OpenAlex lists it)"
+        said = ""
+        if elsewhere and not paper.journal_ref:  # which of the facts OpenAlex gave
+            given = [name for name, value in ((facts.venue, elsewhere.venue), (facts.doi, elsewhere.doi))
+                     if name in update and value is not None and not (name == facts.doi and paper.doi)]
+            said = f" ({' and '.join(given)} of its version of record, as OpenAlex lists it)" if given else ""
         found.append(Finding(record, "published", f"arXiv {paper.arxiv_id} is now published{said}: "
                                                    + ", ".join(f"{name} {value}" for name, value in update.items()), update))
     for url in data.get(facts.urls) or [] if facts.urls else []:
