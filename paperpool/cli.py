@@ -214,10 +214,15 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
     written = newsurvey.create(directory, title, dt.date.today(), site_url)
     click.echo(f"created {directory}: {', '.join(written)}")
     this = release.current()
-    if this.inferred:
-        click.echo(f"note: requirements.txt pins {this.requirement}, the declared repository at this version's tag: this "
-                   "paperpool was installed from a file or folder, which records no published source. Change that one line "
-                   "if your paperpool is published elsewhere.")
+    pins = "requirements.txt, .pre-commit-config.yaml's rev and the workflow's uses:"
+    if this.placeholder:
+        click.echo(f"warning: paperpool's address is not filled in ([project.urls] Repository of its pyproject.toml says "
+                   f"{this.repository}): {pins} name that placeholder; replace it in those three places with the "
+                   "repository paperpool is published at.")
+    elif this.inferred:
+        click.echo(f"note: {pins} name {this.repository} at {this.rev}, this version's tag: this paperpool was installed "
+                   "from a file or folder, which records no published source. Change those three places if your paperpool "
+                   "is published elsewhere.")
     click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
                "paperpool validate and paperpool build.")
 

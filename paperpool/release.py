@@ -58,6 +58,11 @@ class Release:
         return self.commit or self.tag
 
     @property
+    def placeholder(self) -> bool:
+        """Whether the declared repository is still pyproject.toml's placeholder (OWNER)."""
+        return "/OWNER/" in self.repository + "/"
+
+    @property
     def inferred(self) -> bool:
         """Whether the requirement is the declared repository's tag for this version,
         not a source this paperpool is known to have come from."""

@@ -6,7 +6,7 @@ import tomllib
 
 import yaml
 
-from paperpool import __version__, release
+from paperpool import release
 
 from .conftest import REPO
 
@@ -19,10 +19,10 @@ def test_new_survey_validates_and_builds(run, tmp_path):
     assert result.output == (
         "created halting: .github/workflows/paperpool.yml, .gitignore, .pre-commit-config.yaml, README.md, claims.yaml, exclusions/, "
         "mkdocs.yml, papers/schulman2017proximal.yaml, registry.yaml, requirements.txt, schemas/, site/index.md\n"
-        # the tests run paperpool from this checkout, which records no published source
-        f"note: requirements.txt pins paperpool @ git+{REPOSITORY}@v{__version__}, the declared repository at this version's "
-        "tag: this paperpool was installed from a file or folder, which records no published source. Change that one line "
-        "if your paperpool is published elsewhere.\n"
+        # the tests run paperpool from this checkout, whose pyproject.toml has no address yet
+        f"warning: paperpool's address is not filled in ([project.urls] Repository of its pyproject.toml says {REPOSITORY}): "
+        "requirements.txt, .pre-commit-config.yaml's rev and the workflow's uses: name that placeholder; replace it in those "
+        "three places with the repository paperpool is published at.\n"
         "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
         "paperpool validate and paperpool build.\n")
     root = tmp_path / "halting"

@@ -81,3 +81,11 @@ def test_a_wheel_or_folder_install_pins_the_declared_tag_and_says_it_is_inferred
     folder = {"url": "file:///home/me/paperpool", "dir_info": {"editable": True}}
     this = release.of_distribution(_installed(tmp_path, "1.4.2", {"Repository": "https://github.com/acme/paperpool"}, folder))
     assert (this.inferred, this.rev, this.requirement) == (True, "v1.4.2", "paperpool @ git+https://github.com/acme/paperpool@v1.4.2")
+
+
+def test_the_placeholder_address_is_told_apart(tmp_path):
+    placeholder = release.of_distribution(_installed(tmp_path / "a", "1.0", {"Repository": "https://github.com/OWNER/paperpool"},
+                                                     {"url": "file:///x", "dir_info": {}}))
+    real = release.of_distribution(_installed(tmp_path / "b", "1.0", {"Repository": "https://github.com/acme/paperpool"},
+                                              {"url": "file:///x", "dir_info": {}}))
+    assert (placeholder.placeholder, real.placeholder) == (True, False)
