@@ -202,8 +202,7 @@ def registry(areas: list[dict]) -> dict:
             "short_title": "RL for Large Reasoning Models: an example pool",
             "description": ("An example paperpool pool: the paper list of the survey 'A Survey of Reinforcement "
                             "Learning for Large Reasoning Models' (arXiv 2509.08827), filed on its taxonomy."),
-            "authors": ["Kaiyan Zhang", "Yuxin Zuo", "Bingxiang He", "Youbang Sun", "Runze Liu", "Che Jiang",
-                        "Yuchen Fan", "Kai Tian", "Guoli Jia", "Pengfei Li"],
+            # no authors: the list's citation names the first ten "and others", which is not the survey's author list
             "arxiv_id": "2509.08827",
             "year": 2025,
             "artifact": f"TsinghuaC3I/Awesome-RL-for-LRMs, commit {COMMIT[:7]} (MIT licence)",
@@ -300,8 +299,9 @@ INDEX = f"""An example of paperpool on another survey: the paper list of
 [A Survey of Reinforcement Learning for Large Reasoning Models](https://arxiv.org/abs/2509.08827),
 as published in [TsinghuaC3I/Awesome-RL-for-LRMs]({SOURCE}/tree/{COMMIT})
 (commit `{COMMIT[:7]}`, MIT licence), filed on the survey's sections (areas) and subsections
-(topics). Titles, names, dates, links and places in the taxonomy are the list's; the list
-gives no authors. `scripts/examples/rl4lrm.py` in the paperpool repository made every file.
+(topics). Titles, names, links and places in the taxonomy are the list's, and so are the
+years where it dates a work (else the year of the work's arXiv id); the list gives no
+authors. `scripts/examples/rl4lrm.py` in the paperpool repository made every file.
 """
 
 
