@@ -133,3 +133,16 @@ def test_a_code_repository_several_works_share_does_not_make_them_one_paper(run,
     assert result.exit_code == 1
     assert any(f"code: URL {shown} is also on papers/" in line and line.startswith(tuple(f"papers/{key}.yaml:" for key in keys))
                for line in result.output.splitlines()), result.output
+
+
+def test_a_pool_without_exclusions_or_dates_is_shown_without_them(built):
+    """The example excludes nothing and dates no addition: its site has no exclusion log,
+    no recently added page and no feed, and no page links or counts them."""
+    _, site, _ = built
+    assert not [name for name in ("exclusions.html", "recent.html", "feed.xml") if (site / name).exists()]
+    pages = {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8") for path in site.rglob("*.html")}
+    linking = sorted(path for path, text in pages.items()
+                     if re.search(r'href="[^"]*(?:exclusions\.html|recent\.html|feed\.xml)"', text))
+    assert linking == []
+    for page in ("index.html", "statistics.html"):
+        assert "records audited" not in pages[page] and "Audited (both)" not in pages[page], page
