@@ -66,3 +66,23 @@ def test_a_value_whose_parent_is_unknown_or_missing_is_reported(run, pool):
     result = run("validate", cwd=pool)
     assert (f"vocabularies.topic.values.0: value '{first['id']}' names no `parent`, which field 'topic' needs (its "
             "parent_field is 'area'); give it `parent:` one of ") in result.output
+
+
+def test_levels_that_go_round_are_reported_once(run, pool):
+    edit(pool / "registry.yaml", "  area:\n    type: choice_list\n    vocabulary: area\n",
+         "  area:\n    type: choice_list\n    vocabulary: area\n    parent_field: topic\n")
+    result = run("validate", cwd=pool)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].endswith(
+        "entry_fields.area.parent_field: the levels go round: area -> topic -> area; a taxonomy's levels go one way, so "
+        "remove parent_field from the top level")
+    assert result.output.endswith("\n1 error, 0 warnings.\n")
+
+
+def test_only_a_link_or_identifier_field_may_say_whether_it_identifies(run, pool):
+    edit(pool / "registry.yaml", "  title:\n    type: text\n", "  title:\n    type: text\n    identifies: false\n")
+    result = run("validate", cwd=pool)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].endswith(
+        "entry_fields.title.identifies: only a url, url_list or identifier field can tell papers apart, and 'title' is a "
+        "text; remove `identifies`")

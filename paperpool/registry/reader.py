@@ -122,6 +122,9 @@ class RegistryReader:
                 self.problem(spec_path, f"a {kind} field needs `vocabulary:`")
             if kind == "choice_map" and spec.keys is None:
                 self.problem(spec_path, "a choice_map field needs `keys:` naming the vocabulary of its keys")
+            if "identifies" in body and kind not in ("url", "url_list", "identifier"):
+                self.problem(spec_path + ("identifies",), f"only a url, url_list or identifier field can tell papers apart, "
+                                                          f"and '{name}' is a {kind}; remove `identifies`")
             if kind == "identifier" and spec.scheme is None:
                 self.problem(spec_path, f"an identifier field needs `scheme:`, one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
             if kind == "mapping":
@@ -176,6 +179,13 @@ class RegistryReader:
                              f"'{spec.parent_field}' is not another choice or choice_list field of the record; "
                              + (suggest(spec.parent_field, choices, f"name one of {', '.join(choices)}") if spec.type in levels
                                 else f"only a choice or choice_list field has a parent field, and '{spec.name}' is a {spec.type}"))
+                continue
+            cycle = _levels_cycle(specs, spec.name)
+            if cycle:
+                if spec.name == next(name for name in specs if name in cycle):  # said once, at the cycle's first field
+                    self.problem(path + (spec.name, "parent_field"),
+                                 f"the levels go round: {' -> '.join([*cycle, cycle[0]])}; a taxonomy's levels go one way, "
+                                 "so remove parent_field from the top level")
                 continue
             lower, above = vocabularies.get(spec.vocabulary), vocabularies.get(upper.vocabulary)
             if lower is None or above is None:
@@ -247,3 +257,13 @@ class RegistryReader:
                     columns.append(column)
                 layouts[kind][part] = columns
         return layouts
+
+
+def _levels_cycle(specs: dict, start: str) -> list[str]:
+    """The fields of a cycle of parent_field that `start` is on (each field's parent_field
+    leading back to it), else []."""
+    chain, name = [], start
+    while name in specs and name not in chain:
+        chain.append(name)
+        name = specs[name].parent_field
+    return chain if name == start else []
