@@ -211,9 +211,9 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
     if site_url is None and sys.stdin.isatty():
         site_url = click.prompt(f"Site URL, where the site will be published (e.g. {newsurvey.SITE_URL_EXAMPLE}; Enter: none yet)",
                                 default="", show_default=False).strip() or None
-    written = newsurvey.create(directory, title, dt.date.today(), site_url)
-    click.echo(f"created {directory}: {', '.join(written)}")
     this = release.current()
+    written = newsurvey.create(directory, title, dt.date.today(), site_url, this)
+    click.echo(f"created {directory}: {', '.join(written)}")
     pins = "requirements.txt, .pre-commit-config.yaml's rev and the workflow's uses:"
     if this.placeholder:
         click.echo(f"warning: paperpool's address is not filled in ([project.urls] Repository of its pyproject.toml says "

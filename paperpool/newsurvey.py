@@ -35,10 +35,12 @@ SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?$")
 SITE_URL_EXAMPLE = "https://OWNER.github.io/REPO/"
 
 
-def create(target: Path, title: str | None, today: dt.date, site_url: str | None = None) -> list[str]:
+def create(target: Path, title: str | None, today: dt.date, site_url: str | None = None,
+           this: release.Release | None = None) -> list[str]:
     """Write the new pool to `target` (a new or empty folder); the files written. With
     `site_url` (where the site will be published), mkdocs.yml sets it: the sitemap then
-    lists every page, and the feed's links are absolute."""
+    lists every page, and the feed's links are absolute. `this` is the running paperpool's
+    release (paperpool/release.py), which the survey pins."""
     target = target.absolute()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
@@ -48,7 +50,7 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
         raise PaperpoolError(f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
                              f"at, such as {SITE_URL_EXAMPLE}")
     _refuse_inside_a_pool(target)
-    this = release.current()
+    this = this or release.current()  # how the survey installs this paperpool again
     context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": this.version,
                "requirement": this.requirement, "repository": this.repository, "rev": this.rev, "action": this.action,
                "site_url": site_url, "site_url_example": SITE_URL_EXAMPLE}

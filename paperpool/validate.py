@@ -177,13 +177,13 @@ class RecordChecker:
             if spec.parent_field is None or spec.parent_field not in specs:
                 continue
             vocabulary = self.registry.vocabularies[spec.vocabulary]
-            held = _as_list(data.get(spec.parent_field))
-            for value in _as_list(data.get(spec.name)):
-                parent = vocabulary.parent(value) if isinstance(value, str) else None
+            held = _choice_values(data.get(spec.parent_field))
+            for value in _choice_values(data.get(spec.name)):
+                parent = vocabulary.parent(value)
                 if parent is None or parent in held:
                     continue  # an unknown value is reported by the field's own check
                 upper = specs[spec.parent_field]
-                fix = (f"add it: `{upper.name}: [{', '.join([*map(str, held), parent])}]`" if upper.type == "choice_list"
+                fix = (f"add it: `{upper.name}: [{', '.join([*held, parent])}]`" if upper.type == "choice_list"
                        else f"write `{upper.name}: {parent}`, or choose another {spec.name}")
                 self.problem((spec.name,), f"{spec.name} '{value}' is part of {upper.name} '{parent}', which {upper.name} "
                                            f"does not hold; {fix}")
@@ -639,7 +639,7 @@ def check_registry_references(pool: Pool) -> list[Problem]:
     return problems
 
 
-def _as_list(value) -> list:
+def _choice_values(value) -> list:
     """A choice field's values: a choice_list's items, a choice's one value, or none."""
     if isinstance(value, list):
         return [item for item in value if isinstance(item, str)]

@@ -95,8 +95,9 @@ def from_file(path: Path) -> list[Wanted]:
 
 def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
     """The paper's metadata from the service that holds it: arXiv for an arXiv id (and
-    OpenAlex for the venue of its published version, which arXiv often lacks), OpenReview for an OpenReview id, Crossref for a DOI (OpenAlex for the DOIs Crossref
-    does not register, such as arXiv's and Zenodo's DataCite DOIs)."""
+    OpenAlex for the venue of its published version, which arXiv often lacks), OpenReview
+    for an OpenReview id, Crossref for a DOI (OpenAlex for the DOIs Crossref does not
+    register, such as arXiv's and Zenodo's DataCite DOIs)."""
     if wanted.scheme == "arxiv":
         paper = arxiv.fetch(client, wanted.value)
         record = paper.record(line, _published_elsewhere(client, paper)) if paper else None

@@ -54,10 +54,18 @@ def parse(text: str, url: str, doi: str, line: int = 1) -> BibRecord:
 
 def venue_of(work: dict) -> str | None:
     """The venue of the work's primary location: its source's name."""
-    location = work.get("primary_location")
+    return _source(work.get("primary_location"))[1]
+
+
+def _source(location) -> tuple[str | None, str | None]:
+    """(type, name) of the source hosting a location (journal, conference, repository...),
+    each None where OpenAlex gives none or not as text."""
     source = location.get("source") if isinstance(location, dict) else None
-    name = source.get("display_name") if isinstance(source, dict) else None
-    return " ".join(name.split()) if isinstance(name, str) and name.strip() else None
+    if not isinstance(source, dict):
+        return None, None
+    kind, name = source.get("type"), source.get("display_name")
+    return (kind if isinstance(kind, str) else None,
+            " ".join(name.split()) if isinstance(name, str) and name.strip() else None)
 
 
 # Where a version of record is published; a `repository` (arXiv, a university's) holds copies
@@ -84,12 +92,10 @@ def published(work) -> Published | None:
             continue
         if location.get("version") != "publishedVersion" and location.get("is_published") is not True:
             continue
-        source = location.get("source")
-        kind = source.get("type") if isinstance(source, dict) else None
-        name = source.get("display_name") if isinstance(source, dict) else None
-        if kind in PUBLISHING_SOURCES and isinstance(name, str) and name.strip():
+        kind, name = _source(location)
+        if kind in PUBLISHING_SOURCES and name:
             doi = identity.ids_in_url(str(location.get("landing_page_url") or "")).get("doi")
-            return Published(" ".join(name.split()), kind, doi if doi and not _is_arxiv_doi(doi) else None)
+            return Published(name, kind, doi if doi and not _is_arxiv_doi(doi) else None)
     return None
 
 

@@ -1,8 +1,8 @@
 """`paperpool refresh`: what has changed outside the pool since its records were written.
 
-For each record (an entry, an exclusion naming an arXiv id or DOI): a preprint arXiv now lists as published (a journal reference, a DOI) or
-whose version of record OpenAlex lists (a journal's or conference's location), a
-newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
+For each record (an entry, or an exclusion naming an arXiv id or DOI): a preprint arXiv
+now lists as published (a journal reference, a DOI) or whose version of record OpenAlex
+lists (a journal's or conference's location), a newer arXiv version than a versioned link names, a withdrawn arXiv paper, a retraction
 or withdrawal notice Crossref holds for its DOI (`updated-by`), the published version
 Crossref relates to a preprint DOI (`is-preprint-of`). For every record, entries and
 exclusions: links that are dead (see links.py). Only facts are ever updated, and only fields the registry declares as facts
