@@ -212,7 +212,7 @@ def registry(areas: list[dict]) -> dict:
         "vocabularies": {
             "area": vocabulary("Area", "The section of the survey's paper list a work is filed under.", area_values),
             "topic": vocabulary("Topic", "The subsection of the survey's paper list a work is filed under "
-                                "(a value's `parent` is its section, its area).", topic_values),
+                                "(a value's parent is its section, its area).", topic_values),
             "link_kind": vocabulary("Link", "What the list's link for the work is badged as.", [
                 {"id": "paper", "label": "Paper"}, {"id": "blog", "label": "Blog"}]),
         },
