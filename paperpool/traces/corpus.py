@@ -29,6 +29,7 @@ WHOLE = (".json",)  # one trace per file
 LINES = (".jsonl", ".ndjson")  # one trace per line
 COMPRESSED = {".gz": "gzip", ".zst": "zstd"}
 SUFFIXES_SAID = ".json, .jsonl or .ndjson, each optionally .gz or .zst"
+READ_BUFFER = 1 << 20  # a line of a corpus is some 10 KB: read a line at a time through 8 KB, it is copied piece by piece
 
 
 @dataclass(frozen=True)
@@ -146,13 +147,13 @@ def _open(path: Path, compression: str | None):
     if not stat.S_ISREG(info.st_mode):
         raise OSError(0, "not a plain file (a device, pipe or socket)")
     if compression == "gzip":
-        return gzip.open(path, "rb")
+        return io.BufferedReader(gzip.open(path, "rb"), READ_BUFFER)
     if compression == "zstd":
         import zstandard
 
         raw = path.open("rb")
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), 1 << 20)
-    return path.open("rb")
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), READ_BUFFER)
+    return path.open("rb", buffering=READ_BUFFER)
 
 
 def _reason(exc: Exception) -> str:

@@ -73,8 +73,8 @@ def at_most(text) -> int:
     total = 0
     for start in range(1, a.size, BLOCK):
         stop = min(start + BLOCK, a.size)
-        before = a[start - 1:stop - 1][a[start:stop] == ord(":")]
-        total += int(np.count_nonzero(_KEY_END[before]))
+        colons = np.flatnonzero(a[start:stop] == ord(":"))  # few: taking them is faster than masking the block
+        total += int(np.count_nonzero(_KEY_END[a[colons + (start - 1)]]))
     return total
 
 

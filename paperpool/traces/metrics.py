@@ -263,11 +263,16 @@ def costs(ix: TraceIndex, trace: dict, by_type: dict) -> dict:
 
 
 def rewards(ix: TraceIndex, trace: dict) -> dict:
+    return {"declared": dict(trace.get("rewards") or {}), "by_unit": rewards_by_unit(ix.rewards)}
+
+
+def rewards_by_unit(totals: dict) -> dict[str, dict[str, float]]:
+    """(credit unit, channel) -> total, as credit unit -> channel -> rounded total, in the
+    schema's order of units and the channels' alphabetical order."""
     by_unit: dict[str, dict[str, float]] = {}
-    for (unit, channel), total in ix.rewards.items():
+    for (unit, channel), total in totals.items():
         by_unit.setdefault(unit, {})[channel] = total
-    ordered = {unit: {ch: _round(v) for ch, v in sorted(by_unit[unit].items())} for unit in schema.credit_units() if unit in by_unit}
-    return {"declared": dict(trace.get("rewards") or {}), "by_unit": ordered}
+    return {unit: {ch: _round(v) for ch, v in sorted(by_unit[unit].items())} for unit in schema.credit_units() if unit in by_unit}
 
 
 def _round(value) -> float:

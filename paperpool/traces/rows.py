@@ -95,7 +95,7 @@ def measure(record: Record, mapping: Subdecisions) -> Measured:
     except TraceUnreadable as exc:
         return _invalid(row, record, [finding.said for finding in exc.findings])
     top = checked.top if isinstance(checked.top, dict) else {}
-    row.update(_identity(top))
+    row.update(identity(top))
     if not checked.valid or checked.index is None:
         problems = [finding.said for finding in checked.findings] or ["no lists of events and edges: not a trace"]
         return _invalid(row, record, problems)
@@ -105,9 +105,11 @@ def measure(record: Record, mapping: Subdecisions) -> Measured:
     return Measured(row, None, checked, trace_source)
 
 
-def _identity(top: dict) -> dict:
-    return {name: _scalar(top.get(name)) for name in ("trace_id", "task_id", "run", "step", "group", "system", "topology",
-                                                      "time_unit")}
+IDENTITY_FIELDS = ("trace_id", "task_id", "run", "step", "group", "system", "topology", "time_unit")  # a trace's own
+
+
+def identity(top: dict) -> dict:
+    return {name: _scalar(top.get(name)) for name in IDENTITY_FIELDS}
 
 
 def _scalar(value):
@@ -129,8 +131,8 @@ def flatten(result: dict) -> dict:
     row = {column.name: result.get(column.name) for column in MEASURES if column.name in result}
     costs = result["costs"]
     row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
-               tokens_declared=_number(costs["tokens"]["declared"]), compute_s_declared=_number(costs["seconds"]["declared"]),
-               wall_clock_s_declared=_number(costs["wall_clock_s"]["declared"]),
+               tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
+               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
                notes="; ".join(f"{note['key']}: {note['why']}" for note in result["notes"]) or None)
     row.update({f"n_{name}": count for name, count in result["event_types"].items()})
     row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
@@ -138,5 +140,5 @@ def flatten(result: dict) -> dict:
     return row
 
 
-def _number(value):
+def number(value):
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -296,10 +296,10 @@ def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
         return []
     tokens, seconds = event_costs(ix)
     findings = []
-    if "tokens" in declared and _exceeds(tokens, declared["tokens"]):
+    if "tokens" in declared and exceeds(tokens, declared["tokens"]):
         findings.append(Finding("/costs/tokens", f"the events' costs add up to {_num(tokens)} tokens, more than the declared "
                                 f"{_num(declared['tokens'])}; correct the total or the events' costs"))
-    if "compute_s" in declared and _exceeds(seconds, declared["compute_s"]):
+    if "compute_s" in declared and exceeds(seconds, declared["compute_s"]):
         findings.append(Finding("/costs/compute_s", f"the events' costs add up to {_num(seconds)} s, more than the declared "
                                 f"{_num(declared['compute_s'])} s of compute; correct the total or the events' costs"))
     if "wall_clock_s" in declared:
@@ -311,7 +311,7 @@ def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
     return findings
 
 
-def _exceeds(summed: float, declared: float) -> bool:
+def exceeds(summed: float, declared: float) -> bool:
     """More than declared, beyond what adding up decimal fractions in binary can err by."""
     return summed > declared + 1e-9 * max(1.0, abs(declared))
 

@@ -12,17 +12,19 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import orjson
 
 from ..problems import PaperpoolError, printable
 from ..yamlio import written_as_it_comes
 from . import corpus, rows, workers
+from .batch import measure as measure_rows
 from .mapping import Subdecisions
 from .rows import Column
 
 FORMATS = ("jsonl", "csv", "parquet")
-BATCH = 500  # traces a worker measures at a time: large enough that handing it over costs little
+BATCH = 200  # traces a worker measures at a time: large enough that handing it over costs little
 
 EVENT_COLUMNS = (
     Column("event", "string", "the event's id"),
@@ -82,9 +84,8 @@ def _setup_job(settings: dict) -> None:
 
 
 def measure_batch(batch: list[corpus.Record]) -> Done:
-    measured = [rows.measure(record, _job["mapping"]) for record in batch]
-    problems = [m.problem for m in measured if m.problem]
-    return Done(encode([m.row for m in measured], _job["fmt"], _job["columns"]), problems, len(batch))
+    measured = measure_rows(batch, _job["mapping"])
+    return Done(encode_table(measured.table, _job["fmt"], _job["columns"]), measured.problems, len(batch))
 
 
 def export_batch(batch: list[corpus.Record]) -> Done:
@@ -121,18 +122,43 @@ def _parts(measured: rows.Measured, key: dict, found: dict) -> None:
 
 
 def encode(found: list[dict], fmt: str, columns: list[Column]):
+    """Rows (dicts) of what traces give (their events, edges, rewards) in `fmt`: text, or
+    an Arrow record batch, where a value of another type than its column's is null."""
+    if fmt == "parquet":
+        return encode_table({column.name: [_typed(row.get(column.name), column.type) for row in found] for column in columns},
+                            fmt, columns)
+    return encode_table({column.name: [row.get(column.name) for row in found] for column in columns}, fmt, columns)
+
+
+def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
+    """Rows given as columns (name -> one value per row) in `fmt`."""
     names = [column.name for column in columns]
     if fmt == "jsonl":
-        return b"".join(orjson.dumps({name: row.get(name) for name in names}) + b"\n" for row in found)
+        return b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
     if fmt == "csv":
         text = io.StringIO()
         writer = csv.writer(text, lineterminator="\n")
-        writer.writerows([_csv(row.get(name)) for name in names] for row in found)
+        writer.writerows(map(_csv, values) for values in zip(*(table[name] for name in names)))
         return text.getvalue().encode("utf-8")
     import pyarrow as pa
 
-    data = {column.name: [_typed(row.get(column.name), column.type) for row in found] for column in columns}
-    return pa.RecordBatch.from_pydict(data, schema=arrow_schema(columns))
+    schema = arrow_schema(columns)
+    return pa.RecordBatch.from_arrays([_arrow(table[column.name], column, field.type) for column, field in zip(columns, schema)],
+                                      schema=schema)
+
+
+_GIVEN = {field: True for field in rows.IDENTITY_FIELDS}  # columns that hold what a trace gives: any type
+
+
+def _arrow(values: list, column: Column, kind):
+    """A column's values as an Arrow array. A trace's own field may hold a value of
+    another type (a trace that declares no schema): that is null. The measures are of
+    their column's type, as they are computed."""
+    import pyarrow as pa
+
+    if column.name in _GIVEN:
+        values = [_typed(value, column.type) for value in values]
+    return pa.array(values, type=kind)
 
 
 _PY_TYPES = {"string": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
@@ -199,12 +225,49 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
     return outcome
 
 
-def parquet_sink(path, columns: list[Column]):
-    """A Parquet writer (pyarrow's ParquetWriter, a context manager) for record batches,
-    to a path or an open binary file; zstd, as the readers expect by now."""
-    import pyarrow.parquet as pq
+ROW_GROUP = 64 * 1024  # rows a Parquet row group holds: one per batch of the workers would be hundreds of small ones
 
-    return pq.ParquetWriter(path, arrow_schema(columns), compression="zstd")
+
+def parquet_sink(path, columns: list[Column]) -> ParquetSink:
+    """A Parquet writer for record batches, to a path or an open binary file; zstd, as
+    the readers expect by now."""
+    return ParquetSink(path, columns)
+
+
+class ParquetSink:
+    """pyarrow's ParquetWriter, given record batches and writing them a row group of
+    ROW_GROUP rows at a time (each row group costs per column, whatever its size)."""
+
+    def __init__(self, path, columns: list[Column]):
+        import pyarrow.parquet as pq
+
+        self.schema = arrow_schema(columns)
+        self.writer = pq.ParquetWriter(path, self.schema, compression="zstd")
+        self.pending: list = []
+        self.rows = 0
+
+    def write_batch(self, batch) -> None:
+        self.pending.append(batch)
+        self.rows += batch.num_rows
+        if self.rows >= ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        import pyarrow as pa
+
+        if self.pending:
+            self.writer.write_table(pa.Table.from_batches(self.pending, schema=self.schema), row_group_size=ROW_GROUP)
+        self.pending, self.rows = [], 0
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Subdecisions, report: Callable[[str], None],

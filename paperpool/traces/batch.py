@@ -1,0 +1,456 @@
+"""The rows of many traces at once: how `trace metrics` measures a corpus at the speed
+of parsing it.
+
+Measured one at a time (rows.measure), a trace of 50 events costs some 750 us, nearly
+all of it the fixed cost of a few hundred small numpy calls and of Python reading each
+event field by field. Here a batch of traces is read into one set of columns, each
+trace's events and edges at their own offsets (a disjoint union of the traces' graphs),
+and every graph rule and measure is one numpy reduction over the whole batch, grouped by
+trace. Only the critical path, a walk over the edges in time order, is a Python loop,
+and it too runs once per batch.
+
+This path vouches only for what it can check in full: a trace that declares the schema,
+passes it, gives no key twice, and keeps every graph rule. Everything else (an invalid
+trace, one in the artifact's format, one whose edges join events of one time against
+the file's order, one whose tool results must be paired by tool name, a number past a
+double's range) is measured by rows.measure, which says what is wrong exactly as
+`trace validate` does. The two give the same row for every trace they both measure:
+tests/test_trace_batch.py compares them over synthetic, imported and hand-written traces.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_not, itemgetter
+
+import numpy as np
+import orjson
+
+from . import duplicates, metrics, rows, rules, schema
+from .corpus import Record
+from .index import EDGE_CODES, EVENT_CODES, NO_TOOL
+from .loading import no_gc_pauses
+from .mapping import Subdecisions
+
+MAX_BYTES = 1024 * 1024  # a larger trace is measured on its own (source.py reads it in its own way)
+_ID, _T, _TYPE, _AGENT = (itemgetter(key) for key in ("id", "t", "type", "agent"))
+_SRC, _DST = itemgetter("src"), itemgetter("dst")
+_SECTIONS = ("events", "edges")
+_OPTIONAL = ("to", "tool", "call", "cost", "decision", "rewards")
+
+
+@dataclass
+class Rows:
+    table: dict[str, list]  # column name -> one value per record, in order
+    problems: list[str]  # the problem line of each invalid trace, in order
+    here: int  # how many were measured here, the rest by rows.measure
+
+
+def measure(batch: list[Record], mapping: Subdecisions) -> Rows:
+    """The rows of the records."""
+    names = [column.name for column in rows.columns(mapping)]
+    with no_gc_pauses():  # a batch's parsed traces hold no cycles: nothing for the collector
+        columns = _Columns()
+        taken = [columns.take(record) for record in batch]
+        measured, ok = _measure(columns, mapping) if columns.traces else ({}, [])
+    if len(ok) == len(batch) and all(ok):  # the common case: every trace measured here
+        return Rows({name: measured.get(name) or [None] * len(batch) for name in names}, [], len(batch))
+    table = {name: [None] * len(batch) for name in names}
+    problems = []
+    k = 0
+    for i, (record, took) in enumerate(zip(batch, taken)):
+        if took and ok[k]:
+            row = {name: values[k] for name, values in measured.items()}
+        else:
+            found = rows.measure(record, mapping)
+            row = found.row
+            if found.problem:
+                problems.append(found.problem)
+        for name in names:
+            table[name][i] = row.get(name)
+        k += took
+    return Rows(table, problems, sum(ok))
+
+
+class _Columns:
+    """The events and edges of the traces taken so far, side by side, each name already a
+    code: read while a trace's objects are still in the cache, not in a later pass."""
+
+    def __init__(self):
+        self.records: list[Record] = []
+        self.tops: list[dict] = []  # each trace's fields but its events and edges
+        self.n: list[int] = []
+        self.n_edges: list[int] = []
+        self.t: list = []
+        self.kind: list[int] = []  # position in schema.event_types()
+        self.agent: list[int] = []  # a code in `names`, for `agent`
+        self.to: list[int] = []  # ... for `to`, -1 where there is none
+        self.tool: list[int] = []  # a code in `tools` (0: no tool named)
+        self.named_call: list[int] = []  # the position `call` names; -1 without one, -2 naming no event
+        self.cost_at: list[int] = []  # the events that declare a cost, and its tokens and seconds
+        self.tokens: list = []
+        self.seconds: list = []
+        self.decided: list[tuple[int, str]] = []  # (position, `decision`)
+        self.rewarded: list[tuple[int, list]] = []  # (position, `rewards`)
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.edge_kind: list[int] = []
+        self.names: dict = {}  # every agent name of the batch: its code
+        self.tools: dict = {NO_TOOL: 0, None: 0}
+
+    @property
+    def traces(self) -> int:
+        return len(self.n)
+
+    def take(self, record: Record) -> bool:
+        """Add the record's trace when this path can vouch for it; False leaves it to rows.measure."""
+        data = record.data
+        if data is None or len(data) > MAX_BYTES:
+            return False
+        try:
+            trace = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return False
+        if not (isinstance(trace, dict) and rows.validation.declares_schema(trace)):
+            return False
+        events, edges = trace.get("events"), trace.get("edges")
+        if not (isinstance(events, list) and isinstance(edges, list) and events and _schema().is_valid(trace)):
+            return False
+        base, count = len(self.t), len(events)
+        index = dict(zip(map(_ID, events), range(base, base + count)))
+        if len(index) != count:  # an id given twice
+            return False
+        src = list(map(index.get, map(_SRC, edges)))
+        dst = list(map(index.get, map(_DST, edges)))
+        if None in src or None in dst:  # an edge that names no event
+            return False
+        optional = {name: list(map(dict.get, events, repeat(name))) for name in _OPTIONAL}
+        if not _keys_once(data, trace, events, edges, optional):
+            return False
+        agents, to, tool = list(map(_AGENT, events)), optional["to"], optional["tool"]
+        names, tools = self.names, self.tools
+        fresh = set(agents).union(to).difference(names)
+        fresh.discard(None)
+        for name in fresh:
+            names[name] = len(names)
+        for name in set(tool).difference(tools):
+            tools[name] = len(tools) - 1  # NO_TOOL and None share 0
+        self.agent += map(names.__getitem__, agents)
+        self.to += map(names.get, to, repeat(-1))
+        self.tool += map(tools.__getitem__, tool)
+        self.named_call += (-1 if name is None else index.get(name, -2) for name in optional["call"])
+        self.t += map(_T, events)
+        self.kind += map(EVENT_CODES.__getitem__, map(_TYPE, events))
+        positions = range(base, base + count)
+        costed = list(map(is_not, optional["cost"], repeat(None)))
+        spent = list(compress(optional["cost"], costed))
+        self.cost_at += compress(positions, costed)
+        self.tokens += map(dict.get, spent, repeat("tokens"), repeat(0))
+        self.seconds += map(dict.get, spent, repeat("seconds"), repeat(0))
+        self.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]))
+        self.rewarded += zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"]))
+        self.src += src
+        self.dst += dst
+        self.edge_kind += map(EDGE_CODES.__getitem__, map(_TYPE, edges))
+        self.n.append(count)
+        self.n_edges.append(len(edges))
+        self.records.append(record)
+        self.tops.append({key: value for key, value in trace.items() if key not in _SECTIONS})  # the events go when read
+        return True
+
+
+def _schema():
+    return schema._validator()
+
+
+def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: dict) -> bool:
+    """Whether no object of the trace gives a key twice: the keys of the objects counted
+    here are as many as its text can hold at most (duplicates.at_most), or, when some
+    object is left uncounted (one nested deeper), duplicates.py's exact count says so."""
+    counted = len(trace) + sum(map(len, events)) + sum(map(len, edges))
+    counted += sum(len(value) for value in trace.values() if isinstance(value, dict))
+    counted += sum(map(len, filter(None, optional["cost"])))
+    counted += sum(len(reward) for given in filter(None, optional["rewards"]) for reward in given)
+    return counted == duplicates.at_most(data) or not duplicates.exact(data, trace)
+
+
+def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[bool]]:
+    """The columns of the traces taken, and whether each keeps every rule and has every
+    measure finite (the others' values are left to rows.measure)."""
+    B = c.traces
+    n = np.array(c.n, dtype=np.int64)
+    first = np.r_[0, np.cumsum(n)[:-1]]  # each trace's first event
+    N = int(n.sum())
+    tr = np.repeat(np.arange(B), n)  # each event's trace
+    pos = np.arange(N)
+    t = np.array(c.t, dtype=np.float64)
+    kind = np.array(c.kind, dtype=np.int8)
+    code = EVENT_CODES.__getitem__
+    ok = np.logical_and.reduceat(np.isfinite(t), first)  # a time past a double's range is infinite
+    agent = np.array(c.agent, dtype=np.int64)  # an agent is a (trace, name) key: trace * span + name
+    to_code = np.where(np.isin(kind, _NAMES_AGENT), np.array(c.to, dtype=np.int64), -1)
+    span = max(len(c.names), 1)
+    tool = np.where((kind == code("tool_call")) | (kind == code("tool_result")), np.array(c.tool, dtype=np.int64), -1)
+
+    # edges, each end a position in the batch
+    src, dst = np.array(c.src, dtype=np.int64), np.array(c.dst, dtype=np.int64)
+    edge_kind = np.array(c.edge_kind, dtype=np.int8)
+    edge_tr = tr[src]
+    ordering = np.isin(edge_kind, [EDGE_CODES[name] for name in schema.ordering_edge_types()])
+    ok &= ~_any(edge_tr, ordering & (t[src] > t[dst]), B)  # an ordering edge back in time
+
+    # the rank of each event in its trace's time order (ties in file order): the batch's order
+    order = np.lexsort((pos, t, tr))
+    rank = np.empty(N, dtype=np.int64)
+    rank[order] = pos
+    chosen = (ordering & (t[src] <= t[dst])) | (t[src] < t[dst])
+    # an edge between events of one time against the file's order: rows.measure sorts it out
+    ok &= ~_any(edge_tr, chosen & (rank[src] >= rank[dst]), B)
+
+    # tool results and the calls they answer: the one `call` names, else one with an edge into it
+    results = np.flatnonzero(kind == code("tool_result"))
+    calls = np.array(c.named_call, dtype=np.int64)[results]
+    into = np.flatnonzero((kind[src] == code("tool_call")) & (kind[dst] == code("tool_result")))
+    linked = np.full(N, -1, dtype=np.int64)
+    if into.size:
+        targets, earliest = np.unique(dst[into], return_index=True)  # the first edge in the file
+        linked[targets] = src[into[earliest]]
+    calls = np.where(calls == -1, linked[results], calls)
+    answered = calls >= 0
+    safe = np.maximum(calls, 0)
+    answered &= (kind[safe] == code("tool_call")) & (t[safe] <= t[results])
+    answered &= (tool[safe] == tool[results]) | (tool[safe] == c.tools[NO_TOOL])
+    ok &= ~_any(tr[results], ~answered, B)  # a wrong call, or results to pair by tool name
+    actor = agent.copy()
+    actor[results[answered]] = agent[calls[answered]]
+
+    # agents: who acts (first and last time, earliest event), and who is spawned
+    actors, actor_of = np.unique(tr * span + actor, return_inverse=True)
+    first_t, last_t = np.full(actors.size, np.inf), np.full(actors.size, -np.inf)
+    np.minimum.at(first_t, actor_of, t)
+    np.maximum.at(last_t, actor_of, t)
+    earliest_event = np.full(actors.size, N, dtype=np.int64)
+    at_first = np.flatnonzero(t == first_t[actor_of])
+    np.minimum.at(earliest_event, actor_of[at_first], at_first)
+    spawns = np.flatnonzero((kind == code("spawn")) & (to_code >= 0))
+    in_time = spawns[np.lexsort((spawns, t[spawns]))]
+    spawned, first_spawn = np.unique(tr[in_time] * span + to_code[in_time], return_index=True)
+    spawn_at = in_time[first_spawn]
+    where = np.minimum(np.searchsorted(actors, spawned), actors.size - 1)
+    acts = actors[where] == spawned
+    ok &= ~_any(spawned // span, acts & (first_t[where] < t[spawn_at]), B)  # acting before its spawn
+    agents = np.union1d(actors, spawned)
+    returns = np.flatnonzero((kind == code("return")) & (to_code >= 0))
+    ok &= ~_any(tr[returns], ~np.isin(tr[returns] * span + to_code[returns], agents), B)  # a return to no agent
+
+    # costs: summed per trace over the events that declare one, in file order
+    cost_at = np.array(c.cost_at, dtype=np.int64)
+    tokens, seconds = np.array(c.tokens, dtype=np.float64), np.array(c.seconds, dtype=np.float64)
+    costed = np.bincount(tr[cost_at], minlength=B) > 0
+    token_sum, second_sum = np.zeros(B), np.zeros(B)
+    longest = np.full(B, -np.inf)
+    if cost_at.size:
+        starts = np.searchsorted(tr[cost_at], np.flatnonzero(costed))
+        with np.errstate(over="ignore", invalid="ignore"):
+            token_sum[costed] = np.add.reduceat(tokens, starts)
+            second_sum[costed] = np.add.reduceat(seconds, starts)
+        np.maximum.at(longest, tr[cost_at], seconds)
+    declared = [top.get("costs") or {} for top in c.tops]
+    ok &= ~np.array([_over(given, token_sum[k], second_sum[k], longest[k]) for k, given in enumerate(declared)], dtype=bool)
+
+    # the measures
+    types = schema.event_types()
+    by_type = np.bincount(tr * len(types) + kind, minlength=B * len(types)).reshape(B, len(types))
+    stops = np.flatnonzero(kind == code("stop"))
+    stop_t = np.full(B, np.inf)
+    np.minimum.at(stop_t, tr[stops], t[stops])
+    chain_events, chain_s, dependencies = _critical_paths(t, src, dst, chosen, rank, tr, first, B)
+    total_s = _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, span, B)
+    depth, settled = _depths(agents, spawned, agent[spawn_at], tr[spawn_at], span, B)
+    rewards = _rewards(c, tr, B)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        speedup = total_s / chain_s
+        ok &= settled & np.isfinite(total_s) & np.isfinite(chain_s) & np.isfinite(token_sum) & np.isfinite(second_sum)
+        ok &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
+    ok &= np.array([all(map(math.isfinite, totals.values())) for totals in rewards], dtype=bool)
+
+    count = dict(zip(types, by_type.T))
+    chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
+    stopped = np.isfinite(stop_t)
+    identities = list(map(rows.identity, c.tops))
+    table = {name: [identity[name] for identity in identities] for name in rows.IDENTITY_FIELDS}
+    table |= {"file": [record.file for record in c.records], "line": [record.line for record in c.records],
+              "valid": [True] * B, "problem": [None] * B, "problems": [0] * B, "warnings": [0] * B,
+              "events": n.tolist(), "edges": c.n_edges, "agents": np.bincount(agents // span, minlength=B).tolist(),
+              "spawns": count["spawn"].tolist(), "max_fanout": _fanouts(kind, tr, actor_of, t, B).tolist(),
+              "depth": depth.tolist(), "stopped": stopped.tolist(), "stop_t": _rounded(stop_t, stopped),
+              "total_work_events": n.tolist(), "critical_path_events": _kept(chain_events.tolist(), chain_known),
+              "parallelism_speedup_events": _rounded(n / np.maximum(chain_events, 1), chain_known),
+              "total_work_s": _rounded(total_s), "critical_path_s": _rounded(chain_s, chain_known),
+              "parallelism_speedup": _rounded(speedup, chain_known & (chain_s != 0)),
+              "protocol_overhead": _rounded(count["message"] / np.maximum(count["tool_call"], 1), count["tool_call"] > 0),
+              "tokens": _rounded(token_sum, costed), "compute_s": _rounded(second_sum, costed),
+              "tokens_declared": [rows.number(given.get("tokens")) for given in declared],
+              "compute_s_declared": [rows.number(given.get("compute_s")) for given in declared],
+              "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in declared],
+              "notes": _notes(costed, chain_known)}
+    table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
+    decisions = _subdecisions(by_type, kind, tr, c.decided, mapping)
+    table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
+    by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
+    for unit in schema.credit_units():
+        table[f"reward_{unit}"] = [round(sum(channels[unit].values()), 6) if unit in channels else None for channels in by_unit]
+    return table, ok.tolist()
+
+
+def _rounded(values: np.ndarray, known: np.ndarray | None = None) -> list:
+    """Each value rounded as metrics rounds a measure (Python's round, to 6 places), or
+    None where it is not known."""
+    rounded = list(map(round, values.tolist(), repeat(6)))
+    if known is None or known.all():
+        return rounded
+    return [value if keep else None for value, keep in zip(rounded, known.tolist())]
+
+
+def _kept(values: list, known: np.ndarray) -> list:
+    return [value if keep else None for value, keep in zip(values, known.tolist())]
+
+
+def _notes(costed: np.ndarray, chain_known: np.ndarray) -> list:
+    """Why a trace's measures are null, as metrics says it."""
+    costs = "; ".join(f"{schema.pointer(['costs', key, 'events'])}: {metrics.NO_COSTS}" for key in ("tokens", "seconds"))
+    chain = "; ".join(f"{schema.pointer([key])}: {metrics.no_dependencies()}" for key in metrics.CHAIN_KEYS)
+    said = {(True, True): None, (False, True): costs, (True, False): chain, (False, False): f"{costs}; {chain}"}
+    return [said[pair] for pair in zip(costed.tolist(), chain_known.tolist())]
+
+
+def _over(declared: dict, tokens: float, seconds: float, longest: float) -> bool:
+    """Whether a trace's events cost more than it declares (rules.costs_within_totals)."""
+    return bool(("tokens" in declared and rules.exceeds(tokens, declared["tokens"]))
+                or ("compute_s" in declared and rules.exceeds(seconds, declared["compute_s"]))
+                or ("wall_clock_s" in declared and longest > declared["wall_clock_s"]))
+
+
+_NAMES_AGENT = [EVENT_CODES[name] for name in ("spawn", "return", "message")]  # events whose `to` names an agent
+
+
+def _counter(table: dict):
+    """The next code of `table` each time it is asked (a name already coded keeps its own)."""
+    while True:
+        yield len(table)
+
+
+def _any(group: np.ndarray, flags: np.ndarray, size: int) -> np.ndarray:
+    """Per trace: whether any of its items is flagged."""
+    return np.bincount(group[flags], minlength=size) > 0
+
+
+def _critical_paths(t, src, dst, chosen, rank, tr, first, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per trace: (events, seconds, dependencies) along its longest chain of dependencies,
+    as paths.critical_path finds it, every trace's edges in one pass in time order."""
+    picked = np.flatnonzero(chosen)
+    a, b = src[picked], dst[picked]
+    by_target = np.argsort(rank[b], kind="stable")
+    length = [1] * t.size
+    start = t.tolist()  # the earliest time a chain ending at each event starts
+    for x, y in zip(a[by_target].tolist(), b[by_target].tolist()):
+        longer = length[x] + 1
+        if longer > length[y]:  # noqa: PLR1730 (as in paths.py: a call per edge costs)
+            length[y] = longer
+        earlier = start[x]
+        if earlier < start[y]:  # noqa: PLR1730
+            start[y] = earlier
+    with np.errstate(over="ignore", invalid="ignore"):
+        seconds = np.maximum.reduceat(t - np.array(start), first)
+    events = np.maximum.reduceat(np.array(length, dtype=np.int64), first)
+    return events, seconds, np.bincount(tr[a], minlength=B)
+
+
+def _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, span, B) -> np.ndarray:
+    """Per trace: the agents' busy time, summed in the order metrics.agent_lanes gives
+    them (an agent is busy from its spawn, or its first event, to its last event)."""
+    start = first_t.copy()
+    np.minimum.at(start, np.searchsorted(actors, spawned[acts]), t[spawn_at[acts]])
+    owner = actors // span
+    appearance = np.lexsort((earliest_event, start, owner))
+    with np.errstate(over="ignore", invalid="ignore"):
+        busy = (last_t - start)[appearance]
+        return np.add.reduceat(busy, np.searchsorted(owner[appearance], np.arange(B)))
+
+
+def _depths(agents, spawned, spawner, spawn_tr, span, B) -> tuple[np.ndarray, np.ndarray]:
+    """Per trace: the depth of its spawn tree (an agent's parent is the agent of its
+    earliest spawn), and whether it settled (a spawn loop does not: rows.measure walks it)."""
+    parent = np.full(agents.size, -1, dtype=np.int64)
+    parent[np.searchsorted(agents, spawned)] = np.searchsorted(agents, spawn_tr * span + spawner)
+    has_parent = parent >= 0
+    owner = agents // span
+    depth = np.zeros(agents.size, dtype=np.int64)
+    settled = True
+    for _ in range(64):
+        deeper = np.where(has_parent, depth[np.maximum(parent, 0)] + 1, 0)
+        changed = deeper != depth
+        depth = deeper
+        if not changed.any():
+            break
+    else:
+        settled = False
+    most = np.zeros(B, dtype=np.int64)
+    np.maximum.at(most, owner, depth)
+    converged = np.ones(B, dtype=bool) if settled else ~_any(owner, changed, B)
+    return most, converged
+
+
+def _fanouts(kind, tr, actor_of, t, B) -> np.ndarray:
+    """Per trace: the most spawns one agent makes in one wave (a wave ends when that agent
+    aggregates), as metrics.spawn_tree counts them."""
+    chosen = np.flatnonzero((kind == EVENT_CODES["spawn"]) | (kind == EVENT_CODES["aggregate"]))
+    most = np.zeros(B, dtype=np.int64)
+    if not chosen.size:
+        return most
+    chosen = chosen[np.lexsort((chosen, t[chosen], actor_of[chosen]))]
+    ends_wave = kind[chosen] == EVENT_CODES["aggregate"]
+    spawner = actor_of[chosen]
+    wave = np.cumsum(ends_wave | np.r_[True, spawner[1:] != spawner[:-1]])
+    counts = np.bincount(wave[~ends_wave], minlength=wave[-1] + 1)
+    owner = np.zeros(counts.size, dtype=np.int64)
+    owner[wave] = tr[chosen]
+    np.maximum.at(most, owner, counts)
+    return most
+
+
+def _subdecisions(by_type, kind, tr, decisions: list[tuple[int, str]], mapping: Subdecisions) -> np.ndarray:
+    """Per trace, events per sub-decision, as metrics.subdecision_counts counts them: by
+    type, except an event whose `decision` names a sub-decision of the mapping."""
+    types = schema.event_types()
+    ids = list(mapping.events)
+    counted = np.zeros((len(types), len(ids)), dtype=np.int64)
+    for k, decision in enumerate(ids):
+        for name in mapping.events[decision]:
+            if name in EVENT_CODES and name is not None:
+                counted[EVENT_CODES[name], k] += 1
+    counts = by_type @ counted
+    code = {decision: k for k, decision in enumerate(ids)}
+    known = [(i, code[value]) for i, value in decisions if value in code]
+    if known:
+        at, named = np.array(known, dtype=np.int64).T
+        moved = np.zeros_like(by_type)
+        np.add.at(moved, (tr[at], kind[at]), 1)
+        counts -= moved @ (counted > 0).astype(np.int64)
+        np.add.at(counts, (tr[at], named), 1)
+    return counts
+
+
+def _rewards(c: _Columns, tr, B) -> list[dict]:
+    """Per trace: (credit unit, channel) -> the rewards attached to its events, added up
+    in file order as index.py adds them."""
+    totals: list[dict] = [{} for _ in range(B)]
+    owner = tr.tolist()
+    for i, given in c.rewarded:
+        summed = totals[owner[i]]
+        for reward in given:
+            key = reward["unit"], reward["channel"]
+            summed[key] = summed.get(key, 0.0) + reward["value"]
+    return totals
