@@ -245,3 +245,23 @@ def test_the_readme_lists_every_column_of_a_row():
     listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
     fixed = [column.name for column in (*rows.IDENTITY, *rows.MEASURES)]
     assert listed == [*fixed, "n_TYPE", "subdecision_ID", "reward_UNIT"]
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 64, 4096])
+def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkeypatch, block):
+    """The workers' blocks of whole lines (corpus.pieces) split into the records that
+    corpus.records reads a line at a time: blank lines, lines over the limit (inside a
+    block or longer than one), a last line with no newline, whatever the block's size."""
+    import random
+
+    from paperpool.traces import corpus
+
+    monkeypatch.setattr(corpus, "BLOCK", block)
+    rng = random.Random(block)
+    for trial in range(60):
+        lines = [rng.choice([b"", b"   ", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
+        path = tmp_path / f"t{trial}.jsonl"
+        path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))
+        limit = rng.choice([5, 20, 40, 1000])
+        pieces = corpus.pieces([path, SWARM], 3, limit)
+        assert [record for piece in pieces for record in corpus.unpack(piece)] == list(corpus.records([path, SWARM], limit))

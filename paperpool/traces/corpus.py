@@ -131,7 +131,7 @@ def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Reco
             if len(line) > max_bytes and not line.endswith(b"\n"):
                 while line and not line.endswith(b"\n"):  # skip the rest of it, unread
                     line = handle.readline(1 << 20)
-                yield Record(str(path), number, None, f"the line is over the {max_bytes:,}-byte limit for a trace")
+                yield _over(str(path), number, max_bytes)
             elif line.strip():
                 yield Record(str(path), number, line)
 
@@ -172,3 +172,89 @@ def batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
             batch = []
     if batch:
         yield batch
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Whole lines of a JSON Lines file, as read: a worker splits them into records, so
+    that this process only reads the corpus and hands it over, some megabytes at a time,
+    rather than a line and an object at a time."""
+
+    file: str
+    first: int  # the number of the first line
+    data: bytes
+    max_bytes: int
+
+    def records(self) -> Iterator[Record]:
+        """Its records, as records() gives them (a blank line is none; a line over the
+        limit is one with a problem)."""
+        data, number, at = self.data, self.first, 0
+        while at < len(data):
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end + 1
+            line = data[at:end]
+            if len(line.rstrip(b"\n")) > self.max_bytes:
+                yield _over(self.file, number, self.max_bytes)
+            elif line.strip():
+                yield Record(self.file, number, line)
+            number += 1
+            at = end
+
+
+BLOCK = 4 << 20  # bytes of a JSON Lines file a worker is handed at a time
+
+
+def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -> Iterator[list[Record] | Lines]:
+    """The corpus as the workers take it, in order: each plain JSON Lines file in blocks
+    of whole lines (Lines), the other records in lists of `size`."""
+    pending: list[Record] = []
+    for path in paths:
+        lines, compression = kind(path) or (False, None)
+        if not lines or compression:  # a compressed file is read a line at a time, as its stream allows
+            pending += records([path], max_bytes)
+            if len(pending) >= size:
+                yield pending
+                pending = []
+            continue
+        if pending:
+            yield pending
+            pending = []
+        try:
+            with _open(path, None) as handle:
+                yield from _blocks(str(path), handle, max_bytes)
+        except (OSError, EOFError, ValueError) as exc:  # as records() says it, after the lines read
+            yield [Record(str(path), None, None, f"cannot read the file: {_reason(exc)}; check that it is complete")]
+    if pending:
+        yield pending
+
+
+def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]:
+    number = 1
+    while True:
+        block = handle.read(BLOCK)
+        if not block:
+            return
+        if not block.endswith(b"\n"):  # the rest of its last line
+            rest = handle.readline(max_bytes + 1)
+            if len(rest) > max_bytes and not rest.endswith(b"\n"):  # a line too long to hold: skipped, unread
+                head = block[:block.rfind(b"\n") + 1]
+                if head:
+                    yield Lines(file, number, head, max_bytes)
+                    number += head.count(b"\n")
+                yield [_over(file, number, max_bytes)]
+                number += 1
+                while rest and not rest.endswith(b"\n"):
+                    rest = handle.readline(BLOCK)
+                continue
+            block += rest
+        yield Lines(file, number, block, max_bytes)
+        number += block.count(b"\n")
+
+
+def _over(file: str, number: int, max_bytes: int) -> Record:
+    return Record(file, number, None, f"the line is over the {max_bytes:,}-byte limit for a trace")
+
+
+def unpack(piece: list[Record] | Lines) -> list[Record]:
+    """A piece's records (in a worker)."""
+    return list(piece.records()) if isinstance(piece, Lines) else piece

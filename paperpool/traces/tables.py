@@ -83,12 +83,14 @@ def _setup_job(settings: dict) -> None:
     _job.update(settings)
 
 
-def measure_batch(batch: list[corpus.Record]) -> Done:
+def measure_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
+    batch = corpus.unpack(piece)
     measured = measure_rows(batch, _job["mapping"])
     return Done(encode_table(measured.table, _job["fmt"], _job["columns"]), measured.problems, len(batch))
 
 
-def export_batch(batch: list[corpus.Record]) -> Done:
+def export_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
+    batch = corpus.unpack(piece)
     tables = _job["tables"]
     found: dict[str, list[dict]] = {name: [] for name in tables}
     problems = []
@@ -211,8 +213,7 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
 
         results = raydata.ordered_map(work, paths, BATCH, jobs, _setup_job, settings)
     else:
-        batches = corpus.batches(corpus.records(paths), BATCH)
-        results = workers.ordered_map(work, batches, jobs or workers.cores(), _setup_job, settings)
+        results = workers.ordered_map(work, corpus.pieces(paths, BATCH), jobs or workers.cores(), _setup_job, settings)
     for done in results:
         for line in done.problems:
             report(line)
