@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import is_not, itemgetter
 
 import numpy as np
@@ -38,7 +38,6 @@ MAX_BYTES = 1024 * 1024  # a larger trace is measured on its own (source.py read
 SIZE = 200  # traces measured together: their objects still in the cache when the columns are made
 _ID, _T, _TYPE, _AGENT = (itemgetter(key) for key in ("id", "t", "type", "agent"))
 _SRC, _DST = itemgetter("src"), itemgetter("dst")
-_SECTIONS = ("events", "edges")
 _OPTIONAL = ("to", "tool", "call", "cost", "decision", "rewards")
 
 
@@ -97,7 +96,8 @@ class _Columns:
         self.agent: list[int] = []  # a code in `names`, for `agent`
         self.to: list[int] = []  # ... for `to`, -1 where there is none
         self.tool: list[int] = []  # a code in `tools` (0: no tool named)
-        self.named_call: list[int] = []  # the position `call` names; -1 without one, -2 naming no event
+        self.call_given: list[bool] = []  # whether an event has `call`,
+        self.named_call: list[int] = []  # and the position it names (-2: no event)
         self.cost_at: list[int] = []  # the events that declare a cost, and its tokens and seconds
         self.tokens: list = []
         self.seconds: list = []
@@ -149,7 +149,8 @@ class _Columns:
         self.agent += map(names.__getitem__, agents)
         self.to += map(names.get, to, repeat(-1))
         self.tool += map(tools.__getitem__, tool)
-        self.named_call += (-1 if name is None else index.get(name, -2) for name in optional["call"])
+        self.call_given += map(is_not, optional["call"], repeat(None))
+        self.named_call += map(index.get, optional["call"], repeat(-2))
         self.t += map(_T, events)
         self.kind += map(EVENT_CODES.__getitem__, map(_TYPE, events))
         positions = range(base, base + count)
@@ -166,7 +167,8 @@ class _Columns:
         self.n.append(count)
         self.n_edges.append(len(edges))
         self.records.append(record)
-        self.tops.append({key: value for key, value in trace.items() if key not in _SECTIONS})  # the events go when read
+        del trace["events"], trace["edges"]  # they go now, while in the cache, not with the batch
+        self.tops.append(trace)
         return True
 
 
@@ -181,7 +183,7 @@ def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: di
     counted = len(trace) + sum(map(len, events)) + sum(map(len, edges))
     counted += sum(len(value) for value in trace.values() if isinstance(value, dict))
     counted += sum(map(len, filter(None, optional["cost"])))
-    counted += sum(len(reward) for given in filter(None, optional["rewards"]) for reward in given)
+    counted += sum(map(len, chain.from_iterable(filter(None, optional["rewards"]))))
     return counted == duplicates.at_most(data) or not duplicates.exact(data, trace)
 
 
@@ -220,7 +222,7 @@ def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[
 
     # tool results and the calls they answer: the one `call` names, else one with an edge into it
     results = np.flatnonzero(kind == code("tool_result"))
-    calls = np.array(c.named_call, dtype=np.int64)[results]
+    calls = np.where(np.array(c.call_given, dtype=bool), np.array(c.named_call, dtype=np.int64), -1)[results]
     into = np.flatnonzero((kind[src] == code("tool_call")) & (kind[dst] == code("tool_result")))
     linked = np.full(N, -1, dtype=np.int64)
     if into.size:

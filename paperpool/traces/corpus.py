@@ -176,19 +176,27 @@ def batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
 
 @dataclass(frozen=True)
 class Lines:
-    """Whole lines of a JSON Lines file, as read: a worker splits them into records, so
-    that this process only reads the corpus and hands it over, some megabytes at a time,
-    rather than a line and an object at a time."""
+    """Whole lines of a plain JSON Lines file, by where they are in it: a worker reads and
+    splits them, so that this process only finds where the lines end, some megabytes at
+    a time, rather than reading, copying and handing over a line at a time."""
 
     file: str
     first: int  # the number of the first line
-    data: bytes
+    offset: int
+    length: int
     max_bytes: int
 
     def records(self) -> Iterator[Record]:
         """Its records, as records() gives them (a blank line is none; a line over the
         limit is one with a problem)."""
-        data, number, at = self.data, self.first, 0
+        try:
+            with _open(Path(self.file), None) as handle:
+                handle.seek(self.offset)
+                data = handle.read(self.length)
+        except OSError as exc:  # the file went, or changed, since its lines were found
+            yield Record(self.file, self.first, None, f"cannot read the file: {_reason(exc)}; check that it is complete")
+            return
+        number, at = self.first, 0
         while at < len(data):
             end = data.find(b"\n", at)
             end = len(data) if end < 0 else end + 1
@@ -222,33 +230,47 @@ def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -
         try:
             with _open(path, None) as handle:
                 yield from _blocks(str(path), handle, max_bytes)
-        except (OSError, EOFError, ValueError) as exc:  # as records() says it, after the lines read
+        except (OSError, EOFError, ValueError) as exc:  # as records() says it, after the lines found
             yield [Record(str(path), None, None, f"cannot read the file: {_reason(exc)}; check that it is complete")]
     if pending:
         yield pending
 
 
 def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]:
-    number = 1
+    """Where the file's lines are, a block of whole lines at a time; a line over the limit
+    is a record with a problem, never read whole."""
+    buffer = bytearray(BLOCK)
+    number, offset = 1, 0
     while True:
-        block = handle.read(BLOCK)
-        if not block:
+        handle.seek(offset)
+        size = handle.readinto(buffer)
+        if not size:
             return
-        if not block.endswith(b"\n"):  # the rest of its last line
-            rest = handle.readline(max_bytes + 1)
-            if len(rest) > max_bytes and not rest.endswith(b"\n"):  # a line too long to hold: skipped, unread
-                head = block[:block.rfind(b"\n") + 1]
-                if head:
-                    yield Lines(file, number, head, max_bytes)
-                    number += head.count(b"\n")
-                yield [_over(file, number, max_bytes)]
-                number += 1
-                while rest and not rest.endswith(b"\n"):
-                    rest = handle.readline(BLOCK)
-                continue
-            block += rest
-        yield Lines(file, number, block, max_bytes)
-        number += block.count(b"\n")
+        cut = size if size < BLOCK else buffer.rfind(b"\n", 0, size) + 1  # a short read: the file's end
+        if cut:
+            yield Lines(file, number, offset, cut, max_bytes)
+            number += buffer.count(b"\n", 0, cut)
+            offset += cut
+            continue
+        length = _line_length(handle, offset, buffer)  # one line longer than a block
+        if length - 1 > max_bytes:
+            yield [_over(file, number, max_bytes)]
+        else:
+            yield Lines(file, number, offset, length, max_bytes)
+        number += 1
+        offset += length
+
+
+def _line_length(handle, offset: int, buffer: bytearray) -> int:
+    """The length of the line at `offset`, its newline included (the file's end may end it)."""
+    handle.seek(offset)
+    length = 0
+    while size := handle.readinto(buffer):
+        end = buffer.find(b"\n", 0, size)
+        if end >= 0:
+            return length + end + 1
+        length += size
+    return length + 1
 
 
 def _over(file: str, number: int, max_bytes: int) -> Record:
