@@ -179,6 +179,41 @@ def test_corner_traces_have_the_same_rows_in_a_batch(tmp_path):
     assert _compare(records) == 1  # only the single event is the batch's to measure
 
 
+def _costed(*costs: dict, **top) -> dict:
+    events = [_event(k, k, "message", "a", to="a", cost=cost) for k, cost in enumerate(costs)]
+    return {"schema": SCHEMA_ID, "trace_id": "sums", "events": events, "edges": [], **top}
+
+
+SUMS = [
+    # numpy adds 3 values pairwise as ndarray.sum does, np.add.reduceat in another order: 3.396159 against 3.396158
+    _costed({"seconds": 0.4184335}, {"seconds": 0.1607393}, {"seconds": 2.8169857}),
+    # and the declared total on the edge of what the events add up to: invalid one way, valid the other
+    _costed({"seconds": 0.4184335}, {"seconds": 0.1607393}, {"seconds": 2.8169857}, costs={"compute_s": 3.3961584966038414}),
+    _costed({"tokens": 2 ** 53}, {"tokens": 1}, {"tokens": 1}),
+    _costed({"tokens": -0.0, "seconds": -0.0}),
+    # busy times summed over agents: the same three values, one per agent
+    {"schema": SCHEMA_ID, "trace_id": "busy", "edges": [], "events": [
+        _event(0, 0, "message", "A", to="A"), _event(1, 0, "message", "B", to="A"), _event(2, 0, "message", "C", to="A"),
+        _event(3, 0.4184335, "message", "A", to="A"), _event(4, 0.1607393, "message", "B", to="A"),
+        _event(5, 2.8169857, "message", "C", to="A")]},
+    # rewards past a double's range: in one channel, and in two channels of one unit
+    {"schema": SCHEMA_ID, "trace_id": "huge", "edges": [], "events": [
+        _event(0, 0, "stop", "a", rewards=[{"channel": "team", "unit": "team", "value": 1e308}] * 2)]},
+    {"schema": SCHEMA_ID, "trace_id": "huger", "edges": [], "events": [
+        _event(0, 0, "stop", "a", rewards=[{"channel": "c1", "unit": "team", "value": 1e308},
+                                             {"channel": "c2", "unit": "team", "value": 1e308}])]},
+]
+
+
+def test_sums_are_added_in_the_order_of_the_single_trace_path(tmp_path):
+    records = _lines(tmp_path / "sums.jsonl", SUMS)
+    assert _compare(records, size=len(records)) == 4  # not the invalid one, nor the two whose rewards cannot be added up
+    measured = batch.measure(records, MAPPING).table
+    assert measured["compute_s"][0] == 3.396159 and measured["valid"][1] is False and measured["tokens"][2] == 2.0 ** 53
+    assert measured["reward_team"][5:] == [None, None]
+    assert "/rewards/by_unit/team: not a finite number" in measured["notes"][6]
+
+
 def test_traces_made_at_random_have_the_same_rows_in_a_batch(tmp_path):
     rng = random.Random(7)
     traces = [_made_up(rng, k) for k in range(600)]

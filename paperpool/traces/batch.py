@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
+from itertools import chain, compress, pairwise, repeat
 from operator import is_not, itemgetter
 
 import numpy as np
@@ -260,14 +260,9 @@ def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[
     cost_at = np.array(c.cost_at, dtype=np.int64)
     tokens, seconds = np.array(c.tokens, dtype=np.float64), np.array(c.seconds, dtype=np.float64)
     costed = np.bincount(tr[cost_at], minlength=B) > 0
-    token_sum, second_sum = np.zeros(B), np.zeros(B)
     longest = np.full(B, -np.inf)
-    if cost_at.size:
-        starts = np.searchsorted(tr[cost_at], np.flatnonzero(costed))
-        with np.errstate(over="ignore", invalid="ignore"):
-            token_sum[costed] = np.add.reduceat(tokens, starts)
-            second_sum[costed] = np.add.reduceat(seconds, starts)
-        np.maximum.at(longest, tr[cost_at], seconds)
+    np.maximum.at(longest, tr[cost_at], seconds)
+    token_sum, second_sum = _sums(tokens, tr[cost_at], B), _sums(seconds, tr[cost_at], B)
     declared = [top.get("costs") or {} for top in c.tops]
     ok &= ~np.array([_over(given, token_sum[k], second_sum[k], longest[k]) for k, given in enumerate(declared)], dtype=bool)
 
@@ -285,7 +280,10 @@ def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[
         speedup = total_s / chain_s
         ok &= settled & np.isfinite(total_s) & np.isfinite(chain_s) & np.isfinite(token_sum) & np.isfinite(second_sum)
         ok &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
-    ok &= np.array([all(map(math.isfinite, totals.values())) for totals in rewards], dtype=bool)
+    by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
+    unit_sums = [{unit: round(sum(channels.values()), 6) for unit, channels in units.items()} for units in by_unit]
+    ok &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
+                    for totals, sums in zip(rewards, unit_sums)], dtype=bool)
 
     count = dict(zip(types, by_type.T))
     chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
@@ -310,10 +308,18 @@ def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[
     table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
     decisions = _subdecisions(by_type, kind, tr, c.decided, mapping)
     table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
-    by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
     for unit in schema.credit_units():
-        table[f"reward_{unit}"] = [round(sum(channels[unit].values()), 6) if unit in channels else None for channels in by_unit]
+        table[f"reward_{unit}"] = [sums.get(unit) for sums in unit_sums]
     return table, ok.tolist()
+
+
+def _sums(values: np.ndarray, owner: np.ndarray, B: int) -> np.ndarray:
+    """Per trace, the sum of its values (`owner` sorted): each added up as metrics adds it,
+    by ndarray.sum, whose pairwise order np.add.reduceat does not keep (the last bit of a
+    float differs, and so may a rounded measure); 0 for a trace without any."""
+    bounds = np.searchsorted(owner, np.arange(B + 1)).tolist()
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array([float(values[a:b].sum()) for a, b in pairwise(bounds)])
 
 
 def _rounded(values: np.ndarray, known: np.ndarray | None = None) -> list:
@@ -386,9 +392,7 @@ def _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, s
     np.minimum.at(start, np.searchsorted(actors, spawned[acts]), t[spawn_at[acts]])
     owner = actors // span
     appearance = np.lexsort((earliest_event, start, owner))
-    with np.errstate(over="ignore", invalid="ignore"):
-        busy = (last_t - start)[appearance]
-        return np.add.reduceat(busy, np.searchsorted(owner[appearance], np.arange(B)))
+    return _sums((last_t - start)[appearance], owner[appearance], B)
 
 
 def _depths(agents, spawned, spawner, spawn_tr, span, B) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ survey's taxonomy gives its own columns. README's "Corpus tables" lists them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import metrics, schema, source, validation
@@ -130,13 +131,18 @@ def flatten(result: dict) -> dict:
     """The measures of metrics.compute as the row's columns."""
     row = {column.name: result.get(column.name) for column in MEASURES if column.name in result}
     costs = result["costs"]
-    row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
-               tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
-               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
-               notes="; ".join(f"{note['key']}: {note['why']}" for note in result["notes"]) or None)
+    notes = [f"{note['key']}: {note['why']}" for note in result["notes"]]
     row.update({f"n_{name}": count for name, count in result["event_types"].items()})
     row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
-    row.update({f"reward_{unit}": round(sum(channels.values()), 6) for unit, channels in result["rewards"]["by_unit"].items()})
+    for unit, channels in result["rewards"]["by_unit"].items():
+        # a channel too large to add up is null (with its note); two that are not add up past a double's range
+        summed = round(sum(channels.values()), 6) if None not in channels.values() else math.inf
+        row[f"reward_{unit}"] = summed if math.isfinite(summed) else None
+        if not math.isfinite(summed) and None not in channels.values():
+            notes.append(f"{schema.pointer(['rewards', 'by_unit', unit])}: {metrics.NOT_FINITE}")
+    row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
+               tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
+               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]), notes="; ".join(notes) or None)
     return row
 
 
