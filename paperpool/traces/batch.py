@@ -190,127 +190,164 @@ def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: di
 def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[bool]]:
     """The columns of the traces taken, and whether each keeps every rule and has every
     measure finite (the others' values are left to rows.measure)."""
-    B = c.traces
-    n = np.array(c.n, dtype=np.int64)
-    first = np.r_[0, np.cumsum(n)[:-1]]  # each trace's first event
-    N = int(n.sum())
-    tr = np.repeat(np.arange(B), n)  # each event's trace
-    pos = np.arange(N)
-    t = np.array(c.t, dtype=np.float64)
-    kind = np.array(c.kind, dtype=np.int8)
-    code = EVENT_CODES.__getitem__
-    ok = np.logical_and.reduceat(np.isfinite(t), first)  # a time past a double's range is infinite
-    agent = np.array(c.agent, dtype=np.int64)  # an agent is a (trace, name) key: trace * span + name
-    to_code = np.where(np.isin(kind, _NAMES_AGENT), np.array(c.to, dtype=np.int64), -1)
-    span = max(len(c.names), 1)
-    tool = np.where((kind == code("tool_call")) | (kind == code("tool_result")), np.array(c.tool, dtype=np.int64), -1)
+    graph = _Graph(c)
+    for rule in (graph.times, graph.edges, graph.results, graph.agents, graph.costs):
+        rule()
+    table = graph.table(mapping)  # which also leaves out the traces with a measure that is not finite
+    return table, graph.ok.tolist()
 
-    # edges, each end a position in the batch
-    src, dst = np.array(c.src, dtype=np.int64), np.array(c.dst, dtype=np.int64)
-    edge_kind = np.array(c.edge_kind, dtype=np.int8)
-    edge_tr = tr[src]
-    ordering = np.isin(edge_kind, [EDGE_CODES[name] for name in schema.ordering_edge_types()])
-    ok &= ~_any(edge_tr, ordering & (t[src] > t[dst]), B)  # an ordering edge back in time
 
-    # the rank of each event in its trace's time order (ties in file order): the batch's order
-    order = np.lexsort((pos, t, tr))
-    rank = np.empty(N, dtype=np.int64)
-    rank[order] = pos
-    chosen = (ordering & (t[src] <= t[dst])) | (t[src] < t[dst])
-    # an edge between events of one time against the file's order: rows.measure sorts it out
-    ok &= ~_any(edge_tr, chosen & (rank[src] >= rank[dst]), B)
+class _Graph:
+    """The batch's traces as one graph, the disjoint union of theirs: each event is a
+    position in the batch, each trace a segment of positions, and each agent a key,
+    trace * span + name. Each rule sets the arrays the measures read and clears `ok` for
+    the traces it cannot vouch for."""
 
-    # tool results and the calls they answer: the one `call` names, else one with an edge into it
-    results = np.flatnonzero(kind == code("tool_result"))
-    calls = np.where(np.array(c.call_given, dtype=bool), np.array(c.named_call, dtype=np.int64), -1)[results]
-    into = np.flatnonzero((kind[src] == code("tool_call")) & (kind[dst] == code("tool_result")))
-    linked = np.full(N, -1, dtype=np.int64)
-    if into.size:
-        targets, earliest = np.unique(dst[into], return_index=True)  # the first edge in the file
-        linked[targets] = src[into[earliest]]
-    calls = np.where(calls == -1, linked[results], calls)
-    answered = calls >= 0
-    safe = np.maximum(calls, 0)
-    answered &= (kind[safe] == code("tool_call")) & (t[safe] <= t[results])
-    answered &= (tool[safe] == tool[results]) | (tool[safe] == c.tools[NO_TOOL])
-    ok &= ~_any(tr[results], ~answered, B)  # a wrong call, or results to pair by tool name
-    actor = agent.copy()
-    actor[results[answered]] = agent[calls[answered]]
+    def __init__(self, c: _Columns):
+        self.c = c
+        self.B = B = c.traces
+        self.n = np.array(c.n, dtype=np.int64)
+        self.first = np.r_[0, np.cumsum(self.n)[:-1]]  # each trace's first event
+        self.N = int(self.n.sum())
+        self.tr = np.repeat(np.arange(B), self.n)  # each event's trace
+        self.t = np.array(c.t, dtype=np.float64)
+        self.kind = kind = np.array(c.kind, dtype=np.int8)
+        self.agent = np.array(c.agent, dtype=np.int64)
+        self.to = np.where(np.isin(kind, _NAMES_AGENT), np.array(c.to, dtype=np.int64), -1)
+        self.span = max(len(c.names), 1)
+        uses_tool = (kind == EVENT_CODES["tool_call"]) | (kind == EVENT_CODES["tool_result"])
+        self.tool = np.where(uses_tool, np.array(c.tool, dtype=np.int64), -1)
+        self.src, self.dst = np.array(c.src, dtype=np.int64), np.array(c.dst, dtype=np.int64)
+        self.ok = np.ones(B, dtype=bool)
 
-    # agents: who acts (first and last time, earliest event), and who is spawned
-    actors, actor_of = np.unique(tr * span + actor, return_inverse=True)
-    first_t, last_t = np.full(actors.size, np.inf), np.full(actors.size, -np.inf)
-    np.minimum.at(first_t, actor_of, t)
-    np.maximum.at(last_t, actor_of, t)
-    earliest_event = np.full(actors.size, N, dtype=np.int64)
-    at_first = np.flatnonzero(t == first_t[actor_of])
-    np.minimum.at(earliest_event, actor_of[at_first], at_first)
-    spawns = np.flatnonzero((kind == code("spawn")) & (to_code >= 0))
-    in_time = spawns[np.lexsort((spawns, t[spawns]))]
-    spawned, first_spawn = np.unique(tr[in_time] * span + to_code[in_time], return_index=True)
-    spawn_at = in_time[first_spawn]
-    where = np.minimum(np.searchsorted(actors, spawned), actors.size - 1)
-    acts = actors[where] == spawned
-    ok &= ~_any(spawned // span, acts & (first_t[where] < t[spawn_at]), B)  # acting before its spawn
-    agents = np.union1d(actors, spawned)
-    returns = np.flatnonzero((kind == code("return")) & (to_code >= 0))
-    ok &= ~_any(tr[returns], ~np.isin(tr[returns] * span + to_code[returns], agents), B)  # a return to no agent
+    def flag(self, owner: np.ndarray, broken: np.ndarray) -> None:
+        """Leave to rows.measure the traces (`owner`: each item's trace) with a broken item."""
+        self.ok &= np.bincount(owner[broken], minlength=self.B) == 0
 
-    # costs: summed per trace over the events that declare one, in file order
-    cost_at = np.array(c.cost_at, dtype=np.int64)
-    tokens, seconds = np.array(c.tokens, dtype=np.float64), np.array(c.seconds, dtype=np.float64)
-    costed = np.bincount(tr[cost_at], minlength=B) > 0
-    longest = np.full(B, -np.inf)
-    np.maximum.at(longest, tr[cost_at], seconds)
-    token_sum, second_sum = _sums(tokens, tr[cost_at], B), _sums(seconds, tr[cost_at], B)
-    declared = [top.get("costs") or {} for top in c.tops]
-    ok &= ~np.array([_over(given, token_sum[k], second_sum[k], longest[k]) for k, given in enumerate(declared)], dtype=bool)
+    def times(self) -> None:
+        """Each event's rank in its trace's time order (ties in file order), which is the
+        batch's order; a time past a double's range is infinite."""
+        self.flag(self.tr, ~np.isfinite(self.t))
+        pos = np.arange(self.N)
+        self.rank = np.empty(self.N, dtype=np.int64)
+        self.rank[np.lexsort((pos, self.t, self.tr))] = pos
 
-    # the measures
-    types = schema.event_types()
-    by_type = np.bincount(tr * len(types) + kind, minlength=B * len(types)).reshape(B, len(types))
-    stops = np.flatnonzero(kind == code("stop"))
-    stop_t = np.full(B, np.inf)
-    np.minimum.at(stop_t, tr[stops], t[stops])
-    chain_events, chain_s, dependencies = _critical_paths(t, src, dst, chosen, rank, tr, first, B)
-    total_s = _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, span, B)
-    depth, settled = _depths(agents, spawned, agent[spawn_at], tr[spawn_at], span, B)
-    rewards = _rewards(c, tr, B)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        speedup = total_s / chain_s
-        ok &= settled & np.isfinite(total_s) & np.isfinite(chain_s) & np.isfinite(token_sum) & np.isfinite(second_sum)
-        ok &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
-    by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
-    unit_sums = [{unit: round(sum(channels.values()), 6) for unit, channels in units.items()} for units in by_unit]
-    ok &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
-                    for totals, sums in zip(rewards, unit_sums)], dtype=bool)
+    def edges(self) -> None:
+        """Ordering edges forward in time; the dependencies the critical path follows."""
+        t, src, dst = self.t, self.src, self.dst
+        edge_tr = self.tr[src]
+        ordering = np.isin(np.array(self.c.edge_kind, dtype=np.int8), [EDGE_CODES[name] for name in schema.ordering_edge_types()])
+        self.flag(edge_tr, ordering & (t[src] > t[dst]))
+        self.chosen = (ordering & (t[src] <= t[dst])) | (t[src] < t[dst])
+        # an edge between events of one time against the file's order (a cycle needs one): rows.measure sorts it out
+        self.flag(edge_tr, self.chosen & (self.rank[src] >= self.rank[dst]))
 
-    count = dict(zip(types, by_type.T))
-    chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
-    stopped = np.isfinite(stop_t)
-    identities = list(map(rows.identity, c.tops))
-    table = {name: [identity[name] for identity in identities] for name in rows.IDENTITY_FIELDS}
-    table |= {"file": [record.file for record in c.records], "line": [record.line for record in c.records],
-              "valid": [True] * B, "problem": [None] * B, "problems": [0] * B, "warnings": [0] * B,
-              "events": n.tolist(), "edges": c.n_edges, "agents": np.bincount(agents // span, minlength=B).tolist(),
-              "spawns": count["spawn"].tolist(), "max_fanout": _fanouts(kind, tr, actor_of, t, B).tolist(),
-              "depth": depth.tolist(), "stopped": stopped.tolist(), "stop_t": _rounded(stop_t, stopped),
-              "total_work_events": n.tolist(), "critical_path_events": _kept(chain_events.tolist(), chain_known),
-              "parallelism_speedup_events": _rounded(n / np.maximum(chain_events, 1), chain_known),
-              "total_work_s": _rounded(total_s), "critical_path_s": _rounded(chain_s, chain_known),
-              "parallelism_speedup": _rounded(speedup, chain_known & (chain_s != 0)),
-              "protocol_overhead": _rounded(count["message"] / np.maximum(count["tool_call"], 1), count["tool_call"] > 0),
-              "tokens": _rounded(token_sum, costed), "compute_s": _rounded(second_sum, costed),
-              "tokens_declared": [rows.number(given.get("tokens")) for given in declared],
-              "compute_s_declared": [rows.number(given.get("compute_s")) for given in declared],
-              "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in declared],
-              "notes": _notes(costed, chain_known)}
-    table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
-    decisions = _subdecisions(by_type, kind, tr, c.decided, mapping)
-    table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
-    for unit in schema.credit_units():
-        table[f"reward_{unit}"] = [sums.get(unit) for sums in unit_sums]
-    return table, ok.tolist()
+    def results(self) -> None:
+        """Each tool_result's call: the one `call` names, else the first tool_call with an
+        edge into it; a wrong one, or a result to pair by tool name, is rows.measure's.
+        The actor of a result is then its caller."""
+        kind, t, tool, src, dst = self.kind, self.t, self.tool, self.src, self.dst
+        results = np.flatnonzero(kind == EVENT_CODES["tool_result"])
+        calls = np.where(np.array(self.c.call_given, dtype=bool), np.array(self.c.named_call, dtype=np.int64), -1)[results]
+        into = np.flatnonzero((kind[src] == EVENT_CODES["tool_call"]) & (kind[dst] == EVENT_CODES["tool_result"]))
+        linked = np.full(self.N, -1, dtype=np.int64)
+        if into.size:
+            targets, earliest = np.unique(dst[into], return_index=True)  # the first edge in the file
+            linked[targets] = src[into[earliest]]
+        calls = np.where(calls == -1, linked[results], calls)
+        safe = np.maximum(calls, 0)
+        answered = (calls >= 0) & (kind[safe] == EVENT_CODES["tool_call"]) & (t[safe] <= t[results])
+        answered &= (tool[safe] == tool[results]) | (tool[safe] == self.c.tools[NO_TOOL])
+        self.flag(self.tr[results], ~answered)
+        self.actor = self.agent.copy()
+        self.actor[results[answered]] = self.agent[calls[answered]]
+
+    def agents(self) -> None:
+        """Who acts (first and last time, earliest event) and who is spawned (first spawn);
+        an agent acting before its spawn, or a return to no agent, is rows.measure's."""
+        t, tr, span = self.t, self.tr, self.span
+        self.actors, self.actor_of = np.unique(tr * span + self.actor, return_inverse=True)
+        self.first_t, self.last_t = np.full(self.actors.size, np.inf), np.full(self.actors.size, -np.inf)
+        np.minimum.at(self.first_t, self.actor_of, t)
+        np.maximum.at(self.last_t, self.actor_of, t)
+        self.earliest_event = np.full(self.actors.size, self.N, dtype=np.int64)
+        at_first = np.flatnonzero(t == self.first_t[self.actor_of])
+        np.minimum.at(self.earliest_event, self.actor_of[at_first], at_first)
+        spawns = np.flatnonzero((self.kind == EVENT_CODES["spawn"]) & (self.to >= 0))
+        in_time = spawns[np.lexsort((spawns, t[spawns]))]
+        self.spawned, first_spawn = np.unique(tr[in_time] * span + self.to[in_time], return_index=True)
+        self.spawn_at = in_time[first_spawn]
+        where = np.minimum(np.searchsorted(self.actors, self.spawned), self.actors.size - 1)
+        self.acts = self.actors[where] == self.spawned
+        self.flag(self.spawned // span, self.acts & (self.first_t[where] < t[self.spawn_at]))
+        self.everyone = np.union1d(self.actors, self.spawned)
+        returns = np.flatnonzero((self.kind == EVENT_CODES["return"]) & (self.to >= 0))
+        self.flag(tr[returns], ~np.isin(tr[returns] * span + self.to[returns], self.everyone))
+
+    def costs(self) -> None:
+        """The events' costs summed per trace; more than a trace declares is rows.measure's."""
+        c, B = self.c, self.B
+        cost_at = np.array(c.cost_at, dtype=np.int64)
+        owner = self.tr[cost_at]
+        tokens, seconds = np.array(c.tokens, dtype=np.float64), np.array(c.seconds, dtype=np.float64)
+        self.costed = np.bincount(owner, minlength=B) > 0
+        longest = np.full(B, -np.inf)
+        np.maximum.at(longest, owner, seconds)
+        self.tokens, self.seconds = _sums(tokens, owner, B), _sums(seconds, owner, B)
+        self.declared = [top.get("costs") or {} for top in c.tops]
+        self.ok &= ~np.array([_over(given, self.tokens[k], self.seconds[k], longest[k])
+                              for k, given in enumerate(self.declared)], dtype=bool)
+
+    def table(self, mapping: Subdecisions) -> dict[str, list]:
+        """The measures, as rows.flatten names them; a trace with one that is not a finite
+        number is left to rows.measure, which says why in a note."""
+        c, B, n, t, tr = self.c, self.B, self.n, self.t, self.tr
+        types = schema.event_types()
+        by_type = np.bincount(tr * len(types) + self.kind, minlength=B * len(types)).reshape(B, len(types))
+        stops = np.flatnonzero(self.kind == EVENT_CODES["stop"])
+        stop_t = np.full(B, np.inf)
+        np.minimum.at(stop_t, tr[stops], t[stops])
+        chain_events, chain_s, dependencies = _critical_paths(t, self.src, self.dst, self.chosen, self.rank, tr, self.first, B)
+        total_s = _busy(t, self.actors, self.first_t, self.last_t, self.earliest_event, self.spawned, self.spawn_at,
+                        self.acts, self.span, B)
+        depth, settled = _depths(self.everyone, self.spawned, self.agent[self.spawn_at], tr[self.spawn_at], self.span, B)
+        rewards = _rewards(c, tr, B)
+        by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
+        unit_sums = [{unit: round(sum(channels.values()), 6) for unit, channels in units.items()} for units in by_unit]
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            speedup = total_s / chain_s
+            finite = np.isfinite(total_s) & np.isfinite(chain_s) & np.isfinite(self.tokens) & np.isfinite(self.seconds)
+            finite &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
+        finite &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
+                            for totals, sums in zip(rewards, unit_sums)], dtype=bool)
+        self.ok &= settled & finite
+
+        count = dict(zip(types, by_type.T))
+        chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
+        stopped = np.isfinite(stop_t)
+        identities = list(map(rows.identity, c.tops))
+        table = {name: [identity[name] for identity in identities] for name in rows.IDENTITY_FIELDS}
+        table |= {"file": [record.file for record in c.records], "line": [record.line for record in c.records],
+                  "valid": [True] * B, "problem": [None] * B, "problems": [0] * B, "warnings": [0] * B,
+                  "events": n.tolist(), "edges": c.n_edges, "agents": np.bincount(self.everyone // self.span, minlength=B).tolist(),
+                  "spawns": count["spawn"].tolist(), "max_fanout": _fanouts(self.kind, tr, self.actor_of, t, B).tolist(),
+                  "depth": depth.tolist(), "stopped": stopped.tolist(), "stop_t": _rounded(stop_t, stopped),
+                  "total_work_events": n.tolist(), "critical_path_events": _kept(chain_events.tolist(), chain_known),
+                  "parallelism_speedup_events": _rounded(n / np.maximum(chain_events, 1), chain_known),
+                  "total_work_s": _rounded(total_s), "critical_path_s": _rounded(chain_s, chain_known),
+                  "parallelism_speedup": _rounded(speedup, chain_known & (chain_s != 0)),
+                  "protocol_overhead": _rounded(count["message"] / np.maximum(count["tool_call"], 1), count["tool_call"] > 0),
+                  "tokens": _rounded(self.tokens, self.costed), "compute_s": _rounded(self.seconds, self.costed),
+                  "tokens_declared": [rows.number(given.get("tokens")) for given in self.declared],
+                  "compute_s_declared": [rows.number(given.get("compute_s")) for given in self.declared],
+                  "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in self.declared],
+                  "notes": _notes(self.costed, chain_known)}
+        table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
+        decisions = _subdecisions(by_type, self.kind, tr, c.decided, mapping)
+        table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
+        for unit in schema.credit_units():
+            table[f"reward_{unit}"] = [sums.get(unit) for sums in unit_sums]
+        return table
 
 
 def _sums(values: np.ndarray, owner: np.ndarray, B: int) -> np.ndarray:
