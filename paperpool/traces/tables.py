@@ -18,7 +18,7 @@ import orjson
 
 from ..problems import PaperpoolError, printable
 from ..yamlio import written_as_it_comes
-from . import corpus, rows, workers
+from . import corpus, rows, source, validation, workers
 from .batch import measure as measure_rows
 from .mapping import Subdecisions
 from .rows import Column
@@ -92,23 +92,20 @@ def measure_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
 def export_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
     batch = corpus.unpack(piece)
     tables = _job["tables"]
-    found: dict[str, list[dict]] = {name: [] for name in tables}
-    problems = []
-    for record in batch:
-        measured = rows.measure(record, _job["mapping"])
-        found["traces"].append(measured.row)
-        if measured.problem:
-            problems.append(measured.problem)
-        elif measured.source is not None:
-            _parts(measured, {name: measured.row.get(name) for name in _job["keys"]}, found)
-    batches = {name: encode(found[name], "parquet", tables[name]) for name in tables}
-    return Done(batches, problems, len(batch))
+    measured = measure_rows(batch, _job["mapping"])
+    found: dict[str, list[dict]] = {name: [] for name in tables if name != "traces"}
+    for k, record in enumerate(batch):
+        if measured.table["valid"][k]:  # read again for its events: the rows keep none of them
+            key = {name: measured.table[name][k] for name in _job["keys"]}
+            _parts(source.from_bytes(record.data, validation.CHUNK_ABOVE_BYTES, source.CHUNK), key, found)
+    batches = {"traces": encode_table(measured.table, "parquet", tables["traces"])}
+    batches |= {name: encode(rows_of, "parquet", tables[name]) for name, rows_of in found.items()}
+    return Done(batches, measured.problems, len(batch))
 
 
-def _parts(measured: rows.Measured, key: dict, found: dict) -> None:
+def _parts(trace_source, key: dict, found: dict) -> None:
     """A valid trace's events, edges and rewards as rows."""
-    trace = measured.checked.top
-    for _, events in measured.source.chunks("events"):
+    for _, events in trace_source.chunks("events"):
         for event in events:
             cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
             found["events"].append({**key, "event": event.get("id"), **{name: event.get(name) for name in _AS_GIVEN},
@@ -116,9 +113,9 @@ def _parts(measured: rows.Measured, key: dict, found: dict) -> None:
             for reward in event.get("rewards") or ():
                 if isinstance(reward, dict):
                     found["rewards"].append({**key, "event": event.get("id"), **reward})
-    for _, edges in measured.source.chunks("edges"):
+    for _, edges in trace_source.chunks("edges"):
         found["edges"].extend({**key, **edge} for edge in edges if isinstance(edge, dict))
-    declared = trace.get("rewards")
+    declared = trace_source.top.get("rewards")
     if isinstance(declared, dict):
         found["rewards"].extend({**key, "channel": channel, "value": value} for channel, value in declared.items())
 
