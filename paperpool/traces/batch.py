@@ -28,7 +28,7 @@ from operator import is_not, itemgetter
 import numpy as np
 import orjson
 
-from . import duplicates, metrics, rows, rules, schema
+from . import duplicates, metrics, rows, rules, schema, validation
 from .corpus import Record
 from .index import EDGE_CODES, EVENT_CODES, NO_TOOL
 from .loading import no_gc_pauses
@@ -122,10 +122,10 @@ class _Columns:
             trace = orjson.loads(data)
         except orjson.JSONDecodeError:
             return False
-        if not (isinstance(trace, dict) and rows.validation.declares_schema(trace)):
+        if not (isinstance(trace, dict) and validation.declares_schema(trace)):
             return False
         events, edges = trace.get("events"), trace.get("edges")
-        if not (isinstance(events, list) and isinstance(edges, list) and events and _schema().is_valid(trace)):
+        if not (isinstance(events, list) and isinstance(edges, list) and events and schema.valid(trace)):
             return False
         base, count = len(self.t), len(events)
         index = dict(zip(map(_ID, events), range(base, base + count)))
@@ -170,10 +170,6 @@ class _Columns:
         del trace["events"], trace["edges"]  # they go now, while in the cache, not with the batch
         self.tops.append(trace)
         return True
-
-
-def _schema():
-    return schema._validator()
 
 
 def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: dict) -> bool:
@@ -278,8 +274,9 @@ class _Graph:
         self.spawned, first_spawn = np.unique(tr[in_time] * span + self.to[in_time], return_index=True)
         self.spawn_at = in_time[first_spawn]
         where = np.minimum(np.searchsorted(self.actors, self.spawned), self.actors.size - 1)
-        self.acts = self.actors[where] == self.spawned
-        self.flag(self.spawned // span, self.acts & (self.first_t[where] < t[self.spawn_at]))
+        acts = self.actors[where] == self.spawned
+        self.flag(self.spawned // span, acts & (self.first_t[where] < t[self.spawn_at]))
+        self.spawned_actor, self.spawned_at = where[acts], self.spawn_at[acts]  # the spawned agents that act
         self.everyone = np.union1d(self.actors, self.spawned)
         returns = np.flatnonzero((self.kind == EVENT_CODES["return"]) & (self.to >= 0))
         self.flag(tr[returns], ~np.isin(tr[returns] * span + self.to[returns], self.everyone))
@@ -308,9 +305,10 @@ class _Graph:
         stop_t = np.full(B, np.inf)
         np.minimum.at(stop_t, tr[stops], t[stops])
         chain_events, chain_s, dependencies = _critical_paths(t, self.src, self.dst, self.chosen, self.rank, tr, self.first, B)
-        total_s = _busy(t, self.actors, self.first_t, self.last_t, self.earliest_event, self.spawned, self.spawn_at,
-                        self.acts, self.span, B)
-        depth, settled = _depths(self.everyone, self.spawned, self.agent[self.spawn_at], tr[self.spawn_at], self.span, B)
+        total_s = _busy(t, self.actors, self.first_t, self.last_t, self.earliest_event, self.spawned_actor, self.spawned_at,
+                        self.span, B)
+        depth, looping = _depths(self.everyone, self.spawned, self.agent[self.spawn_at], tr[self.spawn_at], self.span, B)
+        self.flag(self.everyone // self.span, looping)
         rewards = _rewards(c, tr, B)
         by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
         unit_sums = [{unit: round(sum(channels.values()), 6) for unit, channels in units.items()} for units in by_unit]
@@ -320,7 +318,7 @@ class _Graph:
             finite &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
         finite &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
                             for totals, sums in zip(rewards, unit_sums)], dtype=bool)
-        self.ok &= settled & finite
+        self.ok &= finite
 
         count = dict(zip(types, by_type.T))
         chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
@@ -390,17 +388,6 @@ def _over(declared: dict, tokens: float, seconds: float, longest: float) -> bool
 _NAMES_AGENT = [EVENT_CODES[name] for name in ("spawn", "return", "message")]  # events whose `to` names an agent
 
 
-def _counter(table: dict):
-    """The next code of `table` each time it is asked (a name already coded keeps its own)."""
-    while True:
-        yield len(table)
-
-
-def _any(group: np.ndarray, flags: np.ndarray, size: int) -> np.ndarray:
-    """Per trace: whether any of its items is flagged."""
-    return np.bincount(group[flags], minlength=size) > 0
-
-
 def _critical_paths(t, src, dst, chosen, rank, tr, first, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per trace: (events, seconds, dependencies) along its longest chain of dependencies,
     as paths.critical_path finds it, every trace's edges in one pass in time order."""
@@ -422,11 +409,11 @@ def _critical_paths(t, src, dst, chosen, rank, tr, first, B) -> tuple[np.ndarray
     return events, seconds, np.bincount(tr[a], minlength=B)
 
 
-def _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, span, B) -> np.ndarray:
+def _busy(t, actors, first_t, last_t, earliest_event, spawned_actor, spawned_at, span, B) -> np.ndarray:
     """Per trace: the agents' busy time, summed in the order metrics.agent_lanes gives
     them (an agent is busy from its spawn, or its first event, to its last event)."""
     start = first_t.copy()
-    np.minimum.at(start, np.searchsorted(actors, spawned[acts]), t[spawn_at[acts]])
+    np.minimum.at(start, spawned_actor, t[spawned_at])
     owner = actors // span
     appearance = np.lexsort((earliest_event, start, owner))
     return _sums((last_t - start)[appearance], owner[appearance], B)
@@ -434,25 +421,21 @@ def _busy(t, actors, first_t, last_t, earliest_event, spawned, spawn_at, acts, s
 
 def _depths(agents, spawned, spawner, spawn_tr, span, B) -> tuple[np.ndarray, np.ndarray]:
     """Per trace: the depth of its spawn tree (an agent's parent is the agent of its
-    earliest spawn), and whether it settled (a spawn loop does not: rows.measure walks it)."""
+    earliest spawn); and the agents whose depth never settles (a spawn loop: rows.measure
+    walks it)."""
     parent = np.full(agents.size, -1, dtype=np.int64)
     parent[np.searchsorted(agents, spawned)] = np.searchsorted(agents, spawn_tr * span + spawner)
     has_parent = parent >= 0
-    owner = agents // span
     depth = np.zeros(agents.size, dtype=np.int64)
-    settled = True
     for _ in range(64):
         deeper = np.where(has_parent, depth[np.maximum(parent, 0)] + 1, 0)
-        changed = deeper != depth
+        changing = deeper != depth
         depth = deeper
-        if not changed.any():
+        if not changing.any():
             break
-    else:
-        settled = False
     most = np.zeros(B, dtype=np.int64)
-    np.maximum.at(most, owner, depth)
-    converged = np.ones(B, dtype=bool) if settled else ~_any(owner, changed, B)
-    return most, converged
+    np.maximum.at(most, agents // span, depth)
+    return most, changing
 
 
 def _fanouts(kind, tr, actor_of, t, B) -> np.ndarray:

@@ -117,7 +117,7 @@ def records(paths: Iterable[Path], max_bytes: int = MAX_TRACE_BYTES) -> Iterator
         except TraceUnreadable as exc:
             yield Record(str(path), None, None, exc.findings[0].message)
         except (OSError, EOFError, ValueError) as exc:  # unreadable, or a corrupt compressed stream
-            yield Record(str(path), None, None, f"cannot read the file: {_reason(exc)}; check that it is complete")
+            yield _unreadable(str(path), None, exc)
 
 
 def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Record]:
@@ -162,18 +162,6 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
-    """The records in lists of `size` (the last shorter), for the workers."""
-    batch: list[Record] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 @dataclass(frozen=True)
 class Lines:
     """Whole lines of a plain JSON Lines file, by where they are in it: a worker reads and
@@ -194,7 +182,7 @@ class Lines:
                 handle.seek(self.offset)
                 data = handle.read(self.length)
         except OSError as exc:  # the file went, or changed, since its lines were found
-            yield Record(self.file, self.first, None, f"cannot read the file: {_reason(exc)}; check that it is complete")
+            yield _unreadable(self.file, self.first, exc)
             return
         number, at = self.first, 0
         while at < len(data):
@@ -231,7 +219,7 @@ def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -
             with _open(path, None) as handle:
                 yield from _blocks(str(path), handle, max_bytes)
         except (OSError, EOFError, ValueError) as exc:  # as records() says it, after the lines found
-            yield [Record(str(path), None, None, f"cannot read the file: {_reason(exc)}; check that it is complete")]
+            yield [_unreadable(str(path), None, exc)]
     if pending:
         yield pending
 
@@ -271,6 +259,10 @@ def _line_length(handle, offset: int, buffer: bytearray) -> int:
             return length + end + 1
         length += size
     return length + 1
+
+
+def _unreadable(file: str, line: int | None, exc: Exception) -> Record:
+    return Record(file, line, None, f"cannot read the file: {_reason(exc)}; check that it is complete")
 
 
 def _over(file: str, number: int, max_bytes: int) -> Record:

@@ -135,11 +135,12 @@ def flatten(result: dict) -> dict:
     row.update({f"n_{name}": count for name, count in result["event_types"].items()})
     row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
     for unit, channels in result["rewards"]["by_unit"].items():
-        # a channel too large to add up is null (with its note); two that are not add up past a double's range
-        summed = round(sum(channels.values()), 6) if None not in channels.values() else math.inf
-        row[f"reward_{unit}"] = summed if math.isfinite(summed) else None
-        if not math.isfinite(summed) and None not in channels.values():
+        totals = list(channels.values())
+        summed = round(sum(totals), 6) if None not in totals else None  # a channel past a double's range has its note
+        if summed is not None and not math.isfinite(summed):  # finite channels that add up past it
             notes.append(f"{schema.pointer(['rewards', 'by_unit', unit])}: {metrics.NOT_FINITE}")
+            summed = None
+        row[f"reward_{unit}"] = summed
     row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
                tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
                wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]), notes="; ".join(notes) or None)

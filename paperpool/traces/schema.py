@@ -117,10 +117,14 @@ def pointer(path) -> str:
 
 def schema_findings(trace) -> list[Finding]:
     """Every way a whole trace breaks the schema, each with its JSON pointer."""
-    validator = _validator()
-    if validator.is_valid(trace):  # the common case, and cheaper than collecting nothing
+    if valid(trace):  # the common case, and cheaper than collecting nothing
         return []
-    return [finding for error in validator.iter_errors(trace) for finding in explain(error, trace, list)]
+    return [finding for error in _validator().iter_errors(trace) for finding in explain(error, trace, list)]
+
+
+def valid(trace) -> bool:
+    """Whether a whole trace keeps the schema."""
+    return _validator().is_valid(trace)
 
 
 @functools.cache

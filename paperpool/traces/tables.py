@@ -146,7 +146,7 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
                                       schema=schema)
 
 
-_GIVEN = {field: True for field in rows.IDENTITY_FIELDS}  # columns that hold what a trace gives: any type
+_GIVEN = frozenset(rows.IDENTITY_FIELDS)  # columns that hold what a trace gives: any type
 
 
 def _arrow(values: list, column: Column, kind):
@@ -226,15 +226,10 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
 ROW_GROUP = 64 * 1024  # rows a Parquet row group holds: one per batch of the workers would be hundreds of small ones
 
 
-def parquet_sink(path, columns: list[Column]) -> ParquetSink:
-    """A Parquet writer for record batches, to a path or an open binary file; zstd, as
-    the readers expect by now."""
-    return ParquetSink(path, columns)
-
-
 class ParquetSink:
-    """pyarrow's ParquetWriter, given record batches and writing them a row group of
-    ROW_GROUP rows at a time (each row group costs per column, whatever its size)."""
+    """A Parquet writer for record batches, to a path or an open binary file; zstd, as
+    the readers expect by now. pyarrow's ParquetWriter, writing a row group of ROW_GROUP
+    rows at a time (each row group costs per column, whatever its size)."""
 
     def __init__(self, path, columns: list[Column]):
         import pyarrow.parquet as pq
@@ -279,7 +274,7 @@ def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Sub
         return run(measure_batch, inputs, settings, take, report, strict, jobs, engine)
 
     if fmt == "parquet":
-        with written_as_it_comes(output) as handle, parquet_sink(handle, columns) as sink:
+        with written_as_it_comes(output) as handle, ParquetSink(handle, columns) as sink:
             return measure(lambda done: sink.write_batch(done.payload))
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
@@ -322,7 +317,7 @@ class _Sinks:
         for name, columns in tables.items():
             (folder / name).mkdir()
             if not partition:
-                self.writers[name] = parquet_sink(folder / name / "part-0.parquet", columns)
+                self.writers[name] = ParquetSink(folder / name / "part-0.parquet", columns)
 
     def write(self, done: Done) -> None:
         for name, batch in done.payload.items():
