@@ -13,10 +13,10 @@ bytes, so that one bad file is one invalid row and the corpus goes on.
 from __future__ import annotations
 
 import glob
-import gzip
 import io
 import os
 import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +74,7 @@ def expand(inputs: Iterable[str]) -> list[Path]:
         if given and os.path.lexists(path):
             found += _folder(path) if path.is_dir() else [path]
         elif glob.has_magic(given):
-            matches = [Path(match) for match in sorted(glob.glob(given, recursive=True))]
+            matches = _matches(given)
             if not matches:
                 raise PaperpoolError(f"{printable(given)}: the pattern matches no file; check it (quote it, so that "
                                      "paperpool expands it rather than the shell)")
@@ -88,6 +88,20 @@ def expand(inputs: Iterable[str]) -> list[Path]:
     if not unique:
         raise PaperpoolError(f"{', '.join(printable(i) for i in inputs)}: no trace files there ({SUFFIXES_SAID})")
     return unique
+
+
+def _matches(pattern: str) -> list[Path]:
+    """The paths a glob pattern matches, sorted, as glob.glob would give them but never
+    through a link to a folder (** over a folder that links to itself would go on for
+    ever) and never a hidden one, as in a folder."""
+    parts = Path(pattern).parts
+    fixed = next(k for k, part in enumerate(parts) if glob.has_magic(part))
+    root = Path(*parts[:fixed]) if fixed else Path()
+    found = []
+    for match in root.glob(str(Path(*parts[fixed:]))):
+        if not any(part.startswith(".") for part in match.relative_to(root).parts):
+            found.append(match)
+    return sorted(found)
 
 
 def _folder(folder: Path) -> list[Path]:
@@ -124,7 +138,11 @@ def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Reco
     number = 0
     with _open(path, compression) as handle:
         while True:
-            line = handle.readline(max_bytes + 1)
+            try:
+                line = handle.readline(max_bytes + 1)
+            except (OSError, EOFError, ValueError) as exc:  # the lines before a cut or corrupt part are read
+                yield _unreadable(str(path), number + 1, exc)
+                return
             if not line:
                 return
             number += 1
@@ -146,14 +164,59 @@ def _open(path: Path, compression: str | None):
     info = path.stat()
     if not stat.S_ISREG(info.st_mode):
         raise OSError(0, "not a plain file (a device, pipe or socket)")
-    if compression == "gzip":
-        return io.BufferedReader(gzip.open(path, "rb"), READ_BUFFER)
-    if compression == "zstd":
-        import zstandard
-
-        raw = path.open("rb")
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), READ_BUFFER)
+    if compression:
+        return io.BufferedReader(_Decompressed(path, compression), READ_BUFFER)
     return path.open("rb", buffering=READ_BUFFER)
+
+
+class _Decompressed(io.RawIOBase):
+    """A compressed file's bytes, each decompressed byte given before any error: a stream
+    in another format raises ValueError, one cut off inside a frame (a gzip member, a
+    zstd frame) EOFError, once the lines before the cut are read. (gzip's own reader loses
+    what it decompressed in the read that meets the cut; python-zstandard's ends quietly
+    at a cut.)"""
+
+    FEED = 8 << 10  # compressed bytes given at a time: what one feed expands to stays bounded
+
+    def __init__(self, path: Path, compression: str):
+        if compression == "gzip":
+            self._new, self._errors = lambda: zlib.decompressobj(wbits=31), (zlib.error,)
+        else:
+            import zstandard
+
+            self._new, self._errors = zstandard.ZstdDecompressor().decompressobj, (zstandard.ZstdError,)
+        self._file = path.open("rb")
+        self._frame = self._new()
+        self._in_frame = False  # a frame has begun and its end has not come yet
+        self._out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._out:
+            given = b""
+            if self._frame.eof:  # a file may hold several frames: the next starts after this one
+                given = self._frame.unused_data
+                self._frame, self._in_frame = self._new(), False
+            given = given or self._file.read(self.FEED)
+            if not given:
+                if self._in_frame:
+                    raise EOFError("the compressed stream ends in the middle: the file is truncated")
+                return 0
+            self._in_frame = True
+            try:
+                self._out = memoryview(self._frame.decompress(given))
+            except self._errors as exc:
+                raise ValueError(f"not the compression its name says ({exc})") from None
+        size = min(len(buffer), len(self._out))
+        buffer[:size] = self._out[:size]
+        self._out = self._out[size:]
+        return size
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
 
 
 def _reason(exc: Exception) -> str:
@@ -197,24 +260,28 @@ class Lines:
             at = end
 
 
-BLOCK = 4 << 20  # bytes of a JSON Lines file a worker is handed at a time
+BLOCK = 4 << 20  # bytes of a JSON Lines file a worker is handed at a time,
+MAX_LINES = 1000  # and at most this many lines (some 400 rollouts of 50 events fill a block)
 
 
 def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -> Iterator[list[Record] | Lines]:
     """The corpus as the workers take it, in order: each plain JSON Lines file in blocks
     of whole lines (Lines), the other records in lists of `size`."""
     pending: list[Record] = []
+    held = 0  # the bytes of the records pending
     for path in paths:
         lines, compression = kind(path) or (False, None)
         if not lines or compression:  # a compressed file is read a line at a time, as its stream allows
-            pending += records([path], max_bytes)
-            if len(pending) >= size:
-                yield pending
-                pending = []
+            for record in records([path], max_bytes):
+                pending.append(record)
+                held += len(record.data or b"")
+                if len(pending) >= size or held >= BLOCK:  # a few long lines are a piece too
+                    yield pending
+                    pending, held = [], 0
             continue
         if pending:
             yield pending
-            pending = []
+            pending, held = [], 0
         try:
             with _open(path, None) as handle:
                 yield from _blocks(str(path), handle, max_bytes)
@@ -236,8 +303,11 @@ def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]
             return
         cut = size if size < BLOCK else buffer.rfind(b"\n", 0, size) + 1  # a short read: the file's end
         if cut:
+            lines = buffer.count(b"\n", 0, cut)
+            if lines > MAX_LINES:  # short lines: a block's rows, not its bytes, would fill the memory
+                cut, lines = _after_lines(buffer, MAX_LINES), MAX_LINES
             yield Lines(file, number, offset, cut, max_bytes)
-            number += buffer.count(b"\n", 0, cut)
+            number += lines
             offset += cut
             continue
         length = _line_length(handle, offset, buffer)  # one line longer than a block
@@ -247,6 +317,14 @@ def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]
             yield Lines(file, number, offset, length, max_bytes)
         number += 1
         offset += length
+
+
+def _after_lines(buffer: bytearray, count: int) -> int:
+    """Where the first `count` lines of `buffer` end (it holds more)."""
+    at = 0
+    for _ in range(count):
+        at = buffer.find(b"\n", at) + 1
+    return at
 
 
 def _line_length(handle, offset: int, buffer: bytearray) -> int:
