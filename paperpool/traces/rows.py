@@ -107,15 +107,25 @@ def measure(record: Record, mapping: Subdecisions) -> Measured:
 
 
 IDENTITY_FIELDS = ("trace_id", "task_id", "run", "step", "group", "system", "topology", "time_unit")  # a trace's own
+_IDENTITY_TYPES = [(column.name, column.type) for column in IDENTITY if column.name in IDENTITY_FIELDS]
 
 
 def identity(top: dict) -> dict:
-    return {name: _scalar(top.get(name)) for name in IDENTITY_FIELDS}
+    return {name: _fitting(top.get(name), kind) for name, kind in _IDENTITY_TYPES}
 
 
-def _scalar(value):
-    """A field of an invalid trace may hold anything: a column keeps what fits its type."""
-    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _fitting(value, kind: str):
+    """A trace's field as its column holds it, in every format alike: a whole number may
+    be written 2.0 (JSON Schema's integer allows it); what does not fit the column's type
+    is null (an invalid trace, or one in the artifact's format, may hold anything)."""
+    if kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return value if type(value) is int and value in _INT64 else None
+    return value if isinstance(value, str) else None
 
 
 def _invalid(row: dict, record: Record, problems: list[str]) -> Measured:

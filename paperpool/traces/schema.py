@@ -123,8 +123,23 @@ def schema_findings(trace) -> list[Finding]:
 
 
 def valid(trace) -> bool:
-    """Whether a whole trace keeps the schema."""
-    return _validator().is_valid(trace)
+    """Whether a whole trace keeps the schema (False for one nested too deep to check)."""
+    try:
+        return _validator().is_valid(trace)
+    except ValueError as exc:
+        if not too_deep(exc):
+            raise
+        return False
+
+
+CHECKED_DEPTH = 255  # the levels jsonschema-rs reads a document down to; deeper, it raises
+TOO_DEEP = Finding("", f"nesting is deeper than {CHECKED_DEPTH} levels, where the schema check stops; "
+                       "a trace nests only a few levels: remove the extra brackets")
+
+
+def too_deep(exc: ValueError) -> bool:
+    """Whether jsonschema-rs refused a document for its depth (orjson reads up to 1,024 levels)."""
+    return str(exc) == "Recursion limit reached"
 
 
 @functools.cache
@@ -197,6 +212,8 @@ def explain(error, document, located, root: dict | None = None) -> list[Finding]
         return [Finding(pointer(path), f"{shown} is negative; {path[-1]} cannot be negative, write 0 or more")]
     if name == "minimum":
         return [Finding(pointer(path), f"{shown} is below the minimum {kind.limit}; write {kind.limit} or more")]
+    if name == "maximum":
+        return [Finding(pointer(path), f"{shown} is above the maximum {kind.limit:,}; write {kind.limit:,} or less")]
     if name == "minLength":
         return [Finding(pointer(path), "is empty; write a name")]
     if name == "maxLength":

@@ -23,7 +23,7 @@ from pathlib import Path
 import click
 
 from ..problems import PaperpoolError, plural
-from . import artifact, duplicates, links, rules, source
+from . import artifact, duplicates, links, rules, schema, source
 from .artifact import Doubt
 from .index import Builder, TraceIndex, broken_positions
 from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
@@ -66,6 +66,15 @@ def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = 
 
 def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
     """Check a trace; TraceUnreadable when its file gives a key twice in an object."""
+    try:
+        return _check_source(trace_source, resolving)
+    except ValueError as exc:  # any of the schema's checks, on a trace nested past what it reads
+        if not schema.too_deep(exc):
+            raise
+        return Checked(trace_source.top if trace_source.shaped else trace_source.trace, [schema.TOO_DEEP], None)
+
+
+def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
     with no_gc_pauses():
         if not trace_source.shaped:
             _refuse_duplicates(trace_source, {}, None)
