@@ -7,6 +7,7 @@ import datetime as dt
 import functools
 import importlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -575,8 +576,15 @@ def serve_command(context: Context, out: Path | None, engine: str, host: str, po
 cli.add_command(trace_commands.trace)
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM (a CI job cancelled, `timeout`, `kill`) ends a command as Ctrl-C does: what
+    it was writing is removed and its worker processes stop with it."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point: no traceback reaches the user, whatever the input."""
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(standalone_mode=True)
     except SystemExit:

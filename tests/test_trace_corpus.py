@@ -149,9 +149,12 @@ def test_an_input_that_names_nothing_is_an_error(run, tmp_path, given, said):
 def test_strict_stops_at_the_first_invalid_trace_and_writes_nothing(run, corpus, tmp_path):
     result = run("trace", "metrics", str(corpus), "--format", "parquet", "-o", "rows.parquet", "--strict", cwd=tmp_path)
     assert result.exit_code == 1
-    assert result.output.splitlines()[-1] == f"Error: {corpus / 'b.jsonl'}:4 is not a valid trace; --strict stops at the " \
-                                             "first (nothing was written)"
+    problem, error = result.output.splitlines()  # the first invalid trace's problem line, and none after it
+    assert problem.startswith(f"{corpus / 'b.jsonl'}:4: not JSON at column 1")
+    assert error == "Error: the trace above is not valid; --strict stops at the first invalid trace (nothing was written)"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+    printed = run("trace", "metrics", str(corpus), "--strict", cwd=tmp_path)
+    assert printed.output.splitlines()[-1].endswith("(the rows before it are on standard output)")
 
 
 def test_a_stopped_command_leaves_the_previous_rows_as_they_were(run, corpus, tmp_path):
@@ -247,16 +250,18 @@ def test_the_readme_lists_every_column_of_a_row():
     assert listed == [*fixed, "n_TYPE", "subdecision_ID", "reward_UNIT"]
 
 
-@pytest.mark.parametrize("block", [1, 3, 7, 64, 4096])
-def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkeypatch, block):
+@pytest.mark.parametrize(("block", "max_lines"), [(1, 1000), (3, 2), (7, 1000), (64, 3), (4096, 1), (4096, 1000)])
+def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkeypatch, block, max_lines):
     """The workers' blocks of whole lines (corpus.pieces) split into the records that
     corpus.records reads a line at a time: blank lines, lines over the limit (inside a
-    block or longer than one), a last line with no newline, whatever the block's size."""
+    block or longer than one), a last line with no newline, whatever the block's size
+    and however many lines it may hold."""
     import random
 
     from paperpool.traces import corpus
 
     monkeypatch.setattr(corpus, "BLOCK", block)
+    monkeypatch.setattr(corpus, "MAX_LINES", max_lines)
     rng = random.Random(block)
     for trial in range(60):
         lines = [rng.choice([b"", b"   ", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
@@ -265,3 +270,103 @@ def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkey
         limit = rng.choice([5, 20, 40, 1000])
         pieces = corpus.pieces([path, SWARM], 3, limit)
         assert [record for piece in pieces for record in corpus.unpack(piece)] == list(corpus.records([path, SWARM], limit))
+
+
+def test_a_block_of_short_lines_holds_a_bounded_number_of_them(tmp_path):
+    from paperpool.traces import corpus
+
+    path = tmp_path / "tiny.jsonl"
+    path.write_bytes(b"1\n" * 2500)
+    pieces = list(corpus.pieces([path], 200))
+    assert [piece.first for piece in pieces] == [1, 1001, 2001]
+    assert [len(corpus.unpack(piece)) for piece in pieces] == [1000, 1000, 500]
+
+
+@pytest.mark.parametrize("compression", ["gzip", "zstd"])
+def test_a_cut_off_or_mislabelled_compressed_file_keeps_its_whole_lines_and_says_where_it_stops(run, tmp_path, compression):
+    lines = b"".join(orjson.dumps(trace) + b"\n" for trace in _rollouts(40, 3))  # zstd gives its output a block at a time
+    packed = gzip.compress(lines) if compression == "gzip" else zstandard.ZstdCompressor().compress(lines)
+    suffix = {"gzip": "gz", "zstd": "zst"}[compression]
+    (tmp_path / f"cut.jsonl.{suffix}").write_bytes(packed[:len(packed) * 2 // 3])
+    (tmp_path / f"plain.jsonl.{suffix}").write_bytes(lines)
+    result = run("trace", "metrics", f"cut.jsonl.{suffix}", f"plain.jsonl.{suffix}", "-o", "rows.jsonl", cwd=tmp_path)
+    rows_of = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    kept = [row for row in rows_of if row["valid"]]
+    assert 0 < len(kept) < 40 and [row["line"] for row in kept] == list(range(1, len(kept) + 1))
+    said = result.output.splitlines()
+    assert said[0] == (f"cut.jsonl.{suffix}:{len(kept) + 1}: cannot read the file: the compressed stream ends in the "
+                       "middle: the file is truncated; check that it is complete")
+    assert said[1].startswith(f"plain.jsonl.{suffix}:1: cannot read the file: not the compression its name says (")
+    assert result.exit_code == 1
+
+
+def test_a_trace_nested_past_what_the_schema_reads_is_one_invalid_row(run, tmp_path):
+    deep = orjson.dumps(_rollouts(1, 4)[0] | {"metrics": {"m": []}}).replace(b'"m":[]', b'"m":' + b"[" * 300 + b"]" * 300)
+    (tmp_path / "deep.jsonl").write_bytes(deep + b"\n" + orjson.dumps(_rollouts(1, 5)[0]) + b"\n")
+    result = run("trace", "metrics", "deep.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
+    assert result.output.splitlines() == [
+        "deep.jsonl:1: nesting is deeper than 255 levels, where the schema check stops; a trace nests only a few levels: "
+        "remove the extra brackets", "2 traces to rows.jsonl: 1 valid, 1 invalid."]
+
+
+def test_identity_fields_are_held_as_their_columns_type_in_every_format(run, tmp_path):
+    base = _rollouts(3, 6)
+    given = [base[0] | {"step": 2.0}, base[1] | {"step": 2 ** 63}, base[2] | {"run": 7}]
+    (tmp_path / "c.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in given))
+    for fmt in ("jsonl", "parquet"):
+        result = run("trace", "metrics", "c.jsonl", "--format", fmt, "-o", f"rows.{fmt}", cwd=tmp_path)
+        assert result.exit_code == 1
+        table = pd.read_parquet(tmp_path / "rows.parquet") if fmt == "parquet" else pd.read_json(tmp_path / "rows.jsonl", lines=True)
+        found = [(row["valid"], None if pd.isna(row["step"]) else int(row["step"]), row["run"] if isinstance(row["run"], str) else None)
+                 for row in table.to_dict("records")]
+        assert found == [(True, 2, base[0]["run"]), (False, None, base[1]["run"]), (False, base[2]["step"], None)]
+    assert result.output.splitlines()[0] == ("c.jsonl:2: /step: 9223372036854775808 is above the maximum "
+                                             "9,223,372,036,854,775,807; write 9,223,372,036,854,775,807 or less")
+
+
+def test_export_keeps_each_row_to_its_own_trace(run, tmp_path):
+    """An edge's or a reward's keys cannot claim another trace's file, line or trace_id
+    (a trace in the artifact's format may give them any key, with a warning)."""
+    spoof = {"trace_id": "art", "events": [{"id": "e0", "t": 0, "type": "stop", "agent": "a", "rewards": [
+        {"channel": "c", "unit": "team", "value": 2.0, "trace_id": "honest", "file": "other.jsonl", "line": 9}]},
+        {"id": "e1", "t": 1, "type": "stop", "agent": "a", "rewards": 5}], "edges": [
+        {"src": "e0", "dst": "e1", "type": "causal"}]}
+    (tmp_path / "s.jsonl").write_bytes(orjson.dumps(spoof) + b"\n")
+    assert run("trace", "export", "s.jsonl", "-o", "tables", cwd=tmp_path).exit_code == 0
+    rewards = pd.read_parquet(tmp_path / "tables" / "rewards")
+    edges = pd.read_parquet(tmp_path / "tables" / "edges")
+    assert rewards[["file", "line", "trace_id", "event", "value"]].values.tolist() == [["s.jsonl", 1, "art", "e0", 2.0]]
+    assert edges[["file", "line", "trace_id", "src"]].values.tolist() == [["s.jsonl", 1, "art", "e0"]]
+
+
+def test_a_partition_value_that_cannot_name_a_folder_is_an_error_naming_the_trace(run, tmp_path):
+    traces = [trace | {"run": run_name} for trace, run_name in zip(_rollouts(2, 7), ["ok", "a\x00b"])]
+    (tmp_path / "p.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in traces))
+    result = run("trace", "export", "p.jsonl", "-o", "tables", "--partition-by", "run,run", cwd=tmp_path)
+    assert (result.exit_code, result.output.strip()) == (1, (
+        "Error: p.jsonl:2: /run: cannot name a partition's folder (too long once encoded, or a control character); "
+        "--partition-by another field, or shorten the run"))
+    assert not (tmp_path / "tables").exists()
+
+
+def test_a_glob_never_follows_a_link_to_a_folder_and_the_output_is_never_an_input(run, tmp_path):
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop" / "a.jsonl").write_bytes(orjson.dumps(_rollouts(1, 8)[0]) + b"\n")
+    (tmp_path / "loop" / "again").symlink_to(".")
+    result = run("trace", "metrics", "loop/**/*.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
+    assert result.output.strip() == "1 trace to rows.jsonl: 1 valid, 0 invalid."
+    refused = run("trace", "metrics", "loop/a.jsonl", "-o", "loop/a.jsonl", cwd=tmp_path)
+    assert refused.output.strip() == ("Error: -o loop/a.jsonl: is one of the inputs; write the rows to another file "
+                                      "(nothing was written)")
+
+
+def test_summary_json_holds_no_infinity_and_says_when_traces_were_invalid(run, tmp_path):
+    huge = [trace | {"costs": {}} for trace in _rollouts(2, 9)]
+    for trace in huge:
+        trace["events"][0]["cost"] = {"tokens": 1.7e308, "seconds": 1}
+    (tmp_path / "h.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in huge) + BAD_LINE + b"\n")
+    result = run("trace", "summary", "h.jsonl", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1
+    found = json.loads(result.output[result.output.index("{"):], parse_constant=lambda name: pytest.fail(name))
+    tokens = next(row for row in found["metrics"] if row["measure"] == "tokens")
+    assert (tokens["count"], tokens["mean"]) == (2, None)

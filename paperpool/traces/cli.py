@@ -84,7 +84,11 @@ def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None
         raise PaperpoolError(f"--format {fmt} reports on one trace file; for a corpus give --format jsonl, csv or parquet")
     fmt = fmt or "jsonl"
     target = _corpus_output(output, fmt)
+    from .corpus import expand
     from .tables import metrics_table
+
+    if target is not None and target.exists() and target.resolve() in {path.resolve() for path in expand(inputs)}:
+        raise PaperpoolError(f"-o {output}: is one of the inputs; write the rows to another file (nothing was written)")
 
     outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer, engine)
     _corpus_summary(outcome, target)
@@ -175,13 +179,19 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
     """How a corpus's measures are distributed (count, mean, quantiles, min, max), over
     its valid traces, with its events by type: computed by DuckDB over the Parquet tables
     of `trace export` (TABLES, that folder), or over a corpus (INPUT as for `trace
-    metrics`, exported first to a temporary folder)."""
+    metrics`, exported first to a temporary folder; the exit status is 1 when any of its
+    traces is invalid)."""
     import tempfile
 
     from . import mapping, summary
 
+    invalid = 0
     with tempfile.TemporaryDirectory(prefix="paperpool-summary-") as scratch:
-        if len(inputs) == 1 and summary.is_export(Path(inputs[0])):
+        exports = [given for given in inputs if summary.is_export(Path(given))]
+        if exports and len(inputs) > 1:
+            raise PaperpoolError(f"{printable(exports[0])}: the tables of `trace export` are summarised alone; give the "
+                                 "folder as the only input, or the traces it was exported from with the others")
+        if exports:
             folder = Path(inputs[0])
         else:
             from .tables import export_tables
@@ -190,9 +200,12 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
             outcome = export_tables(list(inputs), folder, mapping.for_pool(_pool_root()), _problem, (), False, jobs)
             click.echo(f"{plural(outcome.traces, 'trace')}: {outcome.traces - outcome.invalid:,} valid, "
                        f"{outcome.invalid:,} invalid.", err=True)
+            invalid = outcome.invalid
         result = summary.summarise(folder, list(by))
     click.echo({"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](*(
         () if fmt == "json" else (result,))), nl=False)
+    if invalid:  # as `trace metrics` says it: the summary is over the valid traces only
+        raise click.exceptions.Exit(1)
 
 
 @trace.command("import")

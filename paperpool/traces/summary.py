@@ -9,6 +9,7 @@ traces hold each value (field_counts).
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,14 @@ class Summary:
     event_types: list[dict]  # one per group and event type: events, share of the group's events
 
     def to_json(self) -> str:
-        return json.dumps({"by": self.by, "metrics": self.metrics, "event_types": self.event_types}, indent=2) + "\n"
+        """The summary as JSON, where a statistic past a double's range (a mean of values
+        near 1e308) is null: JSON has no Infinity."""
+        def finite(rows: list[dict]) -> list[dict]:
+            return [{key: None if isinstance(value, float) and not math.isfinite(value) else value
+                     for key, value in row.items()} for row in rows]
+
+        return json.dumps({"by": self.by, "metrics": finite(self.metrics), "event_types": finite(self.event_types)},
+                          indent=2, allow_nan=False) + "\n"
 
 
 def is_export(folder: Path) -> bool:

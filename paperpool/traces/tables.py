@@ -55,6 +55,8 @@ REWARD_COLUMNS = (
 )
 KEY = ("file", "line", "trace_id")  # which trace a row of events, edges or rewards belongs to
 _AS_GIVEN = [column.name for column in EVENT_COLUMNS if column.name not in ("event", "tokens", "seconds")]  # an event's own fields
+_EDGE_FIELDS = tuple(column.name for column in EDGE_COLUMNS)
+_REWARD_FIELDS = tuple(column.name for column in REWARD_COLUMNS if column.name != "event")
 
 
 def export_columns(mapping: Subdecisions, partition: tuple[str, ...] = ()) -> dict[str, list[Column]]:
@@ -79,6 +81,9 @@ _job: dict = {}  # a worker's settings: the mapping, the format, the columns
 
 
 def _setup_job(settings: dict) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a worker ends at once (paperpool's main process cleans up)
     _job.clear()
     _job.update(settings)
 
@@ -110,14 +115,21 @@ def _parts(trace_source, key: dict, found: dict) -> None:
             cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
             found["events"].append({**key, "event": event.get("id"), **{name: event.get(name) for name in _AS_GIVEN},
                                     "tokens": cost.get("tokens"), "seconds": cost.get("seconds")})
-            for reward in event.get("rewards") or ():
+            given = event.get("rewards")  # a trace in the artifact's format may hold anything here (a warning)
+            for reward in given if isinstance(given, list) else ():
                 if isinstance(reward, dict):
-                    found["rewards"].append({**key, "event": event.get("id"), **reward})
+                    found["rewards"].append({**key, "event": event.get("id"), **_own(reward, _REWARD_FIELDS)})
     for _, edges in trace_source.chunks("edges"):
-        found["edges"].extend({**key, **edge} for edge in edges if isinstance(edge, dict))
+        found["edges"].extend({**key, **_own(edge, _EDGE_FIELDS)} for edge in edges if isinstance(edge, dict))
     declared = trace_source.top.get("rewards")
     if isinstance(declared, dict):
         found["rewards"].extend({**key, "channel": channel, "value": value} for channel, value in declared.items())
+
+
+def _own(item: dict, fields: tuple[str, ...]) -> dict:
+    """An edge's or a reward's own fields, which no key of it can override (a trace in
+    the artifact's format may give an edge or a reward a `file` or a `trace_id`)."""
+    return {name: item.get(name) for name in fields}
 
 
 def encode(found: list[dict], fmt: str, columns: list[Column]):
@@ -163,10 +175,15 @@ def _arrow(values: list, column: Column, kind):
 _PY_TYPES = {"string": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
 
 
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
 def _typed(value, kind: str):
     """What a column of `kind` keeps of a value (a trace that declares no schema may hold
-    another type in a field): the value, or null."""
+    another type in a field, an invalid trace a number past 64 bits): the value, or null."""
     if value is None or isinstance(value, bool) != (kind == "bool") or not isinstance(value, _PY_TYPES[kind]):
+        return None
+    if kind == "int" and value not in _INT64:
         return None
     return float(value) if kind == "float" else value
 
@@ -199,9 +216,10 @@ class Outcome:
 
 
 def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done], None], report: Callable[[str], None],
-        strict: bool, jobs: int | None, engine: str = "local") -> Outcome:
+        strict: bool, jobs: int | None, engine: str = "local", before: str = "nothing was written") -> Outcome:
     """work over every batch of the corpus, each result given to `take` in order; problem
-    lines to `report`; with `strict`, an error at the first invalid trace. The engine
+    lines to `report`; with `strict`, an error at the first invalid trace, its problem
+    line the only one reported (`before`: what became of the rows before it). The engine
     runs the batches: local processes, or Ray Data (engine "ray")."""
     paths = corpus.expand(inputs)
     outcome = Outcome()
@@ -212,11 +230,11 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
     else:
         results = workers.ordered_map(work, corpus.pieces(paths, BATCH), jobs or workers.cores(), _setup_job, settings)
     for done in results:
+        if strict and done.problems:
+            report(done.problems[0])
+            raise PaperpoolError(f"the trace above is not valid; --strict stops at the first invalid trace ({before})")
         for line in done.problems:
             report(line)
-        if strict and done.problems:
-            raise PaperpoolError(f"{printable(done.problems[0].split(': ', 1)[0])} is not a valid trace; "
-                                 "--strict stops at the first (nothing was written)")
         outcome.traces += done.traces
         outcome.invalid += len(done.problems)
         take(done)
@@ -271,7 +289,8 @@ def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Sub
     settings = {"mapping": mapping, "fmt": fmt, "columns": columns}
 
     def measure(take: Callable[[Done], None]) -> Outcome:
-        return run(measure_batch, inputs, settings, take, report, strict, jobs, engine)
+        before = "the rows before it are on standard output" if output is None else "nothing was written"
+        return run(measure_batch, inputs, settings, take, report, strict, jobs, engine, before)
 
     if fmt == "parquet":
         with written_as_it_comes(output) as handle, ParquetSink(handle, columns) as sink:
@@ -320,6 +339,8 @@ class _Sinks:
                 self.writers[name] = ParquetSink(folder / name / "part-0.parquet", columns)
 
     def write(self, done: Done) -> None:
+        if self.partition:
+            _refuse_unnamable(done.payload["traces"], self.partition)
         for name, batch in done.payload.items():
             if not self.partition:
                 self.writers[name].write_batch(batch)
@@ -337,13 +358,31 @@ class _Sinks:
 
 
 PARTITIONABLE = ("run", "step", "group", "task_id", "system", "topology")
+MAX_NAME = 255  # bytes of a folder's name on common file systems
+
+
+def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
+    """A partition value that cannot name a folder (over MAX_NAME bytes once
+    percent-encoded, or holding a control character, which would cut or merge it) is an
+    error that names the trace and the field, before any file of its batch is written."""
+    from urllib.parse import quote
+
+    for name in partition:
+        for k, value in enumerate(traces.column(name).to_pylist()):
+            if not isinstance(value, str):
+                continue
+            if len(quote(value, safe="")) + len(name) + 1 > MAX_NAME or not value.isprintable():
+                file, line = traces.column("file")[k].as_py(), traces.column("line")[k].as_py()
+                where = printable(file) if line is None else f"{printable(file)}:{line}"
+                raise PaperpoolError(f"{where}: /{name}: cannot name a partition's folder (too long once encoded, or "
+                                     f"a control character); --partition-by another field, or shorten the {name}")
 
 
 def partition_fields(given: str) -> tuple[str, ...]:
     """--partition-by's fields, each a trace field that identifies a share of the corpus."""
     from ..problems import suggest
 
-    fields = tuple(part.strip() for part in given.split(",") if part.strip())
+    fields = tuple(dict.fromkeys(part.strip() for part in given.split(",") if part.strip()))  # each once
     for name in fields:
         if name not in PARTITIONABLE:
             choices = f"use {', '.join(PARTITIONABLE)}"
