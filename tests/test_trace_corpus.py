@@ -370,3 +370,44 @@ def test_summary_json_holds_no_infinity_and_says_when_traces_were_invalid(run, t
     found = json.loads(result.output[result.output.index("{"):], parse_constant=lambda name: pytest.fail(name))
     tokens = next(row for row in found["metrics"] if row["measure"] == "tokens")
     assert (tokens["count"], tokens["mean"]) == (2, None)
+
+
+def test_an_importers_input_is_named_as_such_by_metrics_as_by_validate(run, tmp_path):
+    log = tmp_path / "W&W log.json"
+    shutil.copy(REPO / "traces" / "who-and-when" / "Algorithm-Generated" / "1.json", log)
+    hint = (f"{log.name}: is who-and-when input, not an orchestration trace: Who&When multi-agent failure logs "
+            f"(Magentic-One runs, CaptainAgent group chats); convert it first: paperpool trace import --from who-and-when "
+            f"'{log.name}' -o TRACE.json")
+    single = run("trace", "metrics", log.name, cwd=tmp_path)
+    assert (single.exit_code, single.output.splitlines()) == (1, [
+        hint, f"Error: {log.name} is not a valid trace (1 problem above); convert it first, as above"])
+    corpus = run("trace", "metrics", log.name, str(SWARM), "-o", "rows.jsonl", cwd=tmp_path)
+    assert corpus.output.splitlines() == [hint, "2 traces to rows.jsonl: 1 valid, 1 invalid."]
+
+
+def test_a_partitioned_table_without_rows_still_holds_a_file_and_pandas_reads_null_partitions(run, corpus, tmp_path):
+    import pyarrow.dataset as ds
+
+    plain = [{key: value for key, value in trace.items() if key != "run"} for trace in _rollouts(2, 10)]
+    for trace in plain:
+        for event in trace["events"]:
+            event.pop("rewards", None)
+        trace.pop("rewards", None)
+    (tmp_path / "p.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in [*plain, *_rollouts(1, 11)]))
+    assert run("trace", "export", "p.jsonl", "-o", "tables", "--partition-by", "run", cwd=tmp_path).exit_code == 0
+    traces = pd.read_parquet(tmp_path / "tables" / "traces", partitioning=ds.partitioning(flavor="hive"))
+    assert sorted(traces["run"].fillna("(none)")) == ["(none)", "(none)", "run-11"]
+    (tmp_path / "q.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in plain))
+    assert run("trace", "export", "q.jsonl", "-o", "bare", "--partition-by", "run", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "bare" / "rewards" / "part-0.parquet").is_file()
+    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path}/bare/rewards/**/*.parquet', "
+                      "hive_partitioning = true)").fetchall() == [(0,)]
+
+
+def test_json_lines_rows_escape_what_a_terminal_acts_on_and_read_back_the_same(run, tmp_path):
+    named = "a\u009b2J\u007f\u202eb\u2028c\x1bd"
+    (tmp_path / "c.jsonl").write_bytes(orjson.dumps(_rollouts(1, 12)[0] | {"trace_id": named}) + b"\n")
+    result = run("trace", "metrics", "c.jsonl", cwd=tmp_path)
+    line = result.output.splitlines()[0]
+    assert '"trace_id":"a\\u009b2J\\u007f\\u202eb\\u2028c\\u001bd"' in line and line.isascii()
+    assert json.loads(line)["trace_id"] == named

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import metrics, schema, source, validation
 from .corpus import Record
@@ -94,16 +95,23 @@ def measure(record: Record, mapping: Subdecisions) -> Measured:
         trace_source = source.from_bytes(record.data, validation.CHUNK_ABOVE_BYTES, source.CHUNK)
         checked = validation.check_source(trace_source)
     except TraceUnreadable as exc:
-        return _invalid(row, record, [finding.said for finding in exc.findings])
+        return _invalid(row, record, [finding.said for finding in _importable(record) or exc.findings])
     top = checked.top if isinstance(checked.top, dict) else {}
     row.update(identity(top))
     if not checked.valid or checked.index is None:
-        problems = [finding.said for finding in checked.findings] or ["no lists of events and edges: not a trace"]
+        findings = (checked.index is None and _importable(record)) or checked.findings
+        problems = [finding.said for finding in findings] or ["no lists of events and edges: not a trace"]
         return _invalid(row, record, problems)
     result = metrics.compute(checked.index, top, mapping, len(checked.warnings))
     row.update(valid=True, problem=None, problems=0, warnings=len(checked.warnings))
     row.update(flatten(result))
     return Measured(row, None, checked, trace_source)
+
+
+def _importable(record: Record) -> list:
+    """For a file holding one record, what `trace validate` says of an importer's input
+    (a Who&When log: convert it first) rather than the schema's findings on it."""
+    return validation.importable(Path(record.file), record.file) if record.line is None else []
 
 
 IDENTITY_FIELDS = ("trace_id", "task_id", "run", "step", "group", "system", "topology", "time_unit")  # a trace's own
@@ -132,7 +140,8 @@ def _invalid(row: dict, record: Record, problems: list[str]) -> Measured:
     first = problems[0]
     if record.line is not None:  # the JSON's own line 1 is the file's line the label names
         first = first.replace("at line 1, column", "at column").replace("(line 1, column", "(column")
-    more = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them)" if len(problems) > 1 else ""
+    saved = "" if record.line is None else ", given the line saved as a file of its own"  # it reads one trace per file
+    more = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them{saved})" if len(problems) > 1 else ""
     row.update(valid=False, problem=first, problems=len(problems))
     return Measured(row, f"{record.label}: {first}{more}")
 

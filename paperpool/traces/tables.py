@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,11 +142,22 @@ def encode(found: list[dict], fmt: str, columns: list[Column]):
     return encode_table({column.name: [row.get(column.name) for row in found] for column in columns}, fmt, columns)
 
 
+# What orjson leaves raw in a string and a terminal may act on or show reordered: DEL, the C1
+# controls (U+009B starts an escape sequence), the line and paragraph separators and the
+# bidirectional controls. Each is written \uXXXX, which reads back as the same text.
+_ACTIVE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escaped(match: re.Match) -> bytes:
+    return b"\\u%04x" % ord(match.group().decode("utf-8"))
+
+
 def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
     """Rows given as columns (name -> one value per row) in `fmt`."""
     names = [column.name for column in columns]
     if fmt == "jsonl":
-        return b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
+        text = b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
+        return _ACTIVE.sub(_escaped, text) if _ACTIVE.search(text) else text
     if fmt == "csv":
         text = io.StringIO()
         writer = csv.writer(text, lineterminator="\n")
@@ -333,6 +345,7 @@ class _Sinks:
         self.folder, self.tables, self.partition = folder, tables, partition
         self.writers = {}
         self.batches = 0
+        self.empty = set(tables)  # partitioned tables no row has reached yet
         for name, columns in tables.items():
             (folder / name).mkdir()
             if not partition:
@@ -347,6 +360,7 @@ class _Sinks:
             elif batch.num_rows:
                 import pyarrow.dataset as ds
 
+                self.empty.discard(name)
                 ds.write_dataset(batch, self.folder / name, format="parquet", partitioning=list(self.partition),
                                  partitioning_flavor="hive", basename_template=f"part-{self.batches}-{{i}}.parquet",
                                  existing_data_behavior="overwrite_or_ignore")
@@ -355,6 +369,9 @@ class _Sinks:
     def close(self) -> None:
         for writer in self.writers.values():
             writer.close()
+        for name in sorted(self.empty) if self.partition else ():  # a table with no rows is still one that readers find
+            with ParquetSink(self.folder / name / "part-0.parquet", self.tables[name]):
+                pass
 
 
 PARTITIONABLE = ("run", "step", "group", "task_id", "system", "topology")

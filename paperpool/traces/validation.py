@@ -156,7 +156,7 @@ class InvalidTrace(PaperpoolError):
     def __init__(self, file: str, findings: list[Finding], advice: str | None = None):
         file = printable(file)  # a file name holding escapes, shown as every line of paperpool shows one
         super().__init__(f"{file} is not a valid trace ({plural(len(findings), 'problem')} above); "
-                         + (advice or f"fix it first: paperpool trace validate {file}"))
+                         + (advice or f"fix it first: paperpool trace validate {shlex.quote(file)}"))
         self.lines = [finding.line(file) for finding in findings]
 
     def show(self, file=None) -> None:
@@ -171,9 +171,11 @@ def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRA
     try:
         checked = check_file(path, max_bytes)
     except TraceUnreadable as exc:
-        raise InvalidTrace(shown, exc.findings) from None
+        hint = importable(path, shown)
+        raise InvalidTrace(shown, hint or exc.findings, "convert it first, as above" if hint else None) from None
     if not checked.valid:
-        raise InvalidTrace(shown, checked.findings)
+        hint = checked.index is None and importable(path, shown)
+        raise InvalidTrace(shown, hint or checked.findings, "convert it first, as above" if hint else None)
     return checked
 
 
@@ -183,7 +185,7 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
     try:
         checked = check_file(path, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
-        return False, _invalid(shown, _importable(path, shown) or exc.findings, [])
+        return False, _invalid(shown, importable(path, shown) or exc.findings, [])
     if checked.valid:
         ix = checked.index
         said = f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}"
@@ -193,7 +195,7 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
                    "asks beyond the survey artifact's is a warning).")
         return True, [doubt.line(shown) for doubt in checked.warnings] + [closing]
     if checked.index is None:  # no trace's lists of events and edges: perhaps the input of an importer
-        hint = _importable(path, shown)
+        hint = importable(path, shown)
         if hint:
             return False, _invalid(shown, hint, [])
     return False, _invalid(shown, checked.findings, checked.warnings)
@@ -205,7 +207,7 @@ def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt]) -> list[s
     return [line for _, line in lines] + [f"{printable(shown)}: invalid, {plural(len(findings), 'problem')}{also}."]
 
 
-def _importable(path: Path, shown: str) -> list[Finding]:
+def importable(path: Path, shown: str) -> list[Finding]:
     """A file that some importer's format recognises (an OTLP export, a Who&When log): one
     finding that names the importer, instead of the trace schema's findings on it."""
     from .importing import recognise
