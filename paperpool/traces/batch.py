@@ -318,6 +318,8 @@ class _Graph:
             finite &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
         finite &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
                             for totals, sums in zip(rewards, unit_sums)], dtype=bool)
+        declared_rewards = [rows.declared_reward(top.get("rewards") or {}) for top in c.tops]
+        finite &= np.array([why is None for _, why in declared_rewards], dtype=bool)  # a note: rows.measure says it
         self.ok &= finite
 
         count = dict(zip(types, by_type.T))
@@ -339,6 +341,9 @@ class _Graph:
                   "tokens_declared": [rows.number(given.get("tokens")) for given in self.declared],
                   "compute_s_declared": [rows.number(given.get("compute_s")) for given in self.declared],
                   "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in self.declared],
+                  "tool_calls_declared": [rows.number(given.get("tool_calls")) for given in self.declared],
+                  "messages_declared": [rows.number(given.get("messages")) for given in self.declared],
+                  "reward_declared": [reward for reward, _ in declared_rewards],
                   "notes": _notes(self.costed, chain_known)}
         table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
         decisions = _subdecisions(by_type, self.kind, tr, c.decided, mapping)

@@ -64,6 +64,10 @@ MEASURES = (
     Column("tokens_declared", "float", "the tokens the trace declares in costs"),
     Column("compute_s_declared", "float", "the compute seconds the trace declares"),
     Column("wall_clock_s_declared", "float", "the wall-clock seconds the trace declares"),
+    Column("tool_calls_declared", "float", "the tool calls the trace declares"),
+    Column("messages_declared", "float", "the messages the trace declares"),
+    Column("reward_declared", "float", "the rewards the trace declares for the run (`rewards`), every channel summed; "
+                                       "null when none (each channel is a row of the export's rewards table)"),
     Column("notes", "string", "why a measure is null (JSON pointer: reason; ...)"),
 )
 
@@ -160,10 +164,28 @@ def flatten(result: dict) -> dict:
             notes.append(f"{schema.pointer(['rewards', 'by_unit', unit])}: {metrics.NOT_FINITE}")
             summed = None
         row[f"reward_{unit}"] = summed
+    reward, why = declared_reward(result["rewards"]["declared"])
+    notes += [why] if why else []
     row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
                tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
-               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]), notes="; ".join(notes) or None)
+               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
+               tool_calls_declared=number(costs["tool_calls"]["declared"]),
+               messages_declared=number(costs["messages"]["declared"]), reward_declared=reward,
+               notes="; ".join(notes) or None)
     return row
+
+
+def declared_reward(declared) -> tuple[float | None, str | None]:
+    """The run's declared rewards summed over their channels, rounded as a measure, and a
+    note when the sum is past a double's range; None (no note) when none is declared or
+    one is not a number (a trace in the artifact's format may hold anything there)."""
+    values = [number(value) for value in declared.values()] if isinstance(declared, dict) else []
+    if not values or None in values:
+        return None, None
+    summed = round(sum(values), 6)
+    if not math.isfinite(summed):
+        return None, f"{schema.pointer(['rewards', 'declared'])}: {metrics.NOT_FINITE}"
+    return summed, None
 
 
 def number(value):
