@@ -576,15 +576,26 @@ def serve_command(context: Context, out: Path | None, engine: str, host: str, po
 cli.add_command(trace_commands.trace)
 
 
-def _terminated(signum, frame) -> None:
+def _end_on_sigterm() -> None:
     """SIGTERM (a CI job cancelled, `timeout`, `kill`) ends a command as Ctrl-C does: what
-    it was writing is removed and its worker processes stop with it."""
-    raise KeyboardInterrupt
+    it was writing is removed and its worker processes stop with it. A process forked
+    from this one (a corpus's worker, the chart drawer, which a build stops with SIGTERM)
+    ends at once, as SIGTERM ends it by default."""
+    main_process = os.getpid()
+
+    def terminated(signum, frame) -> None:
+        if os.getpid() != main_process:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminated)
 
 
 def main() -> None:
     """Entry point: no traceback reaches the user, whatever the input."""
-    signal.signal(signal.SIGTERM, _terminated)
+    _end_on_sigterm()
     try:
         cli.main(standalone_mode=True)
     except SystemExit:

@@ -8,6 +8,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -76,6 +77,9 @@ def _environment_errors():
     is the user's to fix: one line naming the path and what to do, for every command."""
     try:
         yield
+    except BrokenPipeError:  # what reads standard output stopped reading (`| head`): nothing is wrong to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that exiting flushes nowhere, silently
+        raise click.exceptions.Exit(141) from None  # as a shell reports a command SIGPIPE ended (128 + 13)
     except OSError as exc:
         raise PaperpoolError(explain(exc)) from None
 

@@ -411,3 +411,63 @@ def test_json_lines_rows_escape_what_a_terminal_acts_on_and_read_back_the_same(r
     line = result.output.splitlines()[0]
     assert '"trace_id":"a\\u009b2J\\u007f\\u202eb\\u2028c\\u001bd"' in line and line.isascii()
     assert json.loads(line)["trace_id"] == named
+
+
+def test_a_row_holds_the_run_s_declared_reward_and_totals(run, tmp_path):
+    first, second = _rollouts(2, 13)
+    first |= {"rewards": {"team": 0.5, "format": 0.25}}
+    first["costs"] |= {"tool_calls": first["costs"].get("tool_calls", 0), "messages": 4}
+    second.pop("rewards", None)
+    (tmp_path / "r.jsonl").write_bytes(orjson.dumps(first) + b"\n" + orjson.dumps(second) + b"\n")
+    result = run("trace", "metrics", "r.jsonl", cwd=tmp_path)
+    found = [json.loads(line) for line in result.output.splitlines()[:2]]
+    assert [row["reward_declared"] for row in found] == [0.75, None]
+    assert found[0]["messages_declared"] == 4.0
+    assert found[0]["tool_calls_declared"] == float(first["costs"]["tool_calls"])
+    summary = run("trace", "summary", "r.jsonl", "--format", "json", cwd=tmp_path)
+    reward = next(row for row in json.loads(summary.output[summary.output.index("{"):])["metrics"]
+                  if row["measure"] == "reward_declared")
+    assert (reward["traces"], reward["count"], reward["mean"]) == (2, 1, 0.75)
+
+
+def _corpus_file(path: Path, count: int) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in _rollouts(count, 14)))
+    return path
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    _corpus_file(tmp_path / "c.jsonl", 3000)  # rows beyond what a pipe holds
+    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", "c.jsonl"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert command.stdout.readline().startswith(b'{"file":"c.jsonl","line":1,')
+    command.stdout.close()  # as `| head -1` does
+    assert (command.wait(timeout=120), command.stderr.read()) == (141, b"")
+
+
+def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _corpus_file(tmp_path / "c.jsonl", 3000)
+    said = (tmp_path.parent / f"{tmp_path.name}.stderr").open("w+b")  # a file: a worker left behind would hold a pipe open
+    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "export", "c.jsonl", "-o", "tables"],
+                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=said)
+    while command.poll() is None and not any(p.name.startswith(".tables") for p in tmp_path.iterdir()):
+        time.sleep(0.01)
+    time.sleep(0.5)  # its workers started
+    children = subprocess.run(["pgrep", "-P", str(command.pid)], capture_output=True, text=True).stdout.split()
+    command.send_signal(signal.SIGTERM)
+    assert command.wait(timeout=60) != 0
+    time.sleep(0.5)
+    left = [pid for pid in children if os.path.exists(f"/proc/{pid}")]
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    said.seek(0)
+    assert (left, b"Traceback" in said.read()) == ([], False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]

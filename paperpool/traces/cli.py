@@ -118,7 +118,7 @@ def _one_trace_metrics(file: Path, fmt: str, subdecisions) -> None:
 def _corpus_output(given: str | None, fmt: str) -> Path | None:
     if given is None:
         if fmt == "parquet":
-            raise PaperpoolError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
+            raise PaperpoolError("--format parquet needs -o FILE (Parquet goes to a file, not to standard output)")
         return None
     path = Path(given)
     check_output(path, f"-o {given}")
@@ -173,7 +173,8 @@ def _export_folder(given: str) -> Path:
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...|TABLES")
 @click.option("--by", "by", multiple=True, metavar="FIELD", help="Group by this trace field (task_id, run, step, group, "
               "topology, system, or any column of the traces table); repeat for several.")
-@click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS), default="markdown", show_default=True,
+              help="markdown tables, json (measures and event types), or csv (the measures' table).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes when INPUT is a corpus (default: one per core).")
 def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs: int | None) -> None:
     """How a corpus's measures are distributed (count, mean, quantiles, min, max), over
@@ -211,7 +212,7 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
 @trace.command("import")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--from", "from_format", metavar="FORMAT", help="The inputs' format (default: recognised from the first input): "
-              "otlp, openinference, who-and-when, ... (`paperpool trace import --help` lists those installed).")
+              "otlp, openinference, who-and-when, or one a plugin installs (an unknown name lists those installed).")
 @click.option("-o", "--output", type=str,
               help="The trace file, or, when the inputs hold several traces, the folder they are written to (one file each). "
                    "Without it, a single trace goes to standard output.")

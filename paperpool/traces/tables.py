@@ -82,9 +82,6 @@ _job: dict = {}  # a worker's settings: the mapping, the format, the columns
 
 
 def _setup_job(settings: dict) -> None:
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a worker ends at once (paperpool's main process cleans up)
     _job.clear()
     _job.update(settings)
 
