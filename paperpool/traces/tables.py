@@ -163,36 +163,18 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
     import pyarrow as pa
 
     schema = arrow_schema(columns)
-    return pa.RecordBatch.from_arrays([_arrow(table[column.name], column, field.type) for column, field in zip(columns, schema)],
+    # every value is of its column's type: the measures as computed, a trace's own fields as rows.identity fits them
+    return pa.RecordBatch.from_arrays([pa.array(table[column.name], type=field.type) for column, field in zip(columns, schema)],
                                       schema=schema)
-
-
-_GIVEN = frozenset(rows.IDENTITY_FIELDS)  # columns that hold what a trace gives: any type
-
-
-def _arrow(values: list, column: Column, kind):
-    """A column's values as an Arrow array. A trace's own field may hold a value of
-    another type (a trace that declares no schema): that is null. The measures are of
-    their column's type, as they are computed."""
-    import pyarrow as pa
-
-    if column.name in _GIVEN:
-        values = [_typed(value, column.type) for value in values]
-    return pa.array(values, type=kind)
 
 
 _PY_TYPES = {"string": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
 
 
-_INT64 = range(-(1 << 63), 1 << 63)
-
-
 def _typed(value, kind: str):
     """What a column of `kind` keeps of a value (a trace that declares no schema may hold
-    another type in a field, an invalid trace a number past 64 bits): the value, or null."""
+    another type in a field): the value, or null."""
     if value is None or isinstance(value, bool) != (kind == "bool") or not isinstance(value, _PY_TYPES[kind]):
-        return None
-    if kind == "int" and value not in _INT64:
         return None
     return float(value) if kind == "float" else value
 
