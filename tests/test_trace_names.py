@@ -191,7 +191,7 @@ def test_metrics_escape_a_file_name(run, tmp_path, hostile_file):
     assert (result.exit_code, result.output) == (1, (
         f"{shown}: /x_n: NaN is not a finite number, which JSON and traces require; write a finite number "
         "(costs and rewards must be finite)\n"
-        f"Error: {shown} is not a valid trace (1 problem above); fix it first: paperpool trace validate {shown}\n"))
+        f"Error: {shown} is not a valid trace (1 problem above); fix it first: paperpool trace validate '{shown}'\n"))
 
 
 def test_import_otlp_escapes_a_file_name(run, tmp_path, hostile_file):
