@@ -471,3 +471,11 @@ def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(t
     said.seek(0)
     assert (left, b"Traceback" in said.read()) == ([], False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
+
+
+def test_summary_takes_an_export_folder_alone(run, corpus, tmp_path):
+    assert run("trace", "export", str(corpus / "more"), "-o", "tables", cwd=tmp_path).exit_code == 0
+    result = run("trace", "summary", "tables", str(SWARM), cwd=tmp_path)
+    assert (result.exit_code, result.output.strip()) == (1, (
+        "Error: tables: the tables of `trace export` are summarised alone; give the folder as the only input, or the "
+        "traces it was exported from with the others"))
