@@ -305,8 +305,8 @@ def test_a_trace_nested_past_what_the_schema_reads_is_one_invalid_row(run, tmp_p
     (tmp_path / "deep.jsonl").write_bytes(deep + b"\n" + orjson.dumps(_rollouts(1, 5)[0]) + b"\n")
     result = run("trace", "metrics", "deep.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
     assert result.output.splitlines() == [
-        "deep.jsonl:1: nesting is deeper than 255 levels, where the schema check stops; a trace nests only a few levels: "
-        "remove the extra brackets", "2 traces to rows.jsonl: 1 valid, 1 invalid."]
+        ("deep.jsonl:1: nesting is deeper than 255 levels, where the schema check stops; a trace nests only a few levels: "
+         "remove the extra brackets"), "2 traces to rows.jsonl: 1 valid, 1 invalid."]
 
 
 def test_identity_fields_are_held_as_their_columns_type_in_every_format(run, tmp_path):
@@ -461,7 +461,7 @@ def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(t
     while command.poll() is None and not any(p.name.startswith(".tables") for p in tmp_path.iterdir()):
         time.sleep(0.01)
     time.sleep(0.5)  # its workers started
-    children = subprocess.run(["pgrep", "-P", str(command.pid)], capture_output=True, text=True).stdout.split()
+    children = subprocess.run(["pgrep", "-P", str(command.pid)], capture_output=True, text=True, check=True).stdout.split()
     command.send_signal(signal.SIGTERM)
     assert command.wait(timeout=60) != 0
     time.sleep(0.5)
