@@ -127,6 +127,14 @@ def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
     findings = _non_finite_numbers(data)
     if findings:
         return findings
+    if "not valid UTF-8" in exc.msg:  # orjson says where no byte of it is (line 1, column 1)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line = data.count(b"\n", 0, bad.start) + 1
+            column = bad.start - data.rfind(b"\n", 0, bad.start)
+            return [Finding("", f"byte 0x{data[bad.start]:02x} at line {line}, column {column} is not UTF-8; a trace is "
+                                "UTF-8 text: save the file as UTF-8 (or fix the program that wrote it)")]
     return [Finding("", f"not JSON at {where}: {exc.msg}; check that the file is a JSON trace")]
 
 

@@ -140,10 +140,18 @@ def _fitting(value, kind: str):
     return value if isinstance(value, str) else None
 
 
+# What the readers of a trace file say of the file, as said of one line of a JSON Lines file
+# (whose JSON's own line 1 is the file's line the label names).
+_OF_A_LINE = (("at line 1, column", "at column"), ("(line 1, column", "(column"), ("the file holds", "the line holds"),
+              ("the file is truncated; export or copy it again",
+               ("a JSON Lines file holds one whole trace per line (one written over several lines belongs in a .json "
+                "file), or the file is truncated")))
+
+
 def _invalid(row: dict, record: Record, problems: list[str]) -> Measured:
     first = problems[0]
-    if record.line is not None:  # the JSON's own line 1 is the file's line the label names
-        first = first.replace("at line 1, column", "at column").replace("(line 1, column", "(column")
+    for said, instead in _OF_A_LINE if record.line is not None else ():
+        first = first.replace(said, instead)
     saved = "" if record.line is None else ", given the line saved as a file of its own"  # it reads one trace per file
     more = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them{saved})" if len(problems) > 1 else ""
     row.update(valid=False, problem=first, problems=len(problems))
