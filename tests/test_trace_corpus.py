@@ -485,11 +485,11 @@ def test_what_is_wrong_with_a_line_is_said_of_the_line(run, tmp_path):
     (tmp_path / "m.jsonl").write_bytes(b'{"trace_id": "x\xffy", "events": [], "edges": []}\n[1]\n{\n  "trace_id": "p"\n}\n')
     result = run("trace", "metrics", "m.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
     assert result.output.splitlines()[:3] == [
-        "m.jsonl:1: byte 0xff at column 16 is not UTF-8; a trace is UTF-8 text: save the file as UTF-8 (or fix the "
-        "program that wrote it)",
+        ("m.jsonl:1: byte 0xff at column 16 is not UTF-8; a trace is UTF-8 text: save the file as UTF-8 (or fix the "
+         "program that wrote it)"),
         "m.jsonl:2: the line holds a list, not a trace; a trace is a JSON object with trace_id, events and edges",
-        "m.jsonl:3: the JSON stops in the middle (line 2, column 1): a JSON Lines file holds one whole trace per line "
-        "(one written over several lines belongs in a .json file), or the file is truncated"]
+        ("m.jsonl:3: the JSON stops in the middle (line 2, column 1): a JSON Lines file holds one whole trace per line "
+         "(one written over several lines belongs in a .json file), or the file is truncated")]
     (tmp_path / "u.json").write_bytes(b'{"trace_id": "a",\n "task_id": "b\xc3"}')
     said = run("trace", "validate", "u.json", cwd=tmp_path)
     assert said.output.splitlines()[0] == ("u.json: byte 0xc3 at line 2, column 15 is not UTF-8; a trace is UTF-8 text: "
