@@ -165,13 +165,9 @@ def flatten(result: dict) -> dict:
     notes = [f"{note['key']}: {note['why']}" for note in result["notes"]]
     row.update({f"n_{name}": count for name, count in result["event_types"].items()})
     row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
-    for unit, channels in result["rewards"]["by_unit"].items():
-        totals = list(channels.values())
-        summed = round(sum(totals), 6) if None not in totals else None  # a channel past a double's range has its note
-        if summed is not None and not math.isfinite(summed):  # finite channels that add up past it
-            notes.append(f"{schema.pointer(['rewards', 'by_unit', unit])}: {metrics.NOT_FINITE}")
-            summed = None
-        row[f"reward_{unit}"] = summed
+    for unit, channels in result["rewards"]["by_unit"].items():  # a channel past a double's range has its own note
+        row[f"reward_{unit}"], why = channels_summed(list(channels.values()), ["rewards", "by_unit", unit])
+        notes += [why] if why else []
     reward, why = declared_reward(result["rewards"]["declared"])
     notes += [why] if why else []
     row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
@@ -184,15 +180,21 @@ def flatten(result: dict) -> dict:
 
 
 def declared_reward(declared) -> tuple[float | None, str | None]:
-    """The run's declared rewards summed over their channels, rounded as a measure, and a
-    note when the sum is past a double's range; None (no note) when none is declared or
-    one is not a number (a trace in the artifact's format may hold anything there)."""
+    """The run's declared rewards summed over their channels (a trace in the artifact's
+    format may hold anything there: then none)."""
     values = [number(value) for value in declared.values()] if isinstance(declared, dict) else []
+    return channels_summed(values, ["rewards", "declared"])
+
+
+def channels_summed(values: list, where: list) -> tuple[float | None, str | None]:
+    """Channels' values summed and rounded as a measure, and a note (at `where`) when the
+    sum is past a double's range; None, with no note, when there are none or one is not
+    a number."""
     if not values or None in values:
         return None, None
     summed = round(sum(values), 6)
     if not math.isfinite(summed):
-        return None, f"{schema.pointer(['rewards', 'declared'])}: {metrics.NOT_FINITE}"
+        return None, f"{schema.pointer(where)}: {metrics.NOT_FINITE}"
     return summed, None
 
 

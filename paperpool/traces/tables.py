@@ -17,7 +17,7 @@ from typing import Self
 
 import orjson
 
-from ..problems import PaperpoolError, printable
+from ..problems import PaperpoolError
 from ..yamlio import written_as_it_comes
 from . import corpus, rows, source, validation, workers
 from .batch import measure as measure_rows
@@ -154,7 +154,7 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
     names = [column.name for column in columns]
     if fmt == "jsonl":
         text = b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
-        return _ACTIVE.sub(_escaped, text) if _ACTIVE.search(text) else text
+        return _ACTIVE.sub(_escaped, text)  # the same object back when there is none
     if fmt == "csv":
         text = io.StringIO()
         writer = csv.writer(text, lineterminator="\n")
@@ -368,8 +368,7 @@ def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
             if not isinstance(value, str):
                 continue
             if len(quote(value, safe="")) + len(name) + 1 > MAX_NAME or not value.isprintable():
-                file, line = traces.column("file")[k].as_py(), traces.column("line")[k].as_py()
-                where = printable(file) if line is None else f"{printable(file)}:{line}"
+                where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
                 raise PaperpoolError(f"{where}: /{name}: cannot name a partition's folder (too long once encoded, or "
                                      f"a control character); --partition-by another field, or shorten the {name}")
 
