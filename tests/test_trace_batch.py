@@ -4,7 +4,8 @@ type, over real traces (the pool's, the Who&When corpus, the test and hostile tr
 synth's corpora of every topology, traces made at random to reach every rule and measure
 the batch computes, and hypothesis's traces, mostly invalid, which the batch must leave
 to rows.measure. Each test also checks that the batch measured a good share itself, so
-that it cannot pass by handing everything over."""
+that it cannot pass by handing everything over. Each test runs twice: with the compiled
+loops and with their Python versions."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paperpool.traces import batch, corpus, rows, schema, synth
+from paperpool.traces import batch, corpus, duplicates, rows, schema, synth
 from paperpool.traces.mapping import default
 
 from .artifact_traces import artifact_traces, paperpool_events
@@ -27,6 +28,18 @@ REPO = Path(__file__).resolve().parent.parent
 MAPPING = default()
 NAMES = [column.name for column in rows.columns(MAPPING)]
 SCHEMA_ID = "urn:paperpool:schema:orchestration-trace:1.0.0"
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def loops(request, monkeypatch):
+    """Every case both ways: with batch.py's per-event loops compiled (_columns.pyx, built
+    at install) and with its Python versions, used where no C compiler built them."""
+    if request.param == "python":
+        monkeypatch.setattr(batch, "_native", None)
+        monkeypatch.setattr(duplicates, "_native", None)
+    else:
+        assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
+    return request.param
 
 
 def _same(a, b) -> bool:
@@ -240,3 +253,19 @@ def test_hypothesis_traces_have_the_same_rows_in_a_batch(tmp_path_factory, artif
     except TypeError:  # an integer orjson cannot write
         return
     _compare(_lines(tmp_path_factory.mktemp("h") / "h.jsonl", lines))
+
+
+def test_the_compiled_reader_counts_the_keys_the_python_one_counts(loops, tmp_path):
+    """A trace whose keys are fewer than its text's colons after a quote (one given twice)
+    is refused both ways; a trace with keys the reader does not count (an object in an
+    x_ field) is taken after the exact check."""
+    trace = synth.generate(10, "centralized", seed=3)
+    text = orjson.dumps(trace)
+    twice = text.replace(b'"agent":', b'"agent":"x","agent":', 1)
+    nested = orjson.dumps(trace | {"events": [trace["events"][0] | {"x_note": {"a": 1, "b": 2}}] + trace["events"][1:]})
+    records = _lines(tmp_path / "c.jsonl", [text, twice, nested])
+    measured = batch.measure(records, MAPPING)
+    assert measured.table["valid"] == [True, False, True]
+    assert measured.here == 2
+    assert measured.problems[0].startswith(f"{records[1].label}: ")
+    assert "given twice" in measured.problems[0] or "twice" in measured.problems[0]

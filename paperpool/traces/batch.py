@@ -21,6 +21,7 @@ tests/test_trace_batch.py compares them over synthetic, imported and hand-writte
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 from itertools import chain, compress, pairwise, repeat
 from operator import is_not, itemgetter
@@ -29,6 +30,7 @@ import numpy as np
 import orjson
 
 from . import duplicates, metrics, rows, rules, schema, validation
+from .compiled import loops as _native
 from .corpus import Record
 from .index import EDGE_CODES, EVENT_CODES, NO_TOOL
 from .loading import no_gc_pauses
@@ -82,6 +84,11 @@ def _measure_some(batch: list[Record], mapping: Subdecisions) -> Rows:
     return Rows(table, problems, sum(ok))
 
 
+def _column(typecode: str) -> array | list:
+    """A column of a batch: an array.array the compiled reader writes into, else a list."""
+    return array(typecode) if _native is not None else []
+
+
 class _Columns:
     """The events and edges of the traces taken so far, side by side, each name already a
     code: read while a trace's objects are still in the cache, not in a later pass."""
@@ -91,21 +98,21 @@ class _Columns:
         self.tops: list[dict] = []  # each trace's fields but its events and edges
         self.n: list[int] = []
         self.n_edges: list[int] = []
-        self.t: list = []
-        self.kind: list[int] = []  # position in schema.event_types()
-        self.agent: list[int] = []  # a code in `names`, for `agent`
-        self.to: list[int] = []  # ... for `to`, -1 where there is none
-        self.tool: list[int] = []  # a code in `tools` (0: no tool named)
-        self.call_given: list[bool] = []  # whether an event has `call`,
-        self.named_call: list[int] = []  # and the position it names (-2: no event)
-        self.cost_at: list[int] = []  # the events that declare a cost, and its tokens and seconds
-        self.tokens: list = []
-        self.seconds: list = []
+        self.t = _column("d")
+        self.kind = _column("b")  # position in schema.event_types()
+        self.agent = _column("q")  # a code in `names`, for `agent`
+        self.to = _column("q")  # ... for `to`, -1 where there is none
+        self.tool = _column("q")  # a code in `tools` (0: no tool named)
+        self.call_given = _column("b")  # whether an event has `call`,
+        self.named_call = _column("q")  # and the position it names (-2: no event)
+        self.cost_at = _column("q")  # the events that declare a cost, and its tokens and seconds
+        self.tokens = _column("d")
+        self.seconds = _column("d")
         self.decided: list[tuple[int, str]] = []  # (position, `decision`)
         self.rewarded: list[tuple[int, list]] = []  # (position, `rewards`)
-        self.src: list[int] = []
-        self.dst: list[int] = []
-        self.edge_kind: list[int] = []
+        self.src = _column("q")
+        self.dst = _column("q")
+        self.edge_kind = _column("b")
         self.names: dict = {}  # every agent name of the batch: its code
         self.tools: dict = {NO_TOOL: 0, None: 0}
 
@@ -127,44 +134,9 @@ class _Columns:
         events, edges = trace.get("events"), trace.get("edges")
         if not (isinstance(events, list) and isinstance(edges, list) and events and schema.valid(trace)):
             return False
-        base, count = len(self.t), len(events)
-        index = dict(zip(map(_ID, events), range(base, base + count)))
-        if len(index) != count:  # an id given twice
+        if not (_read if _native is None else _read_natively)(self, data, trace, events, edges):
             return False
-        src = list(map(index.get, map(_SRC, edges)))
-        dst = list(map(index.get, map(_DST, edges)))
-        if None in src or None in dst:  # an edge that names no event
-            return False
-        optional = {name: list(map(dict.get, events, repeat(name))) for name in _OPTIONAL}
-        if not _keys_once(data, trace, events, edges, optional):
-            return False
-        agents, to, tool = list(map(_AGENT, events)), optional["to"], optional["tool"]
-        names, tools = self.names, self.tools
-        fresh = set(agents).union(to).difference(names)
-        fresh.discard(None)
-        for name in fresh:
-            names[name] = len(names)
-        for name in set(tool).difference(tools):
-            tools[name] = len(tools) - 1  # NO_TOOL and None share 0
-        self.agent += map(names.__getitem__, agents)
-        self.to += map(names.get, to, repeat(-1))
-        self.tool += map(tools.__getitem__, tool)
-        self.call_given += map(is_not, optional["call"], repeat(None))
-        self.named_call += map(index.get, optional["call"], repeat(-2))
-        self.t += map(_T, events)
-        self.kind += map(EVENT_CODES.__getitem__, map(_TYPE, events))
-        positions = range(base, base + count)
-        costed = list(map(is_not, optional["cost"], repeat(None)))
-        spent = list(compress(optional["cost"], costed))
-        self.cost_at += compress(positions, costed)
-        self.tokens += map(dict.get, spent, repeat("tokens"), repeat(0))
-        self.seconds += map(dict.get, spent, repeat("seconds"), repeat(0))
-        self.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]))
-        self.rewarded += zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"]))
-        self.src += src
-        self.dst += dst
-        self.edge_kind += map(EDGE_CODES.__getitem__, map(_TYPE, edges))
-        self.n.append(count)
+        self.n.append(len(events))
         self.n_edges.append(len(edges))
         self.records.append(record)
         del trace["events"], trace["edges"]  # they go now, while in the cache, not with the batch
@@ -172,15 +144,70 @@ class _Columns:
         return True
 
 
+def _read_natively(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> bool:
+    """_read, compiled (_columns.pyx)."""
+    found = _native.read(events, edges, c, EVENT_CODES, EDGE_CODES, duplicates.at_most(data) - _top_keys(trace))
+    if found == _native.KEYS_DIFFER and not duplicates.exact(data, trace):  # objects left uncounted, none twice
+        found = _native.read(events, edges, c, EVENT_CODES, EDGE_CODES, -1)
+    return found == _native.OK
+
+
+def _read(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> bool:
+    """Add a trace's events and edges to the columns; False (nothing added) when an id is
+    given twice, an edge names no event, or a key may be given twice."""
+    base, count = len(c.t), len(events)
+    index = dict(zip(map(_ID, events), range(base, base + count)))
+    if len(index) != count:  # an id given twice
+        return False
+    src = list(map(index.get, map(_SRC, edges)))
+    dst = list(map(index.get, map(_DST, edges)))
+    if None in src or None in dst:  # an edge that names no event
+        return False
+    optional = {name: list(map(dict.get, events, repeat(name))) for name in _OPTIONAL}
+    if not _keys_once(data, trace, events, edges, optional):
+        return False
+    agents, to, tool = list(map(_AGENT, events)), optional["to"], optional["tool"]
+    names, tools = c.names, c.tools
+    fresh = set(agents).union(to).difference(names)
+    fresh.discard(None)
+    for name in fresh:
+        names[name] = len(names)
+    for name in set(tool).difference(tools):
+        tools[name] = len(tools) - 1  # NO_TOOL and None share 0
+    c.agent += map(names.__getitem__, agents)
+    c.to += map(names.get, to, repeat(-1))
+    c.tool += map(tools.__getitem__, tool)
+    c.call_given += map(is_not, optional["call"], repeat(None))
+    c.named_call += map(index.get, optional["call"], repeat(-2))
+    c.t += map(_T, events)
+    c.kind += map(EVENT_CODES.__getitem__, map(_TYPE, events))
+    positions = range(base, base + count)
+    costed = list(map(is_not, optional["cost"], repeat(None)))
+    spent = list(compress(optional["cost"], costed))
+    c.cost_at += compress(positions, costed)
+    c.tokens += map(dict.get, spent, repeat("tokens"), repeat(0))
+    c.seconds += map(dict.get, spent, repeat("seconds"), repeat(0))
+    c.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]))
+    c.rewarded += zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"]))
+    c.src += src
+    c.dst += dst
+    c.edge_kind += map(EDGE_CODES.__getitem__, map(_TYPE, edges))
+    return True
+
+
 def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: dict) -> bool:
     """Whether no object of the trace gives a key twice: the keys of the objects counted
     here are as many as its text can hold at most (duplicates.at_most), or, when some
     object is left uncounted (one nested deeper), duplicates.py's exact count says so."""
-    counted = len(trace) + sum(map(len, events)) + sum(map(len, edges))
-    counted += sum(len(value) for value in trace.values() if isinstance(value, dict))
+    counted = _top_keys(trace) + sum(map(len, events)) + sum(map(len, edges))
     counted += sum(map(len, filter(None, optional["cost"])))
     counted += sum(map(len, chain.from_iterable(filter(None, optional["rewards"]))))
     return counted == duplicates.at_most(data) or not duplicates.exact(data, trace)
+
+
+def _top_keys(trace: dict) -> int:
+    """The keys of a trace's top level and of the objects there (costs, rewards, metrics)."""
+    return len(trace) + sum(len(value) for value in trace.values() if isinstance(value, dict))
 
 
 def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[bool]]:
@@ -399,19 +426,30 @@ def _critical_paths(t, src, dst, chosen, rank, tr, first, B) -> tuple[np.ndarray
     picked = np.flatnonzero(chosen)
     a, b = src[picked], dst[picked]
     by_target = np.argsort(rank[b], kind="stable")
+    if _native is not None:
+        length, start = np.ones(t.size, dtype=np.int64), t.copy()
+        _native.longest_chains(a[by_target], b[by_target], length, start)
+    else:
+        length, start = _longest_chains(a[by_target].tolist(), b[by_target].tolist(), t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        seconds = np.maximum.reduceat(t - np.array(start), first)
+    events = np.maximum.reduceat(np.array(length, dtype=np.int64), first)
+    return events, seconds, np.bincount(tr[a], minlength=B)
+
+
+def _longest_chains(sources: list, targets: list, t: np.ndarray) -> tuple[list, list]:
+    """The events of the longest chain ending at each event, and the earliest time such a
+    chain starts, walking the edges in their targets' time order (_columns.pyx compiles it)."""
     length = [1] * t.size
-    start = t.tolist()  # the earliest time a chain ending at each event starts
-    for x, y in zip(a[by_target].tolist(), b[by_target].tolist()):
+    start = t.tolist()
+    for x, y in zip(sources, targets):
         longer = length[x] + 1
         if longer > length[y]:  # noqa: PLR1730 (as in paths.py: a call per edge costs)
             length[y] = longer
         earlier = start[x]
         if earlier < start[y]:  # noqa: PLR1730
             start[y] = earlier
-    with np.errstate(over="ignore", invalid="ignore"):
-        seconds = np.maximum.reduceat(t - np.array(start), first)
-    events = np.maximum.reduceat(np.array(length, dtype=np.int64), first)
-    return events, seconds, np.bincount(tr[a], minlength=B)
+    return length, start
 
 
 def _busy(t, actors, first_t, last_t, earliest_event, spawned_actor, spawned_at, span, B) -> np.ndarray:

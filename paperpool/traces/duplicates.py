@@ -9,7 +9,7 @@ takes three times as long as the whole of validation (3.8 s for 200,000 events, 
 
 - a file's text holds at most as many keys as it has colons right after a quote or
   white space (a key is a string, maybe white space, then its colon): `at_most`, counted
-  with numpy in the second process while the first parses (links.py);
+  in compiled code (_columns.pyx; numpy where it is not built) in the second process while the first parses (links.py);
 - the parsed trace holds at least as many keys as the objects the index counts on its
   way (each event and edge, its cost and rewards; other objects, such as an x_ field's,
   are left out);
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
+from .compiled import loops as _native
 from .loading import MAX_DEPTH
 from .schema import Finding, pointer
 
@@ -69,6 +70,8 @@ def census(data: bytes, sections: dict) -> Census | None:
 def at_most(text) -> int:
     """How many keys JSON `text` (bytes, or a uint8 array of them) can hold at most: its
     colons that follow a quote or white space."""
+    if _native is not None:
+        return _native.keys_at_most(text)
     a = np.frombuffer(text, dtype=np.uint8) if not isinstance(text, np.ndarray) else text
     total = 0
     for start in range(1, a.size, BLOCK):

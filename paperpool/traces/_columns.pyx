@@ -1,0 +1,204 @@
+# cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=True
+"""The two loops of batch.py that Python runs per event, compiled: reading a parsed
+trace's events and edges into the batch's typed columns, and the critical path's walk
+over the edges.
+
+Why compiled: measured in a worker, these loops cost some 110 us of the 280 us a trace
+of 50 events takes (BENCHMARKS.md), nearly all of it the interpreter and the boxed
+values it appends, then converts to arrays. Here each value goes straight into an
+array.array, which numpy reads without a copy.
+
+batch.py keeps its Python version of both loops, run where this module was not built
+(no C compiler at install): tests/test_trace_batch.py runs every case both ways and
+compares each with the single-trace path. The traces reaching `read` have passed the
+schema, but each value's type is checked again here: a wrong one refuses the trace
+(batch.py then leaves it to rows.measure), never reads memory it should not.
+"""
+
+from cpython.array cimport array, resize_smart
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
+from libc.string cimport memchr
+
+OK, REFUSED, KEYS_DIFFER = 0, 1, 2  # what `read` found; on the last two, nothing was added
+
+
+def read(list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
+    """Add a trace's events and edges to `columns` (batch._Columns) and say OK; REFUSED
+    when an id is given twice, an edge names no event, or a value is not of its type;
+    KEYS_DIFFER when `expected_keys` >= 0 and the keys of the events, edges, costs and
+    rewards are not that many (a key given twice, or objects left uncounted)."""
+    cdef dict index = {}
+    cdef Py_ssize_t base = len(columns.t), count = len(events), position = base, keys = 0
+    for event in events:
+        if type(event) is not dict or type((<dict>event).get("id")) is not str:
+            return REFUSED
+        index[(<dict>event)["id"]] = position
+        keys += len(<dict>event)
+        position += 1
+    if len(index) != count:
+        return REFUSED
+    for edge in edges:
+        if type(edge) is not dict:
+            return REFUSED
+        keys += len(<dict>edge)
+    for event in events:
+        nested = _nested_keys(<dict>event)
+        if nested < 0:
+            return REFUSED
+        keys += nested
+    if expected_keys >= 0 and keys != expected_keys:
+        return KEYS_DIFFER
+    before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.rewarded)
+    if _events(events, columns, index, event_codes, base) and _edges(edges, columns, index, edge_codes):
+        return OK
+    _truncate(columns, *before)  # a value of a wrong type, found on the way
+    return REFUSED
+
+
+cdef Py_ssize_t _nested_keys(dict event) except -2:
+    """The keys of an event's cost and of each of its rewards (-1: one is not an object)."""
+    cdef Py_ssize_t keys = 0
+    cdef PyObject* found = PyDict_GetItem(event, "cost")
+    if found is not NULL and <object>found is not None:
+        if type(<object>found) is not dict:
+            return -1
+        keys += len(<dict>found)
+    found = PyDict_GetItem(event, "rewards")
+    if found is not NULL and <object>found is not None:
+        if type(<object>found) is not list:
+            return -1
+        for reward in <list>found:
+            if type(reward) is not dict:
+                return -1
+            keys += len(<dict>reward)
+    return keys
+
+
+cdef bint _events(list events, columns, dict index, dict event_codes, Py_ssize_t base) except -1:
+    cdef dict names = columns.names, tools = columns.tools
+    cdef array t = columns.t, kind = columns.kind, agent = columns.agent, to = columns.to
+    cdef array tool = columns.tool, call_given = columns.call_given, named_call = columns.named_call
+    cdef array cost_at = columns.cost_at, tokens = columns.tokens, seconds = columns.seconds
+    cdef list decided = columns.decided, rewarded = columns.rewarded
+    cdef Py_ssize_t count = len(events), i, position, costs
+    cdef PyObject* found
+    cdef dict event, cost
+    for column in (t, kind, agent, to, tool, call_given, named_call):
+        resize_smart(column, base + count)
+    for i in range(count):
+        event, position = <dict>events[i], base + i
+        when = event.get("t")
+        kind_code = event_codes.get(event.get("type"))
+        name = event.get("agent")
+        if not (type(when) is float or type(when) is int) or type(kind_code) is not int or kind_code < 0 \
+                or type(name) is not str:
+            return False
+        t.data.as_doubles[position] = when
+        kind.data.as_schars[position] = kind_code
+        agent.data.as_longlongs[position] = _code(names, name, 0)
+        receiver, used, call = event.get("to"), event.get("tool"), event.get("call")
+        if not (_name_or_none(receiver) and _name_or_none(used) and _name_or_none(call)):
+            return False
+        to.data.as_longlongs[position] = -1 if receiver is None else _code(names, receiver, 0)
+        tool.data.as_longlongs[position] = _code(tools, used, 1)  # None has code 0
+        call_given.data.as_schars[position] = call is not None
+        named_call.data.as_longlongs[position] = -2 if call is None else index.get(call, -2)
+        found = PyDict_GetItem(event, "cost")
+        if found is not NULL and <object>found is not None:
+            cost = <dict>found  # a dict: _nested_keys checked
+            spent_tokens, spent_seconds = cost.get("tokens", 0), cost.get("seconds", 0)
+            if not (type(spent_tokens) in (float, int) and type(spent_seconds) in (float, int)):
+                return False
+            costs = len(cost_at)
+            for column in (cost_at, tokens, seconds):
+                resize_smart(column, costs + 1)
+            cost_at.data.as_longlongs[costs] = position
+            tokens.data.as_doubles[costs] = spent_tokens
+            seconds.data.as_doubles[costs] = spent_seconds
+        decision = event.get("decision")
+        if decision:
+            decided.append((position, decision))
+        given_rewards = event.get("rewards")
+        if given_rewards:
+            rewarded.append((position, given_rewards))
+    return True
+
+
+cdef inline bint _name_or_none(value):
+    return value is None or type(value) is str
+
+
+cdef long long _code(dict codes, name, Py_ssize_t shared) except? -3:
+    """The code of `name` in `codes`, a fresh one when it has none yet (`shared`: how
+    many names share code 0, as None and NO_TOOL do for tools)."""
+    cdef PyObject* found = PyDict_GetItem(codes, name)
+    if found is not NULL:
+        return <long long><object>found
+    code = len(codes) - shared
+    codes[name] = code
+    return code
+
+
+cdef bint _edges(list edges, columns, dict index, dict edge_codes) except -1:
+    cdef array src = columns.src, dst = columns.dst, edge_kind = columns.edge_kind
+    cdef Py_ssize_t base = len(src), count = len(edges), i
+    cdef PyObject* start
+    cdef PyObject* end
+    cdef dict edge
+    for column in (src, dst, edge_kind):
+        resize_smart(column, base + count)
+    for i in range(count):
+        edge = <dict>edges[i]  # a dict: read checked
+        source, target, kind_code = edge.get("src"), edge.get("dst"), edge_codes.get(edge.get("type"))
+        if type(source) is not str or type(target) is not str or type(kind_code) is not int or kind_code < 0:
+            return False
+        start, end = PyDict_GetItem(index, source), PyDict_GetItem(index, target)
+        if start is NULL or end is NULL:
+            return False
+        src.data.as_longlongs[base + i] = <long long><object>start
+        dst.data.as_longlongs[base + i] = <long long><object>end
+        edge_kind.data.as_schars[base + i] = kind_code
+    return True
+
+
+def _truncate(columns, events, edges, costs, decided, rewarded):
+    """The columns as they were before a trace that was refused."""
+    for column in (columns.t, columns.kind, columns.agent, columns.to, columns.tool, columns.call_given,
+                   columns.named_call):
+        resize_smart(column, events)
+    for column in (columns.src, columns.dst, columns.edge_kind):
+        resize_smart(column, edges)
+    for column in (columns.cost_at, columns.tokens, columns.seconds):
+        resize_smart(column, costs)
+    del columns.decided[decided:]
+    del columns.rewarded[rewarded:]
+
+
+def longest_chains(const long long[::1] sources, const long long[::1] targets, long long[::1] length, double[::1] start):
+    """Walk the edges (sources[k] -> targets[k], in their targets' time order): the events
+    of the longest chain ending at each event, and the earliest time such a chain starts
+    (`length` and `start` are updated in place), as batch._critical_paths does in Python."""
+    cdef Py_ssize_t k, x, y
+    for k in range(sources.shape[0]):
+        x, y = sources[k], targets[k]
+        if length[x] + 1 > length[y]:
+            length[y] = length[x] + 1
+        if start[x] < start[y]:
+            start[y] = start[x]
+
+
+def keys_at_most(const unsigned char[::1] text):
+    """duplicates.at_most, compiled: the colons of JSON `text` that follow a quote or white
+    space (the most keys it can hold)."""
+    cdef Py_ssize_t size = text.shape[0], total = 0
+    if size < 2:
+        return 0
+    cdef const unsigned char* start = &text[0]
+    cdef const unsigned char* end = start + size
+    cdef const unsigned char* colon = <const unsigned char*>memchr(start + 1, 58, size - 1)  # ':'
+    while colon is not NULL:
+        if colon[-1] in b'" \t\n\r':
+            total += 1
+        colon = <const unsigned char*>memchr(colon + 1, 58, end - colon - 1)
+    return total

@@ -1,0 +1,36 @@
+"""The compiled reader of batch.py (paperpool/traces/_columns.pyx) against values the
+schema would have refused: it checks each one again, never trusting what reaches it.
+Its results on valid traces are tests/test_trace_batch.py's, which runs every case with
+it and without it."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperpool.traces import batch, synth
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (lambda events, edges: events.append(events[0]), "an id given twice"),
+    (lambda events, edges: edges[0].update(dst="nowhere"), "an edge naming no event"),
+    (lambda events, edges: events[1].update(t=True), "a time that is not a number"),
+    (lambda events, edges: events[1].update(agent=["a"]), "an agent that is not a name"),
+    (lambda events, edges: events[1].update(tool={"a": 1}), "a tool that is not a name"),
+    (lambda events, edges: events[2].update(cost=[1]), "a cost that is not an object"),
+    (lambda events, edges: events[2].update(cost={"tokens": "many"}), "tokens that are not a number"),
+    (lambda events, edges: events[2].update(rewards=["a"]), "a reward that is not an object"),
+    (lambda events, edges: events.__setitem__(1, ["e1"]), "an event that is not an object"),
+    (lambda events, edges: events[-1].update(type="unknown"), "an event type outside the schema"),
+])
+def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
+    """The schema rules these out before the reader, which checks each value again: a
+    trace it refuses leaves the batch's columns as they were, and nothing crashes."""
+    assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
+    first, second = (synth.generate(12, "centralized", seed=k) for k in (1, 2))
+    columns = batch._Columns()
+    assert batch._native.read(first["events"], first["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 0
+    before = {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)}
+    change(second["events"], second["edges"])
+    assert batch._native.read(second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, why
+    assert {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)} == before, why
+
