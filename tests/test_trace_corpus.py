@@ -253,7 +253,7 @@ def test_the_readme_lists_every_column_of_a_row():
 @pytest.mark.parametrize(("block", "max_lines"), [(1, 1000), (3, 2), (7, 1000), (64, 3), (4096, 1), (4096, 1000)])
 def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkeypatch, block, max_lines):
     """The workers' blocks of whole lines (corpus.pieces) split into the records that
-    corpus.records reads a line at a time: blank lines, lines over the limit (inside a
+    corpus.records reads a line at a time: blank lines (of any white space), lines over the limit (inside a
     block or longer than one), a last line with no newline, whatever the block's size
     and however many lines it may hold."""
     import random
@@ -264,7 +264,7 @@ def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkey
     monkeypatch.setattr(corpus, "MAX_LINES", max_lines)
     rng = random.Random(block)
     for trial in range(60):
-        lines = [rng.choice([b"", b"   ", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
+        lines = [rng.choice([b"", b"   ", b"\t\r\x0b\x0c ", b"  x", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
         path = tmp_path / f"t{trial}.jsonl"
         path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))
         limit = rng.choice([5, 20, 40, 1000])
