@@ -20,7 +20,7 @@ from cpython.dict cimport PyDict_GetItem
 from cpython.object cimport PyObject
 from libc.string cimport memchr
 
-OK, REFUSED, KEYS_DIFFER = 0, 1, 2  # what `read` found; on the last two, nothing was added
+OK, REFUSED, KEYS_DIFFER = 0, 1, 2  # what `read` found; on the last two, the columns are left as they were
 
 
 def read(list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
@@ -29,100 +29,87 @@ def read(list events, list edges, columns, dict event_codes, dict edge_codes, Py
     KEYS_DIFFER when `expected_keys` >= 0 and the keys of the events, edges, costs and
     rewards are not that many (a key given twice, or objects left uncounted)."""
     cdef dict index = {}
-    cdef Py_ssize_t base = len(columns.t), count = len(events), position = base, keys = 0
+    cdef Py_ssize_t base = len(columns.t), position = base, keys, edge_keys
     for event in events:
-        if type(event) is not dict or type((<dict>event).get("id")) is not str:
+        if type(event) is not dict:
             return REFUSED
-        index[(<dict>event)["id"]] = position
-        keys += len(<dict>event)
+        name = (<dict>event).get("id")
+        if type(name) is not str:
+            return REFUSED
+        index[name] = position
         position += 1
-    if len(index) != count:
+    if len(index) != len(events):
         return REFUSED
-    for edge in edges:
-        if type(edge) is not dict:
-            return REFUSED
-        keys += len(<dict>edge)
-    for event in events:
-        nested = _nested_keys(<dict>event)
-        if nested < 0:
-            return REFUSED
-        keys += nested
-    if expected_keys >= 0 and keys != expected_keys:
-        return KEYS_DIFFER
     before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.rewarded)
-    if _events(events, columns, index, event_codes, base) and _edges(edges, columns, index, edge_codes):
+    keys = _events(events, columns, index, event_codes, base)
+    edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
+    if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or keys + edge_keys == expected_keys):
         return OK
-    _truncate(columns, *before)  # a value of a wrong type, found on the way
-    return REFUSED
+    _truncate(columns, *before)  # read on the way, and taken back
+    return REFUSED if keys < 0 or edge_keys < 0 else KEYS_DIFFER
 
 
-cdef Py_ssize_t _nested_keys(dict event) except -2:
-    """The keys of an event's cost and of each of its rewards (-1: one is not an object)."""
-    cdef Py_ssize_t keys = 0
-    cdef PyObject* found = PyDict_GetItem(event, "cost")
-    if found is not NULL and <object>found is not None:
-        if type(<object>found) is not dict:
-            return -1
-        keys += len(<dict>found)
-    found = PyDict_GetItem(event, "rewards")
-    if found is not NULL and <object>found is not None:
-        if type(<object>found) is not list:
-            return -1
-        for reward in <list>found:
-            if type(reward) is not dict:
-                return -1
-            keys += len(<dict>reward)
-    return keys
-
-
-cdef bint _events(list events, columns, dict index, dict event_codes, Py_ssize_t base) except -1:
+cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_ssize_t base) except -2:
+    """Read the events (each a dict: read checked) into the columns: the keys counted in
+    them, their costs and their rewards; -1 for a value not of its type."""
     cdef dict names = columns.names, tools = columns.tools
     cdef array t = columns.t, kind = columns.kind, agent = columns.agent, to = columns.to
     cdef array tool = columns.tool, call_given = columns.call_given, named_call = columns.named_call
     cdef array cost_at = columns.cost_at, tokens = columns.tokens, seconds = columns.seconds
     cdef list decided = columns.decided, rewarded = columns.rewarded
-    cdef Py_ssize_t count = len(events), i, position, costs
-    cdef PyObject* found
+    cdef Py_ssize_t count = len(events), i, position, costs, keys = 0
     cdef dict event, cost
     for column in (t, kind, agent, to, tool, call_given, named_call):
         resize_smart(column, base + count)
     for i in range(count):
         event, position = <dict>events[i], base + i
-        when = event.get("t")
+        keys += len(event)
+        when, name = event.get("t"), event.get("agent")
         kind_code = event_codes.get(event.get("type"))
-        name = event.get("agent")
         if not (type(when) is float or type(when) is int) or type(kind_code) is not int or kind_code < 0 \
                 or type(name) is not str:
-            return False
+            return -1
         t.data.as_doubles[position] = when
         kind.data.as_schars[position] = kind_code
         agent.data.as_longlongs[position] = _code(names, name, 0)
         receiver, used, call = event.get("to"), event.get("tool"), event.get("call")
         if not (_name_or_none(receiver) and _name_or_none(used) and _name_or_none(call)):
-            return False
+            return -1
         to.data.as_longlongs[position] = -1 if receiver is None else _code(names, receiver, 0)
         tool.data.as_longlongs[position] = _code(tools, used, 1)  # None has code 0
         call_given.data.as_schars[position] = call is not None
         named_call.data.as_longlongs[position] = -2 if call is None else index.get(call, -2)
-        found = PyDict_GetItem(event, "cost")
-        if found is not NULL and <object>found is not None:
-            cost = <dict>found  # a dict: _nested_keys checked
+        spent = event.get("cost")
+        if spent is not None:
+            if type(spent) is not dict:
+                return -1
+            cost = <dict>spent
+            keys += len(cost)
             spent_tokens, spent_seconds = cost.get("tokens", 0), cost.get("seconds", 0)
-            if not (type(spent_tokens) in (float, int) and type(spent_seconds) in (float, int)):
-                return False
+            if not ((type(spent_tokens) is float or type(spent_tokens) is int)
+                    and (type(spent_seconds) is float or type(spent_seconds) is int)):
+                return -1
             costs = len(cost_at)
-            for column in (cost_at, tokens, seconds):
-                resize_smart(column, costs + 1)
+            resize_smart(cost_at, costs + 1)
+            resize_smart(tokens, costs + 1)
+            resize_smart(seconds, costs + 1)
             cost_at.data.as_longlongs[costs] = position
             tokens.data.as_doubles[costs] = spent_tokens
             seconds.data.as_doubles[costs] = spent_seconds
         decision = event.get("decision")
         if decision:
             decided.append((position, decision))
-        given_rewards = event.get("rewards")
-        if given_rewards:
-            rewarded.append((position, given_rewards))
-    return True
+        given = event.get("rewards")
+        if given is not None:
+            if type(given) is not list:
+                return -1
+            for reward in <list>given:
+                if type(reward) is not dict:
+                    return -1
+                keys += len(<dict>reward)
+            if given:
+                rewarded.append((position, given))
+    return keys
 
 
 cdef inline bint _name_or_none(value):
@@ -140,26 +127,31 @@ cdef long long _code(dict codes, name, Py_ssize_t shared) except? -3:
     return code
 
 
-cdef bint _edges(list edges, columns, dict index, dict edge_codes) except -1:
+cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except -2:
+    """Read the edges into the columns: the keys counted in them; -1 for an edge that
+    names no event, or a value not of its type."""
     cdef array src = columns.src, dst = columns.dst, edge_kind = columns.edge_kind
-    cdef Py_ssize_t base = len(src), count = len(edges), i
+    cdef Py_ssize_t base = len(src), count = len(edges), i, keys = 0
     cdef PyObject* start
     cdef PyObject* end
     cdef dict edge
     for column in (src, dst, edge_kind):
         resize_smart(column, base + count)
     for i in range(count):
-        edge = <dict>edges[i]  # a dict: read checked
+        if type(edges[i]) is not dict:
+            return -1
+        edge = <dict>edges[i]
+        keys += len(edge)
         source, target, kind_code = edge.get("src"), edge.get("dst"), edge_codes.get(edge.get("type"))
         if type(source) is not str or type(target) is not str or type(kind_code) is not int or kind_code < 0:
-            return False
+            return -1
         start, end = PyDict_GetItem(index, source), PyDict_GetItem(index, target)
         if start is NULL or end is NULL:
-            return False
+            return -1
         src.data.as_longlongs[base + i] = <long long><object>start
         dst.data.as_longlongs[base + i] = <long long><object>end
         edge_kind.data.as_schars[base + i] = kind_code
-    return True
+    return keys
 
 
 def _truncate(columns, events, edges, costs, decided, rewarded):
@@ -198,7 +190,7 @@ def keys_at_most(const unsigned char[::1] text):
     cdef const unsigned char* end = start + size
     cdef const unsigned char* colon = <const unsigned char*>memchr(start + 1, 58, size - 1)  # ':'
     while colon is not NULL:
-        if colon[-1] in b'" \t\n\r':
+        if (colon - 1)[0] in b'" \t\n\r':
             total += 1
         colon = <const unsigned char*>memchr(colon + 1, 58, end - colon - 1)
     return total
