@@ -28,9 +28,9 @@ def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
     first, second = (synth.generate(12, "centralized", seed=k) for k in (1, 2))
     columns = batch._Columns()
-    assert batch._native.read(first["events"], first["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 0
+    assert batch._native.read(first, first["events"], first["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 0
     before = {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)}
     change(second["events"], second["edges"])
-    assert batch._native.read(second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, why
+    assert batch._native.read(second, second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, why
     assert {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)} == before, why
 

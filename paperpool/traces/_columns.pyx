@@ -23,13 +23,17 @@ from libc.string cimport memchr
 OK, REFUSED, KEYS_DIFFER = 0, 1, 2  # what `read` found; on the last two, the columns are left as they were
 
 
-def read(list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
+def read(dict trace, list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
     """Add a trace's events and edges to `columns` (batch._Columns) and say OK; REFUSED
     when an id is given twice, an edge names no event, or a value is not of its type;
-    KEYS_DIFFER when `expected_keys` >= 0 and the keys of the events, edges, costs and
-    rewards are not that many (a key given twice, or objects left uncounted)."""
+    KEYS_DIFFER when `expected_keys` >= 0 and the keys of the trace's top level and of
+    the objects there, and of its events, edges, costs and rewards, are not that many
+    (a key given twice, or objects left uncounted)."""
     cdef dict index = {}
-    cdef Py_ssize_t base = len(columns.t), position = base, keys, edge_keys
+    cdef Py_ssize_t base = len(columns.t), position = base, keys, edge_keys, top_keys = len(trace)
+    for value in trace.values():
+        if type(value) is dict:
+            top_keys += len(<dict>value)
     for event in events:
         if type(event) is not dict:
             return REFUSED
@@ -43,7 +47,7 @@ def read(list events, list edges, columns, dict event_codes, dict edge_codes, Py
     before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.rewarded)
     keys = _events(events, columns, index, event_codes, base)
     edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
-    if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or keys + edge_keys == expected_keys):
+    if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or top_keys + keys + edge_keys == expected_keys):
         return OK
     _truncate(columns, *before)  # read on the way, and taken back
     return REFUSED if keys < 0 or edge_keys < 0 else KEYS_DIFFER

@@ -146,9 +146,9 @@ class _Columns:
 
 def _read_natively(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> bool:
     """_read, compiled (_columns.pyx)."""
-    found = _native.read(events, edges, c, EVENT_CODES, EDGE_CODES, duplicates.at_most(data) - _top_keys(trace))
+    found = _native.read(trace, events, edges, c, EVENT_CODES, EDGE_CODES, duplicates.at_most(data))
     if found == _native.KEYS_DIFFER and not duplicates.exact(data, trace):  # objects left uncounted, none twice
-        found = _native.read(events, edges, c, EVENT_CODES, EDGE_CODES, -1)
+        found = _native.read(trace, events, edges, c, EVENT_CODES, EDGE_CODES, -1)
     return found == _native.OK
 
 
@@ -199,15 +199,11 @@ def _keys_once(data: bytes, trace: dict, events: list, edges: list, optional: di
     """Whether no object of the trace gives a key twice: the keys of the objects counted
     here are as many as its text can hold at most (duplicates.at_most), or, when some
     object is left uncounted (one nested deeper), duplicates.py's exact count says so."""
-    counted = _top_keys(trace) + sum(map(len, events)) + sum(map(len, edges))
+    counted = len(trace) + sum(len(value) for value in trace.values() if isinstance(value, dict))
+    counted += sum(map(len, events)) + sum(map(len, edges))
     counted += sum(map(len, filter(None, optional["cost"])))
     counted += sum(map(len, chain.from_iterable(filter(None, optional["rewards"]))))
     return counted == duplicates.at_most(data) or not duplicates.exact(data, trace)
-
-
-def _top_keys(trace: dict) -> int:
-    """The keys of a trace's top level and of the objects there (costs, rewards, metrics)."""
-    return len(trace) + sum(len(value) for value in trace.values() if isinstance(value, dict))
 
 
 def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[bool]]:
@@ -352,8 +348,7 @@ class _Graph:
         count = dict(zip(types, by_type.T))
         chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
         stopped = np.isfinite(stop_t)
-        identities = list(map(rows.identity, c.tops))
-        table = {name: [identity[name] for identity in identities] for name in rows.IDENTITY_FIELDS}
+        table = rows.identities(c.tops)
         table |= {"file": [record.file for record in c.records], "line": [record.line for record in c.records],
                   "valid": [True] * B, "problem": [None] * B, "problems": [0] * B, "warnings": [0] * B,
                   "events": n.tolist(), "edges": c.n_edges, "agents": np.bincount(self.everyone // self.span, minlength=B).tolist(),
