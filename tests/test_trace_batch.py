@@ -92,7 +92,7 @@ def test_synthetic_corpora_have_the_same_rows_in_a_batch(tmp_path, topology):
 def _made_up(rng: random.Random, k: int) -> dict:
     """A trace of a few agents, made to keep the rules most of the time and to break each
     of them now and then: spawns, tool calls answered by `call`, by an edge or by neither,
-    same-time and backward edges, costs with a part missing, declared totals too small,
+    same-time and backward edges, events out of time order, costs with a part missing, declared totals too small,
     decisions the mapping knows or not, rewards on several units and channels."""
     events, edges = [], []
     t = 0.0
@@ -153,6 +153,8 @@ def _made_up(rng: random.Random, k: int) -> dict:
         a, b = rng.randrange(len(events)), rng.randrange(len(events))
         edges.append({"src": f"e{min(a, b)}" if rng.random() < 0.9 else f"e{a}", "dst": f"e{max(a, b)}" if rng.random() < 0.9 else f"e{b}",
                       "type": rng.choice(schema.edge_types())})
+    if rng.random() < 0.1:  # written out of time order (the batch's ranks then come from a sort)
+        rng.shuffle(events)
     trace = {"schema": SCHEMA_ID, "trace_id": f"made-{k}", "events": events, "edges": edges}
     for field, value in (("task_id", f"task-{k % 3}"), ("run", "r"), ("step", k), ("group", "g"), ("time_unit", "seconds"),
                          ("topology", "hierarchical")):

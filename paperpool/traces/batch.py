@@ -246,10 +246,14 @@ class _Graph:
     def times(self) -> None:
         """Each event's rank in its trace's time order (ties in file order), which is the
         batch's order; a time past a double's range is infinite."""
-        self.flag(self.tr, ~np.isfinite(self.t))
+        t, tr = self.t, self.tr
+        self.flag(tr, ~np.isfinite(t))
         pos = np.arange(self.N)
+        if ((t[1:] >= t[:-1]) | (tr[1:] != tr[:-1])).all():  # as traces are mostly written: in time order
+            self.rank = pos
+            return
         self.rank = np.empty(self.N, dtype=np.int64)
-        self.rank[np.lexsort((pos, self.t, self.tr))] = pos
+        self.rank[np.lexsort((t, tr))] = pos  # lexsort is stable: ties stay in file order
 
     def edges(self) -> None:
         """Ordering edges forward in time; the dependencies the critical path follows."""
