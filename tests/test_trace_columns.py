@@ -19,6 +19,8 @@ from paperpool.traces import batch, synth
     (lambda events, edges: events[2].update(cost=[1]), "a cost that is not an object"),
     (lambda events, edges: events[2].update(cost={"tokens": "many"}), "tokens that are not a number"),
     (lambda events, edges: events[2].update(rewards=["a"]), "a reward that is not an object"),
+    (lambda events, edges: events[2].update(rewards=[{"unit": 1, "channel": "c", "value": 1}]), "a unit that is not a name"),
+    (lambda events, edges: events[2].update(rewards=[{"unit": "team", "channel": "c", "value": None}]), "no value"),
     (lambda events, edges: events.__setitem__(1, ["e1"]), "an event that is not an object"),
     (lambda events, edges: events[-1].update(type="unknown"), "an event type outside the schema"),
 ])

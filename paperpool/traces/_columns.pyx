@@ -44,7 +44,7 @@ def read(dict trace, list events, list edges, columns, dict event_codes, dict ed
         position += 1
     if len(index) != len(events):
         return REFUSED
-    before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.rewarded)
+    before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.reward_at)
     keys = _events(events, columns, index, event_codes, base)
     edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
     if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or top_keys + keys + edge_keys == expected_keys):
@@ -60,9 +60,12 @@ cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_s
     cdef array t = columns.t, kind = columns.kind, agent = columns.agent, to = columns.to
     cdef array tool = columns.tool, call_given = columns.call_given, named_call = columns.named_call
     cdef array cost_at = columns.cost_at, tokens = columns.tokens, seconds = columns.seconds
-    cdef list decided = columns.decided, rewarded = columns.rewarded
-    cdef Py_ssize_t count = len(events), i, position, costs, keys = 0
-    cdef dict event, cost
+    cdef list decided = columns.decided
+    cdef dict units = columns.units, channels = columns.channels
+    cdef array reward_at = columns.reward_at, reward_unit = columns.reward_unit
+    cdef array reward_channel = columns.reward_channel, reward_value = columns.reward_value
+    cdef Py_ssize_t count = len(events), i, position, costs, rewards, keys = 0
+    cdef dict event, cost, reward
     for column in (t, kind, agent, to, tool, call_given, named_call):
         resize_smart(column, base + count)
     for i in range(count):
@@ -107,12 +110,21 @@ cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_s
         if given is not None:
             if type(given) is not list:
                 return -1
-            for reward in <list>given:
-                if type(reward) is not dict:
+            for item in <list>given:
+                if type(item) is not dict:
                     return -1
-                keys += len(<dict>reward)
-            if given:
-                rewarded.append((position, given))
+                reward = <dict>item
+                keys += len(reward)
+                unit, channel, value = reward.get("unit"), reward.get("channel"), reward.get("value")
+                if type(unit) is not str or type(channel) is not str or not (type(value) is float or type(value) is int):
+                    return -1
+                rewards = len(reward_at)
+                for column in (reward_at, reward_unit, reward_channel, reward_value):
+                    resize_smart(column, rewards + 1)
+                reward_at.data.as_longlongs[rewards] = position
+                reward_unit.data.as_longlongs[rewards] = _code(units, unit, 0)
+                reward_channel.data.as_longlongs[rewards] = _code(channels, channel, 0)
+                reward_value.data.as_doubles[rewards] = value
     return keys
 
 
@@ -158,7 +170,7 @@ cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except 
     return keys
 
 
-def _truncate(columns, events, edges, costs, decided, rewarded):
+def _truncate(columns, events, edges, costs, decided, rewards):
     """The columns as they were before a trace that was refused."""
     for column in (columns.t, columns.kind, columns.agent, columns.to, columns.tool, columns.call_given,
                    columns.named_call):
@@ -167,8 +179,9 @@ def _truncate(columns, events, edges, costs, decided, rewarded):
         resize_smart(column, edges)
     for column in (columns.cost_at, columns.tokens, columns.seconds):
         resize_smart(column, costs)
+    for column in (columns.reward_at, columns.reward_unit, columns.reward_channel, columns.reward_value):
+        resize_smart(column, rewards)
     del columns.decided[decided:]
-    del columns.rewarded[rewarded:]
 
 
 def longest_chains(const long long[::1] sources, const long long[::1] targets, long long[::1] length, double[::1] start):

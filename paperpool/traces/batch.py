@@ -20,7 +20,6 @@ tests/test_trace_batch.py compares them over synthetic, imported and hand-writte
 
 from __future__ import annotations
 
-import math
 from array import array
 from dataclasses import dataclass
 from itertools import chain, compress, pairwise, repeat
@@ -109,12 +108,17 @@ class _Columns:
         self.tokens = _column("d")
         self.seconds = _column("d")
         self.decided: list[tuple[int, str]] = []  # (position, `decision`)
-        self.rewarded: list[tuple[int, list]] = []  # (position, `rewards`)
+        self.reward_at = _column("q")  # each reward's event, its credit unit and channel (codes in `units`,
+        self.reward_unit = _column("q")  # `channels`), and its value, in file order
+        self.reward_channel = _column("q")
+        self.reward_value = _column("d")
         self.src = _column("q")
         self.dst = _column("q")
         self.edge_kind = _column("b")
         self.names: dict = {}  # every agent name of the batch: its code
         self.tools: dict = {NO_TOOL: 0, None: 0}
+        self.units: dict = {}
+        self.channels: dict = {}
 
     @property
     def traces(self) -> int:
@@ -188,7 +192,12 @@ def _read(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> b
     c.tokens += map(dict.get, spent, repeat("tokens"), repeat(0))
     c.seconds += map(dict.get, spent, repeat("seconds"), repeat(0))
     c.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]))
-    c.rewarded += zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"]))
+    for position, given in zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"])):
+        for reward in given:
+            c.reward_at.append(position)
+            c.reward_unit.append(c.units.setdefault(reward["unit"], len(c.units)))
+            c.reward_channel.append(c.channels.setdefault(reward["channel"], len(c.channels)))
+            c.reward_value.append(reward["value"])
     c.src += src
     c.dst += dst
     c.edge_kind += map(EDGE_CODES.__getitem__, map(_TYPE, edges))
@@ -336,15 +345,12 @@ class _Graph:
                         self.span, B)
         depth, looping = _depths(self.everyone, self.spawned, self.agent[self.spawn_at], tr[self.spawn_at], self.span, B)
         self.flag(self.everyone // self.span, looping)
-        rewards = _rewards(c, tr, B)
-        by_unit = [metrics.rewards_by_unit(totals) for totals in rewards]
-        unit_sums = [{unit: round(sum(channels.values()), 6) for unit, channels in units.items()} for units in by_unit]
+        rewards, rewards_not_finite = _rewards(c, tr, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             speedup = total_s / chain_s
             finite = np.isfinite(total_s) & np.isfinite(chain_s) & np.isfinite(self.tokens) & np.isfinite(self.seconds)
             finite &= np.isfinite(np.where(chain_s != 0, speedup, 0.0))
-        finite &= np.array([all(map(math.isfinite, totals.values())) and all(map(math.isfinite, sums.values()))
-                            for totals, sums in zip(rewards, unit_sums)], dtype=bool)
+        finite &= ~rewards_not_finite
         declared_rewards = [rows.declared_reward(top.get("rewards") or {}) for top in c.tops]
         finite &= np.array([why is None for _, why in declared_rewards], dtype=bool)  # a note: rows.measure says it
         self.ok &= finite
@@ -374,8 +380,7 @@ class _Graph:
         table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
         decisions = _subdecisions(by_type, self.kind, tr, c.decided, mapping)
         table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
-        for unit in schema.credit_units():
-            table[f"reward_{unit}"] = [sums.get(unit) for sums in unit_sums]
+        table |= {f"reward_{unit}": sums for unit, sums in rewards.items()}
         return table
 
 
@@ -520,14 +525,37 @@ def _subdecisions(by_type, kind, tr, decisions: list[tuple[int, str]], mapping: 
     return counts
 
 
-def _rewards(c: _Columns, tr, B) -> list[dict]:
-    """Per trace: (credit unit, channel) -> the rewards attached to its events, added up
-    in file order as index.py adds them."""
-    totals: list[dict] = [{} for _ in range(B)]
-    owner = tr.tolist()
-    for i, given in c.rewarded:
-        summed = totals[owner[i]]
-        for reward in given:
-            key = reward["unit"], reward["channel"]
-            summed[key] = summed.get(key, 0.0) + reward["value"]
-    return totals
+def _rewards(c: _Columns, tr, B) -> tuple[dict[str, list], np.ndarray]:
+    """Per credit unit, each trace's rewards summed as the single-trace path sums them:
+    the rewards of each (unit, channel) added up in file order (index.py) and rounded,
+    then a unit's channels added in their alphabetical order and rounded
+    (metrics.rewards_by_unit, rows.flatten); None for a trace with none of that unit.
+    And which traces have a sum that is not finite (rows.measure says why in a note)."""
+    span_u, span_c = max(len(c.units), 1), max(len(c.channels), 1)
+    owner = tr[np.array(c.reward_at, dtype=np.int64)]
+    unit, channel = np.array(c.reward_unit, dtype=np.int64), np.array(c.reward_channel, dtype=np.int64)
+    keys, group = np.unique((owner * span_u + unit) * span_c + channel, return_inverse=True)
+    totals = np.zeros(keys.size)
+    with np.errstate(over="ignore", invalid="ignore"):  # past a double's range: not finite, noted below
+        np.add.at(totals, group, np.array(c.reward_value, dtype=np.float64))  # one at a time, in the order given
+    trace_unit, channel = np.divmod(keys, span_c)
+    names = list(c.channels)
+    alphabetical = np.empty(span_c, dtype=np.int64)
+    alphabetical[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    order = np.lexsort((alphabetical[channel], trace_unit))
+    unit_keys, unit_group = np.unique(trace_unit[order], return_inverse=True)
+    summed = np.zeros(unit_keys.size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.add.at(summed, unit_group, np.array([round(total, 6) for total in totals[order].tolist()]))
+    sums = [round(total, 6) for total in summed.tolist()]
+    not_finite = np.bincount(keys[~np.isfinite(totals)] // (span_u * span_c), minlength=B) > 0
+    not_finite |= np.bincount(unit_keys[~np.isfinite(summed)] // span_u, minlength=B) > 0
+    owners, codes = np.divmod(unit_keys, span_u)
+    columns = {}
+    for name in schema.credit_units():
+        column = columns[name] = [None] * B
+        if name in c.units:
+            chosen = codes == c.units[name]
+            for k, total in zip(owners[chosen].tolist(), compress(sums, chosen.tolist())):
+                column[k] = total
+    return columns, not_finite
