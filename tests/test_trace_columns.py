@@ -5,6 +5,8 @@ it and without it."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from paperpool.traces import batch, synth
@@ -36,3 +38,25 @@ def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     assert batch._native.read(second, second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, why
     assert {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)} == before, why
 
+
+
+def test_segment_sums_are_numpy_sums_to_the_last_bit():
+    """Each segment is added up as ndarray.sum adds it (pairwise, in blocks of 128 with
+    eight running sums), whatever its length, sign, magnitude, or infinite or NaN value."""
+    import numpy as np
+
+    assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
+    rng = np.random.default_rng(5)
+    compared = 0
+    for _ in range(2000):
+        size = int(rng.integers(0, 3000))
+        values = rng.random(size) * 10.0 ** rng.integers(-5, 12, size) * rng.choice([-1, 1], size)
+        if size and rng.random() < 0.1:
+            values[rng.integers(0, size)] = rng.choice([np.inf, -np.inf, np.nan, 1e308])
+        bounds = np.concatenate([[0], np.sort(rng.integers(0, size + 1, int(rng.integers(0, 6)))), [size]]).astype(np.intp)
+        found = np.frombuffer(batch._native.segment_sums(values, bounds))
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = np.array([values[a:b].sum() for a, b in pairwise(bounds.tolist())])
+        assert ((found == expected) | (np.isnan(found) & np.isnan(expected))).all()
+        compared += expected.size
+    assert compared > 6000

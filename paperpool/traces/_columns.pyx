@@ -211,3 +211,52 @@ def keys_at_most(const unsigned char[::1] text):
             total += 1
         colon = <const unsigned char*>memchr(colon + 1, 58, end - colon - 1)
     return total
+
+
+def segment_sums(const double[::1] values, const Py_ssize_t[::1] bounds):
+    """batch._sums, compiled: each values[bounds[k]:bounds[k + 1]] added up exactly as
+    ndarray.sum adds it (numpy's pairwise summation, from 0.0), so that a measure's last
+    bit, and its rounding, is the single-trace path's."""
+    cdef Py_ssize_t k, count = bounds.shape[0] - 1
+    result = array("d", [0.0]) * max(count, 0)
+    cdef double[::1] out = result
+    for k in range(count):
+        if not 0 <= bounds[k] <= bounds[k + 1] <= values.shape[0]:
+            raise ValueError("bounds out of order")
+        out[k] = 0.0 + _pairwise(&values[0] + bounds[k], bounds[k + 1] - bounds[k]) if bounds[k + 1] > bounds[k] else 0.0
+    return result
+
+
+cdef double _pairwise(const double* a, Py_ssize_t n) noexcept nogil:
+    """numpy's pairwise_sum (numpy/_core/src/umath/loops_utils.h.src): blocks of at most
+    128 added in 8 running sums, larger ones split in two at a multiple of 8."""
+    cdef Py_ssize_t i, half
+    cdef double res
+    cdef double r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for i in range(8):
+            r[i] = a[i]
+        i = 8
+        while i < n - n % 8:
+            r[0] += a[i]
+            r[1] += a[i + 1]
+            r[2] += a[i + 2]
+            r[3] += a[i + 3]
+            r[4] += a[i + 4]
+            r[5] += a[i + 5]
+            r[6] += a[i + 6]
+            r[7] += a[i + 7]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise(a, half) + _pairwise(a + half, n - half)

@@ -387,10 +387,13 @@ class _Graph:
 def _sums(values: np.ndarray, owner: np.ndarray, B: int) -> np.ndarray:
     """Per trace, the sum of its values (`owner` sorted): each added up as metrics adds it,
     by ndarray.sum, whose pairwise order np.add.reduceat does not keep (the last bit of a
-    float differs, and so may a rounded measure); 0 for a trace without any."""
-    bounds = np.searchsorted(owner, np.arange(B + 1)).tolist()
+    float differs, and so may a rounded measure); 0 for a trace without any (_columns.pyx
+    compiles it)."""
+    bounds = np.searchsorted(owner, np.arange(B + 1))
+    if _native is not None:
+        return np.frombuffer(_native.segment_sums(np.ascontiguousarray(values, dtype=np.float64), bounds))
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.array([float(values[a:b].sum()) for a, b in pairwise(bounds)])
+        return np.array([float(values[a:b].sum()) for a, b in pairwise(bounds.tolist())])
 
 
 def _rounded(values: np.ndarray, known: np.ndarray | None = None) -> list:
