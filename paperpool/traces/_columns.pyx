@@ -16,11 +16,74 @@ schema, but each value's type is checked again here: a wrong one refuses the tra
 """
 
 from cpython.array cimport array, resize_smart
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItem, PyDict_Next
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
 from libc.string cimport memchr
 
 OK, REFUSED, KEYS_DIFFER = 0, 1, 2  # what `read` found; on the last two, the columns are left as they were
+
+cdef enum:
+    SEEN = 16  # key objects a _Fields remembers by address
+
+
+cdef class _Fields:
+    """Which field of an object each key names, found by the key's address: orjson makes
+    one object for each short key and gives it to every dict it parses, so a key seen
+    once is the same object ever after, and a comparison of addresses finds it, where a
+    dict lookup would hash and compare the text. A key not seen yet (or made anew) is
+    looked up by its text, and remembered while there is room: the result is the same."""
+    cdef dict fields  # name -> its position in the object's fields, for a key seen the first time
+    cdef list held  # the keys remembered, kept alive: an address stays theirs
+    cdef PyObject* seen[SEEN]
+    cdef int seen_field[SEEN]  # -1: a key that names none of the fields
+    cdef int count
+
+    def __init__(self, names):
+        self.fields = {name: k for k, name in enumerate(names)}
+        self.held = []
+        self.count = 0
+
+    cdef inline int field(self, PyObject* key) except -2:
+        cdef int i
+        for i in range(self.count):
+            if self.seen[i] == key:
+                return self.seen_field[i]
+        found = self.fields.get(<object>key, -1)
+        if self.count < SEEN and type(<object>key) is str:
+            self.held.append(<object>key)
+            self.seen[self.count], self.seen_field[self.count] = key, found
+            self.count += 1
+        return found
+
+
+cdef enum:  # an event's fields read here, in the order _EVENT names them
+    ID, TIME, TYPE, AGENT, TO, TOOL, CALL, COST, DECISION, REWARDS, EVENT_FIELDS
+cdef _Fields _EVENT = _Fields(("id", "t", "type", "agent", "to", "tool", "call", "cost", "decision", "rewards"))
+cdef enum:
+    SOURCE, TARGET, EDGE_TYPE, EDGE_FIELDS
+cdef _Fields _EDGE = _Fields(("src", "dst", "type"))
+cdef enum:
+    UNIT, CHANNEL, VALUE, REWARD_FIELDS
+cdef _Fields _REWARD = _Fields(("unit", "channel", "value"))
+
+
+cdef inline void _read_fields(dict item, _Fields fields, PyObject** values, int count) except *:
+    """values[k]: the value of the item's k-th field (borrowed: the item holds it), NULL when absent."""
+    cdef Py_ssize_t at = 0
+    cdef PyObject* key
+    cdef PyObject* value
+    cdef int k
+    for k in range(count):
+        values[k] = NULL
+    while PyDict_Next(item, &at, &key, &value):
+        k = fields.field(key)
+        if k >= 0:
+            values[k] = value
+
+
+cdef inline object _value(PyObject* value):
+    return None if value is NULL else <object>value
 
 
 def read(dict trace, list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
@@ -30,22 +93,29 @@ def read(dict trace, list events, list edges, columns, dict event_codes, dict ed
     the objects there, and of its events, edges, costs and rewards, are not that many
     (a key given twice, or objects left uncounted)."""
     cdef dict index = {}
-    cdef Py_ssize_t base = len(columns.t), position = base, keys, edge_keys, top_keys = len(trace)
+    cdef Py_ssize_t base = len(columns.t), count = len(events), i, keys, edge_keys, top_keys = len(trace)
     for value in trace.values():
         if type(value) is dict:
             top_keys += len(<dict>value)
-    for event in events:
-        if type(event) is not dict:
+    cdef PyObject** fields = <PyObject**>PyMem_Malloc(max(count, 1) * EVENT_FIELDS * sizeof(PyObject*))
+    if fields is NULL:
+        raise MemoryError()
+    try:
+        for i in range(count):  # each event's fields, borrowed from it (`events` holds them while this runs)
+            event = events[i]
+            if type(event) is not dict:
+                return REFUSED
+            _read_fields(<dict>event, _EVENT, fields + i * EVENT_FIELDS, EVENT_FIELDS)
+            name = _value(fields[i * EVENT_FIELDS + ID])
+            if type(name) is not str:
+                return REFUSED
+            index[name] = base + i
+        if len(index) != count:
             return REFUSED
-        name = (<dict>event).get("id")
-        if type(name) is not str:
-            return REFUSED
-        index[name] = position
-        position += 1
-    if len(index) != len(events):
-        return REFUSED
-    before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.reward_at)
-    keys = _events(events, columns, index, event_codes, base)
+        before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.reward_at)
+        keys = _events(events, fields, columns, index, event_codes, base)
+    finally:
+        PyMem_Free(fields)
     edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
     if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or top_keys + keys + edge_keys == expected_keys):
         return OK
@@ -53,9 +123,10 @@ def read(dict trace, list events, list edges, columns, dict event_codes, dict ed
     return REFUSED if keys < 0 or edge_keys < 0 else KEYS_DIFFER
 
 
-cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_ssize_t base) except -2:
-    """Read the events (each a dict: read checked) into the columns: the keys counted in
-    them, their costs and their rewards; -1 for a value not of its type."""
+cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dict event_codes,
+                        Py_ssize_t base) except -2:
+    """Read the events (each a dict whose fields read found) into the columns: the keys
+    counted in them, their costs and their rewards; -1 for a value not of its type."""
     cdef dict names = columns.names, tools = columns.tools
     cdef array t = columns.t, kind = columns.kind, agent = columns.agent, to = columns.to
     cdef array tool = columns.tool, call_given = columns.call_given, named_call = columns.named_call
@@ -65,28 +136,30 @@ cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_s
     cdef array reward_at = columns.reward_at, reward_unit = columns.reward_unit
     cdef array reward_channel = columns.reward_channel, reward_value = columns.reward_value
     cdef Py_ssize_t count = len(events), i, position, costs, rewards, keys = 0
-    cdef dict event, cost, reward
+    cdef PyObject** field
+    cdef PyObject* found[REWARD_FIELDS]
+    cdef dict cost, reward
     for column in (t, kind, agent, to, tool, call_given, named_call):
         resize_smart(column, base + count)
     for i in range(count):
-        event, position = <dict>events[i], base + i
-        keys += len(event)
-        when, name = event.get("t"), event.get("agent")
-        kind_code = event_codes.get(event.get("type"))
+        field, position = fields + i * EVENT_FIELDS, base + i
+        keys += len(<dict>events[i])
+        when, name = _value(field[TIME]), _value(field[AGENT])
+        kind_code = event_codes.get(_value(field[TYPE]))
         if not (type(when) is float or type(when) is int) or type(kind_code) is not int or kind_code < 0 \
                 or type(name) is not str:
             return -1
         t.data.as_doubles[position] = when
         kind.data.as_schars[position] = kind_code
         agent.data.as_longlongs[position] = _code(names, name, 0)
-        receiver, used, call = event.get("to"), event.get("tool"), event.get("call")
+        receiver, used, call = _value(field[TO]), _value(field[TOOL]), _value(field[CALL])
         if not (_name_or_none(receiver) and _name_or_none(used) and _name_or_none(call)):
             return -1
         to.data.as_longlongs[position] = -1 if receiver is None else _code(names, receiver, 0)
         tool.data.as_longlongs[position] = _code(tools, used, 1)  # None has code 0
         call_given.data.as_schars[position] = call is not None
         named_call.data.as_longlongs[position] = -2 if call is None else index.get(call, -2)
-        spent = event.get("cost")
+        spent = _value(field[COST])
         if spent is not None:
             if type(spent) is not dict:
                 return -1
@@ -103,10 +176,10 @@ cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_s
             cost_at.data.as_longlongs[costs] = position
             tokens.data.as_doubles[costs] = spent_tokens
             seconds.data.as_doubles[costs] = spent_seconds
-        decision = event.get("decision")
+        decision = _value(field[DECISION])
         if decision:
             decided.append((position, decision))
-        given = event.get("rewards")
+        given = _value(field[REWARDS])
         if given is not None:
             if type(given) is not list:
                 return -1
@@ -115,7 +188,8 @@ cdef Py_ssize_t _events(list events, columns, dict index, dict event_codes, Py_s
                     return -1
                 reward = <dict>item
                 keys += len(reward)
-                unit, channel, value = reward.get("unit"), reward.get("channel"), reward.get("value")
+                _read_fields(reward, _REWARD, found, REWARD_FIELDS)
+                unit, channel, value = _value(found[UNIT]), _value(found[CHANNEL]), _value(found[VALUE])
                 if type(unit) is not str or type(channel) is not str or not (type(value) is float or type(value) is int):
                     return -1
                 rewards = len(reward_at)
@@ -150,6 +224,7 @@ cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except 
     cdef Py_ssize_t base = len(src), count = len(edges), i, keys = 0
     cdef PyObject* start
     cdef PyObject* end
+    cdef PyObject* found[EDGE_FIELDS]
     cdef dict edge
     for column in (src, dst, edge_kind):
         resize_smart(column, base + count)
@@ -158,7 +233,8 @@ cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except 
             return -1
         edge = <dict>edges[i]
         keys += len(edge)
-        source, target, kind_code = edge.get("src"), edge.get("dst"), edge_codes.get(edge.get("type"))
+        _read_fields(edge, _EDGE, found, EDGE_FIELDS)
+        source, target, kind_code = _value(found[SOURCE]), _value(found[TARGET]), edge_codes.get(_value(found[EDGE_TYPE]))
         if type(source) is not str or type(target) is not str or type(kind_code) is not int or kind_code < 0:
             return -1
         start, end = PyDict_GetItem(index, source), PyDict_GetItem(index, target)
