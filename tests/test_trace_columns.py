@@ -12,6 +12,14 @@ import pytest
 from paperpool.traces import batch, synth
 
 
+class _Key(str):
+    """A key no JSON reader makes: its hash would run Python code while the reader holds
+    the trace's values."""
+
+    def __hash__(self):
+        return str.__hash__(self)
+
+
 @pytest.mark.parametrize(("change", "why"), [
     (lambda events, edges: events.append(events[0]), "an id given twice"),
     (lambda events, edges: edges[0].update(dst="nowhere"), "an edge naming no event"),
@@ -25,6 +33,9 @@ from paperpool.traces import batch, synth
     (lambda events, edges: events[2].update(rewards=[{"unit": "team", "channel": "c", "value": None}]), "no value"),
     (lambda events, edges: events.__setitem__(1, ["e1"]), "an event that is not an object"),
     (lambda events, edges: events[-1].update(type="unknown"), "an event type outside the schema"),
+    (lambda events, edges: events[1].update(type=["stop"]), "an event type that cannot be looked up"),
+    (lambda events, edges: edges[0].update(type={}), "an edge type that cannot be looked up"),
+    (lambda events, edges: events.__setitem__(1, {_Key("x_note"): 1, **events[1]}), "a key that is a str of another class"),
 ])
 def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     """The schema rules these out before the reader, which checks each value again: a
@@ -60,3 +71,15 @@ def test_segment_sums_are_numpy_sums_to_the_last_bit():
         assert ((found == expected) | (np.isnan(found) & np.isnan(expected))).all()
         compared += expected.size
     assert compared > 6000
+
+
+def test_a_column_of_another_type_is_an_error_not_a_write_past_its_end():
+    from array import array
+
+    assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
+    trace = synth.generate(8, "centralized", seed=4)
+    columns = batch._Columns()
+    columns.agent = array("b")  # one byte a value, where the reader writes eight
+    with pytest.raises(TypeError, match="typecode 'b', not 'q'"):
+        batch._native.read(trace, trace["events"], trace["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1)
+    assert len(columns.t) == 0

@@ -1,23 +1,26 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=True
-"""The two loops of batch.py that Python runs per event, compiled: reading a parsed
-trace's events and edges into the batch's typed columns, and the critical path's walk
-over the edges.
+"""The loops of batch.py that Python would run per event or per value, compiled: reading
+a parsed trace's events, edges and rewards into the batch's typed columns, the critical
+path's walk over the edges, the per-trace sums, and the count of a text's keys.
 
-Why compiled: measured in a worker, these loops cost some 110 us of the 280 us a trace
-of 50 events takes (BENCHMARKS.md), nearly all of it the interpreter and the boxed
-values it appends, then converts to arrays. Here each value goes straight into an
-array.array, which numpy reads without a copy.
+Why compiled: measured in a worker, the Python versions of these loops cost about 100 of
+the 240 us a trace of 50 events takes; compiled, about 25 (BENCHMARKS.md). Each value
+goes straight into an array.array (grown by resize_smart, which, unlike array.append,
+does not check for a view over the array: batch.py copies the columns with np.array
+once every trace is read, and never holds a view while reading).
 
-batch.py keeps its Python version of both loops, run where this module was not built
-(no C compiler at install): tests/test_trace_batch.py runs every case both ways and
+batch.py keeps its Python version of each loop, run where this module was not built (no
+C compiler at install): tests/test_trace_batch.py runs every case both ways and
 compares each with the single-trace path. The traces reaching `read` have passed the
-schema, but each value's type is checked again here: a wrong one refuses the trace
-(batch.py then leaves it to rows.measure), never reads memory it should not.
+schema, yet each value's type is checked again here: a wrong one, or a key that is not
+a str (orjson's always are), refuses the trace (batch.py then leaves it to
+rows.measure), and the references read are held while they are used.
 """
 
 from cpython.array cimport array, resize_smart
 from cpython.dict cimport PyDict_GetItem, PyDict_Next
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.object cimport PyObject
 from libc.string cimport memchr
 
@@ -29,11 +32,12 @@ cdef enum:
 
 cdef class _Fields:
     """Which field of an object each key names, found by the key's address: orjson makes
-    one object for each short key and gives it to every dict it parses, so a key seen
-    once is the same object ever after, and a comparison of addresses finds it, where a
-    dict lookup would hash and compare the text. A key not seen yet (or made anew) is
-    looked up by its text, and remembered while there is room: the result is the same."""
-    cdef dict fields  # name -> its position in the object's fields, for a key seen the first time
+    one object for each short key and gives it to every dict it parses while the key is
+    in its cache, so a comparison of addresses finds a key seen before, where a dict
+    lookup would hash and compare the text. A key not seen yet, or made anew (orjson's
+    cache let it go), is looked up by its text and remembered in place of the old one,
+    or while there is room: the result is the same either way."""
+    cdef dict fields  # name -> its position in the object's fields
     cdef list held  # the keys remembered, kept alive: an address stays theirs
     cdef PyObject* seen[SEEN]
     cdef int seen_field[SEEN]  # -1: a key that names none of the fields
@@ -41,19 +45,25 @@ cdef class _Fields:
 
     def __init__(self, names):
         self.fields = {name: k for k, name in enumerate(names)}
-        self.held = []
+        self.held = [None] * SEEN
         self.count = 0
 
-    cdef inline int field(self, PyObject* key) except -2:
-        cdef int i
+    cdef int field(self, PyObject* key) except -2:
+        """The field `key` names, -1 for none; the caller checked that it is a str, so
+        that no Python code runs here (a str subclass could change the trace)."""
+        cdef int i, slot
         for i in range(self.count):
             if self.seen[i] == key:
                 return self.seen_field[i]
         found = self.fields.get(<object>key, -1)
-        if self.count < SEEN and type(<object>key) is str:
-            self.held.append(<object>key)
-            self.seen[self.count], self.seen_field[self.count] = key, found
-            self.count += 1
+        slot = self.count
+        for i in range(self.count):
+            if found >= 0 and self.seen_field[i] == found:  # the field's key, made anew
+                slot = i
+        if slot < SEEN and len(<str><object>key) <= 64:  # orjson keeps no longer key: a new object each time
+            self.held[slot] = <object>key
+            self.seen[slot], self.seen_field[slot] = key, found
+            self.count = max(self.count, slot + 1)
         return found
 
 
@@ -68,8 +78,9 @@ cdef enum:
 cdef _Fields _REWARD = _Fields(("unit", "channel", "value"))
 
 
-cdef inline void _read_fields(dict item, _Fields fields, PyObject** values, int count) except *:
-    """values[k]: the value of the item's k-th field (borrowed: the item holds it), NULL when absent."""
+cdef bint _read_fields(dict item, _Fields fields, PyObject** values, int count) except -1:
+    """values[k]: the value of the item's k-th field (a reference taken: _release gives it
+    back), NULL when absent; False, with none taken, for a key that is not a str."""
     cdef Py_ssize_t at = 0
     cdef PyObject* key
     cdef PyObject* value
@@ -77,23 +88,38 @@ cdef inline void _read_fields(dict item, _Fields fields, PyObject** values, int 
     for k in range(count):
         values[k] = NULL
     while PyDict_Next(item, &at, &key, &value):
+        if type(<object>key) is not str:  # never from orjson; a subclass's __hash__ could run code
+            _release(values, count)
+            return False
         k = fields.field(key)
         if k >= 0:
+            Py_INCREF(<object>value)
             values[k] = value
+    return True
+
+
+cdef void _release(PyObject** values, Py_ssize_t count) noexcept:
+    cdef Py_ssize_t k
+    for k in range(count):
+        Py_XDECREF(values[k])
+        values[k] = NULL
 
 
 cdef inline object _value(PyObject* value):
     return None if value is NULL else <object>value
 
 
-def read(dict trace, list events, list edges, columns, dict event_codes, dict edge_codes, Py_ssize_t expected_keys):
+def read(dict trace not None, list events not None, list edges not None, columns, dict event_codes, dict edge_codes,
+         Py_ssize_t expected_keys):
     """Add a trace's events and edges to `columns` (batch._Columns) and say OK; REFUSED
     when an id is given twice, an edge names no event, or a value is not of its type;
     KEYS_DIFFER when `expected_keys` >= 0 and the keys of the trace's top level and of
     the objects there, and of its events, edges, costs and rewards, are not that many
-    (a key given twice, or objects left uncounted)."""
+    (a key given twice, or objects left uncounted). On the last two the columns hold
+    what they held before (the codes given to the trace's names stay: unused)."""
     cdef dict index = {}
-    cdef Py_ssize_t base = len(columns.t), count = len(events), i, keys, edge_keys, top_keys = len(trace)
+    cdef Py_ssize_t base = len(columns.t), count = len(events), i, taken = 0, keys, edge_keys
+    cdef Py_ssize_t top_keys = len(trace)
     for value in trace.values():
         if type(value) is dict:
             top_keys += len(<dict>value)
@@ -101,11 +127,11 @@ def read(dict trace, list events, list edges, columns, dict event_codes, dict ed
     if fields is NULL:
         raise MemoryError()
     try:
-        for i in range(count):  # each event's fields, borrowed from it (`events` holds them while this runs)
+        for i in range(count):  # each event's fields, held until the events are read
             event = events[i]
-            if type(event) is not dict:
+            if type(event) is not dict or not _read_fields(<dict>event, _EVENT, fields + i * EVENT_FIELDS, EVENT_FIELDS):
                 return REFUSED
-            _read_fields(<dict>event, _EVENT, fields + i * EVENT_FIELDS, EVENT_FIELDS)
+            taken = i + 1
             name = _value(fields[i * EVENT_FIELDS + ID])
             if type(name) is not str:
                 return REFUSED
@@ -113,14 +139,25 @@ def read(dict trace, list events, list edges, columns, dict event_codes, dict ed
         if len(index) != count:
             return REFUSED
         before = base, len(columns.src), len(columns.cost_at), len(columns.decided), len(columns.reward_at)
-        keys = _events(events, fields, columns, index, event_codes, base)
+        try:
+            keys = _events(events, fields, columns, index, event_codes, base)
+            edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
+        except BaseException:
+            _truncate(columns, *before)
+            raise
     finally:
+        _release(fields, taken * EVENT_FIELDS)
         PyMem_Free(fields)
-    edge_keys = _edges(edges, columns, index, edge_codes) if keys >= 0 else -1
     if keys >= 0 and edge_keys >= 0 and (expected_keys < 0 or top_keys + keys + edge_keys == expected_keys):
         return OK
     _truncate(columns, *before)  # read on the way, and taken back
     return REFUSED if keys < 0 or edge_keys < 0 else KEYS_DIFFER
+
+
+cdef void _typed(array column, char typecode) except *:
+    """A column of the type the batch makes (batch._column): what is written is its width."""
+    if column.ob_descr.typecode != typecode:
+        raise TypeError(f"a column of typecode {chr(column.ob_descr.typecode)!r}, not {chr(typecode)!r}")
 
 
 cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dict event_codes,
@@ -139,15 +176,22 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
     cdef PyObject** field
     cdef PyObject* found[REWARD_FIELDS]
     cdef dict cost, reward
+    for column in (agent, to, tool, named_call, cost_at, reward_at, reward_unit, reward_channel):
+        _typed(column, c'q')
+    for column in (t, tokens, seconds, reward_value):
+        _typed(column, c'd')
+    _typed(kind, c'b')
+    _typed(call_given, c'b')
     for column in (t, kind, agent, to, tool, call_given, named_call):
         resize_smart(column, base + count)
     for i in range(count):
         field, position = fields + i * EVENT_FIELDS, base + i
         keys += len(<dict>events[i])
-        when, name = _value(field[TIME]), _value(field[AGENT])
-        kind_code = event_codes.get(_value(field[TYPE]))
-        if not (type(when) is float or type(when) is int) or type(kind_code) is not int or kind_code < 0 \
-                or type(name) is not str:
+        when, type_name, name = _value(field[TIME]), _value(field[TYPE]), _value(field[AGENT])
+        if not (type(when) is float or type(when) is int) or type(type_name) is not str or type(name) is not str:
+            return -1
+        kind_code = event_codes.get(type_name)
+        if type(kind_code) is not int or kind_code < 0:
             return -1
         t.data.as_doubles[position] = when
         kind.data.as_schars[position] = kind_code
@@ -188,8 +232,10 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
                     return -1
                 reward = <dict>item
                 keys += len(reward)
-                _read_fields(reward, _REWARD, found, REWARD_FIELDS)
+                if not _read_fields(reward, _REWARD, found, REWARD_FIELDS):
+                    return -1
                 unit, channel, value = _value(found[UNIT]), _value(found[CHANNEL]), _value(found[VALUE])
+                _release(found, REWARD_FIELDS)
                 if type(unit) is not str or type(channel) is not str or not (type(value) is float or type(value) is int):
                     return -1
                 rewards = len(reward_at)
@@ -226,6 +272,9 @@ cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except 
     cdef PyObject* end
     cdef PyObject* found[EDGE_FIELDS]
     cdef dict edge
+    _typed(src, c'q')
+    _typed(dst, c'q')
+    _typed(edge_kind, c'b')
     for column in (src, dst, edge_kind):
         resize_smart(column, base + count)
     for i in range(count):
@@ -233,9 +282,14 @@ cdef Py_ssize_t _edges(list edges, columns, dict index, dict edge_codes) except 
             return -1
         edge = <dict>edges[i]
         keys += len(edge)
-        _read_fields(edge, _EDGE, found, EDGE_FIELDS)
-        source, target, kind_code = _value(found[SOURCE]), _value(found[TARGET]), edge_codes.get(_value(found[EDGE_TYPE]))
-        if type(source) is not str or type(target) is not str or type(kind_code) is not int or kind_code < 0:
+        if not _read_fields(edge, _EDGE, found, EDGE_FIELDS):
+            return -1
+        source, target, type_name = _value(found[SOURCE]), _value(found[TARGET]), _value(found[EDGE_TYPE])
+        _release(found, EDGE_FIELDS)
+        if type(source) is not str or type(target) is not str or type(type_name) is not str:
+            return -1
+        kind_code = edge_codes.get(type_name)
+        if type(kind_code) is not int or kind_code < 0:
             return -1
         start, end = PyDict_GetItem(index, source), PyDict_GetItem(index, target)
         if start is NULL or end is NULL:

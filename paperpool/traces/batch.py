@@ -6,8 +6,9 @@ all of it the fixed cost of a few hundred small numpy calls and of Python readin
 event field by field. Here a batch of traces is read into one set of columns, each
 trace's events and edges at their own offsets (a disjoint union of the traces' graphs),
 and every graph rule and measure is one numpy reduction over the whole batch, grouped by
-trace. Only the critical path, a walk over the edges in time order, is a Python loop,
-and it too runs once per batch.
+trace. The loops left (reading each trace into the columns, the critical path's walk
+over the edges in time order, the per-trace sums) are compiled (_columns.pyx), each
+with its Python version here for an install without a C compiler.
 
 This path vouches only for what it can check in full: a trace that declares the schema,
 passes it, gives no key twice, and keeps every graph rule. Everything else (an invalid
