@@ -5,14 +5,17 @@ DuckDB summary over the exported tables.
 The corpus is synth's (`--traces N --events 50`: rollouts in groups of 8, steps and a
 run). Each repeat runs the orjson loop and the command one after the other, each in a
 fresh process and timed inside it (start-up is not the corpus's), so both meet the same
-machine. Peak memory is the command's process plus its workers: the largest worker's
-peak times the workers (an upper bound; pages they share are counted for each).
+machine; what earlier steps wrote is written out before each (os.sync), so that no step
+is timed while the kernel writes another's files. Peak memory is the command's process
+plus its workers: the largest worker's peak times the workers (an upper bound; pages
+they share are counted for each).
 Run as `python -m paperpool.bench.corpora MODE ...` for the child processes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -60,9 +63,18 @@ def measure(folder: Path, traces: int, times: int, seed: int = 0) -> CorpusRow:
 
 
 def _child(folder: Path, mode: str, *paths: Path) -> Sample:
+    _settle()
     done = run([sys.executable, "-m", "paperpool.bench.corpora", mode, *map(str, paths)], folder)
     found = json.loads(done.output.splitlines()[-1])
     return Sample(found["seconds"], found.get("peak_mb"), json.dumps(found))
+
+
+def _settle() -> None:
+    """Write out what the steps before wrote (the corpus, an export's gigabyte of tables)
+    before the next is timed: the kernel's writeback would otherwise take a core from it,
+    and the command on two cores loses more to that than the loop on one."""
+    if hasattr(os, "sync"):
+        os.sync()
 
 
 def _remove(folder: Path) -> None:

@@ -239,7 +239,7 @@ class _Graph:
         self.first = np.r_[0, np.cumsum(self.n)[:-1]]  # each trace's first event
         self.N = int(self.n.sum())
         self.tr = np.repeat(np.arange(B), self.n)  # each event's trace
-        self.t = np.array(c.t, dtype=np.float64)
+        self.t = np.array(c.t, dtype=np.float64)  # copies, never views: the compiled reader grows its arrays unchecked
         self.kind = kind = np.array(c.kind, dtype=np.int8)
         self.agent = np.array(c.agent, dtype=np.int64)
         self.to = np.where(np.isin(kind, _NAMES_AGENT), np.array(c.to, dtype=np.int64), -1)
