@@ -57,9 +57,10 @@ cdef class _Fields:
                 return self.seen_field[i]
         found = self.fields.get(<object>key, -1)
         slot = self.count
-        for i in range(self.count):
-            if found >= 0 and self.seen_field[i] == found:  # the field's key, made anew
-                slot = i
+        if found >= 0:
+            for i in range(self.count):
+                if self.seen_field[i] == found:  # the field's key, made anew
+                    slot = i
         if slot < SEEN and len(<str><object>key) <= 64:  # orjson keeps no longer key: a new object each time
             self.held[slot] = <object>key
             self.seen[slot], self.seen_field[slot] = key, found
@@ -188,7 +189,7 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
         field, position = fields + i * EVENT_FIELDS, base + i
         keys += len(<dict>events[i])
         when, type_name, name = _value(field[TIME]), _value(field[TYPE]), _value(field[AGENT])
-        if not (type(when) is float or type(when) is int) or type(type_name) is not str or type(name) is not str:
+        if not _number(when) or type(type_name) is not str or type(name) is not str:
             return -1
         kind_code = event_codes.get(type_name)
         if type(kind_code) is not int or kind_code < 0:
@@ -210,8 +211,7 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
             cost = <dict>spent
             keys += len(cost)
             spent_tokens, spent_seconds = cost.get("tokens", 0), cost.get("seconds", 0)
-            if not ((type(spent_tokens) is float or type(spent_tokens) is int)
-                    and (type(spent_seconds) is float or type(spent_seconds) is int)):
+            if not (_number(spent_tokens) and _number(spent_seconds)):
                 return -1
             costs = len(cost_at)
             resize_smart(cost_at, costs + 1)
@@ -236,7 +236,7 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
                     return -1
                 unit, channel, value = _value(found[UNIT]), _value(found[CHANNEL]), _value(found[VALUE])
                 _release(found, REWARD_FIELDS)
-                if type(unit) is not str or type(channel) is not str or not (type(value) is float or type(value) is int):
+                if type(unit) is not str or type(channel) is not str or not _number(value):
                     return -1
                 rewards = len(reward_at)
                 for column in (reward_at, reward_unit, reward_channel, reward_value):
@@ -250,6 +250,11 @@ cdef Py_ssize_t _events(list events, PyObject** fields, columns, dict index, dic
 
 cdef inline bint _name_or_none(value):
     return value is None or type(value) is str
+
+
+cdef inline bint _number(value):
+    """A JSON number as orjson gives it (a bool is no number)."""
+    return type(value) is float or type(value) is int
 
 
 cdef long long _code(dict codes, name, Py_ssize_t shared) except? -3:
