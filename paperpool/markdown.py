@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import urllib.parse
 
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
 # attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped,
@@ -64,10 +65,30 @@ def html_text(value) -> str:
     return html.escape(WHITESPACE.sub(" ", visible(value)).strip(), quote=True)
 
 
+def code(value) -> str:
+    """`value` shown as code, inert: an identifier, a file name or a query the pool wrote
+    (a field's name, a vocabulary's id, the unknown marker). A backtick code span cannot
+    hold it safely, since a backtick in the value ends the span and what follows is
+    markdown again; an HTML code element around the escaped text looks the same and
+    holds anything."""
+    return f"<code>{text(value)}</code>"
+
+
 def link(label: str, url: str) -> str:
-    """A link whose label is inert and whose address cannot close the link early.
-    Only http(s) addresses reach here: validate refuses every other scheme."""
-    return f"[{text(label)}](<{url.replace('<', '%3C').replace('>', '%3E').replace(' ', '%20')}>)"
+    """A link whose label is inert and whose address cannot close the link early nor
+    leave the attribute it is written into. Only http(s) addresses reach here: validate
+    refuses every other scheme."""
+    return f"[{text(label)}](<{address(url)}>)"
+
+
+def address(url: str) -> str:
+    """`url` with every character an address may not hold percent-encoded (RFC 3986:
+    what is left are its unreserved and reserved characters and the `%` of an escape
+    already there), so that a quote, a space or `<` in it stays part of the address."""
+    return urllib.parse.quote(url, safe=URL_CHARACTERS)
+
+
+URL_CHARACTERS = "-._~:/?#[]@!$&()*+,;=%"  # RFC 3986's, but `'`: an attribute may be quoted with it
 
 
 def table(headers: list[str], rows: list[list], align: list[str] | None = None) -> str:

@@ -85,6 +85,7 @@ class Renderer:
         )
         self.env.filters["md"] = markdown.text
         self.env.filters["md_link"] = markdown.link
+        self.env.filters["code"] = markdown.code  # an id, a name or a query of the pool shown as code
         self.env.filters["html"] = markdown.html_text  # record text inside a raw HTML block
         self.env.filters["plural"] = plural  # {{ n | plural("entry", "entries") }} -> "1 entry"
         self.env.globals["href"] = href

@@ -57,7 +57,24 @@ def _hostile_registry(text: str) -> str:
         table["title"] += f" {HOSTILE}"
         for column in table["columns"] if isinstance(table["columns"], list) else []:
             column["label"] += f" {HOSTILE}"
+    # settings, names and ids, which the pages show as code or in sentences (issue 39): a
+    # backtick in them used to end the code span they are shown in
+    registry["pool"]["unknown_marker"] = f"TODO`{MARKUP_ONLY}`"
+    registry["survey"]["publication"] = {"date": "2026-05-01", "version": f"v1`{MARKUP_ONLY}`",
+                                         "label": f"`{HOSTILE}", "citation": f"`{HOSTILE}"}
+    registry["exclusion_fields"]["screened"] = {"type": "date"}
+    registry["pool"]["dated_by"] = {"entries": "added", "exclusions": "screened"}
+    registry["survey"]["artifact"] = f"`{MARKUP_ONLY}`"  # (an arXiv id has a pattern, which validate checks)
+    values = registry["vocabularies"]["method"]["values"]
+    values[[value["id"] for value in values].index("search")]["id"] = HOSTILE_ID
+    registry["entry_fields"] = {(HOSTILE_NAME if name == "summary" else name): spec for name, spec in registry["entry_fields"].items()}
+    registry["statistics"]["entries"]["counts"].append(HOSTILE_NAME)
     return yaml.safe_dump(registry, sort_keys=False, allow_unicode=True, width=10_000)
+
+
+# a vocabulary id and a field name: anything a YAML key or string holds
+HOSTILE_ID = f"search`{MARKUP_ONLY}`"
+HOSTILE_NAME = f"summary`{MARKUP_ONLY}`"
 
 
 def _hostile_records(root: Path) -> None:
@@ -68,7 +85,10 @@ def _hostile_records(root: Path) -> None:
         elif path.stem == "x1":
             record["title"] = f"{AT_LINE_START} {record['title']} <b onclick=alert(9)>x</b> $alert(10)$"
         if "summary" in record:
-            record["summary"] = f"{AT_LINE_START} {HOSTILE}"
+            del record["summary"]
+            record[HOSTILE_NAME] = f"{AT_LINE_START} {HOSTILE}"
+        if record.get("method") == "search":
+            record["method"] = HOSTILE_ID
         if "authors" in record:
             record["authors"] = [f"{HOSTILE}, Eve"] + record["authors"]
         path.write_text(yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=10_000), encoding="utf-8")
@@ -83,6 +103,8 @@ def hostile_everywhere(root: Path) -> Path:
     _hostile_records(root)
     for number, path in enumerate(sorted((root / "papers").glob("*.yaml")), 1):
         path.write_text(path.read_text(encoding="utf-8") + f"added: 2026-05-{number:02}\n", encoding="utf-8")
+    for path in sorted((root / "exclusions").glob("*.yaml")):
+        path.write_text(path.read_text(encoding="utf-8") + "screened: 2026-04-01\n", encoding="utf-8")
     claims = yaml.safe_load((root / "claims.yaml").read_text(encoding="utf-8"))
     for claim in claims["claims"]:
         claim["statement"] = f"{AT_LINE_START} {HOSTILE}"

@@ -520,3 +520,12 @@ def test_a_linked_claims_file_is_refused(run, tiny, tmp_path):
     assert (result.exit_code, result.output) == (1, (
         "claims.yaml:1: is a symbolic link; the claim ledger is a plain file of the pool: replace the link with the file itself\n"
         "1 error, 0 warnings.\n"))
+
+
+def test_the_survey_arxiv_id_pattern_is_the_identifier_one():
+    """The home page links the survey's arXiv id: the schema holds it to the form
+    identity.py reads, so that it cannot carry markup or another address (issue 39)."""
+    from paperpool.identity import ARXIV_RE
+
+    schema = json.loads((REPO / "paperpool" / "registry" / "registry.schema.json").read_text(encoding="utf-8"))
+    assert schema["properties"]["survey"]["properties"]["arxiv_id"]["pattern"] == ARXIV_RE.pattern

@@ -9,6 +9,7 @@ must not grow with the pool (mkdocs-material renders the whole navigation into e
 from __future__ import annotations
 
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -233,7 +234,7 @@ def _about(analysis: SiteAnalysis) -> About:
     if publication and publication.url:
         links.append("The survey: " + markdown.link(publication.version, publication.url))
     elif arxiv:
-        links.append("The survey: " + markdown.link(f"arXiv {arxiv}", f"https://arxiv.org/abs/{arxiv}"))
+        links.append("The survey: " + markdown.link(f"arXiv {arxiv}", "https://arxiv.org/abs/" + urllib.parse.quote(arxiv, safe="/")))
     for name, label in (("repository", "repository"), ("suggest_url", "suggest a paper")):
         if survey.get(name):
             links.append(markdown.link(label, survey[name]))
