@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .problems import Problem
-from .registry import REGISTRY_FILE
+from .registry import LINKED_FILE, REGISTRY_FILE
 from .yamlio import YamlProblem, dump_yaml, load_yaml
 
 FILE = "CITATION.cff"
@@ -21,6 +21,8 @@ def problems(root: Path, survey: dict) -> list[Problem]:
     title = survey.get("title")
     if not isinstance(title, str) or not (path.is_file() or path.is_symlink()):
         return []
+    if path.is_symlink():
+        return [Problem(FILE, 1, "", LINKED_FILE.format(what=FILE))]
     try:
         document = load_yaml(path, empty_hint="write the citation's fields (cff-version, title, authors, ...), or delete the file")
     except YamlProblem as exc:

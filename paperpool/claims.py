@@ -31,6 +31,7 @@ from .problems import Problem, plural
 from .registry import (
     BIDI_CONTROLS,
     KEY_RE,
+    LINKED_FILE,
     linked_step,
     refused_character_message,
     refused_characters,
@@ -169,8 +170,7 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     rel = _rel(pool, path)
     linked = linked_step(pool.root, rel)
     if linked:
-        return [], [Problem(linked, 1, "", "is a symbolic link; the claim ledger is a plain file of the pool: "
-                                           "replace the link with the file itself")]
+        return [], [Problem(linked, 1, "", LINKED_FILE.format(what="the claim ledger"))]
     if path.is_dir():
         return [], [Problem(rel, 1, "", "is a folder, but the claim ledger is a YAML file; move the folder or point pool.claims elsewhere")]
     if not path.is_file():

@@ -497,6 +497,21 @@ def test_serve_answers_a_nul_byte_in_the_path_with_400_and_keeps_serving(tmp_pat
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_serve_watches_the_pool_s_own_files_never_through_a_link(tmp_path):
+    """A link laid into the pool (to /usr, say) is watched as a link, not walked on each
+    poll (issue 39); a change to a record still shows."""
+    from paperpool.sitegen.serve import watched_files
+
+    pool = Path(shutil.copytree(TINY, tmp_path / "pool"))
+    (pool / "system").symlink_to("/usr")
+    (pool / "papers" / "elsewhere").symlink_to("/usr/lib")
+    watched = watched_files(pool, tmp_path / "site")
+    shown = sorted(path.relative_to(pool).as_posix() for path in watched)
+    assert "system" in shown and "papers/elsewhere" in shown and "registry.yaml" in shown and "papers/alpha.yaml" in shown
+    assert not [name for name in shown if name.startswith(("system/", "papers/elsewhere/"))]
+    assert len(shown) < 30
+
+
 # ---------------------------------------------------------------------------------
 # diff: a revision holding a link out of the tree
 # ---------------------------------------------------------------------------------

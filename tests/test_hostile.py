@@ -349,6 +349,22 @@ def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool", "site"]
 
 
+def test_two_builds_at_once_in_one_pool_both_succeed(tmp_path):
+    """A maintainer's build while serve rebuilds, or two CI steps in one workspace: each
+    builds in its own scratch folder and the last swap wins (issue 39: one of them used to
+    fail with `statistics.html: no such file or folder`, its scratch folder removed by
+    the other as abandoned)."""
+    root = hostile_pool(tmp_path / "pool")
+    site = root / "build" / "site"
+    for _ in range(3):
+        builds = [subprocess.Popen([sys.executable, "-m", "paperpool", "build"], cwd=root, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True) for _ in range(2)]
+        outputs = [build.communicate(timeout=300)[0] for build in builds]
+        assert [build.returncode for build in builds] == [0, 0], outputs
+        assert (site / "statistics.html").is_file() and (site / "entries" / "alpha.html").is_file()
+        assert sorted(p.name for p in site.parent.iterdir()) == ["site"]  # no scratch folder left behind
+
+
 def test_a_build_leaves_the_scratch_folder_of_a_build_still_running(tmp_path, run):
     fcntl = pytest.importorskip("fcntl")
     root = hostile_pool(tmp_path / "pool")
@@ -356,6 +372,7 @@ def test_a_build_leaves_the_scratch_folder_of_a_build_still_running(tmp_path, ru
     for folder in (running, abandoned):
         (folder / "docs").mkdir(parents=True)
         (folder / ".lock").touch()
+        (folder / ".paperpool-staging").touch()
     with open(running / ".lock", "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # as the running build does
         assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0

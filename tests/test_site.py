@@ -27,6 +27,7 @@ from bibtexparser import middlewares
 from paperpool.frame import build_frames
 from paperpool.pool import require_pool
 from paperpool.registry.query import parse
+from paperpool.sitegen import staging
 from paperpool.sitegen.build import MARKER
 from paperpool.sitegen.linkcheck import check_site
 
@@ -376,9 +377,34 @@ def test_a_failed_engine_build_keeps_the_previous_site(pool_and_site, run):
 
 def test_a_build_interrupted_between_the_two_renames_is_recovered(pool_and_site, run):
     root, site = pool_and_site
-    site.rename(site.with_name("site.old"))  # as if the process died after moving the old site aside
+    scratch = site.with_name(".site.building-killed")  # as if the process died after moving the old site aside
+    scratch.mkdir()
+    (scratch / staging.MARK).touch()
+    (scratch / staging.LOCK).touch()
+    site.rename(scratch / staging.PREVIOUS)
+    before = _snapshot(scratch / staging.PREVIOUS)
+    # the next build fails in the engine: the old site is back all the same
+    (root / "site").mkdir()
+    (root / "site" / "notes.md").write_text("# Notes\n\nSee [the missing page](missing.md).\n", encoding="utf-8")
+    assert run("build", "--out", str(site), cwd=root).exit_code == 1
+    assert _snapshot(site) == before
+    (root / "site" / "notes.md").unlink()
     assert run("build", "--out", str(site), cwd=root).exit_code == 0
-    assert (site / "index.html").is_file() and not site.with_name("site.old").exists()
+    assert (site / "index.html").is_file() and not scratch.exists()
+
+
+def test_a_build_removes_and_replaces_only_what_it_made(pool_and_site, run):
+    """A folder beside the site named like an old scratch or backup folder is someone's own
+    (issue 39: `site.old` was renamed over and deleted, so was `DIR.old` beside --out DIR)."""
+    root, site = pool_and_site
+    theirs = [site.with_name("site.old"), site.with_name(".site.building-theirs")]
+    for folder in theirs:
+        folder.mkdir()
+        (folder / "thesis.tex").write_text("mine", encoding="utf-8")
+        (folder / ".lock").touch()
+    assert run("build", "--out", str(site), cwd=root).exit_code == 0
+    assert [(folder / "thesis.tex").read_text(encoding="utf-8") for folder in theirs] == ["mine", "mine"]
+    assert sorted(p.name for p in site.parent.iterdir()) == sorted(["pool", "site", *(folder.name for folder in theirs)])
 
 
 @pytest.mark.parametrize("target, message", [

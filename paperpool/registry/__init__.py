@@ -10,6 +10,7 @@ from .characters import (
     refused_characters,
 )
 from .loading import (
+    LINKED_FILE,
     SECTIONS_HINT,
     find_root,
     linked_step,
@@ -40,7 +41,7 @@ from .reader import FIELD_TYPES, IDENTIFIER_SCHEMES
 from .sections import Section
 
 __all__ = [
-    "BIDI_CONTROLS", "CLAIMS_FILE", "CONTROL_CHARACTERS", "FIELD_TYPES", "IDENTIFIER_SCHEMES", "KEY_RE", "RECORD_KINDS",
+    "BIDI_CONTROLS", "CLAIMS_FILE", "CONTROL_CHARACTERS", "FIELD_TYPES", "IDENTIFIER_SCHEMES", "KEY_RE", "LINKED_FILE", "RECORD_KINDS",
     "RECORD_SUFFIX", "REGISTRY_FILE", "SECTIONS_HINT", "TITLE_SIMILARITY", "CsvColumn", "FieldSpec", "Publication", "Registry", "Rule",
     "Section", "Value", "ValueSet", "Vocabulary", "find_root", "linked_step", "load_registry", "lookup", "outside_pool",
     "refused_character_message", "refused_characters", "registry_problem", "resolve_spec", "shape_problems",

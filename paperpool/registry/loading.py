@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import operator
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..problems import PaperpoolError, Problem
@@ -18,6 +19,9 @@ from .model import RECORD_KINDS, REGISTRY_FILE, Registry, lookup, registry_probl
 from .reader import RegistryReader
 from .tables import check_gaps, check_sizes, check_statistics
 
+# a file of the pool that is a link: git keeps it as a link, to whatever it points at on
+# each machine (a file outside the pool, a device, a secret)
+LINKED_FILE = "is a symbolic link; {what} is a plain file of the pool: replace the link with the file itself"
 SECTIONS_HINT = "write its sections (survey:, pool:, vocabularies:, entry_fields:, ...) as in the shipped registry.yaml"
 
 
@@ -25,7 +29,9 @@ def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds a registry."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / REGISTRY_FILE).is_file():
+        # whatever is there (a link, a device, a folder) makes this the pool, whose
+        # registry load_registry then refuses with what is wrong with it
+        if os.path.lexists(folder / REGISTRY_FILE):
             return folder
     raise PaperpoolError(
         f"no {REGISTRY_FILE} in {start} or any folder above it; run inside a pool or pass --root DIR"
@@ -36,6 +42,8 @@ def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:
     """Read and check the registry; returns (None, problems) when it is unusable. Its
     shape (types, sizes, paths, characters) is checked before anything reads it."""
     path = root / REGISTRY_FILE
+    if path.is_symlink():
+        return None, [Problem(REGISTRY_FILE, 1, "", LINKED_FILE.format(what="the registry"))]
     try:
         doc = load_yaml(path, empty_hint=SECTIONS_HINT)
     except YamlProblem as exc:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,7 +18,7 @@ from .. import csljson, export, fileschemas
 from ..markdown import safe_title
 from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
-from ..registry import REGISTRY_FILE
+from ..registry import REGISTRY_FILE, linked_step
 from ..render import Renderer
 from ..yamlio import YamlProblem, read_bytes, read_text
 from . import (
@@ -33,6 +31,7 @@ from . import (
     paths,
     search,
     siteconfig,
+    staging,
 )
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
@@ -43,7 +42,6 @@ MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to 
 ASSET_FILES = ("browser.js", "browser.css", "site.css", "site.js", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
 MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
-STAGING_LOCK = ".lock"
 
 
 @dataclass
@@ -67,6 +65,8 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     root = project.root
     config = _accepted_config(root, trust_config, site_url)
     option = "--out" if out is not None else f"{siteconfig.CONFIG}: site_dir"
+    if out is None:
+        _check_not_linked(root, config.site_dir, "site_dir")
     out = (out or root / config.site_dir).resolve()
     handwritten = (root / config.docs_dir).resolve()
     _check_out(root, out, handwritten, option)
@@ -82,16 +82,16 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     with stage("analyse"):
         analysis = for_site(project.analysis)
         figures = draw(analysis, cards, corpus_pages)
-    with _staging(out) as staging, Drawing(figures.charts, staging / "charts") as charts:
+    with staging.staging(out) as scratch, Drawing(figures.charts, scratch / "charts") as charts:
         with stage("render"):
             intro = _read_intro(handwritten)
             pages = plan(analysis, figures, intro)
             files = render(analysis, pages, figures, config.get("site_url"))
             files |= _handwritten(handwritten, set(files) | set(charts.placeholders(paths.CHARTS))) | (extra_files or {})
         with stage("write"):
-            docs, site = staging / "docs", staging / "site"
+            docs, site = scratch / "docs", scratch / "site"
             write_files(docs, files | charts.placeholders(paths.CHARTS))
-            config_path = staging / siteconfig.CONFIG
+            config_path = scratch / siteconfig.CONFIG
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
             engine.write_config(engine.site_config(config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []), config_path)
         with stage(engine_name):
@@ -106,7 +106,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
         with stage("replace"):
             # the build's time tells the live preview that a new site has landed
             (site / MARKER).write_text(f"built by paperpool at {time.time()}; `paperpool build` replaces this folder\n", encoding="utf-8")
-            replace(site, out)
+            staging.swap(site, out, scratch)
     if keep_pages is not None:
         keep(files, keep_pages)
     return Result(out, len(pages), stage.timings)
@@ -116,9 +116,9 @@ def keep(files: dict[str, str | bytes], folder: Path) -> None:
     """The generated pages and data files, without the charts and paperpool's own assets."""
     generated = {path: text for path, text in files.items()
                  if not path.startswith((paths.CHARTS, *(f"{paths.ASSETS}/{name}" for name in ASSET_FILES)))}
-    with _staging(folder) as staging:
-        write_files(staging / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
-        replace(staging / "pages", folder)
+    with staging.staging(folder) as scratch:
+        write_files(scratch / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
+        staging.swap(scratch / "pages", folder, scratch)
 
 
 def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
@@ -178,66 +178,6 @@ def write_files(docs: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(text, encoding="utf-8")
 
 
-def replace(new: Path, out: Path) -> None:
-    """Put the new site where the old one was. The old one is moved aside first and
-    deleted last; if the process dies between the two renames, the next build puts the
-    old one back (see _recover)."""
-    old = out.with_name(out.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists():
-        out.rename(old)
-    new.rename(out)
-    if old.exists():
-        shutil.rmtree(old)
-
-
-def _recover(out: Path) -> None:
-    old = out.with_name(out.name + ".old")
-    if old.exists() and not out.exists():
-        old.rename(out)
-
-
-@contextlib.contextmanager
-def _staging(out: Path) -> Iterator[Path]:
-    """A scratch folder beside the output (same file system, so the final rename is one
-    step), removed whatever happens. The build holds a lock on it, so that a later build
-    can tell the scratch folder of a killed build, which it removes, from that of a build
-    still running beside it."""
-    _recover(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        with _held(staging / STAGING_LOCK, wait=True):
-            yield staging
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _remove_abandoned(out: Path) -> None:
-    for staging in out.parent.glob(f".{out.name}.building-*"):
-        with contextlib.suppress(OSError), _held(staging / STAGING_LOCK, wait=False):
-            shutil.rmtree(staging)
-
-
-@contextlib.contextmanager
-def _held(lock: Path, wait: bool) -> Iterator[None]:
-    """An exclusive lock on a file; OSError at once when another process holds it and
-    `wait` is false. Without fcntl (Windows), no lock: scratch folders then stay."""
-    try:
-        import fcntl
-    except ImportError:
-        if not wait:
-            raise OSError("no file locks here") from None
-        yield
-        return
-    with open(lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        yield
-
-
 def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") -> None:
     """Refuse an output folder whose replacement would lose something: the pool, its
     pages, or a folder paperpool did not build."""
@@ -251,6 +191,18 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
         raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
+
+
+def _check_not_linked(root: Path, folder: str, setting: str) -> None:
+    """The site folder mkdocs.yml names (or the default one) is a folder of the pool: a
+    link on the way (`build -> ../elsewhere`, laid by a pull request) would have the build
+    write, and replace, whatever it points at. An --out given on the command line is the
+    maintainer's own choice and may be anywhere."""
+    linked = linked_step(root, folder)
+    if linked:
+        raise PaperpoolError(f"{linked}: is a symbolic link, which the site ({siteconfig.CONFIG}'s {setting}, or its default "
+                             f"{folder}) would be written through; replace the link with a folder, or give --out DIR "
+                             "(nothing was built)")
 
 
 def _check_names(config: siteconfig.SiteConfig, survey: dict) -> None:

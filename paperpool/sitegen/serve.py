@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import http
 import http.server
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -40,19 +42,32 @@ RELOAD_JS = """(function () {
 def watched_files(root: Path, out: Path) -> dict[Path, float]:
     """Every file whose change may alter the site, with its modification time: the
     pool's top-level YAML files and everything in its folders, but for hidden folders,
-    build/ and the site itself."""
+    build/ and the site itself. Only the pool's own files: a link is watched as a link
+    (its own time), never followed, so that one laid into the pool (to / or /proc, say)
+    does not have every poll walk a system's folders; the build refuses it anyway."""
     found = {}
     for top in sorted(root.iterdir()):
-        if top.name.startswith(".") or top.name in IGNORED or out.is_relative_to(top.resolve()):
+        if top.name.startswith(".") or top.name in IGNORED:
             continue
-        files = [top] if top.suffix in (".yaml", ".yml") else sorted(top.rglob("*")) if top.is_dir() else []
-        for path in files:
-            try:
-                if path.is_file():
-                    found[path] = path.stat().st_mtime_ns
-            except OSError:
-                continue  # removed while we looked; the next poll sees it gone
+        if top.suffix in (".yaml", ".yml") or top.is_symlink():
+            _watch(top, found)
+        elif out.is_relative_to(top.resolve()):
+            continue
+        elif top.is_dir():
+            for folder, folders, files in os.walk(top):  # never into a link to a folder
+                folders[:] = sorted(name for name in folders if not name.startswith("."))
+                for name in sorted(files) + [name for name in folders if os.path.islink(os.path.join(folder, name))]:
+                    _watch(Path(folder, name), found)
     return found
+
+
+def _watch(path: Path, found: dict[Path, float]) -> None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return  # removed while we looked; the next poll sees it gone
+    if not stat.S_ISDIR(info.st_mode):
+        found[path] = info.st_mtime_ns
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem
-from ..registry import REGISTRY_FILE
+from ..registry import LINKED_FILE, REGISTRY_FILE, linked_step
 from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
 from .configrules import CONFIG, THEME, TRUST_OPTION, WORDS, check_settings
@@ -54,7 +54,9 @@ class SiteConfig:
 def load(root: Path) -> tuple[SiteConfig, list[Problem]]:
     """mkdocs.yml read strictly (no tags, aliases or duplicate keys), with its problems."""
     path = root / CONFIG
-    if not path.is_file() and not path.is_symlink():
+    if path.is_symlink():  # read, it would put whatever it points at (/proc/self/status, say) into every page
+        return SiteConfig({}), [Problem(CONFIG, 1, "", LINKED_FILE.format(what=f"{CONFIG}"))]
+    if not path.is_file():
         return SiteConfig({}), []
     try:
         document = load_yaml(path, empty_hint="write settings such as `theme: ...`, or delete the file")
@@ -81,6 +83,10 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     writes (feed.xml, gaps/, search/, ...), or a link out of the folder (which would
     publish what it points at). The build checks the same against the files it writes."""
     folder = (root / docs_dir).resolve()
+    linked = linked_step(root, docs_dir)
+    if linked:
+        return [Problem(linked, 1, "", f"is a symbolic link, which the hand-written pages ({CONFIG}'s docs_dir) would be "
+                                       "read through; replace the link with a folder of the pool")]
     if not folder.is_relative_to(root.resolve()):
         return [Problem(docs_dir, 1, "", "is a link to a folder outside the pool, whose files would go onto the site; "
                                          "make it a folder of the pool")]

@@ -1,0 +1,117 @@
+"""Building beside the output and swapping it in: how `build` (and --keep-pages) replace
+a folder without losing it to a failure, and without touching anything they did not make.
+
+Each run builds in a scratch folder of its own beside the output (`.site.building-XXXX`,
+on the same file system, so that the swap is two renames), which it marks and locks
+while it runs. The swap moves the old output into that scratch folder and the new one
+into its place; the scratch folder, with the old output, is then removed. A run killed
+between the two renames leaves the old output in its scratch folder, and the next run
+puts it back.
+
+Two runs in one pool (a maintainer's build while `serve` rebuilds, two CI steps in one
+workspace) each build in their own scratch folder, and the last swap wins: the swap,
+the recovery and the clean-up of abandoned scratch folders are done holding a lock on
+the output's parent folder, so that no run removes another's scratch folder or swaps
+while another is half-way through its swap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+LOCK = ".lock"  # in a scratch folder: held by its run for as long as the run goes on
+MARK = ".paperpool-staging"  # in a scratch folder: paperpool made it (a folder without it is never removed)
+PREVIOUS = "previous"  # in a scratch folder: the output it replaced, until the folder goes
+
+
+def _pattern(out: Path) -> str:
+    return f".{out.name}.building-"
+
+
+@contextlib.contextmanager
+def staging(out: Path) -> Iterator[Path]:
+    """A scratch folder of this run beside `out`, removed whatever happens."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as held:
+        with _holding_folder(out.parent):
+            _recover(out)
+            _remove_abandoned(out)
+            folder = Path(tempfile.mkdtemp(prefix=_pattern(out), dir=out.parent))
+            held.callback(shutil.rmtree, folder, ignore_errors=True)
+            (folder / MARK).write_text("a build's scratch folder; paperpool removes it\n", encoding="utf-8")
+            held.enter_context(_held(folder / LOCK))  # before the parent's lock goes: no other run sees it unlocked
+        yield folder
+
+
+def swap(new: Path, out: Path, folder: Path) -> None:
+    """Put `new` where `out` is: the old output goes into this run's scratch `folder`
+    (removed with it), then `new` into its place."""
+    with _holding_folder(out.parent):
+        if os.path.lexists(out):
+            out.rename(folder / PREVIOUS)
+        new.rename(out)
+
+
+def _recover(out: Path) -> None:
+    """The output a killed run had moved aside and not replaced, put back."""
+    if os.path.lexists(out):
+        return
+    for folder in _abandoned(out):
+        if (folder / PREVIOUS).is_dir():
+            (folder / PREVIOUS).rename(out)
+            return
+
+
+def _remove_abandoned(out: Path) -> None:
+    for folder in _abandoned(out):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _abandoned(out: Path) -> list[Path]:
+    """The scratch folders of this output whose run is gone: paperpool's mark in them,
+    their lock free. Called holding the parent folder's lock."""
+    found = []
+    for folder in sorted(out.parent.glob(_pattern(out) + "*")):
+        if folder.is_symlink() or not (folder / MARK).is_file() or not (folder / LOCK).is_file():
+            continue
+        with contextlib.suppress(OSError), _held(folder / LOCK, wait=False):
+            found.append(folder)
+    return found
+
+
+@contextlib.contextmanager
+def _holding_folder(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder itself (its descriptor), which writes no file into
+    it; without fcntl (Windows), no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _held(lock: Path, wait: bool = True) -> Iterator[None]:
+    """An exclusive lock on a file; OSError at once when another process holds it and
+    `wait` is false. Without fcntl (Windows), no lock: scratch folders then stay."""
+    try:
+        import fcntl
+    except ImportError:
+        if not wait:
+            raise OSError("no file locks here") from None
+        yield
+        return
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
