@@ -532,6 +532,7 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
     out = (out or context.root / publishing.OUT).resolve()
     planned = publishing.plan(project.analysis)
+    publishing.check(planned, out, context.root)
     result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
     publishing.write(planned, out, context.root)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"

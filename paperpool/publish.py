@@ -1,9 +1,10 @@
 """`paperpool publish`: everything the pool publishes, from one validation and one
 analysis: the statistics, gap tables and claims as JSON and as text for people, the
 exports, README.md's generated block, CITATION.cff (from the registry's survey block), and
-the site. The outputs are planned first and
-written only once the site is built, so a pool the build refuses (its mkdocs.yml, a
-hand-written page) changes nothing."""
+the site. The outputs are planned and checked first
+(each must be a regular file or a new one) and written only once the site is built, so a
+pool the build refuses (its mkdocs.yml, a hand-written page) or an output in the way
+changes nothing."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from . import citationcff, claims, export, gaps, readme, stats
 from .analysis import Analysis
-from .yamlio import write_atomic
+from .yamlio import check_output, write_atomic
 
 OUT = "build"  # where the outputs go, inside the pool, unless --out says otherwise
 
@@ -44,6 +45,16 @@ def plan(analysis: Analysis) -> Plan:
     has_readme = (analysis.pool.root / readme.README).exists()
     return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None,
                 citationcff.render(analysis.registry))
+
+
+def check(planned: Plan, out: Path, root: Path) -> None:
+    """Every output refused now, as writing it would refuse it (a link, a device, a pipe,
+    a folder in its place), before the site or any file is written: a refusal that says
+    nothing was written has written nothing. (The README was checked by its plan.)"""
+    for name in planned.files:
+        check_output(out / name, f"{out.name}/{name}", new_folders=True)
+    if planned.citation is not None:
+        check_output(root / citationcff.FILE, citationcff.FILE)
 
 
 def write(planned: Plan, out: Path, root: Path) -> None:

@@ -439,3 +439,17 @@ def test_a_broken_trace_is_not_taken_for_an_importers_input(run, tmp_path):
     result = run("trace", "validate", "t.json", cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (1, ("t.json: /events/0/agent: missing: add `agent` (the agent "
                                                                     "that acts (for a tool_result, the tool or the agent that called it))"))
+
+
+@pytest.mark.parametrize("output", ["traces", "traces/invoke_agent-lead.json"])
+def test_an_import_never_replaces_a_file(tmp_path, run, output):
+    """A maintainer's trace whose name is the run's root span: refused for one run as for
+    several (issue 39: one run's trace silently replaced it), and nothing is written."""
+    (tmp_path / "traces").mkdir()
+    theirs = tmp_path / "traces" / "invoke_agent-lead.json"
+    theirs.write_text('{"mine": true}\n', encoding="utf-8")
+    result = run("trace", "import", str(REPO / "traces" / "otlp" / "research-team.otlp.json"), "-o", output, cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: -o {output}: traces/invoke_agent-lead.json exists; an import writes new files only: remove it, or choose "
+        "another name (nothing was written)\n"))
+    assert theirs.read_text(encoding="utf-8") == '{"mine": true}\n' and os.listdir(tmp_path / "traces") == ["invoke_agent-lead.json"]

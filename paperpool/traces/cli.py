@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import click
 
 from ..commandline import trace_engine_option
 from ..problems import PaperpoolError, plural, printable
-from ..yamlio import check_output, write_atomic
+from ..yamlio import check_output, write_new
 from . import schema
 from .importing import ImportOptions
 
@@ -280,16 +281,16 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
         raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
                              "to write one file each, or choose one with --trace-id")
     planned = plan_outputs(imported, output, name_pattern)
-    if len(planned) > 1:
-        output.mkdir(parents=True, exist_ok=True)
     inputs = {path.resolve() for path in paths}
-    for path, _ in planned:
-        check_output(path, f"-o {output}")  # every file before any is written
+    for path, _ in planned:  # every file checked before any is written, or a folder made
+        check_output(path, f"-o {output}", new_folders=len(planned) > 1)
         if path.resolve() in inputs:
             raise PaperpoolError(f"-o {output}: {path} is one of the inputs; write the traces elsewhere (nothing was written)")
-        if len(planned) > 1 and path.exists():
-            raise PaperpoolError(f"-o {output}: {path} exists; the traces of several runs go to new files: remove it or "
-                                 "choose another folder (nothing was written)")
+        if os.path.lexists(path):  # a maintainer's trace, say, whose name is the run's: an import only adds files
+            raise PaperpoolError(f"-o {output}: {path} exists; an import writes new files only: remove it, or choose another "
+                                 f"{'folder' if len(planned) > 1 else 'name'} (nothing was written)")
+    if len(planned) > 1:
+        output.mkdir(parents=True, exist_ok=True)
     for path, item in planned:
-        write_atomic(path, dump_trace(item.trace), f"-o {output}")
+        write_new(path, dump_trace(item.trace), f"-o {output}")
         click.echo(f"wrote {path}: {summary(item)}", err=True)
