@@ -570,7 +570,7 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
         return
     if stat.S_ISLNK(mode):
         raise PaperpoolError(f"{where}: is a symbolic link; paperpool never writes through one: {fix} (nothing was written)")
-    raise PaperpoolError(f"{where}: is {_file_kind(mode)}, not a regular file; {fix} (nothing was written)")
+    raise PaperpoolError(f"{where}: is {file_kind(mode)}, not a regular file; {fix} (nothing was written)")
 
 
 def _linked_folder(path: Path) -> Path | None:
@@ -615,7 +615,8 @@ def _identity(path: Path) -> tuple | None:
     return info.st_dev, info.st_ino
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, by its mode: a folder, a device, a named pipe, a socket."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

@@ -7,10 +7,11 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import operator
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..problems import PaperpoolError, Problem
-from ..yamlio import Document, YamlProblem, load_yaml
+from ..yamlio import Document, YamlProblem, file_kind, load_yaml
 from . import schema, sections
 from .characters import BIDI_CONTROLS, refused_character_message, refused_characters
 from .columns import check_combined
@@ -21,15 +22,36 @@ from .tables import check_gaps, check_sizes, check_statistics
 SECTIONS_HINT = "write its sections (survey:, pool:, vocabularies:, entry_fields:, ...) as in the shipped registry.yaml"
 
 
+class NoRegistry(PaperpoolError):
+    """No folder at or above the current one holds a registry (outside any pool)."""
+
+
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds a registry."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / REGISTRY_FILE).is_file():
+        if holds_registry(folder):
             return folder
-    raise PaperpoolError(
-        f"no {REGISTRY_FILE} in {start} or any folder above it; run inside a pool or pass --root DIR"
-    )
+    raise NoRegistry(f"no {REGISTRY_FILE} in {start} or any folder above it; run inside a pool or pass --root DIR")
+
+
+def holds_registry(folder: Path) -> bool:
+    """Whether `folder` holds a registry: a plain file, or a link to one. Something else
+    of that name (a device, a named pipe, a folder, a link to nothing) is an error naming
+    what it is, never taken for no registry at all."""
+    path = folder / REGISTRY_FILE
+    if path.is_file():
+        return True
+    if not os.path.lexists(path):
+        return False
+    linked = f"a symbolic link to '{os.readlink(path)}', " if os.path.islink(path) else ""
+    try:
+        what = f"{linked}{file_kind(os.stat(path).st_mode)}"
+    except FileNotFoundError:
+        what = f"{linked}which does not exist"
+    except OSError as exc:
+        what = f"{linked}which cannot be read ({exc.strerror.lower()})"
+    raise PaperpoolError(f"{path}: is {what}, not a file holding the registry; make {REGISTRY_FILE} a plain file")
 
 
 def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:

@@ -19,7 +19,14 @@ from importlib import resources
 from pathlib import Path
 
 from ..problems import NOT_UTF8_NAME, InvalidPool, PaperpoolError, Problem, utf8_name
-from ..registry import REGISTRY_FILE, find_root, linked_step, load_registry
+from ..registry import (
+    REGISTRY_FILE,
+    NoRegistry,
+    find_root,
+    holds_registry,
+    linked_step,
+    load_registry,
+)
 from ..yamlio import parse_yaml
 from .section import DEFAULT_FOLDER, NAME
 
@@ -61,9 +68,9 @@ def _pool_registry(root: Path | None):
     if root is None:
         try:
             root = find_root(Path.cwd())
-        except PaperpoolError:
+        except NoRegistry:
             return None
-    elif not (root / REGISTRY_FILE).is_file():
+    elif not holds_registry(root):
         raise PaperpoolError(f"--root {root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
     registry, problems = load_registry(root)
     if registry is None:
