@@ -16,7 +16,7 @@ import click
 from .oserrors import explain
 from .problems import PaperpoolError
 from .project import Project
-from .registry import REGISTRY_FILE, find_root
+from .registry import REGISTRY_FILE, find_root, holds_registry
 
 
 class Context:
@@ -29,7 +29,7 @@ class Context:
     def root(self) -> Path:
         if self._root is None:
             return find_root(Path.cwd())
-        if not (self._root / REGISTRY_FILE).is_file():
+        if not holds_registry(self._root):
             raise PaperpoolError(f"--root {self._root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
         return self._root.resolve()
 

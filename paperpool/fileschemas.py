@@ -38,7 +38,7 @@ FILES = {"registry": "registry.schema.json", "entries": "entries.schema.json",
          "exclusions": "exclusions.schema.json", "claims": "claims.schema.json", "pool": "pool.schema.json"}
 # What a record holds for a field it leaves empty: validate reads each as the field absent.
 EMPTY = [None, "", [], {}]
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}"  # a day, or a time on that day (validate reads its day)
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"  # a day (validate checks that the calendar has it)
 URL_PATTERN = r"^https?://\S"
 NOUNS = {"entries": "a retained entry", "exclusions": "an excluded record"}
 

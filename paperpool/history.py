@@ -21,6 +21,7 @@ import datetime as dt
 
 from . import evidence
 from .registry import Registry
+from .yamlio import DAY, NOT_A_REAL_DATE, calendar_day
 
 CHANGE_FIELDS = ("date", "was", "why")
 RETAGGED = "retagged"  # how `since` names a change of tags
@@ -106,17 +107,25 @@ def last_changed(pool, dated_by: dict[str, str] | None = None) -> dt.date | None
 
 
 def as_date(value) -> dt.date | None:
-    """A value as a day: a date, a datetime's day or ISO text; None for anything else."""
+    """A record's date as a day: what YAML read as a day (validate refuses any other
+    value, day_problem); None for anything else."""
+    return value if isinstance(value, dt.date) and not isinstance(value, dt.datetime) else None
+
+
+def day_problem(value) -> str | None:
+    """Why a record's date is not a day, and how to write it (None when it is one). A day
+    is written YYYY-MM-DD without quotes, which YAML reads as a date: every command counts
+    and orders the records by it as such."""
     if isinstance(value, dt.datetime):
-        return value.date()
+        return f"'{value}' is a time, not a day; write the day alone: {value.date()}"
     if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value)
-        except ValueError:
-            return None
-    return None
+        return None
+    if isinstance(value, str) and DAY.fullmatch(value.strip()):
+        day = calendar_day(value.strip())
+        if day is None:
+            return f"'{value}' {NOT_A_REAL_DATE}"
+        return f"'{value}' is quoted, so YAML reads it as text, not as a date; write it without quotes: {day}"
+    return f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26"
 
 
 def check(checker, value, spec, path: tuple) -> None:
@@ -137,10 +146,12 @@ def check(checker, value, spec, path: tuple) -> None:
 
 
 def _check_change_day(checker, value, path: tuple, entered, dated_by, previous) -> dt.date | None:
-    day = as_date(value)
-    if day is None:
-        checker.problem(path, "give the day of the change as YYYY-MM-DD, e.g. date: 2026-05-01")
+    why = day_problem(value)
+    if why is not None:  # a day written otherwise is said so; anything else is asked for
+        said = isinstance(value, dt.date) or isinstance(value, str) and DAY.fullmatch(value.strip())
+        checker.problem(path, why if said else "give the day of the change as YYYY-MM-DD, e.g. date: 2026-05-01")
         return None
+    day = value
     if day > dt.date.today():
         checker.problem(path, f"{day} is in the future; use the day the record changed")
     elif entered is not None and day < entered:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .history import as_of as history_as_of
 from .history import history_field
-from .problems import PaperpoolError, Problem
+from .problems import NOT_UTF8_NAME, PaperpoolError, Problem, utf8_name
 from .registry import RECORD_KINDS, RECORD_SUFFIX, Registry, linked_step, load_registry
 from .yamlio import Document, YamlProblem, load_yaml
 
@@ -157,6 +157,10 @@ def record_files(registry: Registry, kind: str, problems: list[Problem], unreada
         rel = f"{rel_folder}/{name}"
         if name.startswith("."):
             continue  # editor swap files, .gitkeep, our own temporary files
+        if not utf8_name(name):
+            problems.append(Problem(rel, 1, "", f"{NOT_UTF8_NAME}; rename it to its key: KEY{RECORD_SUFFIX}"))
+            unreadable.add(stem(name))
+            continue
         if entry.is_symlink():
             # git stores a link as a link: the record would be whatever it points at on
             # each machine (another file, a device, a secret), so records are plain files

@@ -11,15 +11,34 @@ import click
 # Characters that would act on a terminal (escape sequences), reorder a line (bidirectional
 # controls) or break it, instead of being shown: a value from a file quoted in a message
 # is printed with them escaped, as \x1b or \u202e.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+# A lone surrogate cannot be written out at all: it is how Python holds each byte of a file
+# name that is not UTF-8 (os.fsdecode's surrogateescape, U+DC80 to U+DCFF), shown as the
+# byte it stands for (\xff), or a JSON text's unpaired \ud800, shown as written.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+NOT_UTF8_NAME = "its name is not UTF-8 text, which paperpool cannot write into a page, a table or a message"
 
 
 def printable(text: str, lines: bool = False) -> str:
     """`text` with its unprintable characters escaped; with `lines`, line breaks are kept."""
     def escape(match: re.Match) -> str:
         char = match.group()
+        if _NOT_UTF8.match(char):
+            return f"\\x{ord(char) - 0xDC00:02x}"
         return char if lines and char == "\n" else char.encode("unicode_escape").decode("ascii")
     return _UNPRINTABLE.sub(escape, text)
+
+
+def utf8_name(path) -> bool:
+    """Whether a path (str or Path) is UTF-8 text throughout, as every name paperpool
+    reads must be: one that is not (Linux allows any byte but / in a name) is refused or
+    passed over with a line saying so (name_problem), never read on."""
+    return not _NOT_UTF8.search(str(path))
+
+
+def name_problem(shown: str, fix: str = "rename it with UTF-8 characters") -> str:
+    """The one line that refuses a file whose name is not UTF-8: its name, escaped, and how to fix it."""
+    return f"{printable(shown)}: {NOT_UTF8_NAME}; {fix}"
 
 
 class PaperpoolError(click.ClickException):

@@ -37,7 +37,7 @@ from . import identity, readme
 from .commandline import Command
 from .pool import Pool
 from .problems import PaperpoolError
-from .registry import RECORD_SUFFIX, REGISTRY_FILE, find_root, lookup
+from .registry import RECORD_SUFFIX, REGISTRY_FILE, NoRegistry, find_root, lookup
 from .render import OVERRIDES
 from .sitegen import siteconfig
 from .traces.mapping import traces_folder
@@ -284,7 +284,7 @@ def main(entries: int, exclusions: int | None, seed: int, template: Path | None,
     if template is None:
         try:
             template = find_root(Path.cwd())
-        except PaperpoolError:
+        except NoRegistry:
             raise PaperpoolError(f"no {REGISTRY_FILE} here or in any folder above; run inside a pool or pass --from DIR") from None
     counts = write_pool(template, output, entries, exclusions, seed)
     click.echo(f"wrote {output}: {counts['entries']:,} entries, {counts['exclusions']:,} exclusions", err=True)

@@ -307,10 +307,11 @@ def _in_range(value: int, spec: FieldSpec) -> bool:
 
 
 def _check_date(checker: RecordChecker, value, spec, path) -> None:
-    date = history.as_date(value)
-    if date is None:
-        checker.problem(path, f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26")
+    why = history.day_problem(value)
+    if why is not None:
+        checker.problem(path, why)
         return
+    date = value
     if date > dt.date.today():
         checker.problem(path, f"{date} is in the future; use the date it actually happened")
     if spec.not_before_field:

@@ -9,6 +9,7 @@ remembers the line of every field so that validation can point at it.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import functools
 import glob
@@ -396,8 +397,26 @@ def _construct(loader, tag: str, event, line: int, path: tuple):
 
 
 def _unreadable(tag: str, value: str, line: int, path: tuple) -> YamlProblem:
-    what = "a real date" if tag.endswith(":timestamp") else "a value YAML can read"
-    return YamlProblem(line, f"'{value}' is not {what}; correct it (dates are YYYY-MM-DD)", _field(path))
+    if tag.endswith(":timestamp"):
+        return YamlProblem(line, f"'{value}' {NOT_A_REAL_DATE}", _field(path))
+    return YamlProblem(line, f"'{value}' is not a value YAML can read; correct it (dates are YYYY-MM-DD)", _field(path))
+
+
+# A day as every file of a pool writes it: YYYY-MM-DD, and a day of the calendar (not
+# 2026-02-30, not 0000-00-00, which fit the pattern; not 20260101 or 2026-W01-1, which
+# date.fromisoformat also reads).
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+NOT_A_REAL_DATE = "is not a real date; correct it (dates are YYYY-MM-DD)"
+
+
+def calendar_day(text: str) -> dt.date | None:
+    """`text` as a day when it is one written YYYY-MM-DD, else None."""
+    if not DAY.fullmatch(text):
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:  # fits the pattern, but the calendar has no such day
+        return None
 
 
 class _NotScalar(Exception):
@@ -551,7 +570,7 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
         return
     if stat.S_ISLNK(mode):
         raise PaperpoolError(f"{where}: is a symbolic link; paperpool never writes through one: {fix} (nothing was written)")
-    raise PaperpoolError(f"{where}: is {_file_kind(mode)}, not a regular file; {fix} (nothing was written)")
+    raise PaperpoolError(f"{where}: is {file_kind(mode)}, not a regular file; {fix} (nothing was written)")
 
 
 def _linked_folder(path: Path) -> Path | None:
@@ -596,7 +615,8 @@ def _identity(path: Path) -> tuple | None:
     return info.st_dev, info.st_ino
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, by its mode: a folder, a device, a named pipe, a socket."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

@@ -391,3 +391,58 @@ def test_readme_touches_nothing_outside_its_markers(run, tiny):
     text = readme.read_bytes().decode()
     assert text.startswith(f"{before_block}{start}\r\n") and text.endswith(f"\r\n{end}{after_block}")
     assert "stale block" not in text and "\n" not in text.replace("\r\n", "")
+
+
+# ---------------------------------------------------------------------------------
+# File names that are not UTF-8 (they cannot be committed portably, so they are made here)
+# ---------------------------------------------------------------------------------
+
+NOT_UTF8 = "its name is not UTF-8 text, which paperpool cannot write into a page, a table or a message"
+NAME_CASES = {  # case: (folder, file name, command line, exact output)
+    "record": ("papers", b"alpha\xff.yaml", ["validate"],
+               f"papers/alpha\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml\n1 error, 0 warnings.\n"),
+    "exclusion": ("exclusions", b"x\xff.yaml", ["stats"],
+                  (f"Error: the pool is not valid: exclusions/x\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml; "
+                  "run paperpool validate\n")),
+    "pool trace, validate": ("traces", b"t\xff.json", ["validate"],
+                             f"traces/t\\xff.json:1: {NOT_UTF8}; rename it with UTF-8 characters\n1 error, 0 warnings.\n"),
+    "pool trace, build": ("traces", b"t\xff.json", ["build", "--out", "{site}"],
+                          f" validate    0.00 s\nError: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n"),
+    "pool trace, trace validate": ("traces", b"t\xff.json", ["trace", "validate"],
+                                   f"Error: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n"),
+    "corpus, metrics": ("corpora", b"c\xff.jsonl", ["trace", "metrics", "corpora"],
+                        f"Error: corpora/c\\xff.jsonl: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
+    "corpus, summary": ("corpora/deeper", b"c\xff.json.gz", ["trace", "summary", "corpora"],
+                        f"Error: corpora/deeper/c\\xff.json.gz: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
+    "corpus, export": ("corpora", b"c\xff.json", ["trace", "export", "corpora/*.json", "-o", "{site}"],
+                       f"Error: corpora/c\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
+    "hand-written page": ("site", b"page\xff.md", ["build", "--out", "{site}"],
+                          (f"site/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n"
+                          "Error: mkdocs.yml or the hand-written pages are not accepted (1 problem above); nothing was built, "
+                          "the previous site is unchanged\n")),
+    "hand-written page, validate": ("site/deeper", b"page\xff.md", ["validate"],
+                                    (f"site/deeper/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n"
+                                    "1 error, 0 warnings.\n")),
+}
+
+
+@pytest.mark.parametrize("case", NAME_CASES)
+def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(case, tmp_path, run, request):
+    folder, name, args, expected = NAME_CASES[case]
+    root = _pool("tiny", tmp_path / "pool")
+    site = tmp_path / "site"
+    if args[0] == "build":
+        shutil.copytree(request.getfixturevalue("previous_site"), site, symlinks=True)
+    (root / folder).mkdir(parents=True, exist_ok=True)
+    source = REPO / "traces" / "debate-two-rounds.json" if ".json" in name.decode("latin-1") else TINY / "papers" / "alpha.yaml"
+    if name.endswith(b".gz"):
+        import gzip
+        data = gzip.compress(source.read_bytes())
+    else:
+        data = source.read_bytes().replace(b"\n", b" ") if name.endswith(b".jsonl") else source.read_bytes()
+    with open(os.fsencode(root / folder) + b"/" + name, "wb") as handle:
+        handle.write(data)
+    before = _state(tmp_path)
+    result = run(*[arg.replace("{site}", str(site)) for arg in args], cwd=root)
+    assert (result.exit_code, TIMING.sub(r"\g<1>  0.00 s", result.output)) == (1, expected)
+    assert _state(tmp_path) == before

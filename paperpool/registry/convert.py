@@ -3,10 +3,11 @@ functions that the registry's CSV layouts refer to by name."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from ..yamlio import calendar_day
 
 
 class ConvertError(ValueError):
@@ -118,10 +119,10 @@ def _date_in(cell: str):
     cell = cell.strip()
     if not cell:
         return None
-    try:
-        return dt.date.fromisoformat(cell)
-    except ValueError:
-        raise ConvertError(f"'{cell}' is not a date like 2026-04-26") from None
+    day = calendar_day(cell)
+    if day is None:
+        raise ConvertError(f"'{cell}' is not a date like 2026-04-26")
+    return day
 
 
 def _date_out(value) -> str:

@@ -11,7 +11,7 @@ import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..problems import PaperpoolError, Problem
-from ..yamlio import Document, YamlProblem, load_yaml
+from ..yamlio import Document, YamlProblem, file_kind, load_yaml
 from . import schema, sections
 from .characters import BIDI_CONTROLS, refused_character_message, refused_characters
 from .columns import check_combined
@@ -25,17 +25,34 @@ LINKED_FILE = "is a symbolic link; {what} is a plain file of the pool: replace t
 SECTIONS_HINT = "write its sections (survey:, pool:, vocabularies:, entry_fields:, ...) as in the shipped registry.yaml"
 
 
+class NoRegistry(PaperpoolError):
+    """No folder at or above the current one holds a registry (outside any pool)."""
+
+
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds a registry."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        # whatever is there (a link, a device, a folder) makes this the pool, whose
-        # registry load_registry then refuses with what is wrong with it
-        if os.path.lexists(folder / REGISTRY_FILE):
+        if holds_registry(folder):
             return folder
-    raise PaperpoolError(
-        f"no {REGISTRY_FILE} in {start} or any folder above it; run inside a pool or pass --root DIR"
-    )
+    raise NoRegistry(f"no {REGISTRY_FILE} in {start} or any folder above it; run inside a pool or pass --root DIR")
+
+
+def holds_registry(folder: Path) -> bool:
+    """Whether `folder` holds a registry: a plain file, or a link (which makes this the
+    pool, whose registry load_registry then refuses as a link, whatever it points at).
+    Something else of that name (a device, a named pipe, a folder) is an error naming
+    what it is, never taken for no registry at all."""
+    path = folder / REGISTRY_FILE
+    if path.is_file() or path.is_symlink():
+        return True
+    if not os.path.lexists(path):
+        return False
+    try:
+        what = file_kind(os.stat(path).st_mode)
+    except OSError as exc:
+        what = f"a file which cannot be read ({exc.strerror.lower()})"
+    raise PaperpoolError(f"{path}: is {what}, not a file holding the registry; make {REGISTRY_FILE} a plain file")
 
 
 def load_registry(root: Path) -> tuple[Registry | None, list[Problem]]:

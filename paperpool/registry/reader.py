@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from ..problems import Problem, suggest
-from ..yamlio import Document
+from ..yamlio import NOT_A_REAL_DATE, Document, calendar_day
 from . import schema
 from .convert import CONVERTERS
 from .model import (
@@ -85,8 +85,10 @@ class RegistryReader:
         if not isinstance(body, dict):
             return
         path = ("survey", "publication", "date")
-        day = dt.date.fromisoformat(body["date"])  # the loader has refused a date not in the calendar
-        if day > dt.date.today():
+        day = calendar_day(body["date"])  # the schema has its pattern, YYYY-MM-DD, not its calendar
+        if day is None:
+            self.problem(path, f"'{body['date']}' {NOT_A_REAL_DATE}")
+        elif day > dt.date.today():
             self.problem(path, f"{day} is in the future; give the day the survey was published")
         if not pool.get("dated_by"):
             self.problem(("survey", "publication"), "the published claims count the pool as it stood on this date, so pool.dated_by "

@@ -12,9 +12,11 @@ its pages as they are.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import re
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..problems import Problem, suggest
 from ..registry import BIDI_CONTROLS, refused_character_message, refused_characters
@@ -194,7 +196,26 @@ def _address(checker: _Checker, value, path: tuple, what: str) -> str | None:
         checker.problem(path, f"{value!r} holds spaces, tabs or line breaks, which a browser skips (' javascript:' is "
                               "javascript:); write the address without them")
         return None
+    why = _unreadable_address(value)
+    if why:
+        checker.problem(path, f"'{value}' {why}; correct the address")
+        return None
     return value
+
+
+def _unreadable_address(value: str) -> str | None:
+    """Why an address cannot be read as one (None when it can), as the engine reads it
+    (urllib.parse): a host in brackets that is no IPv6 address (http://[x), a port that
+    is no number or out of range, an http(s) address without a host."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- reading it checks it
+    except ValueError as exc:
+        said = str(exc)
+        return f"cannot be read as an address ({said[:1].lower()}{said[1:]})"
+    if parts.scheme.lower() in ("http", "https") and not parts.hostname:
+        return "names no host after its //"
+    return None
 
 
 def _page_path(checker: _Checker, value, path: tuple) -> bool:
@@ -240,6 +261,21 @@ def _output_folder(checker: _Checker, value, path: tuple) -> None:
     elif not (checker.root / value).resolve().is_relative_to(checker.root):
         checker.problem(path, f"'{value}' is outside the pool; name a folder inside it, such as build/site, "
                               "or build elsewhere with --out")
+
+
+def _host_and_port(checker: _Checker, value, path: tuple) -> None:
+    """dev_addr, which the engine reads as an IP address (or localhost) and a port even when it only builds."""
+    if not checker.kind(value, path, str, "an IP address and a port, such as 127.0.0.1:8000"):
+        return
+    host, _, port = value.rpartition(":")
+    try:
+        if host != "localhost":
+            ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+        good = port.isascii() and port.isdigit() and int(port) <= 65535
+    except ValueError:
+        good = False
+    if not good:
+        checker.problem(path, f"'{value}' is not an IP address and a port; give one such as 127.0.0.1:8000")
 
 
 def _names(checker: _Checker, value, path: tuple) -> None:
@@ -491,7 +527,7 @@ SETTINGS: dict[str, Check] = {
     "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
     "extra": _extra, "nav": _nav,
     "not_in_nav": _text, "exclude_docs": _text, "draft_docs": _text,  # patterns of file names, one per line
-    "dev_addr": _text, "remote_branch": _text, "remote_name": _text,
+    "dev_addr": _host_and_port, "remote_branch": _text, "remote_name": _text,
 }
 WORDS = [name for name, check in SETTINGS.items() if check in (_text, _copyright)]  # shown on every page
 # settings that make mkdocs run code or read files, and what each does

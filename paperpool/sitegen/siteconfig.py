@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import Problem
+from ..problems import NOT_UTF8_NAME, Problem, utf8_name
 from ..registry import LINKED_FILE, REGISTRY_FILE, linked_step
 from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
@@ -80,8 +80,8 @@ def check(root: Path, trusted: bool = False) -> tuple[SiteConfig, list[Problem]]
 
 def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     """The hand-written files that would clash with the site's own: at a path the build
-    writes (feed.xml, gaps/, search/, ...), or a link out of the folder (which would
-    publish what it points at). The build checks the same against the files it writes."""
+    writes (feed.xml, gaps/, search/, ...), a link out of the folder (which would
+    publish what it points at), or a name that is not UTF-8 (no page can link it). The build checks the same against the files it writes."""
     folder = (root / docs_dir).resolve()
     linked = linked_step(root, docs_dir)
     if linked:
@@ -96,7 +96,9 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder).as_posix()
         shown = f"{docs_dir.rstrip('/')}/{relative}"
-        if path.is_symlink() and not path.resolve().is_relative_to(folder):
+        if not utf8_name(relative):
+            problems.append(Problem(shown, 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters"))
+        elif path.is_symlink() and not path.resolve().is_relative_to(folder):
             problems.append(Problem(shown, 1, "", f"is a link to a file outside {folder.name}/; copy the file there instead"))
         elif path.is_file() and paths.reserved(relative):
             problems.append(Problem(shown, 1, "", "the build writes this path itself; rename or move your file"))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..problems import PaperpoolError
+from ..problems import PaperpoolError, name_problem, utf8_name
 from .loading import MAX_TRACE_BYTES, TraceUnreadable, read_bytes
 from .schema import printable
 
@@ -74,7 +74,7 @@ def expand(inputs: Iterable[str]) -> list[Path]:
     for given in inputs:
         path = Path(given)
         if given and os.path.lexists(path):
-            found += _folder(path) if path.is_dir() else [path]
+            found += _folder(path) if path.is_dir() else [_utf8(path)]
         elif glob.has_magic(given):
             matches = _matches(given)
             if not matches:
@@ -102,7 +102,7 @@ def _matches(pattern: str) -> list[Path]:
     found = []
     for match in root.glob(str(Path(*parts[fixed:]))):
         if not any(part.startswith(".") for part in match.relative_to(root).parts):
-            found.append(match)
+            found.append(_utf8(match))
     return sorted(found)
 
 
@@ -113,8 +113,16 @@ def _folder(folder: Path) -> list[Path]:
         for name in sorted(names):
             path = Path(top, name)
             if not name.startswith(".") and kind(path) and not path.is_symlink():
-                files.append(path)
+                files.append(_utf8(path))
     return files
+
+
+def _utf8(path: Path) -> Path:
+    """A trace file paperpool can name in its rows, pages and messages: one whose name
+    is not UTF-8 is refused, before anything is read."""
+    if not utf8_name(path):
+        raise PaperpoolError(name_problem(str(path), "rename it with UTF-8 characters (nothing was read)"))
+    return path
 
 
 def records(paths: Iterable[Path], max_bytes: int = MAX_TRACE_BYTES) -> Iterator[Record]:

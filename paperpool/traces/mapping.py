@@ -18,8 +18,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..problems import InvalidPool, PaperpoolError, Problem
-from ..registry import REGISTRY_FILE, find_root, linked_step, load_registry
+from ..problems import NOT_UTF8_NAME, InvalidPool, PaperpoolError, Problem, utf8_name
+from ..registry import (
+    REGISTRY_FILE,
+    NoRegistry,
+    find_root,
+    holds_registry,
+    linked_step,
+    load_registry,
+)
 from ..yamlio import parse_yaml
 from .section import DEFAULT_FOLDER, NAME
 
@@ -61,9 +68,9 @@ def _pool_registry(root: Path | None):
     if root is None:
         try:
             root = find_root(Path.cwd())
-        except PaperpoolError:
+        except NoRegistry:
             return None
-    elif not (root / REGISTRY_FILE).is_file():
+    elif not holds_registry(root):
         raise PaperpoolError(f"--root {root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
     registry, problems = load_registry(root)
     if registry is None:
@@ -98,7 +105,7 @@ def trace_files(registry) -> list[Path]:
     traces), in name order; none without the folder. A symbolic link, for the folder (or
     a folder on its way) or for a file, is refused: git stores a link as a link, so the
     trace would be whatever it points at on each machine (another file, a device, a
-    secret), and the site would publish it."""
+    secret), and the site would publish it. So is a file whose name is not UTF-8."""
     files, links = _traces_and_links(registry)
     if links:
         raise PaperpoolError(f"{links[0].path}: {links[0].message}")
@@ -106,7 +113,7 @@ def trace_files(registry) -> list[Path]:
 
 
 def link_problems(registry) -> list[Problem]:
-    """The links trace_files refuses, as validate's problems (validate does not read the
+    """The files trace_files refuses (links, names not UTF-8), as validate's problems (validate does not read the
     traces, but the build would refuse the pool for them)."""
     return _traces_and_links(registry)[1]
 
@@ -118,6 +125,8 @@ def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
                                            "the pool: replace the link with the folder itself")]
     folder = registry.root / traces_folder(registry)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    links = [Problem(path.relative_to(registry.root).as_posix(), 1, "", "is a symbolic link; a trace of the pool is a "
-                     "plain file: replace the link with the file itself") for path in files if path.is_symlink()]
-    return files, links
+    refused = [Problem(path.relative_to(registry.root).as_posix(), 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters")
+               for path in files if not utf8_name(path.name)]
+    refused += [Problem(path.relative_to(registry.root).as_posix(), 1, "", "is a symbolic link; a trace of the pool is a "
+                        "plain file: replace the link with the file itself") for path in files if path.is_symlink()]
+    return files, refused

@@ -49,11 +49,17 @@ class Finding:
 
 def printable(text: str) -> str:
     """`text` on one line, shown as written: as problems.printable escapes what a terminal
-    would act on (\\x1b, \\u202e), and also every other character str.isprintable refuses,
-    such as a file name's undecodable bytes (\\udcff), which no terminal can print."""
+    would act on (\\x1b, \\u202e), and also every other character str.isprintable refuses;
+    a byte of a file name that is not UTF-8 by its code (\\xff), as problems.printable shows it."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def _escaped(char: str) -> str:
+    if "\udc80" <= char <= "\udcff":  # os.fsdecode's stand-in for a byte that is not UTF-8
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii")
 
 
 def _is_index(part: str) -> bool:
