@@ -20,7 +20,6 @@ read as it is: `read(text(s)) == s` for every text.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 from collections.abc import Iterable
@@ -74,9 +73,18 @@ def cell(value) -> str:
 def table(rows: Iterable[Iterable], header: Iterable[str] | None = None) -> str:
     """CSV text (a line a row, ended by a newline) of `header`, when given, and `rows`,
     each cell through `cell`."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    lines = _Lines()
+    # the csv module quotes a cell holding a character of its line terminator: with \r\n,
+    # a carriage return too (with \n, it wrote one raw, and a reader ended the row there)
+    writer = csv.writer(lines, lineterminator="\r\n")
     if header is not None:
         writer.writerow(map(cell, header))
     writer.writerows(map(cell, row) for row in rows)
-    return out.getvalue()
+    return "".join(lines)
+
+
+class _Lines(list):
+    """The rows the csv module writes (a whole row a call), each ended by a newline."""
+
+    def write(self, line: str) -> None:
+        self.append(line[:-2] + "\n")
