@@ -143,12 +143,12 @@ def test_export_writes_formulas_as_text_and_import_csv_reads_them_back(run, pool
 def test_trace_metrics_and_summary_write_a_traces_own_text_as_text(run, tmp_path):
     trace = json.loads(SWARM.read_text(encoding="utf-8"))
     texts = {"trace_id": "=HYPERLINK(\"https://evil.example\")", "task_id": "@SUM(1)", "run": "-2+3+cmd|' /C calc'!A0",
-             "group": "\t=1+1", "system": "a;=b"}
+             "group": "\t=1+1", "system": "a;=b\r@c"}
     lines = [json.dumps(trace | texts), json.dumps(trace | {"trace_id": "-1", "run": "+cmd"})]
     (tmp_path / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = run("trace", "metrics", "runs.jsonl", "--format", "csv", "-o", "rows.csv", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    text = (tmp_path / "rows.csv").read_text(encoding="utf-8")
+    text = (tmp_path / "rows.csv").read_bytes().decode("utf-8")  # a carriage return in a cell as it is
     assert runnable_cells(text) == []
     rows = [{csvcells.read(k): csvcells.read(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text, newline=""))]
     assert {name: rows[0][name] for name in texts} == texts
