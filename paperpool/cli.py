@@ -116,7 +116,8 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
     """Turn a pool in the source's CSV format into one YAML file per row.
 
     Refuses to overwrite: if any row's key is already in the pool, or any row is
-    invalid, nothing is written."""
+    invalid, nothing is written. A cell that export wrote with a ' before a formula
+    (=, +, -, @) is read without it."""
     pool = context.project.pool()
     kind = "exclusions" if exclusions else "entries"
     planned = csvio.import_csv(pool, csv_file, kind, bib_file, date_added)
@@ -348,7 +349,9 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
 def export_command(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's), JSON (every
     record, every field), BibTeX, RIS or CSL-JSON (the retained entries, keyed by their
-    keys, cited as the registry's bibtex_export says)."""
+    keys, cited as the registry's bibtex_export says). A CSV text cell a spreadsheet
+    would run as a formula (=, +, -, @ at its start) is written with a ' before it, which
+    import-csv takes away."""
     if exclusions and fmt != "csv":
         raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
     text = export.FORMATS[fmt](context.project.valid_pool(), "exclusions" if exclusions else "entries")

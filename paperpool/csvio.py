@@ -3,13 +3,11 @@ records as CSV (the source's columns first, in its vocabulary, then paperpool's)
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import json
 from pathlib import Path
 
-from . import identity
+from . import csvcells, identity
 from .bibtex import BibRecord, parse_bib
 from .fileschemas import header
 from .inputs import read_input, read_table
@@ -27,13 +25,12 @@ BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "nu
 # ---------------------------------------------------------------------------------
 
 def export_csv(pool: Pool, kind: str) -> str:
+    """The records of `kind` as CSV, every cell formula-safe (csvcells; import-csv reads
+    them back)."""
     columns = list({c.column: c for c in reversed(_columns(pool.registry, kind))}.values())[::-1]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([column.column for column in columns])
-    for record in sorted(pool.records[kind], key=lambda r: r.key):
-        writer.writerow([converter(c.convert).write(record.data.get(c.field)) for c in columns])
-    return out.getvalue()
+    records = sorted(pool.records[kind], key=lambda r: r.key)
+    return csvcells.table(([converter(c.convert).write(record.data.get(c.field)) for c in columns] for record in records),
+                          [column.column for column in columns])
 
 
 def export_json(pool: Pool) -> str:

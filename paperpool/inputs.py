@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from . import csvcells
 from .oserrors import explain
 from .problems import PaperpoolError
 from .yamlio import YamlProblem, read_text
@@ -31,10 +32,11 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
 
 
 def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint: str) -> list[tuple[int, dict]]:
-    """(line, {column: cell}) per non-blank row of a CSV file. `check_header` raises a
-    PaperpoolError for a header the caller cannot use; a column named twice, ragged
-    rows, control characters and CSV syntax errors (strict quoting: a stray quote is an
-    error, not part of a cell) are reported with their line."""
+    """(line, {column: cell}) per non-blank row of a CSV file, each cell (the header's
+    too) read back to the text paperpool wrote it from (csvcells: a formula's quote taken
+    away). `check_header` raises a PaperpoolError for a header the caller cannot use; a
+    column named twice, ragged rows, control characters and CSV syntax errors (strict
+    quoting: a stray quote is an error, not part of a cell) are reported with their line."""
     name = path.name
     text = read_input(path)
     control = _CONTROL.search(text)
@@ -45,7 +47,7 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1  # the line the row being read starts on
     try:
-        header = next(reader, None)
+        header = [csvcells.read(cell) for cell in next(reader, [])]
         if not header:
             raise PaperpoolError(f"{name}:1: the file is empty; the first line must name the columns{empty_hint}")
         separator = next((sep for sep in ";\t|" if len(header) == 1 and sep in header[0]), None)
@@ -65,7 +67,7 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
             if len(cells) != len(header):
                 raise PaperpoolError(f"{name}:{reader.line_num}: row has {len(cells)} cells but the header has "
                                      f"{len(header)}; check for an unquoted comma")
-            rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+            rows.append((reader.line_num, dict(zip(header, map(csvcells.read, cells), strict=True))))
             start = reader.line_num + 1
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):

@@ -6,14 +6,12 @@ Which fields are counted and which cross-tabs make the standard set is the regis
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import markdown
+from . import csvcells, markdown
 from .frame import Frame
 from .problems import PaperpoolError, suggest
 from .registry import Registry
@@ -120,15 +118,10 @@ def to_json(stats: Stats) -> str:
 
 def to_csv(stats: Stats) -> str:
     """One tidy table: table, row, column, count (column empty for counts and totals)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["table", "row", "column", "count"])
-    writer.writerows(["totals", name, "", n] for name, n in stats.totals.items())
-    for name, counts in stats.counts.items():
-        writer.writerows([name, value, "", n] for value, n in counts.items())
-    for name, table in stats.crosstabs.items():
-        writer.writerows([name, row, col, n] for row, cells in table.items() for col, n in cells.items())
-    return out.getvalue()
+    rows = [["totals", name, "", n] for name, n in stats.totals.items()]
+    rows += [[name, value, "", n] for name, counts in stats.counts.items() for value, n in counts.items()]
+    rows += [[name, row, col, n] for name, table in stats.crosstabs.items() for row, cells in table.items() for col, n in cells.items()]
+    return csvcells.table(rows, ["table", "row", "column", "count"])
 
 
 def to_markdown(stats: Stats) -> str:

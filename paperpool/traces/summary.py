@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import csvcells
 from ..problems import PaperpoolError, printable, suggest
 from .rows import IDENTITY
 from .tables import KEY
@@ -185,22 +186,11 @@ def to_markdown(summary: Summary) -> str:
 
 
 def to_csv(summary: Summary) -> str:
-    import csv
-    import io
-
-    text = io.StringIO()
     heads = [*summary.by, "measure", *STATISTICS]
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(heads)
-    writer.writerows([_csvcell(row.get(head)) for head in heads] for row in summary.metrics)
-    return text.getvalue()
+    return csvcells.table(([row.get(head) for head in heads] for row in summary.metrics), heads)
 
 
 def _cell(value) -> str:
     if value is None:
         return "(none)"
     return printable(str(value)).replace("|", "\\|")
-
-
-def _csvcell(value) -> str:
-    return "" if value is None else str(value)

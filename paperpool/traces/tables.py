@@ -7,8 +7,6 @@ batch), so that this process only reads the corpus and writes what comes back.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +15,7 @@ from typing import Self
 
 import orjson
 
+from .. import csvcells
 from ..problems import PaperpoolError
 from ..yamlio import written_as_it_comes
 from . import corpus, rows, source, validation, workers
@@ -158,10 +157,7 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
         text = b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
         return _ACTIVE.sub(_escaped, text)  # the same object back when there is none
     if fmt == "csv":
-        text = io.StringIO()
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerows(map(_csv, values) for values in zip(*(table[name] for name in names)))
-        return text.getvalue().encode("utf-8")
+        return csvcells.table(zip(*(table[name] for name in names))).encode("utf-8")
     import pyarrow as pa
 
     schema = arrow_schema(columns)
@@ -181,14 +177,6 @@ def _typed(value, kind: str):
     return float(value) if kind == "float" else value
 
 
-def _csv(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def arrow_schema(columns: list[Column]):
     import pyarrow as pa
 
@@ -197,7 +185,7 @@ def arrow_schema(columns: list[Column]):
 
 
 def csv_header(columns: list[Column]) -> bytes:
-    return (",".join(column.name for column in columns) + "\n").encode("utf-8")
+    return csvcells.table([], [column.name for column in columns]).encode("utf-8")
 
 
 # ---- in this process ------------------------------------------------------------------
