@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from .schema import Finding, pointer
+from .schema import MOST_PROBLEMS, Finding, pointer
 
 # A million events with their edges is about 200 MB of JSON; past this a file is a
 # mistake, or needs splitting into runs, and parsing it would take more memory than a
@@ -165,6 +165,8 @@ def _non_finite_numbers(data: bytes) -> list[Finding]:
 
 
 def _collect(node, path: list, findings: list[Finding]) -> None:
+    if len(findings) > MOST_PROBLEMS:  # one past what is shown: there are more
+        return
     if isinstance(node, tuple) and node and node[0] is _NOT_FINITE:
         text = node[1] if len(node[1]) <= 24 else node[1][:21] + "..."
         what = "NaN" if node[1] == "NaN" else text
