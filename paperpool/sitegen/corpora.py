@@ -66,10 +66,15 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     decisions = mapping.for_registry(registry)
     inputs = [str(registry.root / corpus.path)]
     by, problems = list(corpus.by), []
+
+    def keep(line: str) -> None:  # the page shows the first few; outcome.invalid counts them all
+        if len(problems) < MOST_PROBLEMS:
+            problems.append(line)
+
     with tempfile.TemporaryDirectory(prefix="paperpool-corpus-") as scratch:
         folder = Path(scratch, "tables")
         try:
-            outcome = export_tables(inputs, folder, decisions, problems.append, jobs=1)
+            outcome = export_tables(inputs, folder, decisions, keep, jobs=1)
         except PaperpoolError as exc:
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc}") from None
         result = summary.summarise(folder, by)
@@ -83,7 +88,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     root = f"{registry.root}/"
     return CorpusPage(
         corpus, paths.corpus(corpus.name), outcome.traces, outcome.invalid,
-        [line.removeprefix(root) for line in problems[:MOST_PROBLEMS]], groups,
+        [line.removeprefix(root) for line in problems], groups,
         _totals([row for row in counted if row["field"] == "time_unit"]),
         Table(f"Each measure's distribution {over}{grouped}: how many traces have a value for it, their mean, "
               "quantiles (interpolated) and extremes.", ["Measure", *by, "Traces", "With a value", "Mean", "Min", "P10",
