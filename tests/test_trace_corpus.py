@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -19,7 +20,7 @@ import pandas as pd
 import pytest
 import zstandard
 
-from paperpool.traces import rows, schema, synth
+from paperpool.traces import limits, rows, schema, synth
 from paperpool.traces.mapping import default
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,7 +268,7 @@ def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkey
         lines = [rng.choice([b"", b"   ", b"\t\r\x0b\x0c ", b"  x", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
         path = tmp_path / f"t{trial}.jsonl"
         path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))
-        limit = rng.choice([5, 20, 40, 1000])
+        limit = replace(limits.default(), trace_bytes=rng.choice([5, 20, 40, 1000]))
         pieces = corpus.pieces([path, SWARM], 3, limit)
         assert [record for piece in pieces for record in corpus.unpack(piece)] == list(corpus.records([path, SWARM], limit))
 

@@ -152,7 +152,8 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(run, tmp_path):
         handle.truncate(loading.MAX_TRACE_BYTES + 1)
     result = run("trace", "validate", str(path), cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (1, (
-        f"{path}: file is 536,870,913 bytes, over the 536,870,912-byte limit for a trace; is it the right file? "
+        f"{path}: file is 536,870,913 bytes, over the 536,870,912-byte limit for a trace (traces.limits.trace_bytes); "
+        "is it the right file? "
         "(a longer run can be split into several traces)"))
 
 
@@ -220,7 +221,7 @@ def test_registry_traces_section_is_checked(run, pool_copy):
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if "traces" in line]
     assert [line.split(": ", 1)[1] for line in lines] == [
-        "traces.colour: unknown setting 'colour'; use one of corpora, folder, pages, subdecisions, vocabulary",
+        "traces.colour: unknown setting 'colour'; use one of corpora, folder, limits, pages, subdecisions, vocabulary",
         "traces.subdecisions.O2.0: 'tool_cal' is not an event type of the trace schema; did you mean 'tool_call'?",
         "traces.subdecisions.O9: 'O9' is not a value of vocabulary 'subdecision'; use one of O1, O2, O3, O4, O5",
     ]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..problems import PaperpoolError, plural
 from ..registry import REGISTRY_FILE, Registry
-from ..traces import mapping
+from ..traces import limits, mapping
 from ..traces.section import Corpus, corpora
 from . import paths
 
@@ -64,6 +64,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     from ..traces.tables import export_tables
 
     decisions = mapping.for_registry(registry)
+    bounds = limits.for_registry(registry)
     inputs = [str(registry.root / corpus.path)]
     by, problems = list(corpus.by), []
 
@@ -74,11 +75,12 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     with tempfile.TemporaryDirectory(prefix="paperpool-corpus-") as scratch:
         folder = Path(scratch, "tables")
         try:
-            outcome = export_tables(inputs, folder, decisions, keep, jobs=1)
+            outcome = export_tables(inputs, folder, decisions, keep, jobs=1, limits=bounds)
         except PaperpoolError as exc:
-            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc}") from None
+            said = str(exc.message).removeprefix(f"{registry.root}/")  # the corpus's files named as in the pool
+            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {said}") from None
         result = summary.summarise(folder, by)
-        counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count]) if outcome.traces > outcome.invalid else []
+        counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds) if outcome.traces > outcome.invalid else []
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"
     grouped = f", by {', '.join(by)}" if by else ""

@@ -204,8 +204,8 @@ class Items:
 def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS) -> Items:
     if _items(section, "paperpool").is_valid(chunk):  # the common case: nothing to doubt
         return Items([], {}, {})
-    errors, refused = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
-    broken = {position - offset for position in refused}
+    errors, wrong = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
+    broken = {position - offset for position in wrong}
     # every item the artifact's reading accepts is probed: asking each first whether
     # paperpool's schema accepts it would cost about what probing it does
     doubted = [k for k in range(len(chunk)) if k not in broken] if broken else list(range(len(chunk)))
@@ -226,7 +226,7 @@ def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLE
             for k in refused:
                 item = read_as.get(k, chunk[k])
                 read_as[k] = {key: value for key, value in item.items() if key != probe.drops}
-    return Items(errors, warnings, {offset + k: item for k, item in read_as.items()}, refused)
+    return Items(errors, warnings, {offset + k: item for k, item in read_as.items()}, wrong)
 
 
 def _group(warnings: dict, key: tuple, section: str, chunk: list, refused: list[int], offset: int) -> None:

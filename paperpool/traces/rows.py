@@ -92,14 +92,15 @@ class Measured:
     source: object = None
 
 
-def measure(record: Record, mapping: Subdecisions) -> Measured:
-    """The row of one trace of a corpus, never an exception for what the record holds."""
+def measure(record: Record, mapping: Subdecisions, limits=None) -> Measured:
+    """The row of one trace of a corpus, never an exception for what the record holds
+    (`limits`: a Limits, the trace's events; the defaults without)."""
     row = {"file": record.file, "line": record.line}
     if record.data is None:
         return _invalid(row, record, [record.problem])
     try:
         trace_source = source.from_bytes(record.data, validation.CHUNK_ABOVE_BYTES, source.CHUNK)
-        checked = validation.check_source(trace_source)
+        checked = validation.check_source(trace_source, None, limits)
     except TraceUnreadable as exc:
         findings = _importable(record) or exc.findings
         return _invalid(row, record, [finding.said for finding in findings[:schema.MOST_PROBLEMS]],

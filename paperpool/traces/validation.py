@@ -26,7 +26,9 @@ from ..problems import PaperpoolError, plural
 from . import artifact, duplicates, links, rules, schema, source
 from .artifact import Doubt
 from .index import Builder, TraceIndex
-from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
+from .limits import Limits, too_many_events
+from .limits import default as default_limits
+from .loading import TraceUnreadable, no_gc_pauses, read_bytes
 from .schema import MOST_PROBLEMS, Finding, item_findings, printable, schema_findings
 
 # Files above this size are read in chunks; below it, parsing the whole file at once is
@@ -57,16 +59,22 @@ def check_trace(trace) -> Checked:
     return check_source(source.WholeSource(trace))
 
 
-def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = CHUNK_ABOVE_BYTES,
+def check_file(path: Path, limits: Limits | None = None, chunk_above: int = CHUNK_ABOVE_BYTES,
                chunk: int = source.CHUNK, apart_above: int = links.APART_ABOVE_BYTES) -> Checked:
-    """Read and check a trace file; TraceUnreadable when it is no JSON at all."""
-    data = read_bytes(path, max_bytes)
+    """Read and check a trace file; TraceUnreadable when it is no JSON at all, or over
+    the limit of a trace's bytes."""
+    limits = limits or default_limits()
+    data = read_bytes(path, limits.trace_bytes, " (traces.limits.trace_bytes)")
     with links.Apart(data, apart_above) as resolving:  # the edges' ends, found in another process meanwhile
-        return check_source(source.from_bytes(data, chunk_above, chunk), resolving)
+        return check_source(source.from_bytes(data, chunk_above, chunk), resolving, limits)
 
 
-def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
-    """Check a trace; TraceUnreadable when its file gives a key twice in an object."""
+def check_source(trace_source, resolving: links.Apart | None = None, limits: Limits | None = None) -> Checked:
+    """Check a trace; TraceUnreadable when its file gives a key twice in an object. A
+    trace with more events than its limit has that one problem, and none is checked."""
+    limits = limits or default_limits()
+    if trace_source.shaped and trace_source.count("events") > limits.trace_events:
+        return Checked(trace_source.top, [Finding("/events", too_many_events(trace_source.count("events"), limits))], None)
     try:
         return _check_source(trace_source, resolving)
     except ValueError as exc:  # any of the schema's checks, on a trace nested past what it reads
@@ -182,11 +190,11 @@ class InvalidTrace(PaperpoolError):
         super().show(file)
 
 
-def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRACE_BYTES) -> Checked:
-    """A valid trace, or InvalidTrace listing every problem."""
+def require_valid(path: Path, shown: str | None = None, limits: Limits | None = None) -> Checked:
+    """A valid trace, or InvalidTrace listing its problems (the first MOST_PROBLEMS)."""
     shown = shown or str(path)
     try:
-        checked = check_file(path, max_bytes)
+        checked = check_file(path, limits)
     except TraceUnreadable as exc:
         hint = importable(path, shown)
         raise InvalidTrace(shown, hint or exc.findings, "convert it first, as above" if hint else None) from None
@@ -198,11 +206,11 @@ def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRA
 
 
 def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK,
-           apart_above: int = links.APART_ABOVE_BYTES) -> tuple[bool, list[str]]:
+           apart_above: int = links.APART_ABOVE_BYTES, limits: Limits | None = None) -> tuple[bool, list[str]]:
     """(valid, lines) for one file as `trace validate` prints it: its problems (the first
     MOST_PROBLEMS), then a summary."""
     try:
-        checked = check_file(path, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
+        checked = check_file(path, limits, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
         return False, _invalid(shown, importable(path, shown) or exc.findings, [])
     if checked.valid:
