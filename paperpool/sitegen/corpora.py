@@ -128,17 +128,24 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
     """A counted field's values, the MOST_VALUES most frequent of each group, the others
     summed in one row, with each value's share of its group's valid traces."""
     sizes = dict(groups)
-    rows, shown = [], {}
+    rows: list = []
+    shown: dict = {}
+    rest: dict = {}  # group -> [its row's place, other values, their traces]: one pass over the rows, whatever the groups
     for row in counted:
         group = tuple(_cells(row, by))
         shown[group] = shown.get(group, 0) + 1
-        size = sizes.get(" · ".join(group), 0)
         if shown[group] <= MOST_VALUES:
+            size = sizes.get(" · ".join(group), 0)
             rows.append([*group, NONE if row["value"] is None else row["value"], f"{row['traces']:,}", _percent(row["traces"] / size)])
-        elif shown[group] == MOST_VALUES + 1:
-            rest = [other for other in counted if tuple(_cells(other, by)) == group][MOST_VALUES:]
-            traces = sum(other["traces"] for other in rest)
-            rows.append([*group, f"{plural(len(rest), 'other value')}, together", f"{traces:,}", _percent(traces / size)])
+            continue
+        if group not in rest:
+            rest[group] = [len(rows), 0, 0]
+            rows.append(None)
+        rest[group][1] += 1
+        rest[group][2] += row["traces"]
+    for group, (place, values, traces) in rest.items():
+        size = sizes.get(" · ".join(group), 0)
+        rows[place] = [*group, f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
     return Table(f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
                  f"{'of each group' if by else 'values'}, the others together), and their share of "
                  f"{'the group' if by else 'the valid traces'}. {NONE}: the trace does not have the field.",
