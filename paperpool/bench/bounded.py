@@ -15,10 +15,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from ..traces.schema import schema_id
 from .measure import Series, paperpool, repeat, run
 
-CORPUS = "corpora/who-and-when.jsonl.gz"  # the shipped pool's corpus, which the cases replace
+CORPUS = "corpora/bounded.jsonl.gz"  # the corpus each case's pool declares, in place of any it had
 VALUES = 13  # per group: one more than the page shows, so that each group has a row of the others
 
 
@@ -31,7 +33,7 @@ class BoundedRow:
 
 
 def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (100, 500)) -> list[BoundedRow]:
-    """Every case, each on its own copy of the shipped pool where it needs one."""
+    """Every case, each build on its own copy of the pool at `shipped` (--root)."""
     found = []
     empty = folder / "empty-events.json"
     empty.write_bytes(_empty_trace(250_000))
@@ -42,7 +44,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     with gzip.open(pool / CORPUS, "wb") as handle:
         handle.write(_empty_trace(500_000) + b"\n")
     found.append(BoundedRow("build: a corpus line of 500,000 empty events (its first problems shown)",
-                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip, shipped pool",
+                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip",
                             _build(pool, folder, times, 0)))
     blank = folder / "blank.jsonl.gz"
     with gzip.open(blank, "wb") as handle:
@@ -53,18 +55,18 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
                             repeat(lambda: run(paperpool(shipped, "trace", "metrics", str(blank)), folder, expect=1), times)))
     pool = _pool(shipped, folder / "pool-blank")
     shutil.copyfile(blank, pool / CORPUS)
-    found.append(BoundedRow("build: a corpus past its lines (stops)", said + ", shipped pool", _build(pool, folder, times, 1)))
+    found.append(BoundedRow("build: a corpus past its lines (stops)", said, _build(pool, folder, times, 1)))
     blank.unlink()
     pool = _pool(shipped, folder / "pool-pattern")
     with (pool / "mkdocs.yml").open("a", encoding="utf-8") as handle:
         handle.write("exclude_docs: |\n  " + "*[!x]" * 14 + "x\n")
-    found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "shipped pool",
+    found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
                             _build(pool, folder, times, 1)))
     for count in groups:
-        pool = _pool(shipped, folder / f"pool-groups-{count}")
+        pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
         found.append(BoundedRow("build: a corpus page of many groups (by task_id, counting x_value)",
-                                f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces, shipped pool",
+                                f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces",
                                 _build(pool, folder, times, 0), count))
     return found
 
@@ -74,9 +76,24 @@ def _empty_trace(events: int) -> bytes:
             + b",".join([b"{}"] * events) + b"]}")
 
 
-def _pool(shipped: Path, out: Path) -> Path:
+def _pool(shipped: Path, out: Path, by: str = "system", count: str = "x_failure.agent") -> Path:
+    """A copy of the pool whose registry declares one corpus, CORPUS (a case writes it)."""
+    from ..yamlio import load_yaml
+
     shutil.copytree(shipped, out, symlinks=True)
+    registry = out / "registry.yaml"
+    data = load_yaml(registry).data
+    data.setdefault("traces", {})["corpora"] = [{"name": "bounded", "path": CORPUS, "title": "Bounded", "by": [by],
+                                                 "count": [count]}]
+    registry.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (out / CORPUS).parent.mkdir(exist_ok=True)
+    with gzip.open(out / CORPUS, "wb") as handle:  # one trace, until a case writes its own
+        handle.write(_trace("t", [{"id": "e", "t": 0, "type": "stop", "agent": "a"}]) + b"\n")
     return out
+
+
+def _trace(name: str, events: list, **fields) -> bytes:
+    return json.dumps({"trace_id": name, "schema": schema_id(), **fields, "events": events, "edges": []}).encode()
 
 
 def _build(pool: Path, folder: Path, times: int, expect: int) -> Series:
@@ -84,15 +101,9 @@ def _build(pool: Path, folder: Path, times: int, expect: int) -> Series:
 
 
 def _grouped_corpus(pool: Path, groups: int) -> None:
-    """A corpus of one-event traces in `groups` tasks, each with VALUES values of x_value,
-    declared by the pool's registry in place of the shipped corpus's grouping."""
+    """A corpus of one-event traces in `groups` tasks, each with VALUES values of x_value."""
     event = {"id": "e", "t": 0, "type": "stop", "agent": "a"}
     with gzip.open(pool / CORPUS, "wb") as handle:
         for g in range(groups):
-            handle.write(b"".join(json.dumps({"trace_id": f"t{g}-{v}", "schema": schema_id(), "task_id": f"task-{g}",
-                                              "x_value": f"v{v}", "events": [event], "edges": []}).encode() + b"\n"
+            handle.write(b"".join(_trace(f"t{g}-{v}", [event], task_id=f"task-{g}", x_value=f"v{v}") + b"\n"
                                   for v in range(VALUES)))
-    registry = pool / "registry.yaml"
-    text = registry.read_text(encoding="utf-8")
-    registry.write_text(text.replace("      by: [system]\n      count: [x_failure.agent]\n",
-                                     "      by: [task_id]\n      count: [x_value]\n"), encoding="utf-8")
