@@ -118,7 +118,7 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             _add_links(builder, trace_source, resolving.result(), refused)
         _refuse_duplicates(trace_source, builder.keys, resolving.census if resolved else None)
         ix = builder.build(trace_source)
-        if len(findings) > MOST_PROBLEMS:  # the rest are not looked for, the graph rules' either
+        if len(findings) > MOST_PROBLEMS:  # past the cap no more are looked for, the graph rules' either
             pass
         elif declared:
             findings += rules.check(ix, top, findings, MOST_PROBLEMS - len(findings))
@@ -139,10 +139,10 @@ def _capped(top, findings: list[Finding], ix: TraceIndex | None, doubts: list[Do
 
 def _items_checked(section: str, items: list, offset: int, declared: bool, groups: dict,
                    most: int) -> tuple[list[Finding], set[int], dict | None]:
-    """The errors in a chunk of events or edges (at most `most` + 1 built, none once none
-    are left to build), the positions of those it refuses, and the items paperpool reads
-    otherwise than given (a trace that declares no schema); its warnings go to `groups`."""
-    most = max(most, 0)
+    """The errors in a chunk of events or edges (at most `most` + 1 built: none when `most`
+    is below 0, the cap passed), the positions of those it refuses, and the items
+    paperpool reads otherwise than given (a trace that declares no schema); its warnings
+    go to `groups`."""
     if declared:
         found, broken = item_findings(section, items, offset, most)
         return found, broken, None
