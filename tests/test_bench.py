@@ -20,7 +20,7 @@ def bench(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
     results = tmp_path / "BENCHMARKS.md"
     results.write_text("# Ours\n\n<!-- paperpool:bench:start -->\nSTALE-BLOCK\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8")
-    done = bench("--sizes", "20,200", "--events", "300", "--artifact-events", "300", "--corpus-traces", "40,400", "--repeat", "2",
+    done = bench("--sizes", "20,200", "--events", "300", "--artifact-events", "300", "--corpus-traces", "40,400", "--bounded-groups", "10,20", "--repeat", "2",
                  "--write", str(results))
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| measurement")]
@@ -46,6 +46,12 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
         assert low <= median <= high
     assert re.search(r"^- (holds|MISSED): validate: 200 / 20 entries at most 12: \d+\.\d$", done.stdout, re.MULTILINE)
     assert re.search(r"^- (holds|MISSED): trace validate \+ metrics at most 1\.5 x json\.load at 300 events: ", done.stdout, re.MULTILINE)
+    for measurement in ("trace validate: a trace of 1.5 million problems", "build: a corpus line of 500,000 empty events",
+                        "trace metrics: past the corpus's lines", "build: a corpus past its lines", "build: an exclude_docs pattern"):
+        assert any(row.startswith(f"| {measurement}") for row in rows), measurement
+    assert any(row.endswith("| 20 / 10 groups |") for row in rows)
+    assert re.search(r"^- (holds|MISSED): build with a corpus page of 20 groups at most 2 x its time at 10 \(linear\): ", done.stdout,
+                     re.MULTILINE)
     text = results.read_text(encoding="utf-8")
     assert text.startswith("# Ours\n\n<!-- paperpool:bench:start -->\n\nMeasured on ") and text.endswith("<!-- paperpool:bench:end -->\n\nkept\n")
     assert "STALE-BLOCK" not in text and "| build | 200 entries, synthetic |" in text

@@ -152,7 +152,7 @@ def test_hostile_input(name, tmp_path, run, request):
         _grow(target, case["grow_to"])
     if "append" in case:  # a long run of one text, too dull to commit
         with target.open("a", encoding="utf-8") as handle:
-            handle.write(case["append"]["text"] * case["append"]["times"] + "\n")
+            handle.write(case["append"]["text"] * case["append"]["times"] + case["append"].get("then", "\n"))
     lines = source.read_text(encoding="utf-8").splitlines() if source.suffix == ".args" else []
     places = {"{file}": str(target), "{site}": str(site), "{pool}": str(root)}
     args = [part for arg in case["args"] for part in (lines if arg == "{lines}" else [_placed(arg, places)])]

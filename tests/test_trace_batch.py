@@ -73,7 +73,8 @@ def _lines(path: Path, traces: list) -> list[corpus.Record]:
 def test_real_traces_have_the_same_rows_in_a_batch():
     inputs = [REPO / "traces", REPO / "corpora", REPO / "tests" / "traces", REPO / "tests" / "hostile" / "trace-validate",
               REPO / "tests" / "hostile" / "trace-metrics"]
-    records = list(corpus.records(corpus.expand([str(path) for path in inputs])))
+    files = [path for path in corpus.expand([str(path) for path in inputs]) if "blank-lines" not in path.name]  # past a corpus's lines
+    records = list(corpus.records(files))
     here = _compare(records)
     who_and_when = [r for r in records if r.file.endswith("who-and-when.jsonl.gz")]
     assert len(who_and_when) == 184

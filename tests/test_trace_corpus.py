@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -19,7 +20,7 @@ import pandas as pd
 import pytest
 import zstandard
 
-from paperpool.traces import rows, schema, synth
+from paperpool.traces import limits, rows, schema, synth
 from paperpool.traces.mapping import default
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,7 +268,7 @@ def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkey
         lines = [rng.choice([b"", b"   ", b"\t\r\x0b\x0c ", b"  x", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
         path = tmp_path / f"t{trial}.jsonl"
         path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))
-        limit = rng.choice([5, 20, 40, 1000])
+        limit = replace(limits.default(), trace_bytes=rng.choice([5, 20, 40, 1000]))
         pieces = corpus.pieces([path, SWARM], 3, limit)
         assert [record for piece in pieces for record in corpus.unpack(piece)] == list(corpus.records([path, SWARM], limit))
 
@@ -494,3 +495,49 @@ def test_what_is_wrong_with_a_line_is_said_of_the_line(run, tmp_path):
     said = run("trace", "validate", "u.json", cwd=tmp_path)
     assert said.output.splitlines()[0] == ("u.json: byte 0xc3 at line 2, column 15 is not UTF-8; a trace is UTF-8 text: "
                                            "save the file as UTF-8 (or fix the program that wrote it)")
+
+
+@pytest.mark.parametrize("compression", [None, "gzip"])
+def test_a_corpus_past_its_lines_or_bytes_stops_at_the_line_that_crosses_it(run, tmp_path, compression):
+    """A corpus's limits count every file together, blank lines included, decompressed."""
+    from paperpool.traces import corpus
+
+    line = SWARM.read_bytes().replace(b"\n", b" ") + b"\n"
+    first, second = tmp_path / "a.jsonl", tmp_path / ("b.jsonl.gz" if compression else "b.jsonl")
+    first.write_bytes(line * 3)
+    (gzip.open if compression else open)(second, "wb").write(b"\n" * 4 + line * 3)
+    few = replace(limits.default(), corpus_lines=8)
+    with pytest.raises(limits.CorpusTooLarge) as caught:
+        list(corpus.pieces([first, second], 200, few))
+    assert caught.value.message == (f"{second}:6: the corpus is over the limit of 8 lines by this line; raise "
+                                    "traces.limits.corpus_lines in the pool's registry.yaml if it is meant to be this large")
+    assert len([record for piece in corpus.pieces([first, second], 200, replace(few, corpus_lines=10))
+                for record in corpus.unpack(piece)]) == 6
+    small = replace(limits.default(), corpus_bytes=len(line) * 4 + 4)  # the second file's fourth line crosses it
+    with pytest.raises(limits.CorpusTooLarge, match=r"over the limit of [\d,]+ bytes by this line; raise traces.limits.corpus_bytes"):
+        list(corpus.records([first, second], small))
+
+
+def test_a_trace_with_more_problems_than_the_cap_is_one_line_and_a_row_without_a_count(run, tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text('{"trace_id": "e", "edges": [], "events": [' + ",".join(["{}"] * 20_000) + "]}\n", encoding="utf-8")
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == 3, lines  # the row, the trace's line, the total
+    said, row = (lines[0], lines[1]) if lines[1].startswith("{") else (lines[1], lines[0])
+    assert said.endswith("(and more than 99: `paperpool trace validate` lists the first 100, given the line saved as a "
+                         "file of its own)")
+    assert json.loads(row)["problems"] is None
+
+
+def test_the_corpus_page_counts_many_groups_in_one_pass():
+    """Each group's first MOST_VALUES values, the others summed in one row (the sums were
+    found by reading every row again per group: quadratic; scripts/bench times 20,000 groups)."""
+    from paperpool.sitegen import corpora
+
+    counted = [{"system": f"s{g}", "field": "x", "value": f"v{v}", "traces": 20 - v} for g in range(300) for v in range(15)]
+    groups = [(f"s{g}", 195) for g in range(300)]
+    table = corpora._counts("x", counted, ["system"], groups, "over", "")
+    assert len(table.rows) == 300 * (corpora.MOST_VALUES + 1)
+    assert table.rows[12] == ["s0", "3 other values, together", "21", "10.8 %"]
+    assert table.rows[13][:2] == ["s1", "v0"] and table.rows[-1] == ["s299", "3 other values, together", "21", "10.8 %"]

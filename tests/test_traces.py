@@ -152,7 +152,8 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(run, tmp_path):
         handle.truncate(loading.MAX_TRACE_BYTES + 1)
     result = run("trace", "validate", str(path), cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (1, (
-        f"{path}: file is 536,870,913 bytes, over the 536,870,912-byte limit for a trace; is it the right file? "
+        f"{path}: file is 536,870,913 bytes, over the 536,870,912-byte limit for a trace (traces.limits.trace_bytes); "
+        "is it the right file? "
         "(a longer run can be split into several traces)"))
 
 
@@ -220,7 +221,7 @@ def test_registry_traces_section_is_checked(run, pool_copy):
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if "traces" in line]
     assert [line.split(": ", 1)[1] for line in lines] == [
-        "traces.colour: unknown setting 'colour'; use one of corpora, folder, pages, subdecisions, vocabulary",
+        "traces.colour: unknown setting 'colour'; use one of corpora, folder, limits, pages, subdecisions, vocabulary",
         "traces.subdecisions.O2.0: 'tool_cal' is not an event type of the trace schema; did you mean 'tool_call'?",
         "traces.subdecisions.O9: 'O9' is not a value of vocabulary 'subdecision'; use one of O1, O2, O3, O4, O5",
     ]
@@ -346,3 +347,76 @@ def test_a_corpus_is_grouped_by_fields_a_row_of_trace_metrics_has():
     from paperpool.traces import rows, section
 
     assert set(section.GROUPABLE) <= {column.name for column in rows.IDENTITY}
+
+
+def _empty_events(path: Path, count: int, declared: bool = True) -> Path:
+    head = f'"schema": "{schema.schema_id()}", ' if declared else ""
+    path.write_text('{"trace_id": "empty", ' + head + '"edges": [], "events": [' + ",".join(["{}"] * count) + "]}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_trace_with_a_million_problems_shows_the_first_hundred_and_says_there_are_more(run, tmp_path, declared):
+    """250,000 empty events break the schema 1.5 million times: the first MOST_PROBLEMS are
+    built, in document order, and the rest are not looked for (issue 39: 18 s and 1.8 GB)."""
+    path = _empty_events(tmp_path / "empty.json", 250_000, declared)
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
+    assert lines[0] == f"{path}: /events/0/agent: missing: add `agent` (the agent that acts (for a tool_result, the tool or the agent that called it))"
+    assert lines[-1] == (f"{path}: invalid, more than 100 problems (the first 100 above; past them problems are not looked "
+                         "for: fix these, often one mistake repeated, and validate it again).")
+    # the first hundred are those of the whole list, in the same order
+    small = _empty_events(tmp_path / "small.json", 40, declared)
+    assert lines[:-1] == [line.replace(str(small), str(path)) for line in validation.report(str(small), small)[1][:100]]
+    # read in chunks, the same
+    assert validation.report(str(path), path, chunk_above=0, chunk=1000) == (False, lines)
+
+
+def test_a_trace_of_a_hundred_problems_is_counted_exactly(tmp_path):
+    checked = validation.check_file(_empty_events(tmp_path / "t.json", 20))  # six problems each
+    assert (len(checked.findings), checked.more) == (100, True)
+    checked = validation.check_file(_empty_events(tmp_path / "t.json", 16))
+    assert (len(checked.findings), checked.more) == (96, False)
+
+
+def test_each_graph_rule_builds_at_most_the_cap(tmp_path):
+    """1,000 edges that run back in time: the first hundred are said, and there are more."""
+    events = [{"id": f"e{k}", "t": k, "type": "message", "agent": "a", "to": "a"} for k in range(1001)]
+    edges = [{"src": f"e{k + 1}", "dst": f"e{k}", "type": "causal"} for k in range(1000)]
+    path = tmp_path / "back.json"
+    path.write_text(json.dumps({"trace_id": "b", "schema": schema.schema_id(), "events": events, "edges": edges}), encoding="utf-8")
+    checked = validation.check_file(path)
+    assert checked.more and len(checked.findings) == 100
+    assert [f.pointer for f in checked.findings] == [f"/edges/{k}" for k in range(100)]
+
+
+def test_a_trace_over_the_limit_of_events_is_refused_before_it_is_checked(tmp_path):
+    from dataclasses import replace
+
+    from paperpool.traces import limits
+
+    path = _empty_events(tmp_path / "t.json", 11)
+    checked = validation.check_file(path, replace(limits.default(), trace_events=10))
+    assert [f.line("t.json") for f in checked.findings] == [
+        ("t.json: /events: the trace has 11 events, over the limit of 10; split the run into several traces, or raise "
+        "traces.limits.trace_events in the pool's registry.yaml if it is meant to be this large")]
+
+
+def test_the_limits_default_to_the_schemas_and_a_pool_sets_them(run, pool_copy, tmp_path):
+    from paperpool.registry import load_registry
+    from paperpool.traces import limits
+
+    defaults = limits.default()
+    assert (defaults.corpus_lines, defaults.trace_events, defaults.trace_bytes) == (1_000_000, 2_000_000, loading.MAX_TRACE_BYTES)
+    edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {trace_events: 10, corpus_lines: 0}\n")
+    result = run("validate", cwd=pool_copy)
+    assert result.exit_code == 1 and "traces.limits.corpus_lines" in result.output
+    edit(pool_copy / "registry.yaml", "corpus_lines: 0", "corpus_lines: 3")
+    registry, _ = load_registry(pool_copy)
+    assert limits.for_registry(registry) == limits.Limits(defaults.corpus_bytes, 3, defaults.trace_bytes, 10)
+    path = _empty_events(tmp_path / "t.json", 11)
+    result = run("trace", "validate", str(path), cwd=pool_copy)
+    assert result.output.splitlines()[0] == (f"{path}: /events: the trace has 11 events, over the limit of 10; split the run "
+                                             "into several traces, or raise traces.limits.trace_events in the pool's "
+                                             "registry.yaml if it is meant to be this large")

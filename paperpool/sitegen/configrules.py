@@ -142,6 +142,38 @@ def _text(checker: _Checker, value, path: tuple) -> None:
     checker.kind(value, path, str, "text")
 
 
+# The engine matches every page's path against each pattern of not_in_nav, exclude_docs
+# and draft_docs, as a regular expression that Python's re backtracks in: each wildcard
+# multiplies the tries on a long name (3 of them: 60 ms a page at worst; 14: minutes).
+MAX_PATTERN_WILDCARDS = 2  # 1.6 ms a page at worst, over paths of 1,000 characters
+MAX_PATTERNS = 50
+MAX_PATTERN_CHARS = 255
+
+
+def _patterns(checker: _Checker, value, path: tuple) -> None:
+    """gitignore-style patterns of the pages' paths, one per line: limited in number,
+    length and wildcards before the engine compiles them. A * is a wildcard, and so is a
+    ** that is a whole part of the path (a/**/b); other runs of * count each star."""
+    if not checker.kind(value, path, str, "patterns of file names, one per line"):
+        return
+    patterns = [line.strip() for line in value.splitlines() if line.strip() and not line.strip().startswith("#")]
+    if len(patterns) > MAX_PATTERNS:
+        checker.problem(path, f"holds {len(patterns):,} patterns, over {MAX_PATTERNS}; match more files with fewer patterns")
+        return
+    for pattern in patterns:
+        wildcards = sum(1 if part == "**" else part.count("*") for part in pattern.split("/"))
+        if len(pattern) > MAX_PATTERN_CHARS:
+            checker.problem(path, f"a pattern is {len(pattern):,} characters long, over {MAX_PATTERN_CHARS}; shorten it")
+        elif wildcards > MAX_PATTERN_WILDCARDS:
+            shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+            checker.problem(path, f"'{shown}' has {wildcards} wildcards (*), over {MAX_PATTERN_WILDCARDS}: the engine's "
+                                  "matching of each page's path takes longer with each (14 kept a build busy for minutes); "
+                                  f"write at most {MAX_PATTERN_WILDCARDS}, e.g. drafts/**/*.md, or one pattern per folder")
+        else:
+            continue
+        return
+
+
 def _copyright(checker: _Checker, value, path: tuple) -> None:
     """Shown as HTML in every page's footer: an element (a link, say) needs trust."""
     if checker.kind(value, path, str, "text") and re.search("[<>]", value):
@@ -526,7 +558,7 @@ SETTINGS: dict[str, Check] = {
     "theme": _theme, "markdown_extensions": _extensions, "plugins": _plugins,
     "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
     "extra": _extra, "nav": _nav,
-    "not_in_nav": _text, "exclude_docs": _text, "draft_docs": _text,  # patterns of file names, one per line
+    "not_in_nav": _patterns, "exclude_docs": _patterns, "draft_docs": _patterns,  # patterns of file names, one per line
     "dev_addr": _host_and_port, "remote_branch": _text, "remote_name": _text,
 }
 WORDS = [name for name, check in SETTINGS.items() if check in (_text, _copyright)]  # shown on every page

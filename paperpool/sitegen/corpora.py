@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..problems import PaperpoolError, plural
 from ..registry import REGISTRY_FILE, Registry
-from ..traces import mapping
+from ..traces import limits, mapping
 from ..traces.section import Corpus, corpora
 from . import paths
 
@@ -64,16 +64,23 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     from ..traces.tables import export_tables
 
     decisions = mapping.for_registry(registry)
+    bounds = limits.for_registry(registry)
     inputs = [str(registry.root / corpus.path)]
     by, problems = list(corpus.by), []
+
+    def keep(line: str) -> None:  # the page shows the first few; outcome.invalid counts them all
+        if len(problems) < MOST_PROBLEMS:
+            problems.append(line)
+
     with tempfile.TemporaryDirectory(prefix="paperpool-corpus-") as scratch:
         folder = Path(scratch, "tables")
         try:
-            outcome = export_tables(inputs, folder, decisions, problems.append, jobs=1)
+            outcome = export_tables(inputs, folder, decisions, keep, jobs=1, limits=bounds)
         except PaperpoolError as exc:
-            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc}") from None
+            said = str(exc.message).removeprefix(f"{registry.root}/")  # the corpus's files named as in the pool
+            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {said}") from None
         result = summary.summarise(folder, by)
-        counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count]) if outcome.traces > outcome.invalid else []
+        counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds) if outcome.traces > outcome.invalid else []
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"
     grouped = f", by {', '.join(by)}" if by else ""
@@ -83,7 +90,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     root = f"{registry.root}/"
     return CorpusPage(
         corpus, paths.corpus(corpus.name), outcome.traces, outcome.invalid,
-        [line.removeprefix(root) for line in problems[:MOST_PROBLEMS]], groups,
+        [line.removeprefix(root) for line in problems], groups,
         _totals([row for row in counted if row["field"] == "time_unit"]),
         Table(f"Each measure's distribution {over}{grouped}: how many traces have a value for it, their mean, "
               "quantiles (interpolated) and extremes.", ["Measure", *by, "Traces", "With a value", "Mean", "Min", "P10",
@@ -121,17 +128,24 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
     """A counted field's values, the MOST_VALUES most frequent of each group, the others
     summed in one row, with each value's share of its group's valid traces."""
     sizes = dict(groups)
-    rows, shown = [], {}
+    rows: list = []
+    shown: dict = {}
+    rest: dict = {}  # group -> [its row's place, other values, their traces]: one pass over the rows, whatever the groups
     for row in counted:
         group = tuple(_cells(row, by))
         shown[group] = shown.get(group, 0) + 1
-        size = sizes.get(" · ".join(group), 0)
         if shown[group] <= MOST_VALUES:
+            size = sizes.get(" · ".join(group), 0)
             rows.append([*group, NONE if row["value"] is None else row["value"], f"{row['traces']:,}", _percent(row["traces"] / size)])
-        elif shown[group] == MOST_VALUES + 1:
-            rest = [other for other in counted if tuple(_cells(other, by)) == group][MOST_VALUES:]
-            traces = sum(other["traces"] for other in rest)
-            rows.append([*group, f"{plural(len(rest), 'other value')}, together", f"{traces:,}", _percent(traces / size)])
+            continue
+        if group not in rest:
+            rest[group] = [len(rows), 0, 0]
+            rows.append(None)
+        rest[group][1] += 1
+        rest[group][2] += row["traces"]
+    for group, (place, values, traces) in rest.items():
+        size = sizes.get(" · ".join(group), 0)
+        rows[place] = [*group, f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
     return Table(f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
                  f"{'of each group' if by else 'values'}, the others together), and their share of "
                  f"{'the group' if by else 'the valid traces'}. {NONE}: the trace does not have the field.",

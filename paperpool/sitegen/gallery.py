@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from ..registry import Registry
-from ..traces import mapping, metrics, timeline
+from ..traces import limits, mapping, metrics, timeline
 from ..traces.loading import parse_trace, read_bytes
 from ..traces.schema import printable
 from ..traces.validation import require_valid
@@ -61,12 +61,13 @@ class TraceCard:
 
 def gallery(registry: Registry) -> list[TraceCard]:
     decisions = mapping.for_registry(registry)
+    bounds = limits.for_registry(registry)
     cards = []
     found = mapping.trace_files(registry)
     for path, site_name in zip(found, site_names([path.stem for path in found])):
         shown = path.relative_to(registry.root).as_posix()
-        checked = require_valid(path, shown)  # an invalid trace stops the build, every problem listed
-        trace = parse_trace(read_bytes(path))  # valid: its keys were found given once
+        checked = require_valid(path, shown, bounds)  # an invalid trace stops the build, its problems listed
+        trace = parse_trace(read_bytes(path, bounds.trace_bytes))  # valid: its keys were found given once
         result = metrics.compute(checked.index, checked.top, decisions, len(checked.warnings))
         name = timeline.readable_name(trace, path.stem)
         unit = UNITS.get(result["time_unit"], UNITS[None])

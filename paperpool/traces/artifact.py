@@ -32,7 +32,6 @@ import jsonschema_rs
 
 from ..problems import plural
 from . import schema
-from .index import broken_positions
 from .schema import Finding, printable
 
 MARK = "x-artifact"
@@ -196,16 +195,17 @@ def _findings(validator, document, root) -> list[Finding]:
 class Items:
     """What the two readings say of a chunk of events or edges."""
 
-    errors: list[Finding]
+    errors: list[Finding]  # at most `most` + 1 built (schema.capped_items)
     warnings: dict  # group key -> [first Finding, count]
     read_as: dict  # position -> the item as paperpool reads it (what it cannot read left out)
+    refused: set[int] = frozenset()  # the positions of every item the artifact's reading refuses
 
 
-def items(section: str, chunk: list, offset: int) -> Items:
+def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS) -> Items:
     if _items(section, "paperpool").is_valid(chunk):  # the common case: nothing to doubt
         return Items([], {}, {})
-    errors = _findings_of(section, chunk, offset)
-    broken = {position - offset for position in broken_positions(errors, section)}
+    errors, wrong = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
+    broken = {position - offset for position in wrong}
     # every item the artifact's reading accepts is probed: asking each first whether
     # paperpool's schema accepts it would cost about what probing it does
     doubted = [k for k in range(len(chunk)) if k not in broken] if broken else list(range(len(chunk)))
@@ -226,18 +226,7 @@ def items(section: str, chunk: list, offset: int) -> Items:
             for k in refused:
                 item = read_as.get(k, chunk[k])
                 read_as[k] = {key: value for key, value in item.items() if key != probe.drops}
-    return Items(errors, warnings, {offset + k: item for k, item in read_as.items()})
-
-
-def _findings_of(section: str, chunk: list, offset: int) -> list[Finding]:
-    validator = _items(section, "artifact")
-    if validator.is_valid(chunk):
-        return []
-
-    def located(local: list) -> list:
-        return [section, offset + local[0], *local[1:]] if local else [section]
-
-    return [finding for error in validator.iter_errors(chunk) for finding in schema.explain(error, chunk, located, artifact_schema())]
+    return Items(errors, warnings, {offset + k: item for k, item in read_as.items()}, wrong)
 
 
 def _group(warnings: dict, key: tuple, section: str, chunk: list, refused: list[int], offset: int) -> None:

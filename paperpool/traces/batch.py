@@ -33,6 +33,8 @@ from . import duplicates, metrics, rows, rules, schema, validation
 from .compiled import loops as _native
 from .corpus import Record
 from .index import EDGE_CODES, EVENT_CODES, NO_TOOL
+from .limits import Limits
+from .limits import default as default_limits
 from .loading import no_gc_pauses
 from .mapping import Subdecisions
 
@@ -50,19 +52,20 @@ class Rows:
     here: int  # how many were measured here, the rest by rows.measure
 
 
-def measure(records: list[Record], mapping: Subdecisions) -> Rows:
+def measure(records: list[Record], mapping: Subdecisions, limits: Limits | None = None) -> Rows:
     """The rows of the records, SIZE at a time."""
-    parts = [_measure_some(records[start:start + SIZE], mapping) for start in range(0, max(len(records), 1), SIZE)]
+    limits = limits or default_limits()
+    parts = [_measure_some(records[start:start + SIZE], mapping, limits) for start in range(0, max(len(records), 1), SIZE)]
     if len(parts) == 1:
         return parts[0]
     table = {name: [value for part in parts for value in part.table[name]] for name in parts[0].table}
     return Rows(table, [line for part in parts for line in part.problems], sum(part.here for part in parts))
 
 
-def _measure_some(batch: list[Record], mapping: Subdecisions) -> Rows:
+def _measure_some(batch: list[Record], mapping: Subdecisions, limits: Limits) -> Rows:
     names = [column.name for column in rows.columns(mapping)]
     with no_gc_pauses():  # a batch's parsed traces hold no cycles: nothing for the collector
-        columns = _Columns()
+        columns = _Columns(limits.trace_events)
         taken = [columns.take(record) for record in batch]
         measured, ok = _measure(columns, mapping) if columns.traces else ({}, [])
     if len(ok) == len(batch) and all(ok):  # the common case: every trace measured here
@@ -74,7 +77,7 @@ def _measure_some(batch: list[Record], mapping: Subdecisions) -> Rows:
         if took and ok[k]:
             row = {name: values[k] for name, values in measured.items()}
         else:
-            found = rows.measure(record, mapping)
+            found = rows.measure(record, mapping, limits)
             row = found.row
             if found.problem:
                 problems.append(found.problem)
@@ -93,7 +96,8 @@ class _Columns:
     """The events and edges of the traces taken so far, side by side, each name already a
     code: read while a trace's objects are still in the cache, not in a later pass."""
 
-    def __init__(self):
+    def __init__(self, max_events: int):
+        self.max_events = max_events  # a trace with more is left to rows.measure, which says so
         self.records: list[Record] = []
         self.tops: list[dict] = []  # each trace's fields but its events and edges
         self.n: list[int] = []
@@ -137,7 +141,8 @@ class _Columns:
         if not (isinstance(trace, dict) and validation.declares_schema(trace)):
             return False
         events, edges = trace.get("events"), trace.get("edges")
-        if not (isinstance(events, list) and isinstance(edges, list) and events and schema.valid(trace)):
+        if not (isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events
+                and schema.valid(trace)):
             return False
         if not (_read if _native is None else _read_natively)(self, data, trace, events, edges):
             return False

@@ -38,12 +38,13 @@ def validate_command(files: tuple[Path, ...]) -> None:
     Each problem is one line, `FILE: /json/pointer: what is wrong; how to fix it`, then
     one summary line per file. Without FILE: every .json file of the pool's traces
     folder. Exit status 0 when every file is valid, 1 otherwise."""
-    from . import mapping, validation
+    from . import limits, mapping, validation
 
     paths = list(files) or mapping.pool_traces(_pool_root())
+    bounds = limits.for_pool(_pool_root())
     invalid = 0
     for path in paths:
-        valid, lines = validation.report(str(path), path)
+        valid, lines = validation.report(str(path), path, limits=bounds)
         invalid += not valid
         for line in lines:
             click.echo(line)
@@ -75,11 +76,11 @@ def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None
     .ndjson; plain, .gz or .zst). A corpus gives one row per trace (--format jsonl, csv
     or parquet), computed on every core; an invalid trace is a row marked invalid and
     one line on standard error, and the exit status is 1 when any trace is invalid."""
-    from . import mapping
+    from . import limits, mapping
 
-    subdecisions = mapping.for_pool(_pool_root())
+    subdecisions, bounds = mapping.for_pool(_pool_root()), limits.for_pool(_pool_root())
     if _one_trace(inputs) and fmt in (None, *METRICS_FORMATS):
-        _one_trace_metrics(Path(inputs[0]), fmt or "text", subdecisions)
+        _one_trace_metrics(Path(inputs[0]), fmt or "text", subdecisions, bounds)
         return
     if fmt in METRICS_FORMATS:
         raise PaperpoolError(f"--format {fmt} reports on one trace file; for a corpus give --format jsonl, csv or parquet")
@@ -91,7 +92,7 @@ def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None
     if target is not None and target.exists() and target.resolve() in {path.resolve() for path in expand(inputs)}:
         raise PaperpoolError(f"-o {output}: is one of the inputs; write the rows to another file (nothing was written)")
 
-    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer, engine)
+    outcome = metrics_table(list(inputs), fmt, target, subdecisions, _problem, strict, jobs, sys.stdout.buffer, engine, bounds)
     _corpus_summary(outcome, target)
 
 
@@ -106,10 +107,10 @@ def _one_trace(inputs: tuple[str, ...]) -> bool:
     return named and not path.is_dir() and kind(path) in (None, (False, None))
 
 
-def _one_trace_metrics(file: Path, fmt: str, subdecisions) -> None:
+def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
     from . import metrics, validation
 
-    checked = validation.require_valid(file)
+    checked = validation.require_valid(file, limits=bounds)
     for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
         click.echo(warning.line(str(file)), err=True)
     result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
@@ -152,12 +153,13 @@ def export_command(inputs: tuple[str, ...], output: str, partition: str, strict:
     metrics` gives), events, edges and rewards (each row with its trace's file, line and
     trace_id), read as they are by DuckDB, Polars, pandas, Spark and Ray. INPUT is as
     for `trace metrics`. The folder appears only once complete."""
-    from . import mapping
+    from . import limits, mapping
     from .tables import export_tables, partition_fields
 
     target = _export_folder(output)
     keys = partition_fields(partition)
-    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs, engine)
+    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs, engine,
+                            limits.for_pool(_pool_root()))
     _corpus_summary(outcome, target)
 
 
@@ -185,7 +187,7 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
     traces is invalid)."""
     import tempfile
 
-    from . import mapping, summary
+    from . import limits, mapping, summary
 
     invalid = 0
     with tempfile.TemporaryDirectory(prefix="paperpool-summary-") as scratch:
@@ -199,7 +201,8 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
             from .tables import export_tables
 
             folder = Path(scratch, "tables")
-            outcome = export_tables(list(inputs), folder, mapping.for_pool(_pool_root()), _problem, (), False, jobs)
+            outcome = export_tables(list(inputs), folder, mapping.for_pool(_pool_root()), _problem, (), False, jobs,
+                                    limits=limits.for_pool(_pool_root()))
             click.echo(f"{plural(outcome.traces, 'trace')}: {outcome.traces - outcome.invalid:,} valid, "
                        f"{outcome.invalid:,} invalid.", err=True)
             invalid = outcome.invalid

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ..problems import PaperpoolError, name_problem, utf8_name
-from .loading import MAX_TRACE_BYTES, TraceUnreadable, read_bytes
+from .limits import CorpusTooLarge, Limits, default
+from .loading import TraceUnreadable, read_bytes
 from .schema import printable
 
 WHOLE = (".json",)  # one trace per file
@@ -125,26 +126,54 @@ def _utf8(path: Path) -> Path:
     return path
 
 
-def records(paths: Iterable[Path], max_bytes: int = MAX_TRACE_BYTES) -> Iterator[Record]:
-    """Every trace of the files, in order, one at a time."""
+class Tally:
+    """The bytes (decompressed) and lines of a corpus read so far, against its limits:
+    CorpusTooLarge at the line that crosses one."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.bytes = 0
+        self.lines = 0
+
+    def add(self, file: str, line: int, size: int, lines: int = 1) -> None:
+        """`lines` more lines read (the first of them is `line` of `file`), `size` bytes in all."""
+        self.lines += lines
+        self.bytes += size
+        limits = self.limits
+        if self.lines > limits.corpus_lines:
+            raise CorpusTooLarge(file, line + lines - (self.lines - limits.corpus_lines), "lines", limits.corpus_lines,
+                                 "corpus_lines", limits)
+        if self.bytes > limits.corpus_bytes:
+            raise CorpusTooLarge(file, line + lines - 1, "bytes", limits.corpus_bytes, "corpus_bytes", limits)
+
+
+def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | None = None) -> Iterator[Record]:
+    """Every trace of the files, in order, one at a time; CorpusTooLarge past the
+    corpus's limits (`tally`: what was read before, of the same corpus)."""
+    limits = limits or default()
+    tally = tally or Tally(limits)
+    max_bytes = limits.trace_bytes
     for path in paths:
         lines, compression = kind(path) or (False, None)
         try:
             if lines:
-                yield from _lines(path, compression, max_bytes)
-            elif compression:
+                yield from _lines(path, compression, max_bytes, tally)
+                continue
+            if compression:
                 with _open(path, compression) as handle:
                     data = handle.read(max_bytes + 1)
-                yield _sized(str(path), None, data, max_bytes)
+                found = _sized(str(path), None, data, max_bytes)
             else:
-                yield Record(str(path), None, read_bytes(path, max_bytes))
+                found = Record(str(path), None, read_bytes(path, max_bytes, f" ({_SETTING}trace_bytes)"))
+            tally.add(str(path), 1, len(found.data or b""))
+            yield found
         except TraceUnreadable as exc:
             yield Record(str(path), None, None, exc.findings[0].message)
         except (OSError, EOFError, ValueError) as exc:  # unreadable, or a corrupt compressed stream
             yield _unreadable(str(path), None, exc)
 
 
-def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Record]:
+def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) -> Iterator[Record]:
     number = 0
     with _open(path, compression) as handle:
         while True:
@@ -156,18 +185,28 @@ def _lines(path: Path, compression: str | None, max_bytes: int) -> Iterator[Reco
             if not line:
                 return
             number += 1
-            if len(line) > max_bytes and not line.endswith(b"\n"):
-                while line and not line.endswith(b"\n"):  # skip the rest of it, unread
+            size = len(line)
+            if size > max_bytes and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):  # skip the rest of it, unread (but counted)
                     line = handle.readline(1 << 20)
+                    size += len(line)
+                    if size > tally.limits.corpus_bytes:
+                        break
+                tally.add(str(path), number, size)
                 yield _over(str(path), number, max_bytes)
-            elif line.strip():
+                continue
+            tally.add(str(path), number, size)
+            if line.strip():
                 yield Record(str(path), number, line)
 
 
 def _sized(file: str, line: int | None, data: bytes, max_bytes: int) -> Record:
     if len(data) > max_bytes:
-        return Record(file, line, None, f"the trace is over the {max_bytes:,}-byte limit")
+        return Record(file, line, None, f"the trace is over the {max_bytes:,}-byte limit ({_SETTING}trace_bytes)")
     return Record(file, line, data)
+
+
+_SETTING = "traces.limits."
 
 
 def _open(path: Path, compression: str | None):
@@ -277,15 +316,19 @@ BLOCK = 4 << 20  # bytes of a JSON Lines file a worker is handed at a time,
 MAX_LINES = 1000  # and at most this many lines (some 400 rollouts of 50 events fill a block)
 
 
-def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -> Iterator[list[Record] | Lines]:
+def pieces(paths: Iterable[Path], size: int, limits: Limits | None = None) -> Iterator[list[Record] | Lines]:
     """The corpus as the workers take it, in order: each plain JSON Lines file in blocks
-    of whole lines (Lines), the other records in lists of `size`."""
+    of whole lines (Lines), the other records in lists of `size`; CorpusTooLarge past
+    the corpus's limits."""
+    limits = limits or default()
+    max_bytes = limits.trace_bytes
+    tally = Tally(limits)
     pending: list[Record] = []
     held = 0  # the bytes of the records pending
     for path in paths:
         lines, compression = kind(path) or (False, None)
         if not lines or compression:  # a compressed file is read a line at a time, as its stream allows
-            for record in records([path], max_bytes):
+            for record in records([path], limits, tally):
                 pending.append(record)
                 held += len(record.data or b"")
                 if len(pending) >= size or held >= BLOCK:  # a few long lines are a piece too
@@ -297,14 +340,14 @@ def pieces(paths: Iterable[Path], size: int, max_bytes: int = MAX_TRACE_BYTES) -
             pending, held = [], 0
         try:
             with _open(path, None) as handle:
-                yield from _blocks(str(path), handle, max_bytes)
+                yield from _blocks(str(path), handle, max_bytes, tally)
         except (OSError, EOFError, ValueError) as exc:  # as records() says it, after the lines found
             yield [_unreadable(str(path), None, exc)]
     if pending:
         yield pending
 
 
-def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]:
+def _blocks(file: str, handle, max_bytes: int, tally: Tally) -> Iterator[list[Record] | Lines]:
     """Where the file's lines are, a block of whole lines at a time; a line over the limit
     is a record with a problem, never read whole."""
     buffer = bytearray(BLOCK)
@@ -319,11 +362,14 @@ def _blocks(file: str, handle, max_bytes: int) -> Iterator[list[Record] | Lines]
             lines = _newlines(buffer, cut)
             if lines > MAX_LINES:  # short lines: a block's rows, not its bytes, would fill the memory
                 cut, lines = _after_lines(buffer, MAX_LINES), MAX_LINES
+            ends = cut == size and buffer[cut - 1] != NEWLINE  # the file's last line, without a newline
+            tally.add(file, number, cut, lines + ends)
             yield Lines(file, number, offset, cut, max_bytes)
             number += lines
             offset += cut
             continue
         length = _line_length(handle, offset, buffer)  # one line longer than a block
+        tally.add(file, number, length - 1)
         if length - 1 > max_bytes:
             yield [_over(file, number, max_bytes)]
         else:
@@ -363,7 +409,7 @@ def _unreadable(file: str, line: int | None, exc: Exception) -> Record:
 
 
 def _over(file: str, number: int, max_bytes: int) -> Record:
-    return Record(file, number, None, f"the line is over the {max_bytes:,}-byte limit for a trace")
+    return Record(file, number, None, f"the line is over the {max_bytes:,}-byte limit for a trace ({_SETTING}trace_bytes)")
 
 
 def unpack(piece: list[Record] | Lines) -> list[Record]:

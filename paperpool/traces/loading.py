@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from .schema import Finding, pointer
+from .schema import MOST_PROBLEMS, Finding, pointer
 
 # A million events with their edges is about 200 MB of JSON; past this a file is a
 # mistake, or needs splitting into runs, and parsing it would take more memory than a
@@ -69,9 +69,9 @@ def read_trace(path: Path, max_bytes: int = MAX_TRACE_BYTES):
     return document
 
 
-def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
+def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") -> bytes:
     """A trace file's bytes, refused by its size before any is read, and never more than
-    the limit: a device such as /dev/zero reports no size and never ends, and a named
+    the limit (`setting`, said after it: the registry's, where it comes from there): a device such as /dev/zero reports no size and never ends, and a named
     pipe would wait for a writer, so neither is read at all."""
     try:
         info = path.stat()
@@ -81,11 +81,11 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
             raise TraceUnreadable([Finding("", "not a plain file (a device, pipe or socket, or a link to one); "
                                                "name a .json file")])
         if info.st_size > max_bytes:
-            raise TraceUnreadable([_too_big(f"file is {info.st_size:,} bytes, over", max_bytes)])
+            raise TraceUnreadable([_too_big(f"file is {info.st_size:,} bytes, over", max_bytes, setting)])
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
         if len(data) > max_bytes:  # it grew while being read
-            raise TraceUnreadable([_too_big("file is over", max_bytes)])
+            raise TraceUnreadable([_too_big("file is over", max_bytes, setting)])
     except OSError as exc:
         raise TraceUnreadable([Finding("", f"cannot read the file: {exc.strerror}; check the path and its permissions")]) from None
     if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the file
@@ -95,8 +95,8 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES) -> bytes:
     return data
 
 
-def _too_big(size: str, max_bytes: int) -> Finding:
-    return Finding("", f"{size} the {max_bytes:,}-byte limit for a trace; is it the right file? "
+def _too_big(size: str, max_bytes: int, setting: str = "") -> Finding:
+    return Finding("", f"{size} the {max_bytes:,}-byte limit for a trace{setting}; is it the right file? "
                        "(a longer run can be split into several traces)")
 
 
@@ -165,6 +165,8 @@ def _non_finite_numbers(data: bytes) -> list[Finding]:
 
 
 def _collect(node, path: list, findings: list[Finding]) -> None:
+    if len(findings) > MOST_PROBLEMS:  # one past what is shown: there are more
+        return
     if isinstance(node, tuple) and node and node[0] is _NOT_FINITE:
         text = node[1] if len(node[1]) <= 24 else node[1][:21] + "..."
         what = "NaN" if node[1] == "NaN" else text

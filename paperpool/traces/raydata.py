@@ -73,16 +73,17 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
     # one row per record, then batches of `batch` records, each measured by one task: a
     # large file's batches on many cores. (Ray Data fuses map_batches into the task before
     # it; after flat_map, which changes the rows' count, it keeps them apart.)
-    records = files.flat_map(_read)
+    records = files.flat_map(_read, fn_kwargs={"limits": settings[0].get("limits") if settings else None})
     done = records.map_batches(_work, batch_size=batch, batch_format="pyarrow", concurrency=jobs,
                                fn_kwargs={"work": work, "setup": setup, "settings": settings})
     for row in done.iter_rows():
         yield pickle.loads(row["done"])
 
 
-def _read(file: dict) -> Iterator[dict]:
-    """A file's records, one row each (a Ray task; one file at a time, a line at a time)."""
-    for record in corpus.records([Path(file["path"])]):
+def _read(file: dict, limits=None) -> Iterator[dict]:
+    """A file's records, one row each (a Ray task; one file at a time, a line at a time).
+    The corpus's limits hold for each file on its own here: the files are read apart."""
+    for record in corpus.records([Path(file["path"])], limits):
         yield {"file": file["file"], "line": record.line, "data": record.data, "problem": record.problem}
 
 

@@ -40,7 +40,8 @@ IDENTITY = (
     Column("time_unit", "string", "seconds or steps, when the trace says"),
     Column("valid", "bool", "whether the trace is valid; the measures of an invalid one are null"),
     Column("problem", "string", "an invalid trace's first problem (JSON pointer: what is wrong)"),
-    Column("problems", "int", "how many problems it has"),
+    Column("problems", "int", f"how many problems it has; null for more than {schema.MOST_PROBLEMS}, past which they are "
+                              "not looked for"),
     Column("warnings", "int", "how many warnings validation gave (a trace that declares no schema)"),
 )
 
@@ -91,22 +92,25 @@ class Measured:
     source: object = None
 
 
-def measure(record: Record, mapping: Subdecisions) -> Measured:
-    """The row of one trace of a corpus, never an exception for what the record holds."""
+def measure(record: Record, mapping: Subdecisions, limits=None) -> Measured:
+    """The row of one trace of a corpus, never an exception for what the record holds
+    (`limits`: a Limits, the trace's events; the defaults without)."""
     row = {"file": record.file, "line": record.line}
     if record.data is None:
         return _invalid(row, record, [record.problem])
     try:
         trace_source = source.from_bytes(record.data, validation.CHUNK_ABOVE_BYTES, source.CHUNK)
-        checked = validation.check_source(trace_source)
+        checked = validation.check_source(trace_source, None, limits)
     except TraceUnreadable as exc:
-        return _invalid(row, record, [finding.said for finding in _importable(record) or exc.findings])
+        findings = _importable(record) or exc.findings
+        return _invalid(row, record, [finding.said for finding in findings[:schema.MOST_PROBLEMS]],
+                        len(findings) > schema.MOST_PROBLEMS)
     top = checked.top if isinstance(checked.top, dict) else {}
     row.update(identity(top))
     if not checked.valid or checked.index is None:
-        findings = (checked.index is None and _importable(record)) or checked.findings
-        problems = [finding.said for finding in findings] or ["no lists of events and edges: not a trace"]
-        return _invalid(row, record, problems)
+        hint = checked.index is None and _importable(record)
+        problems = [finding.said for finding in hint or checked.findings] or ["no lists of events and edges: not a trace"]
+        return _invalid(row, record, problems, not hint and checked.more)
     result = metrics.compute(checked.index, top, mapping, len(checked.warnings))
     row.update(valid=True, problem=None, problems=0, warnings=len(checked.warnings))
     row.update(flatten(result))
@@ -157,14 +161,19 @@ _OF_A_LINE = (("at line 1, column", "at column"), ("(line 1, column", "(column")
                 "file), or the file is truncated")))
 
 
-def _invalid(row: dict, record: Record, problems: list[str]) -> Measured:
+def _invalid(row: dict, record: Record, problems: list[str], more: bool = False) -> Measured:
+    """An invalid trace's row and problem line: its first problem, and how many it has
+    (`more`: past the problems given, which were not looked for: null)."""
     first = problems[0]
     for said, instead in _OF_A_LINE if record.line is not None else ():
         first = first.replace(said, instead)
     saved = "" if record.line is None else ", given the line saved as a file of its own"  # it reads one trace per file
-    more = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them{saved})" if len(problems) > 1 else ""
-    row.update(valid=False, problem=first, problems=len(problems))
-    return Measured(row, f"{record.label}: {first}{more}")
+    if more:
+        rest = f" (and more than {len(problems) - 1}: `paperpool trace validate` lists the first {len(problems)}{saved})"
+    else:
+        rest = f" (and {len(problems) - 1} more: `paperpool trace validate` lists them{saved})" if len(problems) > 1 else ""
+    row.update(valid=False, problem=first, problems=None if more else len(problems))
+    return Measured(row, f"{record.label}: {first}{rest}")
 
 
 def flatten(result: dict) -> dict:

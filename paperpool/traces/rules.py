@@ -22,42 +22,49 @@ from . import schema
 from .index import MISSING, NO_TOOL, TraceIndex
 from .schema import Finding
 
-
-def check(ix: TraceIndex, trace: dict, schema_findings=()) -> list[Finding]:
-    """Every graph rule's findings; `schema_findings` tell which parts not to judge twice."""
-    return [finding for found in by_rule(ix, trace, schema_findings).values() for finding in found]
+ALL = 1 << 62  # no cap on a rule's findings
 
 
-def by_rule(ix: TraceIndex, trace: dict, schema_findings=()) -> dict[str, list[Finding]]:
+def check(ix: TraceIndex, trace: dict, schema_findings=(), most: int = schema.MOST_PROBLEMS) -> list[Finding]:
+    """The graph rules' findings; `schema_findings` tell which parts not to judge twice.
+    Each rule builds at most `most` + 1 (the first, in document order), so that a caller
+    keeping `most` can tell there were more."""
+    return [finding for found in by_rule(ix, trace, schema_findings, most).values() for finding in found]
+
+
+def by_rule(ix: TraceIndex, trace: dict, schema_findings=(), most: int = schema.MOST_PROBLEMS) -> dict[str, list[Finding]]:
     """Each graph rule's findings, by the rule's name (a trace that declares no schema has
-    them as warnings, one per rule: artifact.py)."""
-    found = {"unique_ids": unique_ids(ix), "edge_ends": edge_ends(ix), "ordering": ordering(ix)}
-    found["tool_results"] = tool_results(ix)  # pairs results with calls, which sets the actors
-    found["spawned_agents_act_after_spawn"] = spawned_agents_act_after_spawn(ix)
-    found["returns_reach_agents"] = returns_reach_agents(ix)
+    them as warnings, one per rule: artifact.py); at most `most` + 1 each."""
+    most = max(most, 0) + 1
+    found = {"unique_ids": unique_ids(ix, most), "edge_ends": edge_ends(ix, most), "ordering": ordering(ix, most)}
+    found["tool_results"] = tool_results(ix, most)  # pairs results with calls, which sets the actors
+    found["spawned_agents_act_after_spawn"] = spawned_agents_act_after_spawn(ix, most)
+    found["returns_reach_agents"] = returns_reach_agents(ix, most)
     if not any(f.pointer == "/costs" or f.pointer.startswith("/costs/") for f in schema_findings):
-        found["costs_within_totals"] = costs_within_totals(ix, trace)
+        found["costs_within_totals"] = costs_within_totals(ix, trace, most)
     return found
 
 
-def unique_ids(ix: TraceIndex) -> list[Finding]:
+def unique_ids(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     if ix.unique:
         return []
     findings = []
     for offset, events in ix.source.chunks("events"):  # read again only when some id is repeated
+        if len(findings) >= most:
+            break
         for position, event in enumerate(events, start=offset):
             identifier = event.get("id") if isinstance(event, dict) else None
             first = ix.index.get(identifier) if isinstance(identifier, str) else None
-            if first is not None and first != position:
+            if first is not None and first != position and len(findings) < most:
                 findings.append(Finding(f"/events/{position}/id", f"id '{identifier}' is already the id of /events/{first}; "
                                                                   "give each event its own id"))
     return findings
 
 
-def edge_ends(ix: TraceIndex) -> list[Finding]:
+def edge_ends(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     findings = []
     for end, positions in (("src", ix.src), ("dst", ix.dst)):
-        for k in np.flatnonzero(positions == MISSING).tolist():
+        for k in np.flatnonzero(positions == MISSING)[:most].tolist():
             name = ix.edge(k)[end]
             findings.append(Finding(f"/edges/{k}/{end}", f"no event has id '{name}'; "
                                     + suggest(name, ix.index if len(ix.index) < 10_000 else (), "name an event of this trace, or add the event")))
@@ -69,7 +76,7 @@ def _ordering_words() -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
-def ordering(ix: TraceIndex) -> list[Finding]:
+def ordering(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     """Ordering edges run forward in time (or stay at one time) and form no cycle. With
     every one forward, a cycle can only join events of a single time, so only those edges
     are searched, unless some edge already runs backwards."""
@@ -78,13 +85,13 @@ def ordering(ix: TraceIndex) -> list[Finding]:
     t_src, t_dst = ix.t[ix.src[ordered]], ix.t[ix.dst[ordered]]
     backwards = ordered[t_src > t_dst]
     findings = []
-    for k in backwards.tolist():
+    for k in backwards[:most].tolist():
         edge, a, b = ix.edge(k), ix.src[k], ix.dst[k]
         findings.append(Finding(f"/edges/{k}", f"{edge['type']} edge {edge['src']} -> {edge['dst']} goes back in time "
                                 f"(t={_num(ix.t[a])} -> t={_num(ix.t[b])}); it must lead to an event at the same time or later: "
                                 "swap src and dst, or correct the times"))
     searched = ordered if backwards.size else ordered[t_src == t_dst]
-    for cycle in find_cycles(ix.src[searched].tolist(), ix.dst[searched].tolist(), searched.tolist()):
+    for cycle in find_cycles(ix.src[searched].tolist(), ix.dst[searched].tolist(), searched.tolist())[:most]:
         names = [ix.edge(k)["src"] for k in cycle] + [ix.edge(cycle[-1])["dst"]]
         findings.append(Finding(f"/edges/{cycle[-1]}", f"{_ordering_words()} edges form a cycle {' -> '.join(names)}; "
                                 "an event cannot wait on itself: remove or reverse one of these edges"))
@@ -128,7 +135,7 @@ def find_cycles(sources: list[int], targets: list[int], edge_ids: list[int]) -> 
     return sorted(cycles, key=lambda cycle: cycle[-1])
 
 
-def tool_results(ix: TraceIndex) -> list[Finding]:
+def tool_results(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     """Pair each tool_result with the tool_call it answers: the one its `call` names, else
     a tool_call with an edge into it, else the latest tool_call of the same tool made no
     later. The pairs say whose work a result is (the caller's); a result with none is a
@@ -150,13 +157,13 @@ def tool_results(ix: TraceIndex) -> list[Finding]:
     wrong = np.zeros(results.size, dtype=bool)
     wrong[checked] = _mismatch(ix, results[checked], calls[checked])
     for k in np.flatnonzero(given & ((calls < 0) | wrong)).tolist():
-        if calls[k] not in ix.broken_events:  # the schema has said what is wrong with the call
+        if calls[k] not in ix.broken_events and len(findings) < most:  # the schema has said what is wrong with the call
             r = int(results[k])
             findings.append(Finding(f"/events/{r}/call", _call_problem(ix, r, int(calls[k]), ix.event(r)["call"])))
     calls[wrong] = MISSING  # a wrong call answers nothing; a wrong linked one leaves the result to pair by tool
     unpaired = np.flatnonzero(~given & (calls < 0))
     if unpaired.size:
-        findings += _pair_by_tool(ix, results, calls, unpaired)
+        findings += _pair_by_tool(ix, results, calls, unpaired, most - len(findings))
     paired = calls >= 0
     ix.calls = dict(zip(results[paired].tolist(), calls[paired].tolist()))
     ix.actor_code = ix.agent_code.copy()
@@ -198,8 +205,9 @@ def _call_problem(ix: TraceIndex, r: int, a: int, named: str) -> str:
     return f"'{named}' comes later (t={_num(ix.t[a])}) than this result (t={_num(ix.t[r])}); a result answers an earlier call"
 
 
-def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpaired: np.ndarray) -> list[Finding]:
-    """Pair the remaining results by tool name, in time order; `calls` is filled in."""
+def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpaired: np.ndarray, most: int) -> list[Finding]:
+    """Pair the remaining results by tool name, in time order; `calls` is filled in (the
+    findings: at most `most`)."""
     waiting = dict(zip(results[unpaired].tolist(), unpaired.tolist()))
     candidates = np.concatenate([ix.positions("tool_call"), results[unpaired]])
     order = candidates[np.lexsort((candidates, np.nan_to_num(ix.t[candidates], nan=-1.0)))].tolist()
@@ -211,6 +219,8 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
             latest[tool] = i
             continue
         a = latest.get(tool)
+        if a is None and len(findings) >= most:
+            continue
         if a is None and tool == NO_TOOL:
             findings.append(Finding(f"/events/{i}", f"tool_result without `tool` answers no tool_call: there is no call "
                                     f"without `tool` at or before t={_num(ix.t[i])}; name the tool, or the call in `call`"))
@@ -239,7 +249,7 @@ def first_spawns(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
     return agents, spawns[in_time][first]
 
 
-def spawned_agents_act_after_spawn(ix: TraceIndex) -> list[Finding]:
+def spawned_agents_act_after_spawn(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     agents, spawn_at = first_spawns(ix)
     if not agents.size:
         return []
@@ -249,6 +259,7 @@ def spawned_agents_act_after_spawn(ix: TraceIndex) -> list[Finding]:
         return []
     early = np.flatnonzero((code >= 0) & (table.first_t[np.maximum(code, 0)] < ix.t[spawn_at]))
     findings = []
+    early = early[np.argsort(table.first_event[code[early]], kind="stable")][:most]  # the first in the file
     for k in early.tolist():
         name, s, i = ix.agent_names[agents[k]], int(spawn_at[k]), int(table.first_event[code[k]])
         findings.append(Finding(f"/events/{i}/t", f"agent '{name}' acts at t={_num(ix.t[i])}, before the spawn that creates it "
@@ -265,7 +276,7 @@ def agent_mask(ix: TraceIndex) -> np.ndarray:
     return ix._cache["agent mask"]
 
 
-def returns_reach_agents(ix: TraceIndex) -> list[Finding]:
+def returns_reach_agents(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     returns = ix.positions("return")
     targets = ix.coded("to")[returns]
     returns, targets = returns[targets >= 0], targets[targets >= 0]  # a return need not say to whom in the artifact's format
@@ -274,7 +285,7 @@ def returns_reach_agents(ix: TraceIndex) -> list[Finding]:
         return []
     names = [ix.agent_names[code] for code in np.flatnonzero(agent_mask(ix)).tolist()]
     findings = []
-    for r, code in zip(returns[stray].tolist(), targets[stray].tolist()):
+    for r, code in zip(returns[stray][:most].tolist(), targets[stray][:most].tolist()):
         to = ix.agent_names[code]
         findings.append(Finding(f"/events/{r}/to", f"return goes to '{to}', which is no agent of this trace; "
                                 + suggest(to, names, "return to the agent that spawned or called this one")))
@@ -290,7 +301,7 @@ def event_costs(ix: TraceIndex) -> tuple[float, float]:
         return float(tokens.sum()), float(seconds.sum())
 
 
-def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
+def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Finding]:
     declared = trace.get("costs")
     if not isinstance(declared, dict):
         return []
@@ -305,7 +316,7 @@ def costs_within_totals(ix: TraceIndex, trace: dict) -> list[Finding]:
     if "wall_clock_s" in declared:
         limit = declared["wall_clock_s"]
         positions, _, each = ix.cost_columns()
-        for i, took in zip(positions[each > limit].tolist(), each[each > limit].tolist()):
+        for i, took in zip(positions[each > limit][:most].tolist(), each[each > limit][:most].tolist()):
             findings.append(Finding(f"/events/{i}/cost/seconds", f"the event took {_num(took)} s, longer than the "
                                     f"whole run (wall_clock_s {_num(limit)}); correct one of them"))
     return findings

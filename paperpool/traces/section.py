@@ -16,7 +16,7 @@ from . import schema
 
 NAME = "traces"
 DEFAULT_FOLDER = "traces"
-SETTINGS = {"pages", "folder", "vocabulary", "subdecisions", "corpora"}
+SETTINGS = {"pages", "folder", "vocabulary", "subdecisions", "limits", "corpora"}
 # The trace fields a corpus's distributions may be grouped by: those of a row of `trace
 # metrics` that say which share of a corpus a trace belongs to (paperpool.traces.rows).
 GROUPABLE = ("task_id", "run", "step", "group", "system", "topology", "time_unit")

@@ -107,7 +107,7 @@ def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
             for found in connection.execute(query).fetchall()]
 
 
-def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[str]) -> list[dict]:
+def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[str], limits=None) -> list[dict]:
     """How many valid traces hold each value of each field (dotted for a field inside
     another: x_failure.agent), by the `by` fields: one row {by..., field, value, traces}
     per group, field and value, the most frequent first. The tables keep no extension
@@ -124,7 +124,7 @@ def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[st
     query = f"SELECT file, line{groups} FROM {_glob(folder, 'traces')} WHERE valid"
     valid = {(found[0], found[1]): tuple(found[2:]) for found in duckdb.connect().execute(query).fetchall()}
     counted: Counter = Counter()
-    for record in corpus.records(corpus.expand(inputs)):
+    for record in corpus.records(corpus.expand(inputs), limits):
         group = valid.get((record.file, record.line))
         if group is not None:
             trace = orjson.loads(record.data)

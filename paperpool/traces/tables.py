@@ -20,6 +20,7 @@ from ..problems import PaperpoolError
 from ..yamlio import written_as_it_comes
 from . import corpus, rows, source, validation, workers
 from .batch import measure as measure_rows
+from .limits import Limits
 from .loading import no_gc_pauses
 from .mapping import Subdecisions
 from .rows import Column
@@ -89,14 +90,14 @@ def _setup_job(settings: dict) -> None:
 def measure_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
     with no_gc_pauses():  # the records, rows and Arrow columns of a piece hold no cycles: nothing for the collector
         batch = corpus.unpack(piece)
-        measured = measure_rows(batch, _job["mapping"])
+        measured = measure_rows(batch, _job["mapping"], _job.get("limits"))
         return Done(encode_table(measured.table, _job["fmt"], _job["columns"]), measured.problems, len(batch))
 
 
 def export_batch(piece: list[corpus.Record] | corpus.Lines) -> Done:
     batch = corpus.unpack(piece)
     tables = _job["tables"]
-    measured = measure_rows(batch, _job["mapping"])
+    measured = measure_rows(batch, _job["mapping"], _job.get("limits"))
     found: dict[str, list[dict]] = {name: [] for name in tables if name != "traces"}
     for k, record in enumerate(batch):
         if measured.table["valid"][k]:  # read again for its events: the rows keep none of them
@@ -209,7 +210,8 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
 
         results = raydata.ordered_map(work, paths, BATCH, jobs, _setup_job, settings)
     else:
-        results = workers.ordered_map(work, corpus.pieces(paths, BATCH), jobs or workers.cores(), _setup_job, settings)
+        pieces = corpus.pieces(paths, BATCH, settings.get("limits"))
+        results = workers.ordered_map(work, pieces, jobs or workers.cores(), _setup_job, settings)
     for done in results:
         if strict and done.problems:
             report(done.problems[0])
@@ -263,11 +265,13 @@ class ParquetSink:
 
 
 def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Subdecisions, report: Callable[[str], None],
-                  strict: bool = False, jobs: int | None = None, out=None, engine: str = "local") -> Outcome:
+                  strict: bool = False, jobs: int | None = None, out=None, engine: str = "local",
+                  limits: Limits | None = None) -> Outcome:
     """`trace metrics` over a corpus: one row per trace, in `fmt`, to `output` (or `out`,
-    standard output's binary stream, for text formats)."""
+    standard output's binary stream, for text formats); `limits`: the corpus's and its
+    traces' (the defaults without)."""
     columns = rows.columns(mapping)
-    settings = {"mapping": mapping, "fmt": fmt, "columns": columns}
+    settings = {"mapping": mapping, "fmt": fmt, "columns": columns, "limits": limits}
 
     def measure(take: Callable[[Done], None]) -> Outcome:
         before = "the rows before it are on standard output" if output is None else "nothing was written"
@@ -290,14 +294,14 @@ TABLES = ("traces", "events", "edges", "rewards")
 
 def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report: Callable[[str], None],
                   partition: tuple[str, ...] = (), strict: bool = False, jobs: int | None = None,
-                  engine: str = "local") -> Outcome:
+                  engine: str = "local", limits: Limits | None = None) -> Outcome:
     """`trace export`: the corpus as Parquet tables in `folder` (made whole, then put in
     place): `TABLE/part-0.parquet` each, or, partitioned, `TABLE/KEY=VALUE/.../part-N.parquet`."""
     from ..yamlio import new_folder
 
     tables = export_columns(mapping, partition)
     keys = [column.name for column in tables["events"] if column not in EVENT_COLUMNS]
-    settings = {"mapping": mapping, "tables": tables, "keys": keys}
+    settings = {"mapping": mapping, "tables": tables, "keys": keys, "limits": limits}
     with new_folder(folder) as staging:
         sinks = _Sinks(staging, tables, partition)
         try:

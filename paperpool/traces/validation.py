@@ -25,9 +25,11 @@ import click
 from ..problems import PaperpoolError, plural
 from . import artifact, duplicates, links, rules, schema, source
 from .artifact import Doubt
-from .index import Builder, TraceIndex, broken_positions
-from .loading import MAX_TRACE_BYTES, TraceUnreadable, no_gc_pauses, read_bytes
-from .schema import Finding, item_findings, printable, schema_findings
+from .index import Builder, TraceIndex
+from .limits import Limits, too_many_events
+from .limits import default as default_limits
+from .loading import TraceUnreadable, no_gc_pauses, read_bytes
+from .schema import MOST_PROBLEMS, Finding, item_findings, printable, schema_findings
 
 # Files above this size are read in chunks; below it, parsing the whole file at once is
 # faster (measured: 200,000 events, 46 MB, 0.15 s faster whole).
@@ -37,9 +39,10 @@ CHUNK_ABOVE_BYTES = 64 * 1024 * 1024
 @dataclass
 class Checked:
     top: object  # the trace's top-level fields (events and edges aside), or what the file held instead
-    findings: list[Finding]
+    findings: list[Finding]  # the first MOST_PROBLEMS, in document order
     index: TraceIndex | None  # None when the trace has no lists of events and edges
     warnings: list[Doubt] = field(default_factory=list)  # for a trace that declares no schema
+    more: bool = False  # it has problems past the findings, which were not looked for
 
     @property
     def valid(self) -> bool:
@@ -56,16 +59,22 @@ def check_trace(trace) -> Checked:
     return check_source(source.WholeSource(trace))
 
 
-def check_file(path: Path, max_bytes: int = MAX_TRACE_BYTES, chunk_above: int = CHUNK_ABOVE_BYTES,
+def check_file(path: Path, limits: Limits | None = None, chunk_above: int = CHUNK_ABOVE_BYTES,
                chunk: int = source.CHUNK, apart_above: int = links.APART_ABOVE_BYTES) -> Checked:
-    """Read and check a trace file; TraceUnreadable when it is no JSON at all."""
-    data = read_bytes(path, max_bytes)
+    """Read and check a trace file; TraceUnreadable when it is no JSON at all, or over
+    the limit of a trace's bytes."""
+    limits = limits or default_limits()
+    data = read_bytes(path, limits.trace_bytes, " (traces.limits.trace_bytes)")
     with links.Apart(data, apart_above) as resolving:  # the edges' ends, found in another process meanwhile
-        return check_source(source.from_bytes(data, chunk_above, chunk), resolving)
+        return check_source(source.from_bytes(data, chunk_above, chunk), resolving, limits)
 
 
-def check_source(trace_source, resolving: links.Apart | None = None) -> Checked:
-    """Check a trace; TraceUnreadable when its file gives a key twice in an object."""
+def check_source(trace_source, resolving: links.Apart | None = None, limits: Limits | None = None) -> Checked:
+    """Check a trace; TraceUnreadable when its file gives a key twice in an object. A
+    trace with more events than its limit has that one problem, and none is checked."""
+    limits = limits or default_limits()
+    if trace_source.shaped and trace_source.count("events") > limits.trace_events:
+        return Checked(trace_source.top, [Finding("/events", too_many_events(trace_source.count("events"), limits))], None)
     try:
         return _check_source(trace_source, resolving)
     except ValueError as exc:  # any of the schema's checks, on a trace nested past what it reads
@@ -80,9 +89,9 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             _refuse_duplicates(trace_source, {}, None)
             trace = trace_source.trace
             if declares_schema(trace):
-                return Checked(trace, sorted(schema_findings(trace), key=Finding.sort_key), None)
+                return _capped(trace, schema_findings(trace), None)
             findings, doubts = artifact.top_findings(trace)
-            return Checked(trace, sorted(findings, key=Finding.sort_key), None, sorted(doubts, key=Doubt.sort_key))
+            return _capped(trace, findings, None, sorted(doubts, key=Doubt.sort_key))
         top = trace_source.top
         declared = declares_schema(top)
         if declared:
@@ -91,40 +100,55 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             findings, doubts = artifact.top_findings({**top, "events": [], "edges": []})
         groups: dict = {}  # the warnings on events and edges, alike ones together
         builder = Builder()
+        refused: dict[str, set[int]] = {"events": set(), "edges": set()}
         for offset, events in trace_source.chunks("events"):
-            found, read_as = _items_checked("events", events, offset, declared, groups)
+            found, broken, read_as = _items_checked("events", events, offset, declared, groups, MOST_PROBLEMS - len(findings))
             findings += found
-            builder.add_events(events, offset, broken_positions(found, "events"), read_as)
+            refused["events"] |= broken
+            builder.add_events(events, offset, broken, read_as)
         resolved = resolving is not None and resolving.started
         for offset, edges in trace_source.chunks("edges"):
-            found, _ = _items_checked("edges", edges, offset, declared, groups)
+            found, broken, _ = _items_checked("edges", edges, offset, declared, groups, MOST_PROBLEMS - len(findings))
             findings += found
-            broken = broken_positions(found, "edges")
+            refused["edges"] |= broken
             builder.count_edge_keys(edges, broken)
             if not resolved:
                 builder.add_edges(edges, offset, broken)
         if resolved:
-            _add_links(builder, trace_source, resolving.result(), findings)
+            _add_links(builder, trace_source, resolving.result(), refused)
         _refuse_duplicates(trace_source, builder.keys, resolving.census if resolved else None)
         ix = builder.build(trace_source)
-        if declared:
-            findings += rules.check(ix, top, findings)
+        if len(findings) > MOST_PROBLEMS:  # past the cap no more are looked for, the graph rules' either
+            pass
+        elif declared:
+            findings += rules.check(ix, top, findings, MOST_PROBLEMS - len(findings))
         else:
-            for rule, found in rules.by_rule(ix, top, findings).items():
+            for rule, found in rules.by_rule(ix, top, findings, MOST_PROBLEMS).items():
                 for finding in found:
                     artifact.merge(groups, {("rule", rule, _shape(finding.message)): [finding, 1]})
         doubts += artifact.warnings_of(groups)
-        return Checked(top, sorted(findings, key=Finding.sort_key), ix, sorted(doubts, key=Doubt.sort_key))
+        return _capped(top, findings, ix, sorted(doubts, key=Doubt.sort_key))
 
 
-def _items_checked(section: str, items: list, offset: int, declared: bool, groups: dict) -> tuple[list[Finding], dict | None]:
-    """The errors in a chunk of events or edges, and the items paperpool reads otherwise
-    than given (a trace that declares no schema); its warnings go to `groups`."""
+def _capped(top, findings: list[Finding], ix: TraceIndex | None, doubts: list[Doubt] | None = None) -> Checked:
+    """The first MOST_PROBLEMS findings in document order, and whether there were more
+    (each step builds at most one past what is left)."""
+    ordered = sorted(findings, key=Finding.sort_key)
+    return Checked(top, ordered[:MOST_PROBLEMS], ix, doubts or [], len(ordered) > MOST_PROBLEMS)
+
+
+def _items_checked(section: str, items: list, offset: int, declared: bool, groups: dict,
+                   most: int) -> tuple[list[Finding], set[int], dict | None]:
+    """The errors in a chunk of events or edges (at most `most` + 1 built: none when `most`
+    is below 0, the cap passed), the positions of those it refuses, and the items
+    paperpool reads otherwise than given (a trace that declares no schema); its warnings
+    go to `groups`."""
     if declared:
-        return item_findings(section, items, offset), None
-    read = artifact.items(section, items, offset)
+        found, broken = item_findings(section, items, offset, most)
+        return found, broken, None
+    read = artifact.items(section, items, offset, most)
     artifact.merge(groups, read.warnings)
-    return read.errors, read.read_as
+    return read.errors, set(read.refused), read.read_as
 
 
 def _shape(message: str) -> str:
@@ -139,23 +163,24 @@ def _refuse_duplicates(trace_source, counted: dict, census) -> None:
         raise TraceUnreadable(repeated)
 
 
-def _add_links(builder: Builder, trace_source, resolved: links.Links | None, findings: list[Finding]) -> None:
+def _add_links(builder: Builder, trace_source, resolved: links.Links | None, refused: dict[str, set[int]]) -> None:
     """The other process's links when every event and edge passed the schema; else the
     edges are read again here, where the broken ones are marked."""
     fits = resolved is not None and resolved.call.size == builder.n and resolved.src.size == trace_source.count("edges")
-    if fits and not any(f.pointer.startswith(("/events/", "/edges/")) for f in findings):
+    if fits and not refused["events"] and not refused["edges"]:
         builder.add_links(resolved)
         return
     for offset, edges in trace_source.chunks("edges"):
-        builder.add_edges(edges, offset, broken_positions(findings, "edges"))
+        builder.add_edges(edges, offset, {k for k in refused["edges"] if offset <= k < offset + len(edges)})
 
 
 class InvalidTrace(PaperpoolError):
     """A trace a command refuses to measure: its problems, one per line, then `Error: ...`."""
 
-    def __init__(self, file: str, findings: list[Finding], advice: str | None = None):
+    def __init__(self, file: str, findings: list[Finding], advice: str | None = None, more: bool = False):
         file = printable(file)  # a file name holding escapes, shown as every line of paperpool shows one
-        super().__init__(f"{file} is not a valid trace ({plural(len(findings), 'problem')} above); "
+        findings, more = findings[:MOST_PROBLEMS], more or len(findings) > MOST_PROBLEMS
+        super().__init__(f"{file} is not a valid trace ({counted(findings, more)} above); "
                          + (advice or f"fix it first: paperpool trace validate {shlex.quote(file)}"))
         self.lines = [finding.line(file) for finding in findings]
 
@@ -165,25 +190,27 @@ class InvalidTrace(PaperpoolError):
         super().show(file)
 
 
-def require_valid(path: Path, shown: str | None = None, max_bytes: int = MAX_TRACE_BYTES) -> Checked:
-    """A valid trace, or InvalidTrace listing every problem."""
+def require_valid(path: Path, shown: str | None = None, limits: Limits | None = None) -> Checked:
+    """A valid trace, or InvalidTrace listing its problems (the first MOST_PROBLEMS)."""
     shown = shown or str(path)
     try:
-        checked = check_file(path, max_bytes)
+        checked = check_file(path, limits)
     except TraceUnreadable as exc:
         hint = importable(path, shown)
         raise InvalidTrace(shown, hint or exc.findings, "convert it first, as above" if hint else None) from None
     if not checked.valid:
         hint = checked.index is None and importable(path, shown)
-        raise InvalidTrace(shown, hint or checked.findings, "convert it first, as above" if hint else None)
+        raise InvalidTrace(shown, hint or checked.findings, "convert it first, as above" if hint else None,
+                           not hint and checked.more)
     return checked
 
 
 def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK,
-           apart_above: int = links.APART_ABOVE_BYTES) -> tuple[bool, list[str]]:
-    """(valid, lines) for one file as `trace validate` prints it: every problem, then a summary."""
+           apart_above: int = links.APART_ABOVE_BYTES, limits: Limits | None = None) -> tuple[bool, list[str]]:
+    """(valid, lines) for one file as `trace validate` prints it: its problems (the first
+    MOST_PROBLEMS), then a summary."""
     try:
-        checked = check_file(path, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
+        checked = check_file(path, limits, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
         return False, _invalid(shown, importable(path, shown) or exc.findings, [])
     if checked.valid:
@@ -198,13 +225,21 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
         hint = importable(path, shown)
         if hint:
             return False, _invalid(shown, hint, [])
-    return False, _invalid(shown, checked.findings, checked.warnings)
+    return False, _invalid(shown, checked.findings, checked.warnings, checked.more)
 
 
-def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt]) -> list[str]:
+def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt], more: bool = False) -> list[str]:
+    findings, more = findings[:MOST_PROBLEMS], more or len(findings) > MOST_PROBLEMS
     lines = sorted([(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in doubts])
     also = f"; {plural(len(doubts), 'warning')}" if doubts else ""
-    return [line for _, line in lines] + [f"{printable(shown)}: invalid, {plural(len(findings), 'problem')}{also}."]
+    rest = (f" (the first {MOST_PROBLEMS} above; past them problems are not looked for: fix these, often one mistake "
+            "repeated, and validate it again)") if more else ""
+    return [line for _, line in lines] + [f"{printable(shown)}: invalid, {counted(findings, more)}{also}{rest}."]
+
+
+def counted(findings: list[Finding], more: bool) -> str:
+    """How many problems a trace has, as far as they were looked for."""
+    return f"more than {plural(MOST_PROBLEMS, 'problem')}" if more else plural(len(findings), "problem")
 
 
 def importable(path: Path, shown: str) -> list[Finding]:

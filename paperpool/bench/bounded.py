@@ -1,0 +1,109 @@
+"""Inputs that once made paperpool work out of proportion to their size (issue 39), each
+run as a user runs it (a fresh process, start-up included) and timed with its peak
+memory: a trace of a million problems, a corpus line of 500,000 empty events, a megabyte
+of gzip holding a gigabyte of blank lines, an exclude_docs pattern that backtracks, and
+a corpus page of many groups. Each must stay in seconds: the first ones because the
+problems past a cap are not built and the corpus's limits stop the reading, the last
+one because the page's counts are grouped in one pass (its two sizes give a ratio).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..traces.schema import schema_id
+from .measure import Series, paperpool, repeat, run
+
+CORPUS = "corpora/bounded.jsonl.gz"  # the corpus each case's pool declares, in place of any it had
+VALUES = 13  # per group: one more than the page shows, so that each group has a row of the others
+
+
+@dataclass
+class BoundedRow:
+    measurement: str
+    size: str
+    series: Series
+    items: int | None = None  # what ms per item divides by (groups)
+
+
+def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (100, 500)) -> list[BoundedRow]:
+    """Every case, each build on its own copy of the pool at `shipped` (--root)."""
+    found = []
+    empty = folder / "empty-events.json"
+    empty.write_bytes(_empty_trace(250_000))
+    found.append(BoundedRow("trace validate: a trace of 1.5 million problems (the first 100 shown)",
+                            f"250,000 empty events, {empty.stat().st_size / 1e3:,.0f} kB",
+                            repeat(lambda: run(paperpool(shipped, "trace", "validate", str(empty)), folder, expect=1), times)))
+    pool = _pool(shipped, folder / "pool-empty-events")
+    with gzip.open(pool / CORPUS, "wb") as handle:
+        handle.write(_empty_trace(500_000) + b"\n")
+    found.append(BoundedRow("build: a corpus line of 500,000 empty events (its first problems shown)",
+                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip",
+                            _build(pool, folder, times, 0)))
+    blank = folder / "blank.jsonl.gz"
+    with gzip.open(blank, "wb") as handle:
+        for _ in range(1024):
+            handle.write(b"\n" * (1 << 20))
+    said = f"{blank.stat().st_size / 1e6:,.1f} MB of gzip, 1 GiB of blank lines"
+    found.append(BoundedRow("trace metrics: past the corpus's lines (stops)", said,
+                            repeat(lambda: run(paperpool(shipped, "trace", "metrics", str(blank)), folder, expect=1), times)))
+    pool = _pool(shipped, folder / "pool-blank")
+    shutil.copyfile(blank, pool / CORPUS)
+    found.append(BoundedRow("build: a corpus past its lines (stops)", said, _build(pool, folder, times, 1)))
+    blank.unlink()
+    pool = _pool(shipped, folder / "pool-pattern")
+    with (pool / "mkdocs.yml").open("a", encoding="utf-8") as handle:
+        handle.write("exclude_docs: |\n  " + "*[!x]" * 14 + "x\n")
+    found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
+                            _build(pool, folder, times, 1)))
+    for count in groups:
+        pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
+        _grouped_corpus(pool, count)
+        found.append(BoundedRow("build: a corpus page of many groups (by task_id, counting x_value)",
+                                f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces",
+                                _build(pool, folder, times, 0), count))
+    return found
+
+
+def _empty_trace(events: int) -> bytes:
+    return (b'{"trace_id": "empty", "schema": "' + schema_id().encode() + b'", "edges": [], "events": ['
+            + b",".join([b"{}"] * events) + b"]}")
+
+
+def _pool(shipped: Path, out: Path, by: str = "system", count: str = "x_failure.agent") -> Path:
+    """A copy of the pool whose registry declares one corpus, CORPUS (a case writes it)."""
+    from ..yamlio import load_yaml
+
+    shutil.copytree(shipped, out, symlinks=True)
+    registry = out / "registry.yaml"
+    data = load_yaml(registry).data
+    data.setdefault("traces", {})["corpora"] = [{"name": "bounded", "path": CORPUS, "title": "Bounded", "by": [by],
+                                                 "count": [count]}]
+    registry.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (out / CORPUS).parent.mkdir(exist_ok=True)
+    with gzip.open(out / CORPUS, "wb") as handle:  # one trace, until a case writes its own
+        handle.write(_trace("t", [{"id": "e", "t": 0, "type": "stop", "agent": "a"}]) + b"\n")
+    return out
+
+
+def _trace(name: str, events: list, **fields) -> bytes:
+    return json.dumps({"trace_id": name, "schema": schema_id(), **fields, "events": events, "edges": []}).encode()
+
+
+def _build(pool: Path, folder: Path, times: int, expect: int) -> Series:
+    return repeat(lambda: run(paperpool(pool, "build", "--out", str(folder / "site")), pool, expect=expect), times)
+
+
+def _grouped_corpus(pool: Path, groups: int) -> None:
+    """A corpus of one-event traces in `groups` tasks, each with VALUES values of x_value."""
+    event = {"id": "e", "t": 0, "type": "stop", "agent": "a"}
+    with gzip.open(pool / CORPUS, "wb") as handle:
+        for g in range(groups):
+            handle.write(b"".join(_trace(f"t{g}-{v}", [event], task_id=f"task-{g}", x_value=f"v{v}") + b"\n"
+                                  for v in range(VALUES)))
