@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from paperpool.traces import batch, synth
+from paperpool.traces import batch, limits, synth
 
 
 class _Key(str):
@@ -42,7 +42,7 @@ def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     trace it refuses leaves the batch's columns as they were, and nothing crashes."""
     assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
     first, second = (synth.generate(12, "centralized", seed=k) for k in (1, 2))
-    columns = batch._Columns()
+    columns = batch._Columns(limits.default().trace_events)
     assert batch._native.read(first, first["events"], first["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 0
     before = {name: list(value) for name, value in vars(columns).items() if not isinstance(value, dict)}
     change(second["events"], second["edges"])
@@ -78,7 +78,7 @@ def test_a_column_of_another_type_is_an_error_not_a_write_past_its_end():
 
     assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
     trace = synth.generate(8, "centralized", seed=4)
-    columns = batch._Columns()
+    columns = batch._Columns(limits.default().trace_events)
     columns.agent = array("b")  # one byte a value, where the reader writes eight
     with pytest.raises(TypeError, match="typecode 'b', not 'q'"):
         batch._native.read(trace, trace["events"], trace["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1)
