@@ -31,7 +31,7 @@ from .oserrors import explain
 from .problems import PaperpoolError, errors, plural, printable, warnings
 from .traces import cli as trace_commands
 from .traces import mapping as trace_mapping
-from .yamlio import dump_yaml, write_atomic
+from .yamlio import check_output, dump_yaml, write_atomic
 
 
 class _Lazy:
@@ -458,11 +458,13 @@ def schemas_command(context: Context, check: bool) -> None:
                                  "paperpool did); run paperpool schemas and commit the result")
         click.echo(f"{fileschemas.FOLDER}/: the schemas are up to date.")
         return
-    if stale and not folder.is_symlink():  # a linked folder is refused by the write itself, with its fix
+    texts = {name: text for name, text in fileschemas.texts(registry).items() if name in stale}
+    for name in texts:  # every file checked before any is written (a link, a device in its place)
+        check_output(folder / name, f"{fileschemas.FOLDER}/{name}", new_folders=True)
+    if stale:
         folder.mkdir(exist_ok=True)
-    for name, text in fileschemas.texts(registry).items():
-        if name in stale:
-            write_atomic(folder / name, text, f"{fileschemas.FOLDER}/{name}")
+    for name, text in texts.items():
+        write_atomic(folder / name, text, f"{fileschemas.FOLDER}/{name}")
     click.echo(f"{fileschemas.FOLDER}/: {'wrote ' + ', '.join(stale) if stale else 'already up to date'}.")
 
 
@@ -533,9 +535,9 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
         for outcome in failing:
             click.echo(claims.failure_line(outcome), err=True)
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
-    out = (out or context.root / publishing.OUT).resolve()
+    out = publishing.out_folder(context.root, out)
     planned = publishing.plan(project.analysis)
-    publishing.check(planned, out, context.root)
+    publishing.check(planned, out, context.root, sitebuild.default_out(context.root))
     result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
     publishing.write(planned, out, context.root)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"

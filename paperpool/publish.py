@@ -13,6 +13,9 @@ from pathlib import Path
 
 from . import citationcff, claims, export, gaps, readme, stats
 from .analysis import Analysis
+from .problems import PaperpoolError
+from .registry import linked_step
+from .sitegen import siteconfig
 from .yamlio import check_output, write_atomic
 
 OUT = "build"  # where the outputs go, inside the pool, unless --out says otherwise
@@ -47,14 +50,39 @@ def plan(analysis: Analysis) -> Plan:
                 citationcff.render(analysis.registry))
 
 
-def check(planned: Plan, out: Path, root: Path) -> None:
+def out_folder(root: Path, given: Path | None) -> Path:
+    """Where the outputs go: --out as given, else the pool's build/, which must be a
+    folder of the pool, not a link (a pull request's `build -> /elsewhere` would have
+    publish write there)."""
+    if given is not None:
+        return given.absolute()  # not resolved: a link on its way is refused as for every output
+    linked = linked_step(root, OUT)
+    if linked:
+        raise PaperpoolError(f"{linked}: is a symbolic link, which publish would write its files through; replace the link "
+                             "with a folder, or give --out DIR (nothing was written)")
+    return root.absolute() / OUT
+
+
+def check(planned: Plan, out: Path, root: Path, site: Path) -> None:
     """Every output refused now, as writing it would refuse it (a link, a device, a pipe,
-    a folder in its place), before the site or any file is written: a refusal that says
-    nothing was written has written nothing. (The README was checked by its plan.)"""
-    for name in planned.files:
-        check_output(out / name, f"{out.name}/{name}", new_folders=True)
+    a folder in its place), or where the site (`site`) would be built, before the site or
+    any file is written: a refusal that says nothing was written has written nothing.
+    (The README was checked by its plan.)"""
+    outputs = {out / name: f"{out.name}/{name}" for name in planned.files}
+    if planned.readme is not None:
+        outputs[planned.readme.path] = readme.README
     if planned.citation is not None:
-        check_output(root / citationcff.FILE, citationcff.FILE)
+        outputs[root / citationcff.FILE] = citationcff.FILE
+    for path, shown in outputs.items():
+        place = path.resolve()
+        if place == site or place.is_relative_to(site) or site.is_relative_to(place):
+            if site == (root / siteconfig.DEFAULT_SITE).resolve():  # the default site: --out put the files there
+                raise PaperpoolError(f"--out {out}: would put {shown} where the site is built ({siteconfig.DEFAULT_SITE}); "
+                                     "choose another folder (nothing was written)")
+            raise PaperpoolError(f"{siteconfig.CONFIG}: site_dir: the site would be built where publish writes {shown}; "
+                                 "give the site a folder of its own, such as build/site (nothing was written)")
+        if planned.readme is None or path != planned.readme.path:
+            check_output(path, shown, new_folders=True)
 
 
 def write(planned: Plan, out: Path, root: Path) -> None:
@@ -64,6 +92,6 @@ def write(planned: Plan, out: Path, root: Path) -> None:
     for name, text in planned.files.items():
         write_atomic(out / name, text, f"{out.name}/{name}")
     if planned.readme is not None:
-        readme.write(planned.readme)
+        readme.write(readme.refreshed(planned.readme))
     if planned.citation is not None:
         write_atomic(root / citationcff.FILE, planned.citation, citationcff.FILE)

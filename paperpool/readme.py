@@ -32,6 +32,13 @@ class Update:
     path: Path
     text: str  # the README with the new block
     changed: bool
+    block: str  # the block itself
+
+
+def refreshed(update: Update) -> Update:
+    """The update made again from the README as it is now: `publish` builds the site
+    between its plan and its write, and an edit made meanwhile outside the block stays."""
+    return replace_block(update.path, START, END, update.block)
 
 
 def render_block(analysis: Analysis) -> str:
@@ -82,7 +89,7 @@ def replace_block(path: Path, start: str, end: str, block: str) -> Update:
         raise PaperpoolError(f"{path.name}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
     new_lines = lines[: starts[0]] + ["", block.replace("\n", newline), ""] + lines[ends[0] - 1:]
     new_text = newline.join(new_lines)
-    return Update(path, new_text, new_text != text)
+    return Update(path, new_text, new_text != text, block)
 
 
 def write(update: Update) -> None:

@@ -78,3 +78,18 @@ def test_publish_writes_nothing_when_the_build_refuses_the_pool(run, tiny, snaps
     assert result.exit_code == 1
     assert result.output.splitlines()[-1].startswith("Error: mkdocs.yml or the hand-written pages are not accepted")
     assert snapshot(tiny) == before
+
+
+def test_publish_keeps_an_edit_made_to_the_readme_while_it_builds(tiny):
+    """publish plans the README's block, builds the site, then writes: the README is
+    read again at the write, so that a line edited meanwhile outside the block stays
+    (issue 39: the plan's copy was written back over it)."""
+    from paperpool import publish as publishing
+    from paperpool import readme
+    from paperpool.project import Project
+
+    planned = publishing.plan(Project(tiny).analysis)
+    edit(tiny / "README.md", readme.END, f"{readme.END}\nA line written while the site was being built.")
+    publishing.write(planned, tiny / "build", tiny)
+    text = (tiny / "README.md").read_text(encoding="utf-8")
+    assert "A line written while the site was being built." in text and planned.readme.block in text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import html.parser
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -391,6 +392,28 @@ def test_a_build_interrupted_between_the_two_renames_is_recovered(pool_and_site,
     (root / "site" / "notes.md").unlink()
     assert run("build", "--out", str(site), cwd=root).exit_code == 0
     assert (site / "index.html").is_file() and not scratch.exists()
+
+
+def test_a_scratch_folder_laid_by_a_pull_request_puts_nothing_in_the_site_s_place(tmp_path, run):
+    """A committed scratch folder, marked and unlocked as a killed build's, whose
+    `previous` is a link out of the pool (or a folder paperpool did not build): it is
+    removed, never renamed into the site's place (issue 39)."""
+    root = hostile_pool(tmp_path / "pool")
+    (tmp_path / "outside").mkdir()
+    for previous in ("link", "foreign"):
+        scratch = root / "build" / f".site.building-{previous}"
+        scratch.mkdir(parents=True)
+        (scratch / staging.MARK).touch()
+        (scratch / staging.LOCK).touch()
+        if previous == "link":
+            (scratch / staging.PREVIOUS).symlink_to(tmp_path / "outside")
+        else:
+            (scratch / staging.PREVIOUS).mkdir()
+            (scratch / staging.PREVIOUS / "thesis.tex").write_text("mine", encoding="utf-8")
+        (root / "site").mkdir(exist_ok=True)
+        (root / "site" / "notes.md").write_text("# Notes\n\nSee [the missing page](missing.md).\n", encoding="utf-8")
+        assert run("build", cwd=root).exit_code == 1  # the engine refuses the page
+        assert not os.path.lexists(root / "build" / "site") and sorted(os.listdir(root / "build")) == []
 
 
 def test_a_build_removes_and_replaces_only_what_it_made(pool_and_site, run):

@@ -65,9 +65,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     root = project.root
     config = _accepted_config(root, trust_config, site_url)
     option = "--out" if out is not None else f"{siteconfig.CONFIG}: site_dir"
-    if out is None:
-        _check_not_linked(root, config.site_dir, "site_dir")
-    out = (out or root / config.site_dir).resolve()
+    out = out.resolve() if out is not None else _default_out(root, config)
     handwritten = (root / config.docs_dir).resolve()
     _check_out(root, out, handwritten, option)
     if keep_pages is not None:
@@ -82,7 +80,7 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     with stage("analyse"):
         analysis = for_site(project.analysis)
         figures = draw(analysis, cards, corpus_pages)
-    with staging.staging(out) as scratch, Drawing(figures.charts, scratch / "charts") as charts:
+    with staging.staging(out, MARKER) as scratch, Drawing(figures.charts, scratch / "charts") as charts:
         with stage("render"):
             intro = _read_intro(handwritten)
             pages = plan(analysis, figures, intro)
@@ -116,7 +114,7 @@ def keep(files: dict[str, str | bytes], folder: Path) -> None:
     """The generated pages and data files, without the charts and paperpool's own assets."""
     generated = {path: text for path, text in files.items()
                  if not path.startswith((paths.CHARTS, *(f"{paths.ASSETS}/{name}" for name in ASSET_FILES)))}
-    with staging.staging(folder) as scratch:
+    with staging.staging(folder, MARKER) as scratch:
         write_files(scratch / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
         staging.swap(scratch / "pages", folder, scratch)
 
@@ -193,16 +191,23 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
 
 
-def _check_not_linked(root: Path, folder: str, setting: str) -> None:
-    """The site folder mkdocs.yml names (or the default one) is a folder of the pool: a
+def default_out(root: Path) -> Path:
+    """Where `build` writes the site without --out (`publish` keeps its other outputs
+    out of it): mkdocs.yml's site_dir, else build/site."""
+    return _default_out(root, siteconfig.load(root)[0])
+
+
+def _default_out(root: Path, config: siteconfig.SiteConfig) -> Path:
+    """The site folder mkdocs.yml names (or the default one), a folder of the pool: a
     link on the way (`build -> ../elsewhere`, laid by a pull request) would have the build
     write, and replace, whatever it points at. An --out given on the command line is the
     maintainer's own choice and may be anywhere."""
-    linked = linked_step(root, folder)
+    linked = linked_step(root, config.site_dir)
     if linked:
-        raise PaperpoolError(f"{linked}: is a symbolic link, which the site ({siteconfig.CONFIG}'s {setting}, or its default "
-                             f"{folder}) would be written through; replace the link with a folder, or give --out DIR "
+        raise PaperpoolError(f"{linked}: is a symbolic link, which the site ({siteconfig.CONFIG}'s site_dir, or its default "
+                             f"{config.site_dir}) would be written through; replace the link with a folder, or give --out DIR "
                              "(nothing was built)")
+    return (root / config.site_dir).resolve()
 
 
 def _check_names(config: siteconfig.SiteConfig, survey: dict) -> None:

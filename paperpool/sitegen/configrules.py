@@ -280,7 +280,16 @@ def _folder(checker: _Checker, value, path: tuple) -> bool:
         checker.problem(path, f"'{value}' is outside the pool or the pool itself, and its files would go onto the site; "
                               "name a folder inside the pool, such as site/")
         return False
+    if _hidden(checker.root, folder):  # .git holds the repository's history and CI's token (.git/config)
+        checker.problem(path, f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github), whose "
+                              "files would go onto the site; name a folder of pages, such as site/")
+        return False
     return True
+
+
+def _hidden(root: Path, folder: Path) -> bool:
+    """Whether `folder` (resolved, inside `root`) is a hidden folder or inside one."""
+    return any(part.startswith(".") for part in folder.relative_to(root).parts)
 
 
 def _output_folder(checker: _Checker, value, path: tuple) -> None:
@@ -293,6 +302,9 @@ def _output_folder(checker: _Checker, value, path: tuple) -> None:
     elif not (checker.root / value).resolve().is_relative_to(checker.root):
         checker.problem(path, f"'{value}' is outside the pool; name a folder inside it, such as build/site, "
                               "or build elsewhere with --out")
+    elif _hidden(checker.root, (checker.root / value).resolve()):
+        checker.problem(path, f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github); name a "
+                              "folder such as build/site, or build elsewhere with --out")
 
 
 def _host_and_port(checker: _Checker, value, path: tuple) -> None:

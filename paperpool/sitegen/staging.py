@@ -34,12 +34,14 @@ def _pattern(out: Path) -> str:
 
 
 @contextlib.contextmanager
-def staging(out: Path) -> Iterator[Path]:
-    """A scratch folder of this run beside `out`, removed whatever happens."""
+def staging(out: Path, marker: str) -> Iterator[Path]:
+    """A scratch folder of this run beside `out`, removed whatever happens. `marker`:
+    the file every output of this kind holds, by which a killed run's output is told
+    from anything else in its scratch folder."""
     out.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as held:
         with _holding_folder(out.parent):
-            _recover(out)
+            _recover(out, marker)
             _remove_abandoned(out)
             folder = Path(tempfile.mkdtemp(prefix=_pattern(out), dir=out.parent))
             held.callback(shutil.rmtree, folder, ignore_errors=True)
@@ -57,13 +59,15 @@ def swap(new: Path, out: Path, folder: Path) -> None:
         new.rename(out)
 
 
-def _recover(out: Path) -> None:
-    """The output a killed run had moved aside and not replaced, put back."""
+def _recover(out: Path, marker: str) -> None:
+    """The output a killed run had moved aside and not replaced, put back: a folder (not
+    a link, which a pull request could have laid there) holding the output's marker."""
     if os.path.lexists(out):
         return
     for folder in _abandoned(out):
-        if (folder / PREVIOUS).is_dir():
-            (folder / PREVIOUS).rename(out)
+        previous = folder / PREVIOUS
+        if previous.is_dir() and not previous.is_symlink() and (previous / marker).is_file():
+            previous.rename(out)
             return
 
 
