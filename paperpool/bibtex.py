@@ -111,7 +111,9 @@ _PARSED_MACROS = latexwalker.get_default_latex_context_db()
 _PARSED_MACROS.add_context_category("paperpool", prepend=True, macros=[macrospec.std_macro("href", False, 2)])
 _TEXT_MACROS = get_default_latex_context_db()
 _TEXT_MACROS.add_context_category("paperpool", prepend=True, macros=[
-    MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("textasciicircum", simplify_repl="^")])
+    MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("textasciicircum", simplify_repl="^"),
+    # how paperpool's exports write a brace that does not pair (bibwrite._latex)
+    MacroTextSpec("textbraceleft", simplify_repl="{"), MacroTextSpec("textbraceright", simplify_repl="}")])
 _LATEX = _Latex(latex_context=_TEXT_MACROS, math_mode="verbatim", keep_braced_groups=False)
 
 

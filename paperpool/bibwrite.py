@@ -36,8 +36,12 @@ _ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protect
 _NAME_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces-all", unknown_char_policy="keep")
 # Characters written as they are: a straight double quote is safe inside a braced value
 # (pylatexenc would write ''), and a brace is escaped, never braced itself ({\{} would
-# leave BibTeX, which counts every brace, one short).
+# leave BibTeX, which counts every brace, one short). BibTeX counts an escaped brace as
+# well, so braces that do not pair are written as LaTeX's commands for them, in braces
+# of their own: a title `Alpha}, url = {javascript:...}` would otherwise end its field at
+# the brace and give the record a field of its own making.
 _KEPT = {'"': '"', "{": "\\{", "}": "\\}"}
+_UNPAIRED = {'"': '"', "{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
 _KEPT_SPLIT = re.compile(r'(["{}])')
 _FORMAT = bibtexparser.BibtexFormat()
 _FORMAT.indent = "  "
@@ -139,7 +143,8 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
 
 
 def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
-    return "".join(_KEPT.get(part) or encoder.unicode_to_latex(part) for part in _KEPT_SPLIT.split(text))
+    kept = _KEPT if _paired(text) else _UNPAIRED
+    return "".join(kept.get(part) or encoder.unicode_to_latex(part) for part in _KEPT_SPLIT.split(text))
 
 
 def _one_name(name: str) -> str:

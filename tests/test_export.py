@@ -128,6 +128,24 @@ def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
     assert [parts.last for parts in library.entries[0]["author"]] == [["Motwani"], ["{others}"], ["{Lab, Dept. of CS, Univ. X, UK}"]]
 
 
+def test_bib_export_keeps_a_brace_that_does_not_pair_inside_its_field(run, pool_copy, empty_pool, tmp_path):
+    """BibTeX counts every brace, escaped or not: a title whose brace does not pair would
+    end its field there and give the record fields of its own making (issue 39: a `url`
+    of `javascript:`). Unpaired braces are written as LaTeX's commands for them, and
+    import-bib reads the title back as it was."""
+    title = 'MALT}, url = "javascript:alert(1)", note = {x'
+    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+         f"title: '{title}'")
+    malt = _exported_malt(run, pool_copy)
+    assert '  title = {MALT{\\textbraceright}, url = "javascript:alert(1)", note = {\\textbraceleft}x},\n' in malt
+    library = bibtexparser.parse_string(malt)
+    assert not library.failed_blocks and "note" not in library.entries[0].fields_dict
+    assert library.entries[0]["url"].startswith("https://")
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    assert yaml.safe_load((empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8"))["title"] == title
+
+
 def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path):
     """A link is one of biblatex's verbatim fields: written as it is, paired braces, &, %,
     #, ~ and ; included, and import-bib reads it back as it was."""
