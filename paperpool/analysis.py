@@ -96,5 +96,5 @@ class Analysis:
 def analyse(pool: Pool, as_of: dt.date | None = None) -> Analysis:
     """The analysis of a valid pool (validate it first: a record that breaks its field
     specs has no place in a table); with `as_of`, of the pool as it stood that day."""
-    seen = pool.as_of(as_of) if as_of is not None else pool
+    seen = (pool.as_of(as_of) if as_of is not None else pool).known()
     return Analysis(seen, build_frames(seen), as_of, pool)

@@ -17,6 +17,9 @@ from .registry import RECORD_KINDS, RECORD_SUFFIX, Registry, linked_step, load_r
 from .yamlio import Document, YamlProblem, load_yaml
 
 
+TEXT_TYPES = ("text", "text_list")  # the field types whose values the unknown marker is one of
+
+
 @dataclass
 class Record:
     kind: str  # "entries" or "exclusions"
@@ -35,6 +38,13 @@ class Record:
 
     def line(self, *path) -> int:
         return self.doc.line(*path)
+
+    def without(self, marker: str, fields: set[str]) -> Record:
+        """The record with those of `fields` that hold `marker` left out (itself if none)."""
+        if not any(self.data.get(name) == marker for name in fields):
+            return self
+        data = {name: value for name, value in self.data.items() if not (name in fields and value == marker)}
+        return Record(self.kind, self.rel, Document(self.doc.path, data, self.doc.lines), self.facts, self.key)
 
     def as_of(self, day: dt.date, history: str | None) -> Record:
         """The record as it stood on `day`, its later changes undone (itself if none); for
@@ -78,6 +88,20 @@ class Pool:
         kept = {kind: [record.as_of(day, history_field(self.registry, kind)) for record in records
                        if _on_or_before(record.data.get(dated_by[kind]), day)]
                 for kind, records in self.records.items()}
+        return Pool(self.registry, kept, self.unreadable, self.claims)
+
+    def known(self) -> Pool:
+        """The pool with the unknown marker (TODO) taken out of every field it is no value
+        of (a year, a date, a choice, a link): validate warns of each, and what is not known
+        yet is counted as not given, not as a value of the wrong type. In a text field it
+        is a text, shown as written."""
+        marker = self.registry.unknown_marker
+        if marker is None:
+            return self
+        kept = {}
+        for kind, records in self.records.items():
+            unknown = {name for name, spec in self.registry.fields[kind].items() if spec.type not in TEXT_TYPES}
+            kept[kind] = [record.without(marker, unknown) for record in records]
         return Pool(self.registry, kept, self.unreadable, self.claims)
 
     def all_records(self) -> list[Record]:

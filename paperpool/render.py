@@ -123,6 +123,8 @@ class Renderer:
             raise PaperpoolError(f"{_shown(exc.filename, exc.name or name)}:{exc.lineno}: template error: {exc.message}; "
                                  "fix the template") from None
         except Exception as exc:  # noqa: BLE001 - a template is code its author wrote; any failure in it is theirs to fix
+            if not self.sandboxed:  # paperpool's own templates alone: the failure is paperpool's, an internal error to report
+                raise
             raise PaperpoolError(f"{_where(exc, name)}: template error while rendering: {type(exc).__name__}: {exc}; "
                                  "fix the template") from None
 

@@ -397,3 +397,19 @@ def test_usage_errors_are_one_line(run, tiny):
     result = run("stats", "--format", "xml", cwd=tiny)
     assert (result.exit_code, result.output) == (1, (
         "Error: Invalid value for '--format': 'xml' is not one of 'markdown', 'json', 'csv'. (see paperpool stats --help)\n"))
+
+
+def test_the_unknown_marker_in_a_field_of_another_type_counts_as_not_given(run, tiny):
+    """`add` writes TODO into every field it cannot fill, validate warns of each, and every
+    command counts it as not given (issue 39: a year, a date or a mapping holding TODO made
+    stats, gaps, claims, readme and build end in an internal error)."""
+    edit(tiny / "registry.yaml", "  summary: {type: text, required: true}\n", "  summary: {type: text, required: true}\n  added: {type: date}\n")
+    (tiny / "papers" / "zz.yaml").write_text("key: zz\ntitle: TODO\nauthors: TODO\nyear: TODO\nurls: TODO\nmethod: TODO\n"
+                                             "decisions: TODO\nadded: TODO\nsummary: TODO\n", encoding="utf-8")
+    assert run("validate", cwd=tiny).output.endswith("0 errors, 8 warnings.\n")
+    before = json.loads(run("stats", "--format", "json", cwd=tiny).output)
+    assert before["totals"]["retained"] == 6
+    assert before["counts"]["year"].get("(none)") == 1 and before["counts"]["method"].get("(none)") == 1  # not known yet
+    for command in (["gaps"], ["claims"], ["export", "--format", "bib"], ["build", "--out", str(tiny.parent / "site")]):
+        result = run(*command, cwd=tiny)
+        assert result.exit_code == 0 and "internal error" not in result.output, (command, result.output)
