@@ -16,7 +16,6 @@ from .problems import NOT_UTF8_NAME, PaperpoolError, Problem, utf8_name
 from .registry import RECORD_KINDS, RECORD_SUFFIX, Registry, linked_step, load_registry
 from .yamlio import Document, YamlProblem, load_yaml
 
-
 TEXT_TYPES = ("text", "text_list")  # the field types whose values the unknown marker is one of
 
 
