@@ -122,7 +122,7 @@ class Renderer:
         except jinja2.TemplateSyntaxError as exc:
             raise PaperpoolError(f"{_shown(exc.filename, exc.name or name)}:{exc.lineno}: template error: {exc.message}; "
                                  "fix the template") from None
-        except Exception as exc:
+        except Exception as exc:  # a pool's template is code its author wrote; a failure in it is theirs to fix
             if not self.sandboxed:  # paperpool's own templates alone: the failure is paperpool's, an internal error to report
                 raise
             raise PaperpoolError(f"{_where(exc, name)}: template error while rendering: {type(exc).__name__}: {exc}; "
