@@ -23,6 +23,7 @@ from ..registry.tables import (
     unknown_field,
     unknown_keys,
 )
+from . import paths
 
 NAME = "site"
 
@@ -85,6 +86,25 @@ def check_site(registry: Registry) -> list[Problem]:
     for index, name in enumerate(site.get("home_axes") or []):
         if name not in axes:
             problems.append(registry_problem(registry.document, (NAME, "home_axes", index), f"'{name}' is not one of site.axes; add it there or remove it here"))
+    tables = [table["id"] for table in registry.gaps.get("tables", [])]
+    problems += _one_page_each(registry, ("gaps", "tables"), tables, paths.gap_table, ("id",), "table")
+    problems += _one_page_each(registry, (NAME, "axes"), axes, paths.axis, (), "axis")
+    return problems
+
+
+def _one_page_each(registry: Registry, where: tuple, names: list, page, inside: tuple, what: str) -> list[Problem]:
+    """Each of `names` gets a page of its own: two whose names give the same file (`page`:
+    name -> path) would have one page silently replace the other, and the links to the
+    first lead to the second."""
+    problems, taken = [], {}
+    for index, name in enumerate(names):
+        path = page(str(name))
+        if path in taken and taken[path][1] != name:
+            first, other = taken[path]
+            problems.append(registry_problem(registry.document, where + (index, *inside),
+                                             f"'{name}' would have the page {path}, as {what} '{other}' ({'.'.join(map(str, where))}[{first}]) "
+                                             f"has; give it a name that differs in its letters or digits"))
+        taken.setdefault(path, (index, name))
     return problems
 
 
