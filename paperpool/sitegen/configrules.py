@@ -487,6 +487,9 @@ def _script(checker: _Checker, value, path: tuple) -> None:
 def _nav(checker: _Checker, value, path: tuple) -> None:
     if isinstance(value, str):
         _link(checker, value, path)
+        if not SCHEME.match(value) and (value.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", value)):
+            # a page outside the pages folder, which the engine refuses at the build: validate says so first
+            checker.problem(path, f"'{value}' leads out of the pages; give a page of the site, such as notes.md, or an http(s) address")
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _nav(checker, item, path + (index,))

@@ -121,6 +121,8 @@ class ValuePaths:
 def reserved(path: str, generated=()) -> bool:
     """Whether a hand-written file at `path` would clash with the build's own files
     (`generated`: the paths this build writes, beyond those every build writes)."""
+    if path.endswith(".md") and html(path) in ENGINE_WRITES:  # 404.md would be written over the engine's 404.html
+        return True
     if path.endswith(".html"):  # the engine writes each page X.md as X.html
         path = path.removesuffix(".html") + ".md"
         if path == HOME:

@@ -286,7 +286,7 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
     planned = plan_outputs(imported, output, name_pattern)
     inputs = {path.resolve() for path in paths}
     for path, _ in planned:  # every file checked before any is written, or a folder made
-        check_output(path, f"-o {output}", new_folders=len(planned) > 1)
+        check_output(path, f"-o {output}" if path == output else str(path), new_folders=len(planned) > 1)
         if path.resolve() in inputs:
             raise PaperpoolError(f"-o {output}: {path} is one of the inputs; write the traces elsewhere (nothing was written)")
         if os.path.lexists(path):  # a maintainer's trace, say, whose name is the run's: an import only adds files
