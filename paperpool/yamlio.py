@@ -532,6 +532,24 @@ def write_new(path: Path, text: str, shown: str | None = None) -> None:
     _write(path, text, shown, replace=False)
 
 
+@contextlib.contextmanager
+def holding_folder(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder itself (its descriptor), which writes no file into
+    it: commands that write into one folder (two builds swapping a site, two trace
+    imports) take turns. Without fcntl (Windows), no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 OUTPUT_FIX = "give the path of a regular file or of a new one"
 NEW_FILE_FIX = "remove it, or choose another name"  # write_new: the name must be free
 
@@ -651,7 +669,9 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
         _put(fd, name, path, replace)
     except OSError as exc:
         if isinstance(exc, FileExistsError) and not replace:
-            raise  # write_new's answer that the name is taken, for its caller to word
+            # write_new's answer that the name is taken, for its caller to word: naming the
+            # file, not the descriptor the link was made from
+            raise FileExistsError(exc.errno, exc.strerror, str(path)) from None
         raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
     finally:
         os.close(fd)

@@ -7,7 +7,10 @@ the traces made from them; each kind of bad log is one line naming the file and 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from paperpool.problems import PaperpoolError
 from paperpool.traces import mapping, otlp_format, schema, timeline, whowhen
 from paperpool.traces.importing import ImportOptions, formats, import_traces
 from paperpool.traces.importing import detect as detect_format
@@ -492,3 +496,44 @@ def test_the_corpus_is_small_attributed_and_no_trace_of_the_gallery():
     registry, problems = load_registry(REPO)
     assert registry is not None, problems
     assert all(path.parent == REPO / "traces" for path in mapping.trace_files(registry))
+
+
+def test_two_imports_into_one_folder_take_turns(tmp_path):
+    """Two imports of the same logs into one folder at once (issue 39's fresh review: both
+    failed, each had written part of its files, and the error named file descriptor 3):
+    the folder's lock makes them take turns, so one writes all three files and the other
+    refuses, naming a file, having written none."""
+    logs = [str(SHIPPED / name) for name in EXAMPLES]
+    command = [sys.executable, "-m", "paperpool", "trace", "import", "--from", "who-and-when", "-o", "out"]
+    for round_ in range(4):
+        folder = tmp_path / str(round_)
+        folder.mkdir()
+        runs = [subprocess.Popen(command[:-2] + order + command[-2:], cwd=folder, stderr=subprocess.PIPE, text=True)
+                for order in (logs, logs[::-1])]
+        said = [(run.wait(), run.stderr.read()) for run in runs]
+        for run in runs:
+            run.stderr.close()
+        assert sorted(code for code, _ in said) == [0, 1], said
+        refusal = next(text for code, text in said if code == 1)
+        assert refusal.startswith("Error: -o out: out/who-and-when-") and refusal.endswith(
+            " exists; an import writes new files only: remove it, or choose another folder (nothing was written)\n"), refusal
+        assert sorted(os.listdir(folder / "out")) == sorted(f"{name}.json" for name in EXAMPLES.values())
+
+
+def test_an_import_that_finds_a_name_taken_midway_removes_what_it_wrote(tmp_path):
+    """Should a file appear between the checks and the writes (a command writing without
+    the lock), the files the import wrote go again, as does the folder it made: its
+    refusal says nothing was written, and nothing was."""
+    from paperpool.traces.cli import _write_all
+
+    imported = convert(*(SHIPPED / name for name in EXAMPLES))
+    out = tmp_path / "out"
+    planned = [(out / f"{item.name}.json", item) for item in imported]
+    out.mkdir()
+    planned[2][0].write_text("theirs\n", encoding="utf-8")  # taken after the checks
+    with pytest.raises(PaperpoolError) as refused:
+        _write_all(planned, out)
+    assert str(refused.value) == (f"-o {out}: {planned[2][0]} appeared while this import wrote (another command writing "
+                                  "there?); an import writes new files only: the files it had written were removed "
+                                  "(nothing was written)")
+    assert os.listdir(out) == [planned[2][0].name] and planned[2][0].read_text(encoding="utf-8") == "theirs\n"

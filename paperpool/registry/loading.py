@@ -125,6 +125,8 @@ def outside_pool(rel: str) -> str | None:
         return "leads out of the pool ('..')"
     if not path.parts:
         return "is the pool's own folder"
+    if any(part.startswith(".") for part in path.parts):  # .git holds the history and CI's token (.git/config)
+        return "is or lies in a hidden folder, where a repository keeps its own files (.git, .github)"
     return None
 
 

@@ -11,6 +11,7 @@ its pages as they are.
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import ipaddress
 import re
@@ -103,8 +104,12 @@ class _Checker:
         elif isinstance(value, str):
             if len(value) > MAX_SETTING_CHARS:
                 self.problem(path, f"is {len(value):,} characters long, over {MAX_SETTING_CHARS:,}; shorten it")
-            elif MARKUP.search(value) and not self.trusted and not (path and path[0] in WORDS):
-                self.problem(path, f"holds {MARKUP.search(value).group()!r}, which the theme would write into every page as "
+            elif MARKUP.search(html.unescape(value)) and not self.trusted and not (path and path[0] in WORDS):
+                # read as a browser reads it: the theme passes some words through Jinja's
+                # striptags, which turns &lt; back into <
+                found = MARKUP.search(html.unescape(value)).group()
+                written = "" if found in value else " (written as a character reference)"
+                self.problem(path, f"holds {found!r}{written}, which the theme would write into every page as "
                                    f"markup; {NEEDS_TRUST}")
 
     def needs_trust(self, path: tuple, what: str) -> None:
@@ -228,6 +233,10 @@ def _address(checker: _Checker, value, path: tuple, what: str) -> str | None:
         checker.problem(path, f"{value!r} holds spaces, tabs or line breaks, which a browser skips (' javascript:' is "
                               "javascript:); write the address without them")
         return None
+    if html.unescape(value) != value:
+        checker.problem(path, f"'{value}' holds a character reference (such as &colon;), which a browser reads as another "
+                              "character in a link; write the address with the characters themselves")
+        return None
     why = _unreadable_address(value)
     if why:
         checker.problem(path, f"'{value}' {why}; correct the address")
@@ -326,10 +335,6 @@ def _names(checker: _Checker, value, path: tuple) -> None:
     if checker.kind(value, path, list, "a list of names"):
         for index, item in enumerate(value):
             checker.kind(item, path + (index,), str, "a name")
-
-
-def _anything(checker: _Checker, value, path: tuple) -> None:
-    """Read by the engine alone; its words are checked with every setting's."""
 
 
 def _choice(*allowed: str) -> Check:
@@ -502,12 +507,17 @@ def _nav(checker: _Checker, value, path: tuple) -> None:
 
 
 def _extra(checker: _Checker, value, path: tuple) -> None:
-    """The theme's extras: the ones it reads are checked; any other only serves a theme
-    override's templates (which need trust), so its words are all that matters."""
+    """The theme's extras: the ones paperpool knows are checked; any other needs trust,
+    since the theme reads extras of its own into its pages (polyfills become scripts,
+    scope goes into one) and a theme override may read any."""
     if not checker.kind(value, path, dict, "a mapping of the theme's extras"):
         return
     for key, item in value.items():
-        EXTRA_SETTINGS.get(key, _anything)(checker, item, path + (key,))
+        if key in EXTRA_SETTINGS:
+            EXTRA_SETTINGS[key](checker, item, path + (key,))
+        else:
+            checker.needs_trust(path + (key,), f"is not one of the extras paperpool checks ({', '.join(EXTRA_SETTINGS)}); "
+                                               "the theme writes some extras into every page as scripts")
 
 
 Check = Callable[[_Checker, object, tuple], None]
@@ -565,6 +575,9 @@ EXTRA_SETTINGS: dict[str, Check] = {
     "homepage": _link, "generator": _flag,
     "analytics": _needs_trust("makes every page report its visitors to another site when it is viewed"),
     "consent": _needs_trust("shows its words as HTML on every page, and only serves analytics"),
+    "polyfills": _needs_trust("loads each address it names as a script on every page"),
+    "scope": _needs_trust("is written into a script on every page"),
+    "version": _needs_trust("makes every page fetch a list of the site's versions when it is viewed"),
 }
 SETTINGS: dict[str, Check] = {
     "site_name": _text, "site_description": _text, "site_author": _text, "copyright": _copyright, "repo_name": _text,

@@ -24,6 +24,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..yamlio import holding_folder
+
 LOCK = ".lock"  # in a scratch folder: held by its run for as long as the run goes on
 MARK = ".paperpool-staging"  # in a scratch folder: paperpool made it (a folder without it is never removed)
 PREVIOUS = "previous"  # in a scratch folder: the output it replaced, until the folder goes
@@ -40,7 +42,7 @@ def staging(out: Path, marker: str) -> Iterator[Path]:
     from anything else in its scratch folder."""
     out.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as held:
-        with _holding_folder(out.parent):
+        with holding_folder(out.parent):
             _recover(out, marker)
             _remove_abandoned(out)
             folder = Path(tempfile.mkdtemp(prefix=_pattern(out), dir=out.parent))
@@ -53,7 +55,7 @@ def staging(out: Path, marker: str) -> Iterator[Path]:
 def swap(new: Path, out: Path, folder: Path) -> None:
     """Put `new` where `out` is: the old output goes into this run's scratch `folder`
     (removed with it), then `new` into its place."""
-    with _holding_folder(out.parent):
+    with holding_folder(out.parent):
         if os.path.lexists(out):
             out.rename(folder / PREVIOUS)
         new.rename(out)
@@ -86,23 +88,6 @@ def _abandoned(out: Path) -> list[Path]:
         with contextlib.suppress(OSError), _held(folder / LOCK, wait=False):
             found.append(folder)
     return found
-
-
-@contextlib.contextmanager
-def _holding_folder(folder: Path) -> Iterator[None]:
-    """An exclusive lock on a folder itself (its descriptor), which writes no file into
-    it; without fcntl (Windows), no lock."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import sys
@@ -11,7 +12,7 @@ import click
 
 from ..commandline import trace_engine_option
 from ..problems import PaperpoolError, plural, printable
-from ..yamlio import check_output, write_new
+from ..yamlio import check_output, holding_folder, write_new
 from . import schema
 from .importing import ImportOptions
 
@@ -284,16 +285,57 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
         raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
                              "to write one file each, or choose one with --trace-id")
     planned = plan_outputs(imported, output, name_pattern)
-    inputs = {path.resolve() for path in paths}
-    for path, _ in planned:  # every file checked before any is written, or a folder made
+    # two imports into one folder take turns: the second then finds the first's files and
+    # refuses before writing any, instead of both writing half of their files
+    with holding_folder(_nearest_folder(output.parent)):
+        _check_free(planned, output, {path.resolve() for path in paths})
+        written = _write_all(planned, output)
+    for path, item in written:
+        click.echo(f"wrote {path}: {summary(item)}", err=True)
+
+
+def _check_free(planned: list, output: Path, inputs: set[Path]) -> None:
+    """Every file checked before any is written, or a folder made."""
+    for path, _ in planned:
         check_output(path, f"-o {output}" if path == output else str(path), new_folders=len(planned) > 1)
         if path.resolve() in inputs:
             raise PaperpoolError(f"-o {output}: {path} is one of the inputs; write the traces elsewhere (nothing was written)")
         if os.path.lexists(path):  # a maintainer's trace, say, whose name is the run's: an import only adds files
             raise PaperpoolError(f"-o {output}: {path} exists; an import writes new files only: remove it, or choose another "
                                  f"{'folder' if len(planned) > 1 else 'name'} (nothing was written)")
+
+
+def _write_all(planned: list, output: Path) -> list:
+    """Write every planned file, or none: should a name be taken meanwhile (by a command
+    that writes without the folder's lock), the files this run wrote are removed, and
+    the folder too when this run made it."""
+    from .loading import dump_trace
+
+    made = len(planned) > 1 and not output.exists()
     if len(planned) > 1:
         output.mkdir(parents=True, exist_ok=True)
-    for path, item in planned:
-        write_new(path, dump_trace(item.trace), f"-o {output}")
-        click.echo(f"wrote {path}: {summary(item)}", err=True)
+    written = []
+    try:
+        for path, item in planned:
+            write_new(path, dump_trace(item.trace), f"-o {output}")
+            written.append((path, item))
+    except (FileExistsError, PaperpoolError) as exc:
+        for path, _ in written:
+            path.unlink(missing_ok=True)
+        if made:
+            with contextlib.suppress(OSError):
+                output.rmdir()  # only if empty: another command's files stay
+        if isinstance(exc, FileExistsError):
+            raise PaperpoolError(f"-o {output}: {exc.filename} appeared while this import wrote (another command writing "
+                                 "there?); an import writes new files only: the files it had written were removed "
+                                 "(nothing was written)") from None
+        raise
+    return written
+
+
+def _nearest_folder(path: Path) -> Path:
+    """The folder itself, or the nearest one above it that exists."""
+    path = path.absolute()
+    while not path.is_dir() and path != path.parent:
+        path = path.parent
+    return path
