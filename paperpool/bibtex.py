@@ -386,7 +386,8 @@ def resolve_crossrefs(records: list[BibRecord]) -> list[BibRecord]:
     the fields it lacks from the record it names (BibTeX's rule, one level deep), the
     title of that record as its booktitle, but not its identifiers and links
     (NOT_INHERITED). A record that others cross-reference (a proceedings volume, a book)
-    is their container, not a paper of its own, and is left out."""
+    is their container, not a paper of its own, and is left out, unless it names a
+    container itself: two records naming each other are two papers."""
     # each record as the file gives it, so that what a record inherits does not depend on
     # whether the record it names comes before or after it
     own = {record.key.lower(): BibRecord(record.key, record.type, record.line, dict(record.fields), list(record.people),
@@ -396,7 +397,8 @@ def resolve_crossrefs(records: list[BibRecord]) -> list[BibRecord]:
         parent = own.get(record.fields.get("crossref", "").lower())
         if parent is None or parent.key == record.key:
             continue
-        containers.add(parent.key.lower())
+        if not parent.fields.get("crossref"):  # one that names a container itself is a paper (a cycle: two papers)
+            containers.add(parent.key.lower())
         for key, value in parent.fields.items():
             if key not in NOT_INHERITED:
                 record.fields.setdefault(key, value)

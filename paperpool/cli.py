@@ -89,6 +89,7 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
     problems = problems + config_problems
     if pool is not None:
         problems += trace_mapping.link_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
+        problems += siteconfig.site_dir_problems(config, pool.registry)
         problems += citationcff.problems(context.root, pool.registry.survey)
     problems = sorted(set(problems))
     for problem in problems:

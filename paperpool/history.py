@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 
 from . import evidence
+from .problems import kind_of
 from .registry import Registry
 from .yamlio import DAY, NOT_A_REAL_DATE, calendar_day
 
@@ -125,6 +126,8 @@ def day_problem(value) -> str | None:
         if day is None:
             return f"'{value}' {NOT_A_REAL_DATE}"
         return f"'{value}' is quoted, so YAML reads it as text, not as a date; write it without quotes: {day}"
+    if isinstance(value, (list, dict)):
+        return f"is {kind_of(value)}, not a date; write one day as YYYY-MM-DD, e.g. 2026-04-26"
     return f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26"
 
 

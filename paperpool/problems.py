@@ -95,3 +95,9 @@ def suggest(name: str, known, otherwise: str) -> str:
     same_but_case = [item for item in known if item.casefold() == str(name).casefold()]
     close = same_but_case or difflib.get_close_matches(str(name), known, n=1)
     return f"did you mean '{close[0]}'?" if close else otherwise
+
+
+def kind_of(value) -> str:
+    """What a YAML value is, for a message: a list, a mapping, a number, text."""
+    kinds = {list: "a list", dict: "a mapping", str: "text", bool: "a boolean", int: "a number", float: "a number"}
+    return "nothing" if value is None else kinds.get(type(value), "a " + type(value).__name__)

@@ -15,7 +15,7 @@ from . import citationcff, claims, export, gaps, readme, stats
 from .analysis import Analysis
 from .problems import PaperpoolError
 from .registry import linked_step
-from .sitegen import siteconfig
+from .sitegen import siteconfig, staging
 from .yamlio import check_output, write_atomic
 
 OUT = "build"  # where the outputs go, inside the pool, unless --out says otherwise
@@ -69,6 +69,10 @@ def check(planned: Plan, out: Path, root: Path, site: Path) -> None:
     any file is written: a refusal that says nothing was written has written nothing.
     (The README was checked by its plan.)"""
     outputs = {out / name: f"{out.name}/{name}" for name in planned.files}
+    committed = set(staging.committed(out)) & set(planned.files)
+    if committed:  # someone's own file, not an earlier publish's output (build/ is not committed)
+        raise PaperpoolError(f"--out {out}: {min(committed)} is committed to the repository, and publish replaces only its own "
+                             "outputs; choose another folder, such as build (nothing was written)")
     if planned.readme is not None:
         outputs[planned.readme.path] = readme.README
     if planned.citation is not None:

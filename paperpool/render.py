@@ -37,10 +37,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from . import markdown
 from .problems import PaperpoolError, plural
-from .registry import linked_step
+from .registry import TEMPLATES_FOLDER, linked_step
 from .yamlio import YamlProblem, read_text, write_all
 
-OVERRIDES = "templates"
+OVERRIDES = TEMPLATES_FOLDER
 TEMPLATE_SUFFIX = ".j2"
 MAX_TEMPLATE_BYTES = 1_000_000
 # what a template may read attributes of, besides paperpool's own objects

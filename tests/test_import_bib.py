@@ -279,3 +279,15 @@ def test_import_bib_resolves_a_crossref(run, empty_pool, tmp_path):
                         "  publisher: ACM\n  pages: '7'\nsecond_reading: null\n")
     two = (empty_pool / "papers" / "p2.yaml").read_text(encoding="utf-8")
     assert "\nyear: 2026\nvenue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: 10.1234/p2\n" in two
+
+
+def test_two_records_that_cross_reference_each_other_are_two_papers(run, empty_pool, tmp_path):
+    """Each names the other in crossref (issue 39's fresh review: both were taken for
+    containers and the file read as holding no records at all)."""
+    (tmp_path / "cycle.bib").write_text("@article{a, crossref={b}, title={T}, author={Doe, Jane}, year={2024}}\n"
+                                        "@article{b, crossref={a}, title={U}, author={Roe, Rick}, year={2024}}\n", encoding="utf-8")
+    result = run("import-bib", str(tmp_path / "cycle.bib"), "--date-added", "2026-11-20", cwd=empty_pool)
+    assert (result.exit_code, result.output) == (0, (
+        "created papers/a.yaml from cycle.bib:1 (a)\n"
+        "created papers/b.yaml from cycle.bib:2 (b)\n"
+        "created 2 entries, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.\n"))

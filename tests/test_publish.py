@@ -4,6 +4,7 @@ validation and one analysis, the same as each command writes on its own."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 from .conftest import edit
 
@@ -93,3 +94,19 @@ def test_publish_keeps_an_edit_made_to_the_readme_while_it_builds(tiny):
     publishing.write(planned, tiny / "build", tiny)
     text = (tiny / "README.md").read_text(encoding="utf-8")
     assert "A line written while the site was being built." in text and planned.readme.block in text
+
+
+def test_publish_replaces_no_committed_file_in_its_folder(run, tiny):
+    """A file of the repository that shares a name with an output (issue 39's fresh review:
+    `--out o` replaced the maintainer's own o/stats.md): refused, nothing written."""
+    (tiny / "o").mkdir()
+    (tiny / "o" / "stats.md").write_text("mine\n", encoding="utf-8")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], [*git, "commit", "-qm", "mine"]):
+        subprocess.run(command, cwd=tiny, check=True)
+    result = run("publish", "--out", "o", cwd=tiny)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: --out {tiny / 'o'}: stats.md is committed to the repository, and publish replaces only its own outputs; "
+        "choose another folder, such as build (nothing was written)\n"))
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=tiny, capture_output=True, text=True, check=True).stdout
+    assert changed == ""

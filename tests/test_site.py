@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -443,6 +444,34 @@ def test_out_is_never_a_folder_paperpool_did_not_build(tmp_path, run, target, me
     assert result.exit_code == 1
     assert result.output == f"Error: --out {(root / target).resolve()}: {message}\n"
     assert (root / "foreign" / "thesis.tex").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_a_marker_a_pull_request_laid_does_not_make_the_records_a_site(tmp_path, run, in_git):
+    """site_dir: papers with a committed papers/.paperpool-site (issue 39's fresh review: the
+    build deleted every record): refused because the pool is read from there, and, in a
+    repository, because the folder holds committed files, whatever folder it is."""
+    root = hostile_pool(tmp_path / "pool")
+    (root / "papers" / MARKER).touch()
+    (root / "notes").mkdir()
+    (root / "notes" / MARKER).touch()
+    (root / "notes" / "thesis.tex").write_text("mine", encoding="utf-8")
+    if in_git:
+        git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+        subprocess.run([*git, "commit", "-qm", "pull request"], cwd=root, check=True)
+    records = sorted(path.name for path in (root / "papers").iterdir())
+    result = run("build", "--out", "papers", cwd=root)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: --out {root / 'papers'}: holds files committed to the repository (.paperpool-site and {len(records) - 1} more), "
+        "which a build never replaces; choose a folder of its own, such as build/site (nothing was changed)\n" if in_git else
+        f"Error: --out {root / 'papers'}: the pool is read from papers, which building there would replace; choose a "
+        "folder of its own, such as build/site (nothing was changed)\n"))
+    result = run("build", "--out", "notes", cwd=root)
+    assert result.exit_code == (1 if in_git else 0), result.output
+    assert sorted(path.name for path in (root / "papers").iterdir()) == records
+    assert ((root / "notes" / "thesis.tex").is_file()) == in_git
 
 
 def test_a_handwritten_page_may_not_take_a_generated_page_s_name(tmp_path, run):

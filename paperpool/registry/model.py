@@ -19,6 +19,7 @@ KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
 RECORD_SUFFIX = ".yaml"  # a record is KEY.yaml in its kind's folder
 CLAIMS_FILE = "claims.yaml"  # the claim ledger, unless pool.claims names another
+TEMPLATES_FOLDER = "templates"  # the pool's own templates, which override paperpool's
 TITLE_SIMILARITY = 93  # titles this alike (0-100) are one paper, unless pool.title_similarity says otherwise
 
 

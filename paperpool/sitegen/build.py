@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import csljson, export, fileschemas
 from ..markdown import safe_title
+from ..oserrors import shown_path
 from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
 from ..project import Project
 from ..registry import REGISTRY_FILE, linked_step
@@ -75,6 +76,9 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
     with stage("validate"):
         pool = project.buildable_pool("nothing was built, the previous site is unchanged")
         _check_names(config, pool.registry.survey)
+        for folder, name in ((out, option), (keep_pages, "--keep-pages")):
+            if folder is not None:
+                _check_pool_files(folder, pool.registry, name)
     with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn; each corpus summarised
         cards, corpus_pages = gallery.gallery(pool.registry), corpora.pages(pool.registry)
     with stage("analyse"):
@@ -189,6 +193,20 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
         raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
         raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
+    committed = staging.committed(out)
+    if committed:  # a marker proves nothing when a pull request can commit one, beside the pool's records
+        raise PaperpoolError(f"{option} {out}: holds files committed to the repository ({committed[0]}"
+                             f"{f' and {len(committed) - 1:,} more' if len(committed) > 1 else ''}), which a build never "
+                             "replaces; choose a folder of its own, such as build/site (nothing was changed)")
+
+
+def _check_pool_files(out: Path, registry, option: str) -> None:
+    """Refuse an output folder that is, holds or lies in a folder or file the pool is read
+    from (its records, claims, templates): replacing it would delete them, marker or not."""
+    found = siteconfig.overlapping(out, registry)
+    if found is not None:
+        raise PaperpoolError(f"{option} {out}: the pool is read from {printable(shown_path(found))}, which building "
+                             "there would replace; choose a folder of its own, such as build/site (nothing was changed)")
 
 
 def default_out(root: Path) -> Path:

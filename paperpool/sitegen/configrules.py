@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..problems import Problem, suggest
+from ..problems import Problem, kind_of, suggest
 from ..registry import BIDI_CONTROLS, refused_character_message, refused_characters
 from ..yamlio import Document
 
@@ -130,12 +130,6 @@ class _Checker:
             return True
         self.problem(path, f"is {kind_of(value)}; give {what}")
         return False
-
-
-def kind_of(value) -> str:
-    """What a YAML value is, for a message: a list, a mapping, a number, text."""
-    kinds = {list: "a list", dict: "a mapping", str: "text", bool: "a boolean", int: "a number", float: "a number"}
-    return "nothing" if value is None else kinds.get(type(value), "a " + type(value).__name__)
 
 
 # ---------------------------------------------------------------------------------

@@ -20,12 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import NOT_UTF8_NAME, Problem, utf8_name
-from ..registry import LINKED_FILE, REGISTRY_FILE, linked_step
+from ..registry import (
+    LINKED_FILE,
+    RECORD_KINDS,
+    REGISTRY_FILE,
+    TEMPLATES_FOLDER,
+    linked_step,
+)
 from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
 from .configrules import CONFIG, THEME, TRUST_OPTION, WORDS, check_settings
 
-__all__ = ["CONFIG", "THEME", "TRUST_OPTION", "WORDS", "SiteConfig", "check", "handwritten_problems", "load", "survey_problems",
+__all__ = ["CONFIG", "THEME", "TRUST_OPTION", "WORDS", "SiteConfig", "check", "handwritten_problems", "load", "site_dir_problems", "survey_problems",
            "survey_settings"]
 
 DEFAULT_DOCS = "site"  # the hand-written pages
@@ -131,6 +137,33 @@ def survey_problems(config: SiteConfig, survey: dict) -> list[Problem]:
                                 f"'{given}' differs from {REGISTRY_FILE}'s survey.{source} ('{value}'); delete the line: "
                                 f"the build takes the site's {setting.removeprefix('site_')} from {REGISTRY_FILE} (edit it there)"))
     return problems
+
+
+def pool_paths(registry) -> list[Path]:
+    """What the pool is read from (its records' folders, the claims, the templates): a
+    site folder that is, holds or lies in one of them would replace it."""
+    return [(registry.folder(kind)).resolve() for kind in RECORD_KINDS] + [registry.claims_path.resolve(),
+                                                                           (registry.root / TEMPLATES_FOLDER).resolve()]
+
+
+def overlapping(out: Path, registry) -> Path | None:
+    """The first of pool_paths that `out` (resolved) is, holds or lies in."""
+    return next((path for path in pool_paths(registry) if out == path or path.is_relative_to(out) or out.is_relative_to(path)),
+                None)
+
+
+def site_dir_problems(config: SiteConfig, registry) -> list[Problem]:
+    """site_dir may not be where the pool is read from (validate says so before a build)."""
+    value = config.get("site_dir")
+    if not isinstance(value, str) or config.document is None:
+        return []
+    found = overlapping((registry.root / value).resolve(), registry)
+    if found is None:
+        return []
+    shown = found.relative_to(registry.root.resolve()).as_posix()
+    return [Problem(CONFIG, config.document.line("site_dir"), "site_dir",
+                    f"'{value}': the pool is read from {shown}, which a build there would replace; name a folder of its own, "
+                    "such as build/site")]
 
 
 def _from_survey(survey: dict) -> dict[str, tuple[str, str]]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,22 @@ PREVIOUS = "previous"  # in a scratch folder: the output it replaced, until the 
 
 def _pattern(out: Path) -> str:
     return f".{out.name}.building-"
+
+
+def committed(folder: Path) -> list[str]:
+    """The files in `folder` that git tracks, when it lies in a repository: none of them
+    is a command's output to replace, whatever marker a pull request committed beside
+    them. Without git, or outside a repository, none is known."""
+    if not folder.is_dir():
+        return []
+    try:
+        listed = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], check=False,
+                                capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if listed.returncode != 0:
+        return []
+    return sorted(name.decode("utf-8", "backslashreplace") for name in listed.stdout.split(b"\0") if name)
 
 
 @contextlib.contextmanager
