@@ -21,7 +21,7 @@ from . import auditsection, markdown
 from .history import as_date, as_of, history_field
 from .inputs import read_table
 from .pool import Pool
-from .problems import PaperpoolError, plural
+from .problems import PaperpoolError, plural, printable
 from .registry import Registry
 
 FIRST, SECOND = "orig_", "ann_"  # column prefixes of the two readers in a CSV
@@ -216,8 +216,9 @@ def to_text(audit: Audit) -> str:
 
 
 def _one_line(value) -> str:
-    """A value from a file on one line, with `|` escaped so it cannot split a table cell."""
-    return " ".join(str(value).split()).replace("|", "\\|")
+    """A value from a file on one line, with `|` escaped so it cannot split a table cell,
+    and its controls escaped (a right-to-left override would reorder the terminal's line)."""
+    return printable(" ".join(str(value).split())).replace("|", "\\|")
 
 
 def _percent(share: float | None) -> str:

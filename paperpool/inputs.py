@@ -16,9 +16,9 @@ from .problems import PaperpoolError
 from .yamlio import YamlProblem, read_text
 
 MAX_INPUT_BYTES = 50_000_000
-# Control characters other than tab and line breaks: never data, and printed back they
-# could move a reader's terminal cursor or rewrite what it shows.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters other than tab and line breaks (C0, DEL and C1): never data, and
+# printed back they could move a reader's terminal cursor or rewrite what it shows.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:

@@ -12,18 +12,20 @@ import re
 import urllib.parse
 
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
-# attribute lists turn `{: onclick=...}` into HTML attributes). `<` and `&` are HTML-escaped,
-# and `~` (strike-through) and `$` (maths, whose extension can write it into a tag) become
-# character references: Python-Markdown takes neither `\~` nor `\$`.
-SPECIAL = re.compile(r"([\\`*_{}\[\]|])")
-REFERENCES = {ord("~"): "&#126;", ord("$"): "&#36;"}
+# attribute lists turn `{: onclick=...}` into HTML attributes), escaped with a backslash.
+# `<` and `&` are HTML-escaped. Some become character references instead, shown the same
+# and read as nothing: `~` (strike-through) and `$` (maths, whose extension can write it
+# into a tag), which Python-Markdown does not take escaped; `[`, `]` and `\`, since `\[`
+# and `\(` open maths (arithmatex); `^`, which an extension a pool may turn on reads as
+# insertions and superscripts (`^^x^^`, `^x^`); and `==` and `++`, marks and keys
+# (`==x==`, `++ctrl++`: a single one is left as it is, so that C+ reads as typed).
+SPECIAL = re.compile(r"([`*_{}|])")
+REFERENCES = {ord(character): f"&#{ord(character)};" for character in "~$[]\\^"}
+DOUBLED = re.compile(r"==|\+\+")
+BRACES = {ord("{"): "&#123;", ord("}"): "&#125;"}
 # ... and those that do only at the start of a line: headings and quotes, list items
-# ("- x", "+ x", "1. x", "2) x") and rules ("---").
-LINE_START = re.compile(r"^(\d*)([#>]|[+\-.)](?=\s|$|[+\-]))")
-# ... and those that open a block of an extension paperpool allows (`!!! danger` an
-# admonition, `???` details, `: ` a definition, `///` a pymdownx block, `===` a tab, `$$`
-# maths), which Python-Markdown cannot backslash-escape: written as a character reference,
-# such a character is shown the same and opens nothing.
+# ("- x", "+ x", "1. x", "2) x", and fancylists' "a. x", "iv) x", "#. x") and rules ("---").
+LINE_START = re.compile(r"^(\d*|[A-Za-z]|[ivxlcdmIVXLCDM]+|#)([#>]|[+\-.)](?=\s|$|[+\-]))")
 OPENER = re.compile(r"^[!?:/=$]")
 # Bidirectional controls reorder what follows them on screen; a reader must see the
 # text in the order it was written, so they are dropped.
@@ -50,8 +52,9 @@ def text(value) -> str:
     if value is None:
         return ""
     flat = WHITESPACE.sub(" ", visible(value)).strip()
-    escaped = SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).translate(REFERENCES)
-    escaped = LINE_START.sub(r"\1\\\2", escaped)
+    escaped = html.escape(flat, quote=False).translate(REFERENCES)
+    escaped = SPECIAL.sub(r"\\\1", DOUBLED.sub(lambda found: f"&#{ord(found[0][0])};" * 2, escaped))
+    escaped = LINE_START.sub(lambda found: f"{found[1]}&#{ord(found[2])};", escaped)
     if OPENER.match(escaped):
         escaped = f"&#{ord(escaped[0])};{escaped[1:]}"
     return escaped
@@ -62,7 +65,9 @@ def html_text(value) -> str:
     collapsed list, a table that scrolls), where markdown is not read."""
     if value is None:
         return ""
-    return html.escape(WHITESPACE.sub(" ", visible(value)).strip(), quote=True)
+    # braces as references: critic, an extension a pool may turn on, rewrites `{++a++}`
+    # into an element before anything else reads the page, inside an attribute too
+    return html.escape(WHITESPACE.sub(" ", visible(value)).strip(), quote=True).translate(BRACES)
 
 
 def code(value) -> str:

@@ -233,3 +233,12 @@ def test_audit_help(run, pool_copy):
     assert result.exit_code == 0
     assert result.output.startswith("Usage: paperpool audit [OPTIONS] [FILE]\n")
     assert "Cohen's" in result.output and "--format [text|json]" in result.output
+
+
+def test_audit_shows_a_right_to_left_override_escaped(run, pool_copy, tmp_path):
+    """A cell holding U+202E, printed raw, would show the rest of the terminal's line
+    reversed (issue 39's fresh review): the text report shows it as \\u202e."""
+    (tmp_path / "readers.csv").write_text("key,orig_method,ann_method\nmalt,rl,\u202eevil\n", encoding="utf-8")
+    result = run("audit", str(tmp_path / "readers.csv"), cwd=pool_copy)
+    assert result.exit_code == 0 and "\u202e" not in result.output
+    assert result.output.endswith("vs \\u202eevil (second reader)\n"), result.output

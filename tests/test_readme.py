@@ -66,7 +66,7 @@ def test_record_text_cannot_break_the_readme(run, tiny):
     assert not re.search(r"\s(onerror|onclick)=\"", html)
     gamma = html.split("Gamma", 1)[1].split("</li>")[0]
     assert "<code>" not in gamma and "\u202e" not in gamma
-    assert gamma.startswith(" ](https://evil.example) &lt;img src=x onerror=alert(1)&gt; | cell `tick` {: onclick=x} # evil</strong>")
+    assert gamma.startswith(" &#93;(https://evil.example) &lt;img src=x onerror=alert(1)&gt; | cell `tick` {: onclick=x} # evil</strong>")
 
 
 def test_a_template_in_the_pools_templates_folder_overrides_the_default(run, tiny):

@@ -54,6 +54,8 @@ class RegistryReader:
         for kind, specs in fields.items():
             if "key" not in specs or specs["key"].type != "key":
                 self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
+            elif not specs["key"].required:  # every record is found, sorted and linked by its key
+                self.problem((RECORD_KINDS[kind], "key"), "a record's key must be given; write `key: {type: key, required: true}`")
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
             self.check_parents(specs, (RECORD_KINDS[kind],), vocabularies)
         self.check_dated_by(pool, fields)

@@ -7,12 +7,13 @@ so a failed or interrupted build leaves the last good site as it was.
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+
+import yaml
 
 from .. import csljson, export, fileschemas
 from ..markdown import safe_title
@@ -39,6 +40,8 @@ from .drawing import Drawing
 from .figures import Figures, draw
 from .pages import Page, page_context, plan, recent
 
+# the engine reads a page's front matter with libyaml where it has it, as paperpool does
+ENGINE_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
 ASSET_FILES = ("browser.js", "browser.css", "site.css", "site.js", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
@@ -145,9 +148,20 @@ def front_matter(page: Page) -> str:
     left to itself, the engine takes it from the first heading, and mkdocs-material
     writes that into <title> with its HTML entities decoded, so a title holding
     `&lt;/title&gt;&lt;script&gt;` would become live markup there. A wide page hides
-    the table of contents to give its table the room."""
-    hide = "hide: [toc]\n" if page.wide else ""
-    return f"---\ntitle: {json.dumps(safe_title(page.title))}\n{hide}---\n\n"
+    the table of contents to give its table the room.
+    Written as YAML the engine's reader (libyaml) takes whole: JSON's escapes, such as an
+    emoji's surrogate pair, are refused by it, and a block it refuses stays in the page,
+    where the title, never escaped for markdown, would be read as markdown. So what is
+    written is read back as the engine reads it, and must come back the same."""
+    data = {"title": safe_title(page.title)} | ({"hide": ["toc"]} if page.wide else {})
+    block = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1_000_000)
+    try:
+        read = yaml.load(block, Loader=ENGINE_YAML)
+    except yaml.YAMLError:
+        read = None
+    if read != data:
+        raise RuntimeError(f"the front matter of {page.path} does not read back as written")  # ours to fix: an internal error
+    return f"---\n{block}---\n\n"
 
 
 def downloads(analysis: SiteAnalysis) -> dict[str, str]:

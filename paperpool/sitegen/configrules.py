@@ -55,6 +55,8 @@ EXTENSION_RISKS = {
     "pymdownx.emoji": "makes every emoji an image fetched from another site when a page is viewed",
     "pymdownx.magiclink": "turns words of every page, records included, into links",
     "pymdownx.pathconverter": "rewrites the pages' links to paths it computes",
+    "pymdownx.critic": "rewrites {++ ++} and the like into elements before anything else reads a page, inside records' "
+                       "text, code blocks and attributes too",
 }
 WEB = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
@@ -544,7 +546,6 @@ EXTENSIONS: dict[str, dict[str, Check]] = {
                                              "striphtml")},
     "pymdownx.arithmatex": {"generic": _flag, "preview": _flag, "smart_dollar": _flag},
     **{f"pymdownx.{name}": _SMART for name in ("betterem", "caret", "mark", "tilde", "smartsymbols")},
-    "pymdownx.critic": {"mode": _choice("view", "accept", "reject")},
     "pymdownx.escapeall": {"hardbreak": _flag, "nbsp": _flag},
     "pymdownx.highlight": _HIGHLIGHT, "pymdownx.inlinehilite": {"style_plain_text": _flag},
     "pymdownx.keys": {"separator": _text, "strict": _flag, "camel_case": _flag},
