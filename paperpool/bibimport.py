@@ -189,6 +189,7 @@ def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, a
     settings = import_settings(registry, kind)
     specs = registry.fields[kind]
     index = PoolIndex(pool)
+    index.prepare([bib.title for bib in records])
     result, problems = BibImport(), []
     for bib in records:
         source = f"{where(bib)} ({bib.key})"

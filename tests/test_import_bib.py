@@ -291,3 +291,37 @@ def test_two_records_that_cross_reference_each_other_are_two_papers(run, empty_p
         "created papers/a.yaml from cycle.bib:1 (a)\n"
         "created papers/b.yaml from cycle.bib:2 (b)\n"
         "created 2 entries, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.\n"))
+
+
+def test_titles_prepared_at_once_find_what_one_by_one_finds(pool_copy):
+    """PoolIndex.prepare finds a whole file's likenesses at once (a 4.9 MB file of 11,000
+    long titles took two minutes one by one; issue 39's fresh review): each record is
+    found a duplicate of the same record, at the same score, as by asking one by one,
+    the pool's titles and the file's earlier ones included, near-identical ones and ties."""
+    import random
+
+    from paperpool.pool import require_pool
+    from paperpool.stubs import PoolIndex, planned_record
+
+    pool = require_pool(pool_copy)
+    rng = random.Random(7)
+    pool_titles = [record.data["title"] for record in pool.entries[:20]]
+    titles = []
+    for number in range(300):
+        base = rng.choice(pool_titles + titles) if titles and rng.random() < 0.5 else f"A study of topic {number} in agents"
+        titles.append(base if rng.random() < 0.3 else base[:-1] + rng.choice("sxyz"))
+    answers = []
+    for prepared in (False, True):
+        index = PoolIndex(pool)
+        if prepared:
+            index.prepare(titles)
+        found = []
+        for number, title in enumerate(titles):
+            record = planned_record({"key": f"new-{number}", "title": title}, pool_copy / "papers" / f"new-{number}.yaml",
+                                    f"new.bib:{number}", "entries")
+            found.append(index.same_paper(record))
+            if found[-1] is None:
+                index.add(record)
+        answers.append(found)
+    assert answers[0] == answers[1]
+    assert sum(answer is not None for answer in answers[0]) > 100
