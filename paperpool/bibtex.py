@@ -41,10 +41,13 @@ logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 MONTHS = {"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
           "jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
 # Macros can double a text at each level (b = a # a, c = b # b, ...): a few kilobytes
-# of .bib would expand to gigabytes. All the values of a file together, expanded, may be
-# at most this long, twice the largest .bib import-bib reads, so that macros at most
-# double the time spent decoding LaTeX (about 100,000 characters a second).
-MAX_EXPANDED_CHARS = 10_000_000
+# of .bib would expand to gigabytes, and one long macro used by every record multiplies
+# the LaTeX to decode (about 100,000 characters a second when dense with accents). All
+# the values of a file together, expanded, may be at most twice the file's own length
+# and this much more, so that macros cost a small file a few seconds at most (a 100 kB
+# file of one 96,000-character macro used 100 times took 75 s) and a large one at most
+# twice its own decoding.
+MACROS_MAY_ADD_CHARS = 500_000
 # Decoding LaTeX takes time growing faster than the text (a value of 400,000 characters
 # takes ten seconds), so one value may be at most this long; an abstract is a few
 # thousand characters, the author list of a 3,000-strong collaboration under 100,000.
@@ -175,7 +178,7 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
     # the whole value, and leaves `ttl # " Extended"` as it is)
     library = bibtexparser.parse_string(text, parse_stack=[])
     _refuse_failed_blocks(library, text, name)
-    expand_macros(library, name)
+    expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS)
     for middleware in (_SeparateCoAuthors(), middlewares.SplitNameParts()):
         library = middleware.transform(library)
     _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
@@ -236,14 +239,13 @@ def _failed_block(block, library, text: str, name: str) -> str:
 # @string macros and # concatenation, expanded as BibTeX does
 # ---------------------------------------------------------------------------------
 
-def expand_macros(library: bibtexparser.Library, name: str) -> None:
+def expand_macros(library: bibtexparser.Library, name: str, most_chars: int) -> None:
     """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
     `2026`) with its text, in file order as BibTeX reads it: a macro is known from its
     @string on. Raises a PaperpoolError naming the file, line and record for a macro
-    that is not defined, and for a file whose expanded text grows past
-    MAX_EXPANDED_CHARS."""
+    that is not defined, and for a file whose expanded text grows past `most_chars`."""
     macros = dict(MONTHS)
-    expansion = _Expansion(name)
+    expansion = _Expansion(name, most_chars)
     for block in library.blocks:
         if isinstance(block, String):
             macros[block.key.lower()] = expansion.text(block.value, macros, block.start_line, f"@string '{block.key}'", block.key)
@@ -256,8 +258,8 @@ def expand_macros(library: bibtexparser.Library, name: str) -> None:
 class _Expansion:
     """One file's expansion, counting the characters it has produced."""
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, most_chars: int):
+        self.name, self.most_chars = name, most_chars
         self.produced = 0
 
     def text(self, value: str, macros: dict[str, str], line: int, owner: str, assigned: str) -> str:
@@ -284,9 +286,10 @@ class _Expansion:
             raise PaperpoolError(f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
                                  "shorten it or leave it out")
         self.produced += length
-        if self.produced > MAX_EXPANDED_CHARS:
+        if self.produced > self.most_chars:
             raise PaperpoolError(f"{where}: with its @string macros expanded the file's text grows past "
-                                 f"{MAX_EXPANDED_CHARS:,} characters; is it the right file?")
+                                 f"{self.most_chars:,} characters (twice the file's and {MACROS_MAY_ADD_CHARS:,} more); "
+                                 "write the long text once instead of through a macro, or split the file")
         return "".join(texts)
 
 
