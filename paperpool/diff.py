@@ -12,6 +12,7 @@ import json
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from .analysis import Analysis
 from .pool import Pool
 from .problems import PaperpoolError
 from .project import Project
-from .registry import REGISTRY_FILE
+from .registry import RECORD_KINDS, REGISTRY_FILE, load_registry
 
 
 @dataclass
@@ -52,6 +53,14 @@ def snapshot(analysis: Analysis) -> Snapshot:
     return Snapshot(analysis.pool, analysis.stats, cells, {o.claim.id: o for o in analysis.outcomes})
 
 
+# What diff takes from a revision: the pool's own files (its registry, records and
+# claims), at most this many and this large together. A repository can hold a tree that
+# names one blob a million times, or itself ten levels deep, in a few kilobytes of
+# objects; written out, that is gigabytes of files.
+MAX_FILES = 100_000
+MAX_BYTES = 1 << 30
+
+
 @contextlib.contextmanager
 def analysis_at_revision(root: Path, revision: str):
     """The valid pool at `revision` of the git repository holding `root`, in a temporary folder."""
@@ -61,22 +70,95 @@ def analysis_at_revision(root: Path, revision: str):
     commit = _git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}",
                   failure=f"git knows no revision '{revision}'; give a commit, branch or tag (e.g. HEAD~1 or main)").strip()
     with tempfile.TemporaryDirectory(prefix="paperpool-diff-") as folder:
-        archive = Path(folder) / "pool.tar"
-        with archive.open("wb") as out:
-            _git(top, "archive", "--format=tar", commit, "--", inside, out=out,
-                 failure=f"cannot read the pool at {revision}: {{detail}}")
-        try:
-            with tarfile.open(archive) as tar:
-                tar.extractall(Path(folder) / "tree", filter=_links_out_made_inert)
-        except tarfile.TarError as exc:  # git archive writes plain archives; this is not one
-            raise PaperpoolError(f"cannot read the pool at {revision}: {exc}; compare with another revision") from None
-        old_root = Path(folder) / "tree" / ("" if inside == "." else inside)
-        if not (old_root / REGISTRY_FILE).is_file():
+        at = _Revision(top, commit, revision, inside, Path(folder))
+        at.extract([REGISTRY_FILE])
+        if not (at.root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
+        at.extract(_pool_files(at.root))
         try:
-            yield Project(old_root, cache=False).analysis  # a temporary folder: its cache would never be read again
+            yield Project(at.root, cache=False).analysis  # a temporary folder: its cache would never be read again
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
+
+
+def _pool_files(root: Path) -> list[str]:
+    """What the pool at `root` is read from, as its registry names it (relative to it):
+    the registry, its records' folders and its claims. A registry that cannot be read
+    names nothing more, and says why when the pool is read."""
+    registry, _ = load_registry(root)
+    if registry is None:
+        return [REGISTRY_FILE]
+    found = [registry.folder(kind) for kind in RECORD_KINDS] + [registry.claims_path]
+    return [REGISTRY_FILE] + [path.relative_to(root).as_posix() for path in found]
+
+
+@dataclass
+class _Revision:
+    """The pool's folder (`inside` the repository at `top`) at one commit, written out
+    under `folder` a few files at a time."""
+
+    top: Path
+    commit: str
+    revision: str
+    inside: str
+    folder: Path
+
+    @property
+    def root(self) -> Path:
+        return self.folder / "tree" / ("" if self.inside == "." else self.inside)
+
+    def extract(self, names: list[str]) -> None:
+        """These files and folders of the pool, those the revision has, within MAX_FILES
+        and MAX_BYTES (counted from git's listing before anything is written)."""
+        paths = [name if self.inside == "." else f"{self.inside}/{name}" for name in names]
+        paths = [path for path in paths if self._has(path)]
+        if not paths:
+            return
+        self._check_size(paths)
+        archive = self.folder / "pool.tar"
+        with archive.open("wb") as out:
+            _git(self.top, "archive", "--format=tar", self.commit, "--", *paths, out=out,
+                 failure=f"cannot read the pool at {self.revision}: {{detail}}")
+        try:
+            with tarfile.open(archive) as tar:
+                tar.extractall(self.folder / "tree", filter=_links_out_made_inert)
+        except tarfile.TarError as exc:  # git archive writes plain archives; this is not one
+            raise PaperpoolError(f"cannot read the pool at {self.revision}: {exc}; compare with another revision") from None
+        finally:
+            archive.unlink(missing_ok=True)
+
+    def _has(self, path: str) -> bool:
+        return subprocess.run(["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,
+                              check=False).returncode == 0
+
+    def _check_size(self, paths: list[str]) -> None:
+        """git's listing of `paths`, read as it comes and stopped past a limit."""
+        files = size = 0
+        listing = subprocess.Popen(["git", "ls-tree", "-r", "-l", "-z", self.commit, "--", *paths], cwd=self.top,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            for entry in _entries(listing.stdout):
+                files += 1
+                size += int(entry) if entry.isdigit() else 0
+                if files > MAX_FILES or size > MAX_BYTES:
+                    raise PaperpoolError(f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
+                                         f"{MAX_BYTES >> 20:,} MiB in its registry, records and claims, which diff does not "
+                                         "write out (a tree made to expand?); compare with another revision")
+        finally:
+            listing.kill()
+            listing.wait()
+            listing.stdout.close()
+
+
+def _entries(stream) -> Iterator[str]:
+    """The size field of each entry of `git ls-tree -l -z` ('-' for a submodule)."""
+    pending = b""
+    while chunk := stream.read(1 << 16):
+        *whole, pending = (pending + chunk).split(b"\0")
+        for entry in whole:
+            yield entry.split(b"\t", 1)[0].split()[-1].decode("ascii", "replace")
+    if pending:
+        yield pending.split(b"\t", 1)[0].split()[-1].decode("ascii", "replace")
 
 
 # What a link out of the tree is made to point at: a name longer than a file name may be

@@ -83,3 +83,51 @@ def test_diff_refuses_a_revision_whose_pool_is_invalid(run, repo):
     assert (result.exit_code, result.output) == (1, (
         "Error: at HEAD: the pool is not valid: papers/gamma.yaml:6: method: 'prompted' is not an allowed value; "
         "did you mean 'prompting'? use one of rl, prompting, search; run paperpool validate\n"))
+
+
+def _grafted(repo_root: Path, folder: str, tree: str) -> str:
+    """A commit on top of HEAD whose pool/FOLDER/bomb is `tree`."""
+    def out(*args: str, given: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True).stdout.strip()
+
+    def with_entry(parent: str, name: str, mode: str, kind: str, obj: str) -> str:
+        lines = [line for line in out("ls-tree", parent).splitlines() if not line.endswith(f"\t{name}")]
+        return out("mktree", given="\n".join(lines + [f"{mode} {kind} {obj}\t{name}"]) + "\n")
+
+    folder_tree = with_entry(f"HEAD:pool/{folder}", "bomb", "040000", "tree", tree)
+    pool_tree = with_entry("HEAD:pool", folder, "040000", "tree", folder_tree)
+    root_tree = with_entry("HEAD", "pool", "040000", "tree", pool_tree)
+    return out("commit-tree", root_tree, "-p", "HEAD", "-m", "a tree made to expand")
+
+
+def _expanding_tree(repo_root: Path, levels: int) -> str:
+    """A tree of 10**levels files, ten entries naming one tree at each level: a few
+    objects, however many files."""
+    def out(*args: str, given: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True).stdout.strip()
+
+    blob = out("hash-object", "-w", "--stdin", given="x")
+    tree = out("mktree", given="".join(f"100644 blob {blob}\tf{i}\n" for i in range(10)))
+    for _ in range(levels - 1):
+        tree = out("mktree", given="".join(f"040000 tree {tree}\td{i}\n" for i in range(10)))
+    return tree
+
+
+def test_diff_writes_out_only_the_pools_own_files_of_a_revision(repo, run):
+    """A hundred thousand files in a folder the pool does not read (issue 39's fresh
+    review: diff wrote every file of the revision out, 84 s for 33 objects): not written."""
+    (repo / "site").mkdir()
+    (repo / "site" / "index.md").write_text("# Home\n", encoding="utf-8")
+    git(repo.parent, "add", "-A")
+    git(repo.parent, "commit", "-qm", "a page")
+    commit = _grafted(repo.parent, "site", _expanding_tree(repo.parent, 5))
+    result = run("diff", commit, cwd=repo)
+    assert (result.exit_code, result.output) == (0, f"No change to the pool since {commit}.\n")
+
+
+def test_diff_refuses_a_revision_whose_records_expand_past_its_limit(repo, run):
+    commit = _grafted(repo.parent, "papers", _expanding_tree(repo.parent, 6))
+    result = run("diff", commit, cwd=repo)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
+        "diff does not write out (a tree made to expand?); compare with another revision\n"))
