@@ -67,7 +67,7 @@ def edge_ends(ix: TraceIndex, most: int = ALL) -> list[Finding]:
         for k in np.flatnonzero(positions == MISSING)[:most].tolist():
             name = ix.edge(k)[end]
             findings.append(Finding(f"/edges/{k}/{end}", f"no event has id '{name}'; "
-                                    + suggest(name, ix.index if len(ix.index) < 10_000 else (), "name an event of this trace, or add the event")))
+                                    + suggest(name, ix.index, "name an event of this trace, or add the event")))
     return findings
 
 
