@@ -4,10 +4,12 @@ two now, and the test asserts on what is said and counted, never on time."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 from pathlib import Path
 
+from paperpool.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
 from paperpool.traces import rules, schema, validation
 
 
@@ -63,3 +65,53 @@ def test_find_cycles_gives_each_closing_edges_cycle_in_order_of_the_edge():
             assert all(walk[i][1] == walk[i + 1][0] for i in range(len(walk) - 1)) and walk[-1][1] == walk[0][0]
         assert [cycle[-1] for cycle in cycles] == sorted(cycle[-1] for cycle in cycles)
         assert rules.find_cycles(sources, targets, ids, 2) == cycles[:2]
+
+
+# ---- F2: guessing at unknown names ---------------------------------------------------
+
+def _ab(generator: random.Random, length: int) -> str:
+    return "".join(generator.choice("ab") for _ in range(length))
+
+
+def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
+    """101 edges from unknown 199-character ids, against 3,000 events of such ids (776 kB):
+    difflib took seconds a guess, and never finished; a name past SUGGEST_LONGEST is not guessed at."""
+    generator = random.Random(39)
+    ids = [_ab(generator, 199) for _ in range(3000)]
+    edges = [{"src": _ab(generator, 199), "dst": ids[0], "type": "message"} for _ in range(101)]
+    path = _write(tmp_path / "long-ids.json", [{"id": i, "t": 0, "type": "message", "agent": "a"} for i in ids], edges)
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
+    assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}/src" for k in range(100)]
+    assert all(line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
+               for line, edge in zip(lines[:-1], edges))
+
+
+def test_suggest_gives_difflibs_answer_for_ordinary_names():
+    """Short names among a few hundred: the closest by difflib, or the one that differs only in case, as before the bounds."""
+    generator = random.Random(39)
+    for _ in range(2000):
+        letters = "abcdefghijklmnopqrstuvwxyz_"[:generator.randint(2, 27)]
+        words = ["".join(generator.choice(letters) for _ in range(generator.randint(1, 20)))
+                 for _ in range(generator.randint(1, 300))]
+        name = words.pop()
+        same = [word for word in words if word.casefold() == name.casefold()]
+        close = same or difflib.get_close_matches(name, words, n=1)
+        assert suggest(name, words, "none") == (f"did you mean '{close[0]}'?" if close else "none")
+
+
+def test_suggest_past_its_bounds():
+    long = "x" * (SUGGEST_LONGEST + 1)
+    assert suggest(long + "1", [long + "2"], "none") == "none"
+    assert suggest(long.upper(), [long], "none") == f"did you mean '{long}'?"  # a case apart is still said
+    many = [f"name-{k}" for k in range(SUGGEST_AMONG + 1)]
+    assert suggest("name-1x", many, "none") == "none"
+    assert suggest("name-1x", iter(many[:SUGGEST_AMONG]), "none") == "did you mean 'name-1'?"
+    # 10,000 ids of 64 to 149 characters past SUGGEST_WORK: difflib ranks rapidfuzz's shortlist
+    generator = random.Random(39)
+    ids = [_ab(generator, generator.randint(64, 149)) for _ in range(SUGGEST_AMONG)]
+    name = _ab(generator, 64)
+    guess = suggest(name, ids, "none").removeprefix("did you mean '").removesuffix("'?")
+    assert guess in ids and difflib.SequenceMatcher(None, guess, name).ratio() >= 0.6
+
