@@ -179,6 +179,9 @@ CORNERS = [
     # two agents that spawn each other at one time: the spawn tree never settles
     {"schema": SCHEMA_ID, "trace_id": "loop", "events": [_event(0, 1, "spawn", "a", to="b"), _event(1, 1, "spawn", "b", to="a")],
      "edges": []},
+    # a spawn chain deeper than the batch's 64 passes, written latest first: metrics walks it
+    {"schema": SCHEMA_ID, "trace_id": "deep", "events": [_event(k, k, "spawn", str(k), to=str(k + 1)) for k in range(100)][::-1],
+     "edges": []},
     # events at one time, the ordering edge against the file's order
     {"schema": SCHEMA_ID, "trace_id": "tie", "events": [_event(0, 2, "orchestrator_decision", "lead"), _event(1, 2, "stop", "lead")],
      "edges": [{"src": "e1", "dst": "e0", "type": "causal"}]},
