@@ -5,12 +5,24 @@ two now, and the test asserts on what is said and counted, never on time."""
 from __future__ import annotations
 
 import difflib
+import gzip
 import json
+import os
 import random
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from paperpool.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
 from paperpool.traces import rules, schema, validation
+
+from .conftest import REPO, edit
 
 
 def _write(path: Path, events: list, edges: list) -> Path:
@@ -144,3 +156,84 @@ def test_a_spawn_loop_counts_each_agent_once(tmp_path):
 
     checked = validation.check_file(_write(tmp_path / "loop.json", _spawn_chain(101, loop=True), []))
     assert metrics.compute(checked.index, checked.top, default())["depth"] == 101
+
+
+# ---- F4: compressed files that expand out of proportion; a trace past the memory ----------
+
+PAD = '{"trace_id": "pad", "schema": "%s", "events": [{"id": "e", "t": 0, "type": "stop", "agent": "a", "x_pad": "%s"}], "edges": []}\n'
+
+
+def _padded(size: int) -> bytes:
+    return (PAD % (schema.schema_id(), "a" * size)).encode()
+
+
+def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_copy):
+    """32 MiB of gzip'd padding in 32 kB (1,000 times): stopped past the first 16 MiB, a
+    line naming the file and the setting; a pool that raises the setting reads it."""
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(_padded(32 << 20)))
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: {path}:1: the file decompresses to more than 200 bytes for each compressed byte by this line; a corpus "
+        "compresses some 10 to 20 times and a compression bomb thousands: raise traces.limits.compression_ratio in the "
+        "pool's registry.yaml if it is meant to be this large\n"))
+    edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {compression_ratio: 2000}\n")
+    result = run("trace", "metrics", str(path), cwd=pool_copy)
+    assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
+
+
+def test_the_first_16_mib_are_read_whatever_their_ratio(run, tmp_path):
+    path = tmp_path / "small.json.gz"
+    path.write_bytes(gzip.compress(_padded(15 << 20)))
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
+
+
+def _paperpool(*args: str, cwd: Path, memory: int | None = None) -> subprocess.CompletedProcess:
+    """paperpool in a process of its own, its address space limited to `memory` bytes."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([sys.executable, "-m", "paperpool", *args], check=False, cwd=cwd, capture_output=True, text=True,
+                          preexec_fn=limit if memory else None, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_trace_past_the_memory_is_one_line_naming_it(tmp_path, jobs):
+    """A trace of 128 MiB in 800 MB of address space: the worker's MemoryError (orjson's
+    'not enough memory', once said as 'not JSON') is one line, never an internal error."""
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_padded(128 << 20))
+    done = _paperpool("trace", "metrics", str(path), "--jobs", jobs, cwd=tmp_path, memory=800 << 20)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"Error: {path}:1: measuring the traces from this line on, it ran out of memory, and the rows before it are on "
+        "standard output; a trace needs some five times its bytes of memory in each of the --jobs processes: give fewer "
+        "--jobs or more memory, or split the longest traces\n"))
+    single = path.rename(tmp_path / "big.json")
+    done = _paperpool("trace", "validate", str(single), cwd=tmp_path, memory=800 << 20)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"Error: {single}: not enough memory to read this trace (it needs some five times its bytes); give paperpool "
+        "more memory, or split the trace into several\n"))
+
+
+def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
+    """A worker killed (as the system kills one when memory runs out) broke the pool: an
+    internal error. The corpus is long enough for the kill to come while it is measured."""
+    events = [{"id": f"e{i}", "t": i, "type": "message", "agent": f"a{i % 7}", "to": "a0"} for i in range(10_000)]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text((json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": []}) + "\n") * 150,
+                    encoding="utf-8")
+    output = tmp_path / "rows.csv"
+    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", str(path), "--jobs", "2", "-o",
+                                str(output)], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    children = Path(f"/proc/{command.pid}/task/{command.pid}/children")
+    while command.poll() is None and not children.read_text().split():
+        time.sleep(0.01)
+    os.kill(int(children.read_text().split()[0]), signal.SIGKILL)
+    _, stderr = command.communicate(timeout=300)
+    assert command.returncode == 1 and not output.exists()
+    assert re.fullmatch(rf"Error: {re.escape(str(path))}:\d+: measuring the traces from this line on, its process was killed "
+                        r"\(the system kills one when memory runs out\), and nothing was written; a trace needs some five "
+                        r"times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, or "
+                        r"split the longest traces\n", stderr)
