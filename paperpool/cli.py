@@ -613,6 +613,10 @@ def main() -> None:
     except OSError as exc:  # outside a command (commands report their own in _environment_errors)
         click.echo(f"Error: {printable(explain(exc))}", err=True)
         sys.exit(1)
+    except MemoryError:  # what a command did not say itself: the input is too large for the memory left
+        click.echo("Error: paperpool ran out of memory; give it more memory, or split the largest input "
+                   "(`paperpool trace ...` names the trace when it can).", err=True)
+        sys.exit(1)
     except Exception as exc:
         if os.environ.get("PAPERPOOL_DEBUG"):
             raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -89,12 +90,58 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
 
 
+# What `suggest` compares, so that its work stays bounded whatever a file holds: difflib's
+# ratio costs up to the product of the two names' lengths, and a trace may name a million
+# events (a hundred unknown 199-character ids against 3,000 took minutes). A mistyped name
+# is short and its fix one of a few thousand names: past these bounds no name is guessed.
+SUGGEST_LONGEST = 64  # characters of a name guessed at (a longer one is still matched whatever its case)
+SUGGEST_AMONG = 10_000  # known names: with more, none is suggested
+SUGGEST_WORK = 100_000  # characters of the name times those of the known names: difflib compares with them all,
+SUGGEST_SHORTLIST = 10  # else with the closest by rapidfuzz's ratio (some 2 ms for 10,000 names)
+CLOSE = 0.6  # difflib.get_close_matches's cutoff
+
+
 def suggest(name: str, known, otherwise: str) -> str:
     """How to fix an unknown name: the closest known one, or `otherwise`."""
+    close = _closest(str(name), known)
+    return f"did you mean '{close}'?" if close is not None else otherwise
+
+
+def _closest(name: str, known) -> str | None:
+    """The known name that differs from `name` only in case, else difflib's closest one
+    (past SUGGEST_WORK, among a shortlist); None past the bounds above."""
+    known = known if hasattr(known, "__len__") else list(itertools.islice(known, SUGGEST_AMONG + 1))
+    if len(known) > SUGGEST_AMONG:
+        return None
     known = [str(item) for item in known]
-    same_but_case = [item for item in known if item.casefold() == str(name).casefold()]
-    close = same_but_case or difflib.get_close_matches(str(name), known, n=1)
-    return f"did you mean '{close[0]}'?" if close else otherwise
+    folded = name.casefold()
+    same_but_case = next((item for item in known if item.casefold() == folded), None)
+    if same_but_case is not None or len(name) > SUGGEST_LONGEST:
+        return same_but_case
+    known = [item for item in known if _may_be_close(len(name), len(item))]
+    if len(name) * sum(map(len, known)) > SUGGEST_WORK:
+        known = _shortlist(name, known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=CLOSE)
+    return close[0] if close else None
+
+
+def _may_be_close(length: int, other: int) -> bool:
+    """difflib's first test (real_quick_ratio, as it computes it): names whose lengths
+    are too far apart to reach the cutoff, the many long ids against a short name, are
+    not compared at all."""
+    return bool(length + other) and 2.0 * min(length, other) / (length + other) >= CLOSE
+
+
+def _shortlist(name: str, known: list[str]) -> list[str]:
+    """The known names closest to `name` by rapidfuzz's ratio. It is never below difflib's
+    (the longest common subsequence against matching blocks, which are a common
+    subsequence), so no name difflib would accept is left out for being under the cutoff
+    (a hair under it, for rounding); difflib's best may be, when ten others rank above it
+    here, and another close name is suggested."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(name, known, scorer=fuzz.ratio, limit=SUGGEST_SHORTLIST, score_cutoff=CLOSE * 100 - 1e-6)
+    return [item for item, _, _ in found]
 
 
 def kind_of(value) -> str:

@@ -414,7 +414,7 @@ def test_the_limits_default_to_the_schemas_and_a_pool_sets_them(run, pool_copy, 
     assert result.exit_code == 1 and "traces.limits.corpus_lines" in result.output
     edit(pool_copy / "registry.yaml", "corpus_lines: 0", "corpus_lines: 3")
     registry, _ = load_registry(pool_copy)
-    assert limits.for_registry(registry) == limits.Limits(defaults.corpus_bytes, 3, defaults.trace_bytes, 10)
+    assert limits.for_registry(registry) == limits.Limits(defaults.corpus_bytes, 3, defaults.trace_bytes, 10, defaults.compression_ratio)
     path = _empty_events(tmp_path / "t.json", 11)
     result = run("trace", "validate", str(path), cwd=pool_copy)
     assert result.output.splitlines()[0] == (f"{path}: /events: the trace has 11 events, over the limit of 10; split the run "

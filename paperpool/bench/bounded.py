@@ -1,8 +1,9 @@
 """Inputs that once made paperpool work out of proportion to their size (issue 39), each
 run as a user runs it (a fresh process, start-up included) and timed with its peak
 memory: a trace of a million problems, a corpus line of 500,000 empty events, a megabyte
-of gzip holding a gigabyte of blank lines, an exclude_docs pattern that backtracks, and
-a corpus page of many groups. Each must stay in seconds: the first ones because the
+of gzip holding a gigabyte of blank lines, an exclude_docs pattern that backtracks, the
+hostile review's traces (edges closing one long cycle, long unknown ids, a deep spawn
+chain, a gzip bomb), and a corpus page of many groups. Each must stay in seconds: the first ones because the
 problems past a cap are not built and the corpus's limits stop the reading, the last
 one because the page's counts are grouped in one pass (its two sizes give a ratio).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +64,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
         handle.write("exclude_docs: |\n  " + "*[!x]" * 14 + "x\n")
     found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
                             _build(pool, folder, times, 1)))
+    found += _graph_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -69,6 +72,56 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
                                 f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces",
                                 _build(pool, folder, times, 0), count))
     return found
+
+
+def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The hostile review's traces: many edges closing one long cycle, long unknown ids
+    to guess at, a spawn chain deeper than numpy's passes, and a gzip bomb."""
+    def timed(*arguments: str, expect: int = 1) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    closed = folder / "closed-cycle.json"
+    closed.write_bytes(_closed_cycle(20_000, 20_000))
+    found.append(BoundedRow("trace validate: 20,000 edges closing one cycle of 20,000 events (the first 100 shown)",
+                            f"{closed.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(closed))))
+    unknown = folder / "long-unknown-ids.json"
+    unknown.write_bytes(_long_unknown_ids(3000, 101))
+    found.append(BoundedRow("trace validate: 101 unknown 199-character ids among 3,000 (none guessed at)",
+                            f"{unknown.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(unknown))))
+    deep = folder / "spawn-chain.json"
+    deep.write_bytes(_trace("deep", [{"id": f"s{i}", "t": i, "type": "spawn", "agent": str(i), "to": str(i + 1)}
+                                     for i in reversed(range(60_000))]))
+    found.append(BoundedRow("trace metrics: a spawn chain of 60,000, latest first", f"{deep.stat().st_size / 1e6:,.1f} MB",
+                            timed("trace", "metrics", str(deep), expect=0)))
+    bomb = folder / "bomb.json.gz"
+    mebibyte = gzip.compress(b"a" * (1 << 20), 9)  # gzip members one after another are one stream: made once
+    bomb.write_bytes(gzip.compress(b'{"trace_id": "bomb", "schema": "' + schema_id().encode() + b'", "edges": [], "events": '
+                                   b'[{"id": "e", "t": 0, "type": "stop", "agent": "a", "x_pad": "')
+                     + mebibyte * 500 + gzip.compress(b'"}]}'))
+    found.append(BoundedRow("trace metrics: a gzip bomb, one event of 500 MiB (stops at the compression ratio)",
+                            f"{bomb.stat().st_size / 1e3:,.0f} kB of gzip", timed("trace", "metrics", str(bomb))))
+    for path in (closed, unknown, deep, bomb):
+        path.unlink()
+    return found
+
+
+def _closed_cycle(events: int, closing: int) -> bytes:
+    """Events at one time, a causal chain through them, and `closing` copies of the edge back to the first."""
+    chain = [{"src": str(i), "dst": str(i + 1), "type": "causal"} for i in range(events - 1)]
+    back = [{"src": str(events - 1), "dst": "0", "type": "causal"}] * closing
+    return json.dumps({"trace_id": "closed", "schema": schema_id(), "edges": chain + back,
+                       "events": [{"id": str(i), "t": 0, "type": "message", "agent": "a"} for i in range(events)]}).encode()
+
+
+def _long_unknown_ids(events: int, edges: int) -> bytes:
+    """Events of random 199-character ids of a and b (under difflib's 200 past which it
+    skips common characters), and edges from other such ids."""
+    generator = random.Random(39)
+    ids = ["".join(generator.choice("ab") for _ in range(199)) for _ in range(events + edges)]
+    return json.dumps({"trace_id": "ids", "schema": schema_id(),
+                       "events": [{"id": i, "t": 0, "type": "message", "agent": "a"} for i in ids[:events]],
+                       "edges": [{"src": i, "dst": ids[0], "type": "message"} for i in ids[events:]]}).encode()
 
 
 def _empty_trace(events: int) -> bytes:

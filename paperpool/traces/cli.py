@@ -45,7 +45,8 @@ def validate_command(files: tuple[Path, ...]) -> None:
     bounds = limits.for_pool(_pool_root())
     invalid = 0
     for path in paths:
-        valid, lines = validation.report(str(path), path, limits=bounds)
+        with _memory_for(path):
+            valid, lines = validation.report(str(path), path, limits=bounds)
         invalid += not valid
         for line in lines:
             click.echo(line)
@@ -108,13 +109,24 @@ def _one_trace(inputs: tuple[str, ...]) -> bool:
     return named and not path.is_dir() and kind(path) in (None, (False, None))
 
 
+@contextlib.contextmanager
+def _memory_for(file: Path):
+    """A trace too large for the memory left (MemoryError) is one line naming it."""
+    try:
+        yield
+    except MemoryError:
+        raise PaperpoolError(f"{printable(str(file))}: not enough memory to read this trace (it needs some five times "
+                             "its bytes); give paperpool more memory, or split the trace into several") from None
+
+
 def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
     from . import metrics, validation
 
-    checked = validation.require_valid(file, limits=bounds)
-    for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
-        click.echo(warning.line(str(file)), err=True)
-    result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
+    with _memory_for(file):
+        checked = validation.require_valid(file, limits=bounds)
+        for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
+            click.echo(warning.line(str(file)), err=True)
+        result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
 
 

@@ -20,11 +20,12 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from ..problems import PaperpoolError, name_problem, utf8_name
-from .limits import CorpusTooLarge, Limits, default
+from .limits import RATIO_FREE, CorpusTooLarge, Limits, TooCompressed, default
 from .loading import TraceUnreadable, read_bytes
 from .schema import printable
 
@@ -160,8 +161,8 @@ def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | 
                 yield from _lines(path, compression, max_bytes, tally)
                 continue
             if compression:
-                with _open(path, compression) as handle:
-                    data = handle.read(max_bytes + 1)
+                with _open(path, compression, limits.compression_ratio) as handle:
+                    data = _read(handle, max_bytes + 1, str(path), 1, limits)
                 found = _sized(str(path), None, data, max_bytes)
             else:
                 found = Record(str(path), None, read_bytes(path, max_bytes, f" ({_SETTING}trace_bytes)"))
@@ -175,10 +176,10 @@ def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | 
 
 def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) -> Iterator[Record]:
     number = 0
-    with _open(path, compression) as handle:
+    with _open(path, compression, tally.limits.compression_ratio) as handle:
         while True:
             try:
-                line = handle.readline(max_bytes + 1)
+                line = _read(handle, max_bytes + 1, str(path), number + 1, tally.limits, handle.readline)
             except (OSError, EOFError, ValueError) as exc:  # the lines before a cut or corrupt part are read
                 yield _unreadable(str(path), number + 1, exc)
                 return
@@ -188,7 +189,7 @@ def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) ->
             size = len(line)
             if size > max_bytes and not line.endswith(b"\n"):
                 while line and not line.endswith(b"\n"):  # skip the rest of it, unread (but counted)
-                    line = handle.readline(1 << 20)
+                    line = _read(handle, 1 << 20, str(path), number, tally.limits, handle.readline)
                     size += len(line)
                     if size > tally.limits.corpus_bytes:
                         break
@@ -209,13 +210,29 @@ def _sized(file: str, line: int | None, data: bytes, max_bytes: int) -> Record:
 _SETTING = "traces.limits."
 
 
-def _open(path: Path, compression: str | None):
+def _read(handle, size: int, file: str, line: int, limits: Limits, how=None) -> bytes:
+    """handle.read(size), or `how`(size); TooCompressed at `line` of `file` when the
+    decompressor finds the file expanding past its limit."""
+    try:
+        return (how or handle.read)(size)
+    except _Expands:
+        raise TooCompressed(file, line, limits) from None
+
+
+def _open(path: Path, compression: str | None, ratio: int | None = None):
+    """The file, read through its decompressor when it is compressed, which raises
+    _Expands past `ratio` bytes given per byte read (after the first RATIO_FREE)."""
     info = path.stat()
     if not stat.S_ISREG(info.st_mode):
         raise OSError(0, "not a plain file (a device, pipe or socket)")
     if compression:
-        return io.BufferedReader(_Decompressed(path, compression), READ_BUFFER)
+        return io.BufferedReader(_Decompressed(path, compression, ratio), READ_BUFFER)
     return path.open("rb", buffering=READ_BUFFER)
+
+
+class _Expands(Exception):
+    """A compressed file giving more bytes per byte read than its ratio allows: caught by
+    _read, which knows the line; no OSError or ValueError, which would make it a record."""
 
 
 class _Decompressed(io.RawIOBase):
@@ -223,21 +240,27 @@ class _Decompressed(io.RawIOBase):
     in another format raises ValueError, one cut off inside a frame (a gzip member, a
     zstd frame) EOFError, once the lines before the cut are read. (gzip's own reader loses
     what it decompressed in the read that meets the cut; python-zstandard's ends quietly
-    at a cut.)"""
+    at a cut.) Past `ratio` bytes given for each byte read, once the first RATIO_FREE
+    are given, it raises _Expands: a few kilobytes may expand to gigabytes."""
 
-    FEED = 8 << 10  # compressed bytes given at a time: what one feed expands to stays bounded
+    # Compressed bytes given at a time, so that what one feed expands to stays bounded
+    # before the ratio is checked: deflate expands at most some 1,000 times (8 MB), zstd's
+    # blocks of one repeated byte 40,000 times (3 bytes for 128 KiB: 40 MB a kilobyte).
+    FEED: ClassVar[dict[str, int]] = {"gzip": 8 << 10, "zstd": 1 << 10}
 
-    def __init__(self, path: Path, compression: str):
+    def __init__(self, path: Path, compression: str, ratio: int | None = None):
         if compression == "gzip":
             self._new, self._errors = lambda: zlib.decompressobj(wbits=31), (zlib.error,)
         else:
             import zstandard
 
             self._new, self._errors = zstandard.ZstdDecompressor().decompressobj, (zstandard.ZstdError,)
+        self._feed, self._ratio = self.FEED[compression], ratio
         self._file = path.open("rb")
         self._frame = self._new()
         self._in_frame = False  # a frame has begun and its end has not come yet
         self._out = memoryview(b"")
+        self._read = self._given = 0  # compressed bytes read, decompressed bytes made
 
     def readable(self) -> bool:
         return True
@@ -248,7 +271,9 @@ class _Decompressed(io.RawIOBase):
             if self._frame.eof:  # a file may hold several frames: the next starts after this one
                 given = self._frame.unused_data
                 self._frame, self._in_frame = self._new(), False
-            given = given or self._file.read(self.FEED)
+            if not given:
+                given = self._file.read(self._feed)
+                self._read += len(given)
             if not given:
                 if self._in_frame:
                     raise EOFError("the compressed stream ends in the middle: the file is truncated")
@@ -258,6 +283,9 @@ class _Decompressed(io.RawIOBase):
                 self._out = memoryview(self._frame.decompress(given))
             except self._errors as exc:
                 raise ValueError(f"not the compression its name says ({exc})") from None
+            self._given += len(self._out)
+            if self._ratio and self._given > max(RATIO_FREE, self._ratio * self._read):
+                raise _Expands()
         size = min(len(buffer), len(self._out))
         buffer[:size] = self._out[:size]
         self._out = self._out[size:]
@@ -410,6 +438,11 @@ def _unreadable(file: str, line: int | None, exc: Exception) -> Record:
 
 def _over(file: str, number: int, max_bytes: int) -> Record:
     return Record(file, number, None, f"the line is over the {max_bytes:,}-byte limit for a trace ({_SETTING}trace_bytes)")
+
+
+def where(piece: list[Record] | Lines) -> str:
+    """Where a piece begins, as problem lines name a record: FILE:LINE, or FILE."""
+    return f"{printable(piece.file)}:{piece.first}" if isinstance(piece, Lines) else piece[0].label
 
 
 def unpack(piece: list[Record] | Lines) -> list[Record]:

@@ -2,8 +2,9 @@
 `traces: limits`, whose defaults are written once, in the section's schema
 (registry-traces.schema.json), and read from there.
 
-A corpus over its bytes or lines is an error that names the file and the line where
-the limit was crossed, and the setting that raises it (CorpusTooLarge); a trace over its
+A corpus over its bytes or lines, or a compressed file that expands more than
+compression_ratio times, is an error that names the file and the line where the limit was
+crossed, and the setting that raises it (CorpusTooLarge, TooCompressed); a trace over its
 bytes or events is an invalid trace with one problem that says the same.
 """
 
@@ -21,6 +22,7 @@ from .schema import printable
 from .section import NAME
 
 SETTING = "limits"
+RATIO_FREE = 16 << 20  # decompressed bytes of a file given before its compression ratio is held to the limit
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Limits:
     corpus_lines: int  # blank ones included; a trace file counts one
     trace_bytes: int  # one trace: a file, or a line of a JSON Lines file
     trace_events: int
+    compression_ratio: int  # decompressed bytes per compressed byte read, past RATIO_FREE
 
     def raise_it(self, name: str) -> str:
         """How a limit is raised: its setting in the registry."""
@@ -67,6 +70,15 @@ class CorpusTooLarge(PaperpoolError):
     def __init__(self, file: str, line: int, what: str, limit: int, name: str, limits: Limits):
         super().__init__(f"{printable(file)}:{line}: the corpus is over the limit of {limit:,} {what} by this line; "
                          f"{limits.raise_it(name)}")
+
+
+class TooCompressed(PaperpoolError):
+    """A compressed file that gives more bytes per byte read than compression_ratio."""
+
+    def __init__(self, file: str, line: int, limits: Limits):
+        super().__init__(f"{printable(file)}:{line}: the file decompresses to more than {limits.compression_ratio:,} bytes "
+                         f"for each compressed byte by this line; a corpus compresses some 10 to 20 times and a "
+                         f"compression bomb thousands: {limits.raise_it('compression_ratio')}")
 
 
 def too_many_events(count: int, limits: Limits) -> str:

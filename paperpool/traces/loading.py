@@ -118,6 +118,8 @@ def explain_bytes(data: bytes) -> list[Finding]:
 
 
 def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
+    if "memory" in exc.msg:  # orjson says so when it cannot allocate: the machine's problem, not the file's
+        raise MemoryError(exc.msg)
     where = f"line {exc.lineno}, column {exc.colno}"
     if "depth limit" in exc.msg:
         return [Finding("", f"nesting is deeper than {MAX_DEPTH:,} levels at {where}; "

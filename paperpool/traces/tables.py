@@ -212,16 +212,27 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
     else:
         pieces = corpus.pieces(paths, BATCH, settings.get("limits"))
         results = workers.ordered_map(work, pieces, jobs or workers.cores(), _setup_job, settings)
-    for done in results:
-        if strict and done.problems:
-            report(done.problems[0])
-            raise PaperpoolError(f"the trace above is not valid; --strict stops at the first invalid trace ({before})")
-        for line in done.problems:
-            report(line)
-        outcome.traces += done.traces
-        outcome.invalid += len(done.problems)
-        take(done)
+    try:
+        for done in results:
+            if strict and done.problems:
+                report(done.problems[0])
+                raise PaperpoolError(f"the trace above is not valid; --strict stops at the first invalid trace ({before})")
+            for line in done.problems:
+                report(line)
+            outcome.traces += done.traces
+            outcome.invalid += len(done.problems)
+            take(done)
+    except workers.WorkerLost as lost:
+        raise PaperpoolError(_lost(lost, before)) from None
     return outcome
+
+
+def _lost(lost: workers.WorkerLost, before: str) -> str:
+    """The line for a batch that ran out of memory: where it begins, and what to do."""
+    what = "its process was killed (the system kills one when memory runs out)" if lost.killed else "it ran out of memory"
+    return (f"{corpus.where(lost.batch)}: measuring the traces from this line on, {what}, and {before}; a trace needs "
+            "some five times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, "
+            "or split the longest traces")
 
 
 ROW_GROUP = 64 * 1024  # rows a Parquet row group holds: one per batch of the workers would be hundreds of small ones

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 AHEAD = 2  # batches in flight per worker: one computing, one waiting in its queue
 
@@ -23,22 +24,54 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+class WorkerLost(Exception):
+    """A batch whose work ran out of memory, or whose worker was killed (by the system,
+    when the memory ran out): the caller says which input, once, and stops."""
+
+    def __init__(self, batch, killed: bool):
+        super().__init__("killed" if killed else "out of memory")
+        self.batch, self.killed = batch, killed
+
+
 def ordered_map(work: Callable, batches: Iterable, workers: int, setup: Callable, *settings) -> Iterator:
-    """work(batch) for every batch, in order; with one worker, in this process."""
+    """work(batch) for every batch, in order; with one worker, in this process.
+    WorkerLost when a batch's work runs out of memory or its worker is killed."""
     if workers <= 1:
         setup(*settings)
         for batch in batches:
-            yield work(batch)
+            try:
+                yield work(batch)
+            except MemoryError:
+                raise WorkerLost(batch, killed=False) from None
         return
     with ProcessPoolExecutor(workers, initializer=setup, initargs=settings) as pool:
         pending: deque = deque()
         try:
             for batch in batches:
-                pending.append(pool.submit(work, batch))
+                _submit(pool, work, batch, pending)
                 if len(pending) >= workers * AHEAD:
-                    yield pending.popleft().result()
+                    yield _result(*pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield _result(*pending.popleft())
         finally:  # stopped early (--strict, an error): what is queued is not run
-            for future in pending:
+            for future, _ in pending:
                 future.cancel()
+
+
+def _submit(pool: ProcessPoolExecutor, work: Callable, batch, pending: deque) -> None:
+    """The batch handed to the pool. A pool a killed worker broke refuses it: the first
+    batch in flight is named (every one of them fails alike), else this one."""
+    try:
+        pending.append((pool.submit(work, batch), batch))
+    except BrokenProcessPool:
+        raise WorkerLost(pending[0][1] if pending else batch, killed=True) from None
+
+
+def _result(future: Future, batch):
+    """The batch's result; WorkerLost as _submit says."""
+    try:
+        return future.result()
+    except MemoryError:
+        raise WorkerLost(batch, killed=False) from None
+    except BrokenProcessPool:
+        raise WorkerLost(batch, killed=True) from None

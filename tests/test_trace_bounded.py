@@ -1,0 +1,239 @@
+"""Traces that made the trace commands work out of proportion to their size (issue 39, the
+hostile review's findings): each is generated here, small enough to run in a second or
+two now, and the test asserts on what is said and counted, never on time."""
+
+from __future__ import annotations
+
+import difflib
+import gzip
+import json
+import os
+import random
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from paperpool.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
+from paperpool.traces import rules, schema, validation
+
+from .conftest import REPO, edit
+
+
+def _write(path: Path, events: list, edges: list) -> Path:
+    path.write_text(json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": edges}),
+                    encoding="utf-8")
+    return path
+
+
+def _closed_chain(path: Path, events: int, closing: int) -> Path:
+    """Events 0..events-1 at one time, a causal chain through them, closed `closing` times by the same edge back to 0."""
+    chain = [{"src": str(i), "dst": str(i + 1), "type": "causal"} for i in range(events - 1)]
+    back = [{"src": str(events - 1), "dst": "0", "type": "causal"}] * closing
+    return _write(path, [{"id": str(i), "t": 0, "type": "message", "agent": "a"} for i in range(events)], chain + back)
+
+
+# ---- F1: many edges closing one long cycle ------------------------------------------
+
+def test_many_edges_closing_a_long_cycle_give_the_first_hundred_each_shortened(run, tmp_path):
+    """3,000 copies of one edge close a cycle of 3,000 events: each was a copy of the
+    search's path (20,000 x 20,000 took 3 GB); now the first hundred cycles are built,
+    each line naming its first and last events and how many between."""
+    path = _closed_chain(tmp_path / "closed.json", 3000, 3000)
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
+    assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}" for k in range(2999, 3099)]
+    assert lines[0] == (f"{path}: /edges/2999: causal, spawn, return and aggregate edges form a cycle 0 -> 1 -> 2 -> 3 -> "
+                        "4 -> 5 -> 6 -> (2,991 more events) -> 2998 -> 2999 -> 0; an event cannot wait on itself: "
+                        "remove or reverse one of these edges")
+    assert lines[-1].startswith(f"{path}: invalid, more than 100 problems")
+
+
+def test_a_cycle_of_ten_events_is_named_whole(tmp_path):
+    checked = validation.check_file(_closed_chain(tmp_path / "ten.json", 10, 1))
+    assert [f.message.split("cycle ")[1].split(";")[0] for f in checked.findings] == [" -> ".join("0123456789") + " -> 0"]
+
+
+def test_find_cycles_gives_each_closing_edges_cycle_in_order_of_the_edge():
+    """On random graphs: each cycle is a closed walk of edges of the graph that ends with
+    the edge closing it, the cycles come in the order of those edges, and `most` keeps
+    the first of them."""
+    generator = random.Random(39)
+    for _ in range(200):
+        nodes, count = generator.randint(1, 12), generator.randint(0, 30)
+        sources = [generator.randrange(nodes) for _ in range(count)]
+        targets = [generator.randrange(nodes) for _ in range(count)]
+        ids = generator.sample(range(1000), count)
+        ends = {k: (a, b) for a, b, k in zip(sources, targets, ids)}
+        cycles = rules.find_cycles(sources, targets, ids)
+        for cycle in cycles:
+            walk = [ends[k] for k in cycle]
+            assert all(walk[i][1] == walk[i + 1][0] for i in range(len(walk) - 1)) and walk[-1][1] == walk[0][0]
+        assert [cycle[-1] for cycle in cycles] == sorted(cycle[-1] for cycle in cycles)
+        assert rules.find_cycles(sources, targets, ids, 2) == cycles[:2]
+
+
+# ---- F2: guessing at unknown names ---------------------------------------------------
+
+def _ab(generator: random.Random, length: int) -> str:
+    return "".join(generator.choice("ab") for _ in range(length))
+
+
+def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
+    """101 edges from unknown 199-character ids, against 3,000 events of such ids (776 kB):
+    difflib took seconds a guess, and never finished; a name past SUGGEST_LONGEST is not guessed at."""
+    generator = random.Random(39)
+    ids = [_ab(generator, 199) for _ in range(3000)]
+    edges = [{"src": _ab(generator, 199), "dst": ids[0], "type": "message"} for _ in range(101)]
+    path = _write(tmp_path / "long-ids.json", [{"id": i, "t": 0, "type": "message", "agent": "a"} for i in ids], edges)
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
+    assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}/src" for k in range(100)]
+    assert all(line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
+               for line, edge in zip(lines[:-1], edges))
+
+
+def test_suggest_gives_difflibs_answer_for_ordinary_names():
+    """Short names among a few hundred: the closest by difflib, or the one that differs only in case, as before the bounds."""
+    generator = random.Random(39)
+    for _ in range(2000):
+        letters = "abcdefghijklmnopqrstuvwxyz_"[:generator.randint(2, 27)]
+        words = ["".join(generator.choice(letters) for _ in range(generator.randint(1, 20)))
+                 for _ in range(generator.randint(1, 300))]
+        name = words.pop()
+        same = [word for word in words if word.casefold() == name.casefold()]
+        close = same or difflib.get_close_matches(name, words, n=1)
+        assert suggest(name, words, "none") == (f"did you mean '{close[0]}'?" if close else "none")
+
+
+def test_suggest_past_its_bounds():
+    long = "x" * (SUGGEST_LONGEST + 1)
+    assert suggest(long + "1", [long + "2"], "none") == "none"
+    assert suggest(long.upper(), [long], "none") == f"did you mean '{long}'?"  # a case apart is still said
+    many = [f"name-{k}" for k in range(SUGGEST_AMONG + 1)]
+    assert suggest("name-1x", many, "none") == "none"
+    assert suggest("name-1x", iter(many[:SUGGEST_AMONG]), "none") == "did you mean 'name-1'?"
+    # 10,000 ids of 64 to 149 characters past SUGGEST_WORK: difflib ranks rapidfuzz's shortlist
+    generator = random.Random(39)
+    ids = [_ab(generator, generator.randint(64, 149)) for _ in range(SUGGEST_AMONG)]
+    name = _ab(generator, 64)
+    guess = suggest(name, ids, "none").removeprefix("did you mean '").removesuffix("'?")
+    assert guess in ids and difflib.SequenceMatcher(None, guess, name).ratio() >= 0.6
+
+
+# ---- F3: a spawn tree deeper than numpy's passes --------------------------------------
+
+def _spawn_chain(length: int, loop: bool = False) -> list[dict]:
+    """Agent i spawns agent i+1 at t=i, written latest first; with `loop`, the last spawns the first."""
+    events = [{"id": f"s{i}", "t": i, "type": "spawn", "agent": str(i), "to": str(i + 1)} for i in range(length)]
+    if loop:
+        events[-1]["to"] = "0"
+    return events[::-1]
+
+
+def test_a_spawn_chain_of_thousands_has_its_depth_alone_and_in_a_corpus(run, tmp_path):
+    """A chain of 5,000 spawns, deeper than the 64 passes of numpy, is walked once per
+    agent (60,000 took 18 s: each step searched the chain walked so far)."""
+    path = _write(tmp_path / "deep.json", _spawn_chain(5000), [])
+    result = run("trace", "metrics", str(path), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0 and json.loads(result.output)["depth"] == 5000
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    result = run("trace", "metrics", str(lines), "--format", "jsonl", cwd=tmp_path)
+    assert result.exit_code == 0 and json.loads(result.output.splitlines()[0])["depth"] == 5000
+
+
+def test_a_spawn_loop_counts_each_agent_once(tmp_path):
+    from paperpool.traces import metrics
+    from paperpool.traces.mapping import default
+
+    checked = validation.check_file(_write(tmp_path / "loop.json", _spawn_chain(101, loop=True), []))
+    assert metrics.compute(checked.index, checked.top, default())["depth"] == 101
+
+
+# ---- F4: compressed files that expand out of proportion; a trace past the memory ----------
+
+PAD = '{"trace_id": "pad", "schema": "%s", "events": [{"id": "e", "t": 0, "type": "stop", "agent": "a", "x_pad": "%s"}], "edges": []}\n'
+
+
+def _padded(size: int) -> bytes:
+    return (PAD % (schema.schema_id(), "a" * size)).encode()
+
+
+def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_copy):
+    """32 MiB of gzip'd padding in 32 kB (1,000 times): stopped past the first 16 MiB, a
+    line naming the file and the setting; a pool that raises the setting reads it."""
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(_padded(32 << 20)))
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: {path}:1: the file decompresses to more than 200 bytes for each compressed byte by this line; a corpus "
+        "compresses some 10 to 20 times and a compression bomb thousands: raise traces.limits.compression_ratio in the "
+        "pool's registry.yaml if it is meant to be this large\n"))
+    edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {compression_ratio: 2000}\n")
+    result = run("trace", "metrics", str(path), cwd=pool_copy)
+    assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
+
+
+def test_the_first_16_mib_are_read_whatever_their_ratio(run, tmp_path):
+    path = tmp_path / "small.json.gz"
+    path.write_bytes(gzip.compress(_padded(15 << 20)))
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
+
+
+def _paperpool(*args: str, cwd: Path, memory: int | None = None) -> subprocess.CompletedProcess:
+    """paperpool in a process of its own, its address space limited to `memory` bytes."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([sys.executable, "-m", "paperpool", *args], check=False, cwd=cwd, capture_output=True, text=True,
+                          preexec_fn=limit if memory else None, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_trace_past_the_memory_is_one_line_naming_it(tmp_path, jobs):
+    """A trace of 128 MiB in 800 MB of address space: the worker's MemoryError (orjson's
+    'not enough memory', once said as 'not JSON') is one line, never an internal error."""
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_padded(128 << 20))
+    done = _paperpool("trace", "metrics", str(path), "--jobs", jobs, cwd=tmp_path, memory=800 << 20)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"Error: {path}:1: measuring the traces from this line on, it ran out of memory, and the rows before it are on "
+        "standard output; a trace needs some five times its bytes of memory in each of the --jobs processes: give fewer "
+        "--jobs or more memory, or split the longest traces\n"))
+    single = path.rename(tmp_path / "big.json")
+    done = _paperpool("trace", "validate", str(single), cwd=tmp_path, memory=800 << 20)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"Error: {single}: not enough memory to read this trace (it needs some five times its bytes); give paperpool "
+        "more memory, or split the trace into several\n"))
+
+
+def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
+    """A worker killed (as the system kills one when memory runs out) broke the pool: an
+    internal error. The corpus is long enough for the kill to come while it is measured."""
+    events = [{"id": f"e{i}", "t": i, "type": "message", "agent": f"a{i % 7}", "to": "a0"} for i in range(10_000)]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text((json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": []}) + "\n") * 150,
+                    encoding="utf-8")
+    output = tmp_path / "rows.csv"
+    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", str(path), "--jobs", "2", "-o",
+                                str(output)], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    children = Path(f"/proc/{command.pid}/task/{command.pid}/children")
+    while command.poll() is None and not children.read_text().split():
+        time.sleep(0.01)
+    os.kill(int(children.read_text().split()[0]), signal.SIGKILL)
+    _, stderr = command.communicate(timeout=300)
+    assert command.returncode == 1 and not output.exists()
+    assert re.fullmatch(rf"Error: {re.escape(str(path))}:\d+: measuring the traces from this line on, its process was killed "
+                        r"\(the system kills one when memory runs out\), and nothing was written; a trace needs some five "
+                        r"times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, or "
+                        r"split the longest traces\n", stderr)
