@@ -21,7 +21,9 @@ from .analysis import Analysis
 from .pool import Pool
 from .problems import PaperpoolError
 from .project import Project
-from .registry import RECORD_KINDS, REGISTRY_FILE, load_registry
+from .registry import CLAIMS_FILE, RECORD_KINDS, REGISTRY_FILE, outside_pool
+from .registry.sections import named_paths
+from .yamlio import YamlProblem, load_yaml
 
 
 @dataclass
@@ -74,22 +76,32 @@ def analysis_at_revision(root: Path, revision: str):
         at.extract([REGISTRY_FILE])
         if not (at.root / REGISTRY_FILE).is_file():
             raise PaperpoolError(f"the pool at {revision} has no {REGISTRY_FILE}; compare with a revision that has one")
-        at.extract(_pool_files(at.root))
+        read, named = _pool_files(at.root)
+        at.extract(read)
+        at.stand_in(named)
         try:
             yield Project(at.root, cache=False).analysis  # a temporary folder: its cache would never be read again
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
 
 
-def _pool_files(root: Path) -> list[str]:
-    """What the pool at `root` is read from, as its registry names it (relative to it):
-    the registry, its records' folders and its claims. A registry that cannot be read
-    names nothing more, and says why when the pool is read."""
-    registry, _ = load_registry(root)
-    if registry is None:
-        return [REGISTRY_FILE]
-    found = [registry.folder(kind) for kind in RECORD_KINDS] + [registry.claims_path]
-    return [REGISTRY_FILE] + [path.relative_to(root).as_posix() for path in found]
+def _pool_files(root: Path) -> tuple[list[str], list[str]]:
+    """What the pool at `root` is read from, as its registry (written out alone) names
+    it: the registry, its records' folders and its claims; and the other files and
+    folders its sections name (traces, corpora), which the registry's checks only look
+    for. A registry that cannot be read names nothing more, and says why when the pool
+    is read."""
+    try:
+        data = load_yaml(root / REGISTRY_FILE).data
+    except YamlProblem:
+        return [REGISTRY_FILE], []
+    pool = data.get("pool") if isinstance(data, dict) else None
+    if not isinstance(pool, dict):
+        return [REGISTRY_FILE], []
+    read = [pool.get(kind) for kind in RECORD_KINDS] + [pool.get("claims", CLAIMS_FILE)]
+    inside = [path for path in read if isinstance(path, str) and not outside_pool(path)]
+    named = [path for path in named_paths(data) if not outside_pool(path)]
+    return [REGISTRY_FILE, *inside], [path for path in named if path not in inside]
 
 
 @dataclass
@@ -126,6 +138,21 @@ class _Revision:
             raise PaperpoolError(f"cannot read the pool at {self.revision}: {exc}; compare with another revision") from None
         finally:
             archive.unlink(missing_ok=True)
+
+    def stand_in(self, names: list[str]) -> None:
+        """An empty file or folder for each of these the revision has: the registry's
+        checks ask only whether a corpus or a traces folder is there, and what diff
+        compares never reads them (a corpus can be gigabytes)."""
+        for name in names:
+            path = name if self.inside == "." else f"{self.inside}/{name}"
+            kind = subprocess.run(["git", "cat-file", "-t", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,
+                                  text=True, check=False).stdout.strip()
+            target = self.root / name
+            if kind == "tree":
+                target.mkdir(parents=True, exist_ok=True)
+            elif kind == "blob" and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.touch()
 
     def _has(self, path: str) -> bool:
         return subprocess.run(["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,

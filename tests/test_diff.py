@@ -131,3 +131,18 @@ def test_diff_refuses_a_revision_whose_records_expand_past_its_limit(repo, run):
     assert (result.exit_code, result.output) == (1, (
         f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
         "diff does not write out (a tree made to expand?); compare with another revision\n"))
+
+
+def test_diff_of_the_shipped_pool_whose_registry_names_corpora_and_traces(tmp_path, run):
+    """diff writes out only the pool's registry, records and claims; the corpora and the
+    traces folder its registry names stand in empty, as the registry's checks only look
+    for them (without them, the revision's pool was refused for a missing corpus)."""
+    from .conftest import REPO
+
+    root = tmp_path / "repo"
+    shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(".git", ".venv", "build", "site-build", "*.egg-info", "__pycache__"))
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "the survey's pool")
+    result = run("diff", "HEAD", cwd=root)
+    assert (result.exit_code, result.output) == (0, "No change to the pool since HEAD.\n")

@@ -14,6 +14,7 @@ import gzip
 import json
 import random
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
                             _build(pool, folder, times, 1)))
     found += _graph_cases(shipped, folder, times)
+    found += _pool_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -104,6 +106,82 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     for path in (closed, unknown, deep, bomb):
         path.unlink()
     return found
+
+
+def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The pool side's: 3,000 records of one title, a .bib of 5,000 long titles alike in
+    their letters, a .bib of one long macro used by every record, and a revision whose
+    records' folder names one tree ten ways six deep."""
+    found = []
+    pool = folder / "pool-one-title"
+    shutil.copytree(shipped, pool, symlinks=True)
+    record = next(iter(sorted((pool / "papers").glob("*.yaml")))).read_text(encoding="utf-8")
+    for number in range(3000):
+        (pool / "papers" / f"copy-{number}.yaml").write_text(_renamed(record, f"copy-{number}"), encoding="utf-8")
+    found.append(BoundedRow("validate --no-cache: 3,000 records of one title (one problem each)", "3,000 records",
+                            repeat(lambda: run(paperpool(pool, "validate", "--no-cache"), folder, expect=1), times)))
+    shutil.rmtree(pool)
+    titles = folder / "long-titles.bib"
+    titles.write_text(_long_titles_bib(5000), encoding="utf-8")
+    found.append(BoundedRow("import-bib --dry-run: 5,000 titles of 390 characters from 50 words",
+                            f"{titles.stat().st_size / 1e6:,.1f} MB",
+                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(titles)), folder), times)))
+    macro = folder / "long-macro.bib"
+    macro.write_text("\n".join(['@string{a = "%s"}' % ("\\'e " * 24000)]
+                                + [f'@article{{k{i}, title = a # " {i}", author = "Doe, J", year = 2020}}' for i in range(100)]),
+                     encoding="utf-8")
+    found.append(BoundedRow("import-bib: one 96,000-character macro used 100 times (refused)",
+                            f"{macro.stat().st_size / 1e3:,.0f} kB",
+                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(macro)), folder, expect=1),
+                                   times)))
+    repository = _expanding_revision(shipped, folder / "repository")
+    found.append(BoundedRow("diff: a revision whose records' folder expands to a million files (refused)",
+                            "nine git objects more than the pool",
+                            repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times)))
+    for path in (titles, macro):
+        path.unlink()
+    shutil.rmtree(repository)
+    return found
+
+
+def _renamed(record: str, key: str) -> str:
+    """A record's text under another key, with no id or link of the original's."""
+    kept = [line for line in record.splitlines() if not line.startswith(("key:", "arxiv_id:", "doi:", "openreview_id:", "urls:"))]
+    return "\n".join([f"key: {key}", *kept, f"urls: ['https://example.org/{key}']"]) + "\n"
+
+
+def _long_titles_bib(records: int) -> str:
+    generator = random.Random(39)
+    words = ["".join(generator.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(generator.randint(3, 9))) for _ in range(50)]
+    lines = []
+    for number in range(records):
+        title: list[str] = []
+        while sum(len(word) + 1 for word in title) < 390:
+            title.append(generator.choice(words))
+        lines.append(f"@misc{{r{number}, title={{{' '.join(title)}}}, author={{Doe, Jane}}, year={{2024}}}}")
+    return "\n".join(lines) + "\n"
+
+
+def _expanding_revision(shipped: Path, root: Path) -> Path:
+    """The pool in a repository of its own, with a branch `expanding` whose papers/ holds
+    a tree of ten trees, six levels deep: a million files from a few objects."""
+    shutil.copytree(shipped, root, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
+
+    def git(*arguments: str, given: str | None = None) -> str:
+        return subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org", *arguments], cwd=root,
+                              input=given, capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "the pool")
+    tree = git("mktree", given="".join(f"100644 blob {git('hash-object', '-w', '--stdin', given='x')}\tf{i}\n" for i in range(10)))
+    for _ in range(5):
+        tree = git("mktree", given="".join(f"040000 tree {tree}\td{i}\n" for i in range(10)))
+    papers = git("mktree", given=git("ls-tree", "HEAD:papers") + f"\n040000 tree {tree}\tbomb\n")
+    top = git("mktree", given="\n".join(line for line in git("ls-tree", "HEAD").splitlines() if not line.endswith("\tpapers"))
+              + f"\n040000 tree {papers}\tpapers\n")
+    git("branch", "expanding", git("commit-tree", top, "-p", "HEAD", "-m", "expanding"))
+    return root
 
 
 def _closed_cycle(events: int, closing: int) -> bytes:

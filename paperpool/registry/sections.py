@@ -30,9 +30,22 @@ class Section:
     schema_file: str  # the section's JSON Schema, a file of that package
     check: Callable[[Registry], list[Problem]] | None = None  # what the schema cannot check
     tables: Callable[[Registry], list[Table]] | None = None  # the tables it declares, for the size limits
+    # the files and folders of the pool its settings name, from the section as written
+    # (for `diff`, which writes out of a revision only what the pool is read from)
+    paths: Callable[[dict], list[str]] | None = None
 
     def schema(self) -> dict:
         return json.loads(resources.files(self.package).joinpath(self.schema_file).read_text(encoding="utf-8"))
+
+
+def named_paths(data: dict) -> list[str]:
+    """The paths every feature's section of a registry (as written: `data`) names."""
+    found = []
+    for name, section in registered().items():
+        written = data.get(name)
+        if section.paths is not None and isinstance(written, dict):
+            found += [path for path in section.paths(written) if isinstance(path, str)]
+    return found
 
 
 @functools.cache

@@ -134,4 +134,10 @@ def corpora(registry: Registry) -> list[Corpus]:
             for item in registry.section(NAME).get("corpora") or []]
 
 
-SECTION = Section(NAME, __package__, f"registry-{NAME}.schema.json", check=check)
+def named_paths(section: dict) -> list[str]:
+    """The traces folder and each corpus's path, as the section writes them."""
+    corpora = section.get("corpora") if isinstance(section.get("corpora"), list) else []
+    return [section.get("folder", DEFAULT_FOLDER)] + [corpus.get("path") for corpus in corpora if isinstance(corpus, dict)]
+
+
+SECTION = Section(NAME, __package__, f"registry-{NAME}.schema.json", check=check, paths=named_paths)
