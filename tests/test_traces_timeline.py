@@ -155,3 +155,14 @@ def test_the_gallery_names_every_shipped_trace_readably():
     titled = [card for card in cards if load(card.file.split("/", 1)[1]).get("title")]
     assert len(titled) == 3 and all(card.name == load(card.file.split("/", 1)[1])["title"] for card in titled)
     assert all([label for label, _ in card.rows[8:10]] == ["Critical path (steps)", "Total work (steps)"] for card in titled)
+
+
+@pytest.mark.parametrize("latest", [3e-323, 5e-324, 1e-300])
+def test_a_trace_whose_latest_time_is_subnormal_draws(latest):
+    """A valid trace ending at 3e-323 (issue 39's fresh review: the axis found no step for
+    a fifth of it, whose power of ten is 0.0, and build ended in an internal error)."""
+    trace = load("debate-two-rounds.json")
+    for number, event in enumerate(trace["events"]):
+        event["t"] = latest if number == len(trace["events"]) - 1 else 0
+    assert check_trace(trace).valid
+    assert ET.fromstring(timeline.draw(trace)).tag == f"{SVG}svg"

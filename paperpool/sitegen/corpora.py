@@ -79,7 +79,10 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
         except PaperpoolError as exc:
             said = str(exc.message).removeprefix(f"{registry.root}/")  # the corpus's files named as in the pool
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {said}") from None
-        result = summary.summarise(folder, by)
+        try:
+            result = summary.summarise(folder, by)
+        except PaperpoolError as exc:
+            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
         counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds) if outcome.traces > outcome.invalid else []
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"

@@ -48,6 +48,8 @@ def is_export(folder: Path) -> bool:
     return (folder / "traces").is_dir() and any((folder / "traces").rglob("*.parquet"))
 
 
+MAX_GROUPS = 500  # groups a summary shows, each a row per measure (the corpus page too: some 700 fill its 5 MB)
+
 def summarise(folder: Path, by: list[str]) -> Summary:
     import duckdb
 
@@ -70,6 +72,11 @@ def _summarise(connection, folder: Path, by: list[str]) -> Summary:
     identity = {column.name for column in IDENTITY}
     measures = [name for name, kind in types.items() if name not in identity and name not in by and _numeric(kind)]
     groups = ", ".join(_quoted(field) for field in by)
+    if by:  # one row per group and measure: counted first, in one pass, before any is built
+        count = connection.execute(f"SELECT count(*) FROM (SELECT DISTINCT {groups} FROM {traces} WHERE valid)").fetchone()[0]
+        if count > MAX_GROUPS:
+            raise PaperpoolError(f"by {', '.join(by)}: the valid traces fall into {count:,} groups, over the {MAX_GROUPS:,} a "
+                                 f"summary shows (a row per group and measure); group by a field with fewer values")
     # every measure's statistics in one pass over the table (a query per measure would read it once each)
     quantiles = f"[{', '.join(map(str, QUANTILES))}]"
     columns = [f"CAST({_quoted(measure)} AS DOUBLE)" for measure in measures]

@@ -330,6 +330,7 @@ class _Sinks:
         self.writers = {}
         self.batches = 0
         self.empty = set(tables)  # partitioned tables no row has reached yet
+        self.partitions: set[tuple] = set()  # the partitions' values written so far
         for name, columns in tables.items():
             (folder / name).mkdir()
             if not partition:
@@ -338,6 +339,7 @@ class _Sinks:
     def write(self, done: Done) -> None:
         if self.partition:
             _refuse_unnamable(done.payload["traces"], self.partition)
+            self._count_partitions(done.payload["traces"])
         for name, batch in done.payload.items():
             if not self.partition:
                 self.writers[name].write_batch(batch)
@@ -350,6 +352,17 @@ class _Sinks:
                                  existing_data_behavior="overwrite_or_ignore")
         self.batches += 1
 
+    def _count_partitions(self, traces) -> None:
+        """A folder and its files per partition: a corpus whose every trace has a run of
+        its own would make one each (105,000 traces in 582 kB of gzip: 210,000 files)."""
+        columns = [traces.column(name).to_pylist() for name in self.partition]
+        for k, values in enumerate(zip(*columns)):
+            self.partitions.add(values)
+            if len(self.partitions) > MAX_PARTITIONS:
+                where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
+                raise PaperpoolError(f"{where}: --partition-by {','.join(self.partition)}: past {MAX_PARTITIONS:,} partitions, "
+                                     "a folder of files each; partition by a field with fewer values")
+
     def close(self) -> None:
         for writer in self.writers.values():
             writer.close()
@@ -360,6 +373,7 @@ class _Sinks:
 
 PARTITIONABLE = ("run", "step", "group", "task_id", "system", "topology")
 MAX_NAME = 255  # bytes of a folder's name on common file systems
+MAX_PARTITIONS = 1_000
 
 
 def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:

@@ -256,8 +256,8 @@ def _legend(ix, top: float, failure: bool = False) -> tuple[list[str], float]:
 def _round_step(rough: float) -> float:
     if not math.isfinite(rough) or rough <= 0:
         return 1.0
-    power = 10.0 ** math.floor(math.log10(rough))
-    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough * (1 - 1e-9))
+    power = 10.0 ** math.floor(math.log10(rough))  # 0.0 for a subnormal rough (1e-324): no step fits it
+    return next((m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough * (1 - 1e-9)), rough)
 
 
 def _num(value: float) -> str:
