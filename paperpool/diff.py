@@ -1,8 +1,9 @@
 """What a change to the pool changes: records added, removed or retagged, and every
 count, gap cell and claim that moved. This is what a pull request's reviewer reads.
 
-The pool at a git revision is extracted to a temporary folder with `git archive` and
-read like any other pool, with the registry and claims of that revision.
+The pool at a git revision (its registry, records and claims) is written to a temporary
+folder from git's objects and read like any other pool, with the registry and claims of
+that revision.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -121,23 +121,63 @@ class _Revision:
 
     def extract(self, names: list[str]) -> None:
         """These files and folders of the pool, those the revision has, within MAX_FILES
-        and MAX_BYTES (counted from git's listing before anything is written)."""
+        entries (trees counted) and MAX_BYTES, counted from git's listing before anything
+        is written. Each file is read by its object id: `git archive` walks the whole tree
+        whatever paths it is given, which a tree naming itself sixteen ways eight deep
+        makes billions of trees."""
         paths = [name if self.inside == "." else f"{self.inside}/{name}" for name in names]
         paths = [path for path in paths if self._has(path)]
-        if not paths:
-            return
-        self._check_size(paths)
-        archive = self.folder / "pool.tar"
-        with archive.open("wb") as out:
-            _git(self.top, "archive", "--format=tar", self.commit, "--", *paths, out=out,
-                 failure=f"cannot read the pool at {self.revision}: {{detail}}")
+        if paths:
+            self._write(self._listed(paths))
+
+    def _listed(self, paths: list[str]) -> list[tuple[str, str, str]]:
+        """(mode, object, path) of each file under `paths`, read from git's listing as it
+        comes and stopped past a limit."""
+        files, entries, size = [], 0, 0
+        listing = subprocess.Popen(["git", "ls-tree", "-r", "-t", "-l", "-z", self.commit, "--", *paths], cwd=self.top,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
-            with tarfile.open(archive) as tar:
-                tar.extractall(self.folder / "tree", filter=_links_out_made_inert)
-        except tarfile.TarError as exc:  # git archive writes plain archives; this is not one
-            raise PaperpoolError(f"cannot read the pool at {self.revision}: {exc}; compare with another revision") from None
+            for mode, kind, obj, length, path in _entries(listing.stdout):
+                entries += 1
+                size += int(length) if length.isdigit() else 0
+                if entries > MAX_FILES or size > MAX_BYTES:
+                    raise PaperpoolError(f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
+                                         f"{MAX_BYTES >> 20:,} MiB in its registry, records and claims, which diff does not "
+                                         "write out (a tree made to expand?); compare with another revision")
+                if kind == "blob":
+                    files.append((mode, obj, path))
         finally:
-            archive.unlink(missing_ok=True)
+            listing.kill()
+            listing.wait()
+            listing.stdout.close()
+        return files
+
+    def _write(self, files: list[tuple[str, str, str]]) -> None:
+        """Each file's bytes, from `git cat-file --batch`, one at a time. A symbolic link
+        is written as a link that leads nowhere: the pool then refuses it as validate
+        refuses any linked record, naming it, and nothing outside the tree is read."""
+        batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            for mode, obj, path in files:
+                batch.stdin.write(obj.encode("ascii") + b"\n")
+                batch.stdin.flush()
+                header = batch.stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    raise PaperpoolError(f"cannot read the pool at {self.revision}: git gave no file for {path}; "
+                                         "compare with another revision")
+                data = batch.stdout.read(int(header[2]) + 1)[:-1]  # the bytes, then a line break
+                target = self.folder / "tree" / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if mode == "120000":
+                    target.symlink_to(_NOWHERE)
+                else:
+                    target.write_bytes(data)
+        finally:
+            batch.stdin.close()
+            batch.kill()
+            batch.wait()
+            batch.stdout.close()
 
     def stand_in(self, names: list[str]) -> None:
         """An empty file or folder for each of these the revision has: the registry's
@@ -158,52 +198,28 @@ class _Revision:
         return subprocess.run(["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,
                               check=False).returncode == 0
 
-    def _check_size(self, paths: list[str]) -> None:
-        """git's listing of `paths`, read as it comes and stopped past a limit."""
-        files = size = 0
-        listing = subprocess.Popen(["git", "ls-tree", "-r", "-l", "-z", self.commit, "--", *paths], cwd=self.top,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            for entry in _entries(listing.stdout):
-                files += 1
-                size += int(entry) if entry.isdigit() else 0
-                if files > MAX_FILES or size > MAX_BYTES:
-                    raise PaperpoolError(f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
-                                         f"{MAX_BYTES >> 20:,} MiB in its registry, records and claims, which diff does not "
-                                         "write out (a tree made to expand?); compare with another revision")
-        finally:
-            listing.kill()
-            listing.wait()
-            listing.stdout.close()
 
-
-def _entries(stream) -> Iterator[str]:
-    """The size field of each entry of `git ls-tree -l -z` ('-' for a submodule)."""
+def _entries(stream) -> Iterator[tuple[str, str, str, str, str]]:
+    """(mode, type, object, size, path) of each entry of `git ls-tree -l -z` (size '-'
+    for a tree or a submodule)."""
     pending = b""
     while chunk := stream.read(1 << 16):
         *whole, pending = (pending + chunk).split(b"\0")
         for entry in whole:
-            yield entry.split(b"\t", 1)[0].split()[-1].decode("ascii", "replace")
+            yield _entry(entry)
     if pending:
-        yield pending.split(b"\t", 1)[0].split()[-1].decode("ascii", "replace")
+        yield _entry(pending)
 
 
-# What a link out of the tree is made to point at: a name longer than a file name may be
-# (255 bytes), so that no file of the archive can have it and the link leads nowhere.
+def _entry(entry: bytes) -> tuple[str, str, str, str, str]:
+    fields, _, path = entry.partition(b"\t")
+    mode, kind, obj, size = fields.decode("ascii", "replace").split()
+    return mode, kind, obj, size, path.decode("utf-8", "surrogateescape")
+
+
+# What a link of the revision is made to point at: a name longer than a file name may be
+# (255 bytes), so that no file can have it and the link leads nowhere.
 _NOWHERE = "paperpool-diff:" + "a-link-out-of-the-tree-led-here" * 8
-
-
-def _links_out_made_inert(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
-    """tarfile's "data" filter, except that a symbolic link pointing out of the tree (a
-    record linked to /etc/passwd, say) is kept as a link that leads nowhere, instead of
-    stopping the extraction: the pool at the revision then refuses it as validate refuses
-    any linked record, naming it, and nothing outside the tree is ever read."""
-    try:
-        return tarfile.data_filter(member, destination)
-    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
-        if not member.issym():
-            raise
-        return tarfile.data_filter(member.replace(linkname=_NOWHERE, deep=False), destination)
 
 
 def _git(cwd: Path, *args: str, failure: str, out=None) -> str:

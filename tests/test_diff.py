@@ -146,3 +146,20 @@ def test_diff_of_the_shipped_pool_whose_registry_names_corpora_and_traces(tmp_pa
     git(root, "commit", "-qm", "the survey's pool")
     result = run("diff", "HEAD", cwd=root)
     assert (result.exit_code, result.output) == (0, "No change to the pool since HEAD.\n")
+
+
+def test_diff_refuses_a_revision_of_empty_trees_nested_past_its_limit(repo, run):
+    """Sixteen names for one tree, eight deep, ending in the empty tree: no file at all,
+    four billion trees (issue 39's fresh review: the files' count missed them, and git
+    archive walked them all, for ever). Trees count as entries."""
+    def out(*args: str, given: str = "") -> str:
+        return subprocess.run(["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True).stdout.strip()
+
+    tree = out("hash-object", "-t", "tree", "-w", "--stdin")
+    for _ in range(8):
+        tree = out("mktree", given="".join(f"040000 tree {tree}\td{i}\n" for i in range(16)))
+    commit = _grafted(repo.parent, "papers", tree)
+    result = run("diff", commit, cwd=repo)
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
+        "diff does not write out (a tree made to expand?); compare with another revision\n"))

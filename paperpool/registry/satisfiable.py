@@ -16,6 +16,7 @@ from .columns import Column
 from .query import Combine, Condition, Negate, Node
 
 MAX_TERMS = 256  # `and`s a query may spread into before it is not judged
+MAX_LITERALS = 16_384  # conditions in all those `and`s together
 Literal = tuple[Condition, bool]  # a condition and whether it must hold (False: must not)
 
 
@@ -57,9 +58,12 @@ def _spread(node: Node, positive: bool) -> list[list[Literal]]:
         return [term for terms in parts for term in terms]
     terms = [[]]
     for options in parts:  # an and, or a negated or: every part
-        terms = [term + option for term in terms for option in options]
-        if len(terms) > MAX_TERMS:
+        # sized before it is built: 256 terms times a 90,000-term or took 2 GB, and 256
+        # terms each growing by one condition per `and` copied N squared literals
+        size = sum(map(len, terms)) * len(options) + len(terms) * sum(map(len, options))
+        if len(terms) * len(options) > MAX_TERMS or size > MAX_LITERALS:
             raise _TooLarge
+        terms = [term + option for term in terms for option in options]
     return terms
 
 
