@@ -146,8 +146,9 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
 
 def _renamed(record: str, key: str) -> str:
     """A record's text under another key, with no id or link of the original's."""
-    kept = [line for line in record.splitlines() if not line.startswith(("key:", "arxiv_id:", "doi:", "openreview_id:", "urls:"))]
-    return "\n".join([f"key: {key}", *kept, f"urls: ['https://example.org/{key}']"]) + "\n"
+    data = yaml.safe_load(record)
+    data.update({"key": key, "arxiv_id": None, "doi": None, "openreview_id": None, "urls": [f"https://example.org/{key}"]})
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
 def _long_titles_bib(records: int) -> str:
