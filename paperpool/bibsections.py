@@ -6,6 +6,8 @@ purpose: the BibTeX reader and writer are imported only by the commands that use
 
 from __future__ import annotations
 
+import re
+
 from .problems import Problem
 from .registry import RECORD_KINDS, Registry, Section, registry_problem, resolve_spec
 from .registry.tables import unknown_keys
@@ -16,6 +18,10 @@ IMPORT_SETTINGS = {"fields", "keep", "authors_complete"}  # per record kind
 # The field types a BibTeX value can fill (bibimport.READERS reads each).
 READABLE_TYPES = ("text", "integer", "text_list", "identifier", "url_list", "url")
 
+
+# a BibTeX type or field name, as paperpool writes one: anything else could end the
+# record it is written into and start one of its own making
+BIBTEX_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 def check_export(registry: Registry) -> list[Problem]:
     """Every field `bibtex_export` names must be a declared entry field."""
@@ -34,6 +40,11 @@ def check_export(registry: Registry) -> list[Problem]:
         fields = {}
     listed = [((name,), value) for name, value in sources.items()]
     for name, value in fields.items():
+        if not isinstance(name, str) or not BIBTEX_NAME.fullmatch(name):
+            # written after its record's `  ` as it is: `note = {x},\n  url = {...},\n  z` would add fields
+            problem(("fields", name), "a BibTeX field's name is a letter and then letters, digits, - or _ (at most 64); "
+                                      "rename it")
+            continue
         # {from: [...], types: [...]}: the field written only for these BibTeX types
         if isinstance(value, dict):
             listed.append((("fields", name, "from"), value.get("from")))

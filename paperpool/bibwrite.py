@@ -19,6 +19,7 @@ from bibtexparser import model
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from . import bibsections
+from .bibsections import BIBTEX_NAME
 from .markdown import visible
 from .registry import Registry, lookup, resolve_spec
 
@@ -84,8 +85,12 @@ def citation(registry: Registry, data: dict) -> Citation:
     specs = registry.fields["entries"]
     key = _first(data, settings.get("key", ["key"])) or data.get("key")
     kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
+    if not BIBTEX_NAME.fullmatch(str(kind)):  # a record's value, written after `@`: `misc{evil, ...}\n@misc` would be two
+        kind = DEFAULT_TYPE
     fields, verbatim = [], set()
     for name, given in (settings.get("fields") or {}).items():
+        if not BIBTEX_NAME.fullmatch(str(name)):  # validate refuses it
+            continue
         sources, types = field_sources(given)
         if types is not None and str(kind).lower() not in types:
             continue

@@ -188,3 +188,16 @@ def test_bib_export_and_import_give_back_the_same_authors(run, pool_copy, empty_
     assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
     record = yaml.safe_load((empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8"))
     assert (record["authors"], record["authors_complete"]) == (AWKWARD_NAMES, True)
+
+
+def test_bib_export_writes_a_type_that_is_no_bibtex_type_as_misc(run, pool_copy):
+    """The type is a record's value (issue 39's fresh review: `misc{evil, url = {...}}\\n@misc`
+    ended its record and started one of its own making): a type that is not a letter and
+    then letters, digits, - or _ is written as misc."""
+    edit(pool_copy / "registry.yaml", "  type: [bibtex.type]\n", "  type: [bibtex.key, bibtex.type]\n")
+    edit(pool_copy / "papers" / "malt.yaml", "  key: malt2025", "  key: \"misc{evil,\\n  url = {javascript:alert(1)}}\\n@misc\"")
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    exported = run("export", "--format", "bib", cwd=pool_copy).output
+    library = bibtexparser.parse_string(exported)
+    assert not library.failed_blocks and "evil" not in [entry.key for entry in library.entries]
+    assert "@misc{malt," in exported and "javascript" not in exported
