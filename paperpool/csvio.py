@@ -65,7 +65,7 @@ def import_csv(
     PaperpoolError listing every problem; nothing is written here."""
     registry = pool.registry
     rows = _read_rows(csv_path, registry, kind)
-    bib = _read_bib(bib_path) if bib_path else []
+    bib = _BibIndex(_read_bib(bib_path)) if bib_path else None
     specs = registry.fields[kind]
     existing = {record.key.casefold() for record in pool.all_records()}
     planned, problems, seen = [], [], {}
@@ -74,8 +74,8 @@ def import_csv(
         problems += row_problems
         if record is None:
             continue
-        if bib:
-            _merge_bib(record, _match_bib(record, bib))
+        if bib is not None:
+            _merge_bib(record, bib.match(record))
         identifiers_from_links(record, specs)
         record = complete(record, specs, registry, kind, date_added or dt.date.today())
         key = record.get("key")
@@ -136,22 +136,30 @@ def _read_bib(path: Path) -> list[BibRecord]:
     return parse_bib(read_input(path), path.name)
 
 
-def _match_bib(record: dict, bib: list[BibRecord]) -> BibRecord | None:
-    """The .bib record of a CSV row: same arXiv id, else a shared link, else same title."""
-    arxiv = record.get("arxiv_id")
-    tokens = set()
-    for url in record.get("urls") or []:
-        tokens |= identity.url_tokens(url)
-    title = identity.title_key(record.get("title") or "")
-    for test in (
-        lambda b: arxiv and b.arxiv_id == identity.arxiv_id(arxiv),
-        lambda b: any(identity.url_tokens(u) & tokens for u in b.urls),
-        lambda b: identity.title_key(b.title) == title,
-    ):
-        matches = [b for b in bib if test(b)]
-        if len(matches) == 1:
-            return matches[0]
-    return None
+class _BibIndex:
+    """A .bib's records by arXiv id, link and title, found once: matched row by row, each
+    row read every record three times (8,000 rows against 8,000 records: five minutes)."""
+
+    def __init__(self, records: list[BibRecord]):
+        self.by_arxiv: dict[str, list[BibRecord]] = {}
+        self.by_token: dict[object, list[BibRecord]] = {}
+        self.by_title: dict[str, list[BibRecord]] = {}
+        for record in records:
+            if record.arxiv_id:
+                self.by_arxiv.setdefault(record.arxiv_id, []).append(record)
+            for token in {token for url in record.urls for token in identity.url_tokens(url)}:
+                self.by_token.setdefault(token, []).append(record)
+            self.by_title.setdefault(identity.title_key(record.title), []).append(record)
+
+    def match(self, record: dict) -> BibRecord | None:
+        """The .bib record of a CSV row: the one with its arXiv id, else the one sharing a
+        link with it, else the one with its title; none where two or more would."""
+        arxiv = record.get("arxiv_id")
+        tokens = {token for url in record.get("urls") or [] for token in identity.url_tokens(url)}
+        found = [self.by_arxiv.get(identity.arxiv_id(arxiv), []) if arxiv else [],
+                 list({id(b): b for token in tokens for b in self.by_token.get(token, [])}.values()),
+                 self.by_title.get(identity.title_key(record.get("title") or ""), [])]
+        return next((matches[0] for matches in found if len(matches) == 1), None)
 
 
 def _merge_bib(record: dict, bib: BibRecord | None) -> None:

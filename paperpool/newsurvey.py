@@ -22,7 +22,12 @@ import jinja2
 from . import fileschemas, readme, release
 from .problems import PaperpoolError
 from .project import Project
-from .registry import REGISTRY_FILE
+from .registry import (
+    BIDI_CONTROLS,
+    CONTROL_CHARACTERS,
+    REGISTRY_FILE,
+    refused_character_message,
+)
 from .yamlio import new_folder
 
 # Names a Python package cannot ship as they are (hidden files, a folder with a dot)
@@ -46,6 +51,9 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
         raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
     if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
         raise PaperpoolError("--title: give the survey's title on one line")
+    invisible = title is not None and (CONTROL_CHARACTERS.search(title) or BIDI_CONTROLS.search(title))
+    if invisible:  # the registry refuses them: the new pool would not load
+        raise PaperpoolError(f"--title: {refused_character_message(invisible.group())}")
     if site_url is not None and not SITE_URL.match(site_url):
         raise PaperpoolError(f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
                              f"at, such as {SITE_URL_EXAMPLE}")

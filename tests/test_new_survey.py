@@ -73,6 +73,10 @@ def test_new_survey_refuses_a_folder_in_use(run, tmp_path, snapshot):
         1, f"Error: {tmp_path / 'taken'}: already exists and is not empty; new-survey starts a pool in a new or empty folder\n")
     result = run("new-survey", "other", "--title", "two\nlines", cwd=tmp_path)
     assert (result.exit_code, result.output) == (1, "Error: --title: give the survey's title on one line\n")
+    # the registry refuses controls: the new pool would not load (an internal error before)
+    for title, code in (("A\x1b[2Jb", "001B"), ("A\u202eb", "202E")):
+        result = run("new-survey", "other", "--title", title, cwd=tmp_path)
+        assert (result.exit_code, result.output) == (1, f"Error: --title: contains the invisible control character U+{code}; remove it\n")
     assert snapshot(tmp_path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
