@@ -201,3 +201,18 @@ def test_bib_export_writes_a_type_that_is_no_bibtex_type_as_misc(run, pool_copy)
     library = bibtexparser.parse_string(exported)
     assert not library.failed_blocks and "evil" not in [entry.key for entry in library.entries]
     assert "@misc{malt," in exported and "javascript" not in exported
+
+
+def test_csv_export_writes_the_unknown_marker_of_a_list_field_whole(run, pool_copy):
+    """A stub's `authors: TODO` (what add and import-csljson write into a field they cannot
+    fill) is the marker in the CSV, not its letters (issue 39's fresh review: T and O and
+    D and O)."""
+    edit(pool_copy / "papers" / "malt.yaml", "authors:\n", "authors: TODO\nwas_authors:\n")
+    text = (pool_copy / "papers" / "malt.yaml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = lines.index("was_authors:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("- "))
+    (pool_copy / "papers" / "malt.yaml").write_text("\n".join(lines[:start] + lines[end:]) + "\n", encoding="utf-8")
+    exported = run("export", "--format", "csv", cwd=pool_copy).output
+    row = next(line for line in exported.splitlines() if line.startswith("malt,"))
+    assert ",TODO," in row and "T and O" not in row

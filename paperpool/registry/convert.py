@@ -54,12 +54,18 @@ def _unknown_as_null_out(value) -> str:
 URL_SEPARATOR = " ; "
 
 
+def _listed(value) -> list:
+    """A list field's items; a text (the unknown marker `add` writes, TODO) is one item,
+    not its letters (T and O and D and O)."""
+    return [value] if isinstance(value, str) else list(value or [])
+
+
 def _url_list_in(cell: str):
     return [part.strip() for part in cell.split(";") if part.strip()]
 
 
 def _url_list_out(value) -> str:
-    return URL_SEPARATOR.join(value or [])
+    return URL_SEPARATOR.join(_listed(value))
 
 
 def _author_list_in(cell: str):
@@ -67,7 +73,7 @@ def _author_list_in(cell: str):
 
 
 def _author_list_out(value) -> str:
-    return " and ".join(value or [])
+    return " and ".join(_listed(value))
 
 
 def _boolean_in(cell: str):
@@ -90,7 +96,7 @@ def _value_list_in(cell: str):
 
 
 def _value_list_out(value) -> str:
-    return ";".join(value or [])
+    return ";".join(_listed(value))
 
 
 def _value_map_in(cell: str):
