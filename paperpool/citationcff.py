@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .markdown import address
 from .problems import Problem
 from .registry import LINKED_FILE, REGISTRY_FILE
 from .yamlio import YamlProblem, dump_yaml, load_yaml
@@ -64,7 +65,7 @@ def render(registry) -> str | None:
                                                        "description": "the survey's arXiv id"}],
                   "url": f"https://arxiv.org/abs/{survey['arxiv_id']}"}
     if registry.publication is not None and registry.publication.url:
-        cited["url"] = registry.publication.url
+        cited["url"] = address(registry.publication.url)  # a URI, as CFF's schema says: a quote or space percent-encoded
     document = {"cff-version": CFF_VERSION, "message": MESSAGE, "type": "dataset", "title": title, "authors": authors}
     if isinstance(survey.get("repository"), str):
         document["repository-code"] = survey["repository"]

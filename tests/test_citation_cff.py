@@ -62,3 +62,15 @@ def test_a_new_surveys_citation_is_valid_and_validate_reads_it(tmp_path, cff_sch
     assert document["authors"][0] == {"family-names": "Doe", "given-names": "Jane"}
     (root / citationcff.FILE).write_text(text, encoding="utf-8")
     assert run("validate", "--strict", cwd=root).exit_code == 0
+
+
+def test_the_publication_url_is_written_as_a_uri(run, pool_copy):
+    """survey.publication.url is an http(s) address, which may hold a quote (issue 39's
+    fresh review: written into CITATION.cff as it was, not a URI as CFF's schema asks)."""
+    registry = pool_copy / "registry.yaml"
+    text = registry.read_text(encoding="utf-8")
+    registry.write_text(text.replace('url: "https://arxiv.org/abs/2605.02801v1"', 'url: "https://e.org/a\\"onmouseover=alert(3)//"'),
+                        encoding="utf-8")
+    assert run("publish", cwd=pool_copy).exit_code == 0
+    cited = yaml.safe_load((pool_copy / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cited["preferred-citation"]["url"] == "https://e.org/a%22onmouseover=alert(3)//"
