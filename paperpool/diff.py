@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from pathlib import Path
 from . import claims, markdown, stats
 from .analysis import Analysis
 from .pool import Pool
-from .problems import PaperpoolError
+from .problems import PaperpoolError, printable
 from .project import Project
 from .registry import CLAIMS_FILE, RECORD_KINDS, REGISTRY_FILE, outside_pool
 from .registry.sections import named_paths
@@ -167,17 +168,31 @@ class _Revision:
                     raise PaperpoolError(f"cannot read the pool at {self.revision}: git gave no file for {path}; "
                                          "compare with another revision")
                 data = batch.stdout.read(int(header[2]) + 1)[:-1]  # the bytes, then a line break
-                target = self.folder / "tree" / path
+                target = self._target(path)
+                if os.path.lexists(target):  # written already (the registry, first read alone), or named twice
+                    continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if mode == "120000":
                     target.symlink_to(_NOWHERE)
                 else:
-                    target.write_bytes(data)
+                    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+                    with os.fdopen(descriptor, "wb") as out:
+                        out.write(data)
         finally:
             batch.stdin.close()
             batch.kill()
             batch.wait()
             batch.stdout.close()
+
+    def _target(self, path: str) -> Path:
+        """Where a file of the revision is written: under the temporary folder, by a path
+        of plain names. git's trees may name an entry `..` (git mktree takes it, and a
+        fetch checks nothing by default): such a path would climb out and write anywhere."""
+        parts = path.split("/")
+        if path.startswith("/") or any(part in ("", ".", "..") or "\\" in part for part in parts):
+            raise PaperpoolError(f"the pool at {self.revision} names a file {printable(path)!r}, a path out of its folder; "
+                                 "compare with another revision")
+        return self.folder.joinpath("tree", *parts)
 
     def stand_in(self, names: list[str]) -> None:
         """An empty file or folder for each of these the revision has: the registry's

@@ -163,3 +163,26 @@ def test_diff_refuses_a_revision_of_empty_trees_nested_past_its_limit(repo, run)
     assert (result.exit_code, result.output) == (1, (
         f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
         "diff does not write out (a tree made to expand?); compare with another revision\n"))
+
+
+def test_diff_refuses_a_revision_whose_tree_names_an_entry_dot_dot(repo, run, tmp_path):
+    """git mktree takes an entry named `..`, and a fetch checks nothing by default (issue
+    39's fresh review: papers/../../../x.txt was written outside the temporary folder,
+    anywhere the user may write): refused before anything leaves the folder."""
+    def out(*args: str, given: str = "") -> str:
+        return subprocess.run(["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True).stdout.strip()
+
+    blob = out("hash-object", "-w", "--stdin", given="written by diff\n")
+    tree = out("mktree", given=f"100644 blob {blob}\tescaped.txt\n")
+    for _ in range(6):
+        tree = out("mktree", given=f"040000 tree {tree}\t..\n")
+    papers = out("mktree", given=out("ls-tree", "HEAD:pool/papers") + f"\n040000 tree {tree}\t..\n")
+    pool = out("mktree", given="\n".join(line for line in out("ls-tree", "HEAD:pool").splitlines() if not line.endswith("\tpapers"))
+               + f"\n040000 tree {papers}\tpapers\n")
+    root = out("mktree", given=f"040000 tree {pool}\tpool\n")
+    commit = out("commit-tree", root, "-p", "HEAD", "-m", "an entry named ..")
+    result = run("diff", commit, cwd=repo)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: the pool at {commit} names a file 'pool/papers/../../") and result.output.endswith(
+        "escaped.txt', a path out of its folder; compare with another revision\n"), result.output
+    assert not list(Path("/tmp").glob("escaped.txt")) and not list(tmp_path.rglob("escaped.txt"))
