@@ -80,6 +80,9 @@ class Citation:
     others: bool  # the author list is incomplete
 
 
+NAME_FIELDS = ("author", "editor")  # BibTeX's fields of names, each a list joined by `and`
+
+
 def citation(registry: Registry, data: dict) -> Citation:
     settings = export_settings(registry)
     specs = registry.fields["entries"]
@@ -102,7 +105,10 @@ def citation(registry: Registry, data: dict) -> Citation:
             verbatim.add(name)
             fields.append((name, [str(item) for item in value] if isinstance(value, list) else str(value)))
         elif isinstance(value, list):
-            fields.append((name, [visible(item) for item in value]))
+            # a list is names only for the fields of names; any other (pages from a list
+            # field, say) is one text, as BibTeX, RIS and CSL-JSON each take it
+            items = [visible(item) for item in value]
+            fields.append((name, items if name in NAME_FIELDS else ", ".join(items)))
         else:
             # bidirectional controls would reorder the citation on screen; they are dropped
             fields.append((name, " ".join(visible(value).split())))

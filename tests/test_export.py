@@ -216,3 +216,16 @@ def test_csv_export_writes_the_unknown_marker_of_a_list_field_whole(run, pool_co
     exported = run("export", "--format", "csv", cwd=pool_copy).output
     row = next(line for line in exported.splitlines() if line.startswith("malt,"))
     assert ",TODO," in row and "T and O" not in row
+
+
+def test_a_bibtex_field_from_a_list_field_is_one_text_in_every_format(run, pool_copy):
+    """pages mapped to a list field (issue 39's fresh review: validate said ok, then RIS,
+    CSL-JSON and the build ended in an internal error): the values joined as one text."""
+    edit(pool_copy / "registry.yaml", "    pages: [bibtex.pages]\n", "    pages: [further_families]\n")
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    for fmt in ("ris", "csljson", "bib"):
+        result = run("export", "--format", fmt, cwd=pool_copy)
+        assert result.exit_code == 0 and "internal error" not in result.output, (fmt, result.output[-300:])
+    malt = json.loads(run("export", "--format", "csljson", cwd=pool_copy).output)
+    families = {item["id"]: item.get("page") for item in malt}
+    assert any(page and ", " in page for page in families.values())

@@ -19,6 +19,10 @@ from .model import RECORD_KINDS, REGISTRY_FILE, Registry, lookup, registry_probl
 from .reader import RegistryReader
 from .tables import check_gaps, check_sizes, check_statistics
 
+# A name, label or text of the registry: the theme writes the survey's title into every
+# page several times, and a label is a page's title (a 900,000-character title made a
+# site of 920 MB); mkdocs.yml's words have the same limit.
+MAX_TEXT_CHARS = 2_000
 # a file of the pool that is a link: git keeps it as a link, to whatever it points at on
 # each machine (a file outside the pool, a device, a secret)
 LINKED_FILE = "is a symbolic link; {what} is a plain file of the pool: replace the link with the file itself"
@@ -82,6 +86,8 @@ def shape_problems(doc: Document) -> list[Problem]:
     _dates_as_written(doc)
     problems = [registry_problem(doc, where, refused_character_message(char))
                 for where, char in refused_characters(doc, BIDI_CONTROLS)]
+    problems += [registry_problem(doc, where, f"is {len(text):,} characters long, over {MAX_TEXT_CHARS:,}; shorten it")
+                 for where, text in doc.raw.items() if isinstance(text, str) and len(text) > MAX_TEXT_CHARS]
     problems += [registry_problem(doc, where, message) for where, message in schema.schema_problems(doc.data)]
     if not problems:
         problems += _path_problems(doc)
