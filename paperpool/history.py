@@ -131,6 +131,9 @@ def day_problem(value) -> str | None:
     return f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-04-26"
 
 
+MAX_CHANGES = 200
+
+
 def check(checker, value, spec, path: tuple) -> None:
     """The problems of a history field: each change dated, in order, after the record
     entered the pool and not in the future, with the earlier values of declared fields
@@ -139,6 +142,10 @@ def check(checker, value, spec, path: tuple) -> None:
     entered = as_date(checker.record.data.get(dated_by)) if dated_by else None
     protected = {spec.name, "key", dated_by}
     previous = None
+    if isinstance(value, list) and len(value) > MAX_CHANGES:  # each is a row of the record's page, labels and all
+        checker.problem(path, f"lists {len(value):,} changes, over {MAX_CHANGES}; keep the retaggings that changed what the "
+                              "record says")
+        return
     for here, change in checker.mapping_items(value, path, "changes, oldest first", "a change", CHANGE_FIELDS, EXAMPLE):
         day = _check_change_day(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
         previous = day or previous

@@ -698,3 +698,22 @@ def test_an_entry_without_its_optional_authors_is_built(tiny, tmp_path, run):
     assert result.exit_code == 0, result.output
     page = next(kept.rglob("alpha.md")).read_text(encoding="utf-8")
     assert "# Alpha: learning to split tasks\n\n(2025)\n" in page and "Ames" not in page
+
+
+def test_a_browse_data_set_is_written_record_by_record_within_its_size():
+    """The data script is what json.dumps writes of the whole, built record by record; past
+    MAX_DATA_BYTES it is refused before the rest is built (issue 39's fresh review: 700 kB
+    of records whose values had 2,000-character labels made an exclusions.js of 1.2 GB)."""
+    import json as _json
+
+    from paperpool.problems import PaperpoolError
+    from paperpool.sitegen import datasets
+
+    data = {"noun": ["entry", "entries"], "facets": [], "records": [{"key": f"k{i}", "cells": {"t": "é<" * i}} for i in range(50)]}
+    expected = _json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+    assert datasets.script("entries", data) == f'window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData["entries"]={expected};\n'
+    label = "é" * 2000
+    big = {"noun": ["exclusion", "exclusions"], "records": [{"key": f"x{i}", "cells": {"tags": [label] * 100}} for i in range(500)]}
+    with pytest.raises(PaperpoolError) as refused:
+        datasets.script("exclusions", big)
+    assert str(refused.value).startswith("the Browse page's data of the exclusions passes 64 MB at x")

@@ -12,6 +12,7 @@ import json
 import math
 
 from ..markdown import visible
+from ..problems import PaperpoolError
 from ..registry.columns import NONE
 from ..registry.model import lookup, resolve_spec
 from . import paths
@@ -88,12 +89,32 @@ def exclusions(analysis: SiteAnalysis) -> dict:
     }
 
 
+# A data set's size: each record's cells repeat its values' labels (2,000 characters each,
+# six bytes a character once escaped), so 700 kB of records and labels made 1.2 GB.
+MAX_DATA_BYTES = 64 << 20
+
+
 def script(name: str, data: dict) -> str:
+    """The data set as a script. Written record by record, its size counted as it grows:
+    past MAX_DATA_BYTES it is refused before the rest is built."""
+    head = _json({key: value for key, value in data.items() if key != "records"})
+    parts, size = [], len(head)
+    for record in data.get("records", []):
+        parts.append(_json(record))
+        size += len(parts[-1]) + 1
+        if size > MAX_DATA_BYTES:
+            raise PaperpoolError(f"the Browse page's data of the {name} passes {MAX_DATA_BYTES >> 20} MB at {record.get('key')}; "
+                                 "shorten the labels of the values its columns and facets show, or show fewer columns "
+                                 "(registry.yaml: site)")
+    body = f'{head[:-1]}{"," if len(head) > 2 else ""}"records":[{",".join(parts)}]}}'
+    return f"window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData[{json.dumps(name)}]={body};\n"
+
+
+def _json(value) -> str:
     # ensure_ascii leaves only ASCII in the file, so no character of a title can be read
     # differently by a browser guessing the encoding; `<` as \u003c, so that the data
     # could not end a script even if it were ever written inline
-    body = json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f"window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData[{json.dumps(name)}]={body};\n"
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def _values_by_key(analysis: SiteAnalysis, name: str, kind: str) -> dict[str, list[str]]:

@@ -104,8 +104,10 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
         shown = f"{docs_dir.rstrip('/')}/{relative}"
         if not utf8_name(relative):
             problems.append(Problem(shown, 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters"))
-        elif path.is_symlink() and not path.resolve().is_relative_to(folder):
-            problems.append(Problem(shown, 1, "", f"is a link to a file outside {folder.name}/; copy the file there instead"))
+        elif path.is_symlink():  # out of the folder, it publishes what it points at; inside, a copy per link
+            where = "" if path.resolve().is_relative_to(folder) else f", to a file outside {folder.name}/"
+            problems.append(Problem(shown, 1, "", LINKED_FILE.format(what="a hand-written page or file").replace(
+                "is a symbolic link;", f"is a symbolic link{where};")))
         elif path.is_file() and paths.reserved(relative):
             problems.append(Problem(shown, 1, "", "the build writes this path itself; rename or move your file"))
     return problems
