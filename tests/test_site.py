@@ -716,4 +716,4 @@ def test_a_browse_data_set_is_written_record_by_record_within_its_size():
     big = {"noun": ["exclusion", "exclusions"], "records": [{"key": f"x{i}", "cells": {"tags": [label] * 100}} for i in range(500)]}
     with pytest.raises(PaperpoolError) as refused:
         datasets.script("exclusions", big)
-    assert str(refused.value).startswith("the Browse page's data of the exclusions passes 64 MB at x")
+    assert str(refused.value).startswith("the Browse pages' data passes 64 MB at the exclusions' x")

@@ -23,6 +23,10 @@ from .tables import check_gaps, check_sizes, check_statistics
 # page several times, and a label is a page's title (a 900,000-character title made a
 # site of 920 MB); mkdocs.yml's words have the same limit.
 MAX_TEXT_CHARS = 2_000
+# A label or a title names something, and is repeated: a value's label in each record's
+# row of the Browse data and on each page that shows the value.
+MAX_NAME_CHARS = 300
+NAMES = {"label", "title", "short_title"}
 # a file of the pool that is a link: git keeps it as a link, to whatever it points at on
 # each machine (a file outside the pool, a device, a secret)
 LINKED_FILE = "is a symbolic link; {what} is a plain file of the pool: replace the link with the file itself"
@@ -86,8 +90,9 @@ def shape_problems(doc: Document) -> list[Problem]:
     _dates_as_written(doc)
     problems = [registry_problem(doc, where, refused_character_message(char))
                 for where, char in refused_characters(doc, BIDI_CONTROLS)]
-    problems += [registry_problem(doc, where, f"is {len(text):,} characters long, over {MAX_TEXT_CHARS:,}; shorten it")
-                 for where, text in doc.raw.items() if isinstance(text, str) and len(text) > MAX_TEXT_CHARS]
+    problems += [registry_problem(doc, where, f"is {len(text):,} characters long, over {most:,}; shorten it")
+                 for where, text in doc.raw.items()
+                 if isinstance(text, str) and len(text) > (most := MAX_NAME_CHARS if where and where[-1] in NAMES else MAX_TEXT_CHARS)]
     problems += [registry_problem(doc, where, message) for where, message in schema.schema_problems(doc.data)]
     if not problems:
         problems += _path_problems(doc)

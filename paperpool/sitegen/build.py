@@ -131,8 +131,10 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     texts = Renderer(analysis.pool.root).render_all([(page.template, page_context(analysis, page)) for page in pages],
                                                     records=len(analysis.pool.all_records()))
     files = {page.path: front_matter(page) + text for page, text in zip(pages, texts, strict=True)}
+    # the two data sets share one size: each repeats its values' labels per record
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
-    files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis))
+    files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis),
+                                                           datasets.MAX_DATA_BYTES - len(files[f"{paths.DATA}/entries.js"]))
     if any(page.path == paths.RECENT for page in pages):  # the feed goes with its page: the entries' dates
         files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
     files |= downloads(analysis)

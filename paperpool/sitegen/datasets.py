@@ -89,21 +89,21 @@ def exclusions(analysis: SiteAnalysis) -> dict:
     }
 
 
-# A data set's size: each record's cells repeat its values' labels (2,000 characters each,
-# six bytes a character once escaped), so 700 kB of records and labels made 1.2 GB.
+# The data sets' size, together: each record's cells repeat its values' labels (six bytes
+# a character once escaped), so 700 kB of records and labels made 1.2 GB.
 MAX_DATA_BYTES = 64 << 20
 
 
-def script(name: str, data: dict) -> str:
+def script(name: str, data: dict, most: int = MAX_DATA_BYTES) -> str:
     """The data set as a script. Written record by record, its size counted as it grows:
-    past MAX_DATA_BYTES it is refused before the rest is built."""
+    past `most` bytes (what is left of MAX_DATA_BYTES) it is refused before the rest is built."""
     head = _json({key: value for key, value in data.items() if key != "records"})
     parts, size = [], len(head)
     for record in data.get("records", []):
         parts.append(_json(record))
         size += len(parts[-1]) + 1
-        if size > MAX_DATA_BYTES:
-            raise PaperpoolError(f"the Browse page's data of the {name} passes {MAX_DATA_BYTES >> 20} MB at {record.get('key')}; "
+        if size > most:
+            raise PaperpoolError(f"the Browse pages' data passes {MAX_DATA_BYTES >> 20} MB at the {name}' {record.get('key')}; "
                                  "shorten the labels of the values its columns and facets show, or show fewer columns "
                                  "(registry.yaml: site)")
     body = f'{head[:-1]}{"," if len(head) > 2 else ""}"records":[{",".join(parts)}]}}'
