@@ -66,6 +66,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
                             _build(pool, folder, times, 1)))
     found += _graph_cases(shipped, folder, times)
+    found += _deep_cases(shipped, folder, times)
     found += _pool_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
@@ -105,6 +106,21 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
                             f"{bomb.stat().st_size / 1e3:,.0f} kB of gzip", timed("trace", "metrics", str(bomb))))
     for path in (closed, unknown, deep, bomb):
         path.unlink()
+    return found
+
+
+def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The fifth round's traces: keys given twice past the 255 levels orjson writes back."""
+    def timed(*arguments: str, expect: int = 1) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    twice = folder / "twice-deep.json"
+    twice.write_bytes(_trace("twice", [], x_a=[]).replace(b'"x_a": []', b'"x_a": ' + b"[" * 1000 + b"["
+                                                        + b",".join([b'{"a": 0, "a": 0}'] * 30_000) + b"]" * 1001))
+    found.append(BoundedRow("trace validate: 30,000 objects giving a key twice, 1,000 levels down (the first 100 shown)",
+                            f"{twice.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(twice))))
+    twice.unlink()
     return found
 
 
