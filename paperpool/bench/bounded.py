@@ -110,7 +110,8 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
 
 
 def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
-    """The fifth round's traces: keys given twice past the 255 levels orjson writes back."""
+    """The fifth round's traces: keys given twice past the 255 levels orjson writes back, and
+    an OTLP attribute whose values nest as deep, valid and not."""
     def timed(*arguments: str, expect: int = 1) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
@@ -120,8 +121,25 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
                                                         + b",".join([b'{"a": 0, "a": 0}'] * 30_000) + b"]" * 1001))
     found.append(BoundedRow("trace validate: 30,000 objects giving a key twice, 1,000 levels down (the first 100 shown)",
                             f"{twice.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(twice))))
-    twice.unlink()
+    wide = folder / "wide-value.json"
+    wide.write_bytes(_deep_attribute(300, [b"{}"] * 320_000))
+    found.append(BoundedRow("trace import: an attribute of 320,000 empty values 300 levels down",
+                            f"{wide.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(wide), expect=0)))
+    broken = folder / "broken-values.json"
+    broken.write_bytes(_deep_attribute(300, [b"1"] * 450_000))
+    found.append(BoundedRow("trace import: 450,000 values that are no AnyValue, 300 levels down (the first 100 shown)",
+                            f"{broken.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(broken))))
+    for path in (twice, wide, broken):
+        path.unlink()
     return found
+
+
+def _deep_attribute(depth: int, members: list[bytes]) -> bytes:
+    """An OTLP export of one tool call whose attribute is an arrayValue of `members`, `depth` arrays down."""
+    value = b'{"arrayValue": {"values": [' * (depth + 1) + b",".join(members) + b"]}}" * (depth + 1)
+    return (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "AAAAAAAAAAAAAAAAAAAAAA==", "spanId": "AAAAAAAAAAA=", '
+            b'"name": "t", "startTimeUnixNano": 1, "endTimeUnixNano": 2, "attributes": [{"key": "gen_ai.operation.name", '
+            b'"value": {"stringValue": "execute_tool"}}, {"key": "a", "value": ' + value + b"}]}]}]}]}")
 
 
 def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:

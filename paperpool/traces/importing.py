@@ -32,6 +32,18 @@ class Unreadable(PaperpoolError):
         super().__init__(lines[-1])
         self.lines = lines
 
+    @classmethod
+    def capped(cls, lines: list[str], file: str) -> Unreadable:
+        """The problem lines of `file`, at most MOST_PROBLEMS + 1 of them built: the first
+        MOST_PROBLEMS, then, when there was one more, a line saying so (as trace validate does)."""
+        from .schema import MOST_PROBLEMS, printable
+
+        if len(lines) <= MOST_PROBLEMS:
+            return cls(lines)
+        more = (f"{printable(file)}: more than {plural(MOST_PROBLEMS, 'problem')} (the first {MOST_PROBLEMS} above; past "
+                "them problems are not looked for: fix these, often one mistake repeated, and import it again)")
+        return cls(lines[:MOST_PROBLEMS] + [more])
+
 
 @dataclass
 class Imported:
