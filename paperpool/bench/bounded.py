@@ -67,6 +67,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
                             _build(pool, folder, times, 1)))
     found += _graph_cases(shipped, folder, times)
     found += _deep_cases(shipped, folder, times)
+    found += _import_cases(shipped, folder, times)
     found += _pool_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
@@ -132,6 +133,29 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     for path in (twice, wide, broken):
         path.unlink()
     return found
+
+
+def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The fifth round's OTLP exports: many handoffs among many agents."""
+    def timed(*arguments: str, expect: int = 0) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    handoffs = folder / "handoffs.json"
+    spans = [_otlp_span(0, None, "root", 0, 10**12, "invoke_agent")]
+    spans += [_otlp_span(1 + k, 0, "transfer_to_zz", 1 + k, 2 + k, "execute_tool") for k in range(1700)]
+    spans += [_otlp_span(1701 + k, 0, "a-" * 95, 10**6 + k, 10**6 + k + 1, "invoke_agent") for k in range(1200)]
+    handoffs.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import: 1,700 handoffs to an agent never invoked, among 1,200 agents",
+                            f"{handoffs.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(handoffs))))
+    handoffs.unlink()
+    return found
+
+
+def _otlp_span(number: int, parent: int | None, name: str, start: int, end: int, operation: str) -> dict:
+    span = {"traceId": "0" * 31 + "1", "spanId": f"{number + 1:016x}", "name": name, "startTimeUnixNano": start,
+            "endTimeUnixNano": end, "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}]}
+    return span | ({"parentSpanId": f"{parent + 1:016x}"} if parent is not None else {})
 
 
 def _deep_attribute(depth: int, members: list[bytes]) -> bytes:
