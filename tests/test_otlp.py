@@ -518,3 +518,33 @@ def test_a_problem_in_json_lines_names_its_line(run, tmp_path):
     assert result.output == ("Error: again.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/spanId: span id 0123456789abcdef is "
                              "also the id of /resourceSpans/0/scopeSpans/0/spans/0 on line 1; every span of a trace needs its "
                              "own id: export the spans again\n")
+
+
+def _export_of_traces(count: int) -> dict:
+    spans = [_one_span_export(traceId=f"{k + 1:032x}", name="x")["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+             for k in range(count)]
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+def test_an_import_writes_at_most_a_thousand_files(run, tmp_path):
+    """An export whose every span is a trace of its own made a file each (5,000 in 1 MB);
+    past 1,000 it is refused before any is converted or written."""
+    (tmp_path / "many.json").write_text(json.dumps(_export_of_traces(1001)), encoding="utf-8")
+    result = run("trace", "import", "many.json", "-o", "runs", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, ("Error: many.json: the inputs hold 1,001 traces, more than the 1,000 "
+                                                    "files one import writes; choose one with --trace-id, or split the input "
+                                                    "and import each part (nothing was written)\n"))
+    assert not (tmp_path / "runs").exists()
+    chosen = run("trace", "import", "many.json", "--trace-id", f"{7:032x}", "-o", "one.json", cwd=tmp_path)
+    assert chosen.exit_code == 0 and (tmp_path / "one.json").exists()
+
+
+def test_traces_of_one_name_are_numbered_in_turn(tmp_path):
+    """Each name's copies were numbered by trying 2, 3, ... again for each (quadratic);
+    now each name remembers the number its next copy may take, and the names are as before."""
+    from paperpool.traces.importing import Imported, plan_outputs
+
+    names = ["x"] * 400 + ["x-3", "y", "x"] + ["y"] * 3
+    planned = plan_outputs([Imported(name, {}, tmp_path) for name in names], tmp_path / "out", "{name}")
+    expected = ["x"] + [f"x-{k}" for k in range(2, 401)] + ["x-3-2", "y", "x-401", "y-2", "y-3", "y-4"]
+    assert [path.name for path, _ in planned] == [f"{name}.json" for name in expected]

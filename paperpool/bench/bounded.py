@@ -136,7 +136,7 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
 
 
 def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
-    """The fifth round's OTLP exports: many handoffs among many agents."""
+    """The fifth round's OTLP exports: many handoffs among many agents, and many traces."""
     def timed(*arguments: str, expect: int = 0) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
@@ -148,7 +148,13 @@ def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     handoffs.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
     found.append(BoundedRow("trace import: 1,700 handoffs to an agent never invoked, among 1,200 agents",
                             f"{handoffs.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(handoffs))))
-    handoffs.unlink()
+    many = folder / "many-traces.json"
+    spans = [_otlp_span(0, None, "x", 1, 2, "execute_tool") | {"traceId": f"{k + 1:032x}"} for k in range(5000)]
+    many.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import -o FOLDER: 5,000 traces of one span each (refused)", f"{many.stat().st_size / 1e3:,.0f} kB",
+                            timed("trace", "import", "--from", "otlp", str(many), "-o", str(folder / "many"), expect=1)))
+    for path in (handoffs, many):
+        path.unlink()
     return found
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..problems import PaperpoolError
-from .importing import Imported, ImportOptions, TraceFormat, Unreadable
+from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many
 from .schema import Finding
 
 EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, "
@@ -81,6 +81,7 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
         except OtlpProblem as exc:
             raise Unreadable.capped(exc.said(str(path)), str(path)) from None
         chosen = [options.trace_id] if options.trace_id else sorted(traces, key=lambda t: min(s.start for s in traces[t][0]))
+        refuse_too_many(len(imported) + len(chosen), str(path))  # before converting them
         for trace_id in chosen:
             if trace_id not in traces:
                 raise PaperpoolError(f"{path}: no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")
