@@ -548,3 +548,12 @@ def test_traces_of_one_name_are_numbered_in_turn(tmp_path):
     planned = plan_outputs([Imported(name, {}, tmp_path) for name in names], tmp_path / "out", "{name}")
     expected = ["x"] + [f"x-{k}" for k in range(2, 401)] + ["x-3-2", "y", "x-401", "y-2", "y-3", "y-4"]
     assert [path.name for path, _ in planned] == [f"{name}.json" for name in expected]
+
+
+def test_many_broken_resource_spans_give_the_first_hundred(run, tmp_path):
+    (tmp_path / "nulls.json").write_text(json.dumps({"resourceSpans": [None] * 3000}), encoding="utf-8")
+    result = run("trace", "import", "nulls.json", "--from", "otlp", cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == 101
+    assert lines[99].startswith("nulls.json: /resourceSpans/99: resourceSpans[99] is null, where OTLP/JSON has an object")
+    assert lines[-1].startswith("Error: nulls.json: more than 100 problems")

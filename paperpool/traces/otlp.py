@@ -131,7 +131,7 @@ def read_traces(documents: list[tuple[int | None, object]]) -> dict[str, tuple[l
             resources.setdefault(trace_id, resource)
             order += 1
         lines += [line] * (len(findings) - found)
-        if len(findings) > MOST_PROBLEMS:
+        if _full(findings):
             break
     if findings:
         _refuse(list(zip(lines, findings)))
@@ -155,14 +155,18 @@ def _spans(document: dict, findings: list[Finding]):
     resource's attributes), until more than MOST_PROBLEMS findings."""
     key, listed = _field(document, "resourceSpans")
     for r, raw_resource in enumerate(listed):
+        if _full(findings):
+            return
         path = [key, r]
         resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
         resource = resource_spans.get("resource", {}).get("attributes", {})
         for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
+            if _full(findings):
+                return
             scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
             scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
             for k, raw_span in enumerate(scope_spans.get("spans", [])):
-                if len(findings) > MOST_PROBLEMS:
+                if _full(findings):
                     return
                 read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], findings)
                 if read is not None:
