@@ -390,7 +390,8 @@ def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path)
     assert broken.exit_code == 1  # two runs, no -o folder
     (tmp_path / "bad.jsonl").write_text(lines[0] + "\n{\"resourceSpans\": [\n", encoding="utf-8")
     bad = run("trace", "import", "bad.jsonl", cwd=tmp_path)
-    assert bad.output.startswith("Error: bad.jsonl: line 2: ")
+    assert bad.output == ("Error: bad.jsonl:2: the JSON stops in the middle (column 20): the file is truncated; "
+                          "export or copy it again\n")
 
 
 def test_an_unknown_format_is_named(run, tmp_path):
@@ -453,3 +454,106 @@ def test_an_import_never_replaces_a_file(tmp_path, run, output):
         f"Error: -o {output}: traces/invoke_agent-lead.json exists; an import writes new files only: remove it, or choose "
         "another name (nothing was written)\n"))
     assert theirs.read_text(encoding="utf-8") == '{"mine": true}\n' and os.listdir(tmp_path / "traces") == ["invoke_agent-lead.json"]
+
+
+def _array_value(depth: int, members: list) -> dict:
+    value = {"arrayValue": {"values": members}}
+    for _ in range(depth):
+        value = {"arrayValue": {"values": [value]}}
+    return value
+
+
+def test_many_broken_values_deep_in_an_attribute_give_the_first_hundred(run, tmp_path):
+    """Each member of an arrayValue was queued with a copy of its path, every finding was
+    built and every one printed (45,000 values 300 levels down: 15 s, 5 GB, 45,001 lines);
+    now a member links to its array's place and the reading stops past 100 findings."""
+    document = _one_span_export(attributes=[{"key": "a", "value": _array_value(300, [1] * 3000)}])
+    (tmp_path / "deep.json").write_text(json.dumps(document), encoding="utf-8")
+    result = run("trace", "import", "deep.json", "--from", "otlp", "-o", "out.json", cwd=tmp_path)
+    lines = result.output.splitlines()
+    deep = "/resourceSpans/0/scopeSpans/0/spans/0/attributes/0/value" + "/arrayValue/values/0" * 300 + "/arrayValue/values"
+    assert result.exit_code == 1 and len(lines) == 101 and not (tmp_path / "out.json").exists()
+    assert lines[:100] == [f"deep.json: {deep}/{k}: values[{k}] is the number 1, where OTLP/JSON has an AnyValue such as "
+                           '{"stringValue": "..."}; correct it, or export the spans with an OTLP JSON exporter' for k in range(100)]
+    assert lines[-1] == ("Error: deep.json: more than 100 problems (the first 100 above; past them problems are not looked for: "
+                         "fix these, often one mistake repeated, and import it again)")
+
+
+def test_unknown_fields_of_many_values_give_the_first_hundred(run, tmp_path):
+    attributes = [{"key": f"a{k}", "value": {"q": 1, "r": 2}} for k in range(3000)]
+    (tmp_path / "flat.json").write_text(json.dumps(_one_span_export(attributes=attributes)), encoding="utf-8")
+    result = run("trace", "import", "flat.json", "--from", "otlp", cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == 101
+    assert lines[0].startswith("flat.json: /resourceSpans/0/scopeSpans/0/spans/0/attributes/0/value/q: 'q' is no field")
+    assert lines[99].startswith("flat.json: /resourceSpans/0/scopeSpans/0/spans/0/attributes/49/value/r: 'r' is no field")
+    assert lines[-1].startswith("Error: flat.json: more than 100 problems")
+
+
+def test_a_wide_and_deep_value_is_read_whole(tmp_path):
+    value = _array_value(300, [{}] * 3000 + [{"intValue": "7"}])
+    decoded = otlp.any_value(value)
+    for _ in range(300):
+        decoded = decoded[0]
+    assert decoded == [None] * 3000 + [7]
+
+
+def test_a_problem_in_json_lines_names_its_line(run, tmp_path):
+    """Documents were numbered by their place among the non-blank lines, and the number
+    written into the pointer (/line 2/resourceSpans/...); now FILE:LINE: /pointer."""
+    good = json.dumps(_one_span_export())
+    other = _one_span_export(traceId="f" * 32, spanId="1" * 16)
+    other["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"][0]["value"] = {"stringValue": 5}
+    (tmp_path / "spans.jsonl").write_text(f"{good}\n\n\n{json.dumps(other)}\n", encoding="utf-8")
+    result = run("trace", "import", "spans.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, ("Error: spans.jsonl:4: /resourceSpans/0/scopeSpans/0/spans/0/attributes/0/"
+                                                    "value/stringValue: stringValue is the number 5, where OTLP/JSON has text; "
+                                                    "correct it, or export the spans with an OTLP JSON exporter\n"))
+    twice = good.replace('"name"', '"name": "x", "name"')
+    (tmp_path / "twice.jsonl").write_text(f"{good}\n\n{twice}\n", encoding="utf-8")
+    result = run("trace", "import", "twice.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
+    assert result.output.startswith("Error: twice.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/name: 'name' is given twice")
+    (tmp_path / "again.jsonl").write_text(f"{good}\n\n{good}\n", encoding="utf-8")
+    result = run("trace", "import", "again.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
+    assert result.output == ("Error: again.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/spanId: span id 0123456789abcdef is "
+                             "also the id of /resourceSpans/0/scopeSpans/0/spans/0 on line 1; every span of a trace needs its "
+                             "own id: export the spans again\n")
+
+
+def _export_of_traces(count: int) -> dict:
+    spans = [_one_span_export(traceId=f"{k + 1:032x}", name="x")["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+             for k in range(count)]
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+def test_an_import_writes_at_most_a_thousand_files(run, tmp_path):
+    """An export whose every span is a trace of its own made a file each (5,000 in 1 MB);
+    past 1,000 it is refused before any is converted or written."""
+    (tmp_path / "many.json").write_text(json.dumps(_export_of_traces(1001)), encoding="utf-8")
+    result = run("trace", "import", "many.json", "-o", "runs", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, ("Error: many.json: the inputs hold 1,001 traces, more than the 1,000 "
+                                                    "files one import writes; choose one with --trace-id, or split the input "
+                                                    "and import each part (nothing was written)\n"))
+    assert not (tmp_path / "runs").exists()
+    chosen = run("trace", "import", "many.json", "--trace-id", f"{7:032x}", "-o", "one.json", cwd=tmp_path)
+    assert chosen.exit_code == 0 and (tmp_path / "one.json").exists()
+
+
+def test_traces_of_one_name_are_numbered_in_turn(tmp_path):
+    """Each name's copies were numbered by trying 2, 3, ... again for each (quadratic);
+    now each name remembers the number its next copy may take, and the names are as before."""
+    from paperpool.traces.importing import Imported, plan_outputs
+
+    names = ["x"] * 400 + ["x-3", "y", "x"] + ["y"] * 3
+    planned = plan_outputs([Imported(name, {}, tmp_path) for name in names], tmp_path / "out", "{name}")
+    expected = ["x"] + [f"x-{k}" for k in range(2, 401)] + ["x-3-2", "y", "x-401", "y-2", "y-3", "y-4"]
+    assert [path.name for path, _ in planned] == [f"{name}.json" for name in expected]
+
+
+def test_many_broken_resource_spans_give_the_first_hundred(run, tmp_path):
+    (tmp_path / "nulls.json").write_text(json.dumps({"resourceSpans": [None] * 3000}), encoding="utf-8")
+    result = run("trace", "import", "nulls.json", "--from", "otlp", cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == 101
+    assert lines[99].startswith("nulls.json: /resourceSpans/99: resourceSpans[99] is null, where OTLP/JSON has an object")
+    assert lines[-1].startswith("Error: nulls.json: more than 100 problems")

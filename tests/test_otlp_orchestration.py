@@ -88,3 +88,25 @@ def test_roots_transfers_unnamed_model_calls_errors_and_guardrails():
         (18.0, "return", "weather_agent", "invocation", None, None, 33),
         (19.0, "stop", "invocation", None, None, "the outermost agent's span ended", None),
     ]
+
+
+def _span(number: int, parent: int | None, name: str, start: int, end: int, operation: str) -> dict:
+    span = {"traceId": "0" * 31 + "1", "spanId": f"{number + 1:016x}", "name": name, "startTimeUnixNano": start * SECOND,
+            "endTimeUnixNano": end * SECOND, "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}]}
+    return span | ({"parentSpanId": f"{parent + 1:016x}"} if parent is not None else {})
+
+
+def test_handoffs_to_one_agent_start_its_invocations_in_turn():
+    """Agents are matched to a handoff by their name as it writes it (Zz for transfer_to_zz),
+    grouped once (each handoff was matched against every agent's name, 1,700 by 1,200:
+    45 s): a handoff starts the first invocation no earlier than itself that no other
+    handoff started and that does not enclose it."""
+    spans = [_span(0, None, "lead", 0, 10_000, "invoke_agent"), _span(1, 0, "Zz", 5, 6, "invoke_agent"),
+             _span(2, 1, "transfer_to_zz", 5, 6, "execute_tool")]  # within the invocation of Zz that starts with it
+    spans += [_span(3 + k, 0, "transfer_to_zz", 50, 51, "execute_tool") for k in range(300)]
+    spans += [_span(303 + k, 0, "Zz", 100 + k, 101 + k, "invoke_agent") for k in range(300)]
+    converted = otlp.to_trace(*otlp.read_spans({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    handed = [(event["agent"], event["to"]) for event in converted["events"] if event["id"].endswith("-handoff")]
+    # the last handoff finds no invocation left: it spawns the agent by the name it gave
+    assert handed == [("Zz#1", "Zz#2")] + [("lead", f"Zz#{k}") for k in range(3, 302)] + [("lead", "zz")]
+    assert check_trace(converted).valid

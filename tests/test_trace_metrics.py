@@ -388,3 +388,16 @@ def test_a_unit_the_schema_does_not_know_is_refused(run, tmp_path):
     result = run("trace", "validate", "t.json", cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (
         1, "t.json: /time_unit: \"minutes\" is not a known value of time_unit; use one of seconds, steps")
+
+
+def test_a_hierarchy_as_deep_as_synth_builds_is_valid_and_a_deeper_one_is_one_line(tmp_path):
+    """Each level of a hierarchy is a call within the one above: --depth 2,000 ended in a
+    RecursionError's traceback; now past MAX_DEPTH it is refused in one line."""
+    deepest = synth.generate(2 * synth.MAX_DEPTH + 10, "hierarchical", fanout=1, depth=synth.MAX_DEPTH)
+    assert check_trace(deepest).valid
+    done = subprocess.run([sys.executable, "-m", "paperpool.traces.synth", "--events", "5000", "--depth", "2000", "--fanout",
+                           "1", "-o", "s.json"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        "Error: Invalid value for '--depth': a hierarchy of 2,000 levels is deeper than the 500 synth builds; give --depth "
+        "500 or fewer (see python -m paperpool.traces.synth --help)\n"))
+    assert not (tmp_path / "s.json").exists()

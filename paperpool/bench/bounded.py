@@ -66,6 +66,8 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
                             _build(pool, folder, times, 1)))
     found += _graph_cases(shipped, folder, times)
+    found += _deep_cases(shipped, folder, times)
+    found += _import_cases(shipped, folder, times)
     found += _pool_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
@@ -106,6 +108,68 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     for path in (closed, unknown, deep, bomb):
         path.unlink()
     return found
+
+
+def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The fifth round's traces: keys given twice past the 255 levels orjson writes back, and
+    an OTLP attribute whose values nest as deep, valid and not."""
+    def timed(*arguments: str, expect: int = 1) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    twice = folder / "twice-deep.json"
+    twice.write_bytes(_trace("twice", [], x_a=[]).replace(b'"x_a": []', b'"x_a": ' + b"[" * 1000 + b"["
+                                                        + b",".join([b'{"a": 0, "a": 0}'] * 30_000) + b"]" * 1001))
+    found.append(BoundedRow("trace validate: 30,000 objects giving a key twice, 1,000 levels down (the first 100 shown)",
+                            f"{twice.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(twice))))
+    wide = folder / "wide-value.json"
+    wide.write_bytes(_deep_attribute(300, [b"{}"] * 320_000))
+    found.append(BoundedRow("trace import: an attribute of 320,000 empty values 300 levels down",
+                            f"{wide.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(wide), expect=0)))
+    broken = folder / "broken-values.json"
+    broken.write_bytes(_deep_attribute(300, [b"1"] * 450_000))
+    found.append(BoundedRow("trace import: 450,000 values that are no AnyValue, 300 levels down (the first 100 shown)",
+                            f"{broken.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(broken))))
+    for path in (twice, wide, broken):
+        path.unlink()
+    return found
+
+
+def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The fifth round's OTLP exports: many handoffs among many agents, and many traces."""
+    def timed(*arguments: str, expect: int = 0) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    handoffs = folder / "handoffs.json"
+    spans = [_otlp_span(0, None, "root", 0, 10**12, "invoke_agent")]
+    spans += [_otlp_span(1 + k, 0, "transfer_to_zz", 1 + k, 2 + k, "execute_tool") for k in range(1700)]
+    spans += [_otlp_span(1701 + k, 0, "a-" * 95, 10**6 + k, 10**6 + k + 1, "invoke_agent") for k in range(1200)]
+    handoffs.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import: 1,700 handoffs to an agent never invoked, among 1,200 agents",
+                            f"{handoffs.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(handoffs))))
+    many = folder / "many-traces.json"
+    spans = [_otlp_span(0, None, "x", 1, 2, "execute_tool") | {"traceId": f"{k + 1:032x}"} for k in range(5000)]
+    many.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import -o FOLDER: 5,000 traces of one span each (refused)", f"{many.stat().st_size / 1e3:,.0f} kB",
+                            timed("trace", "import", "--from", "otlp", str(many), "-o", str(folder / "many"), expect=1)))
+    for path in (handoffs, many):
+        path.unlink()
+    return found
+
+
+def _otlp_span(number: int, parent: int | None, name: str, start: int, end: int, operation: str) -> dict:
+    span = {"traceId": "0" * 31 + "1", "spanId": f"{number + 1:016x}", "name": name, "startTimeUnixNano": start,
+            "endTimeUnixNano": end, "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}]}
+    return span | ({"parentSpanId": f"{parent + 1:016x}"} if parent is not None else {})
+
+
+def _deep_attribute(depth: int, members: list[bytes]) -> bytes:
+    """An OTLP export of one tool call whose attribute is an arrayValue of `members`, `depth` arrays down."""
+    value = b'{"arrayValue": {"values": [' * (depth + 1) + b",".join(members) + b"]}}" * (depth + 1)
+    return (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "AAAAAAAAAAAAAAAAAAAAAA==", "spanId": "AAAAAAAAAAA=", '
+            b'"name": "t", "startTimeUnixNano": 1, "endTimeUnixNano": 2, "attributes": [{"key": "gen_ai.operation.name", '
+            b'"value": {"stringValue": "execute_tool"}}, {"key": "a", "value": ' + value + b"}]}]}]}]}")
 
 
 def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:

@@ -27,6 +27,7 @@ without a second process, is checked exactly at once (at most 4 MB: milliseconds
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sys
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ import orjson
 
 from .compiled import loops as _native
 from .loading import MAX_DEPTH
-from .schema import Finding, pointer
+from .schema import MOST_PROBLEMS, Finding, part_order, pointer, top_order
 
 SECTIONS = ("events", "edges")
 BLOCK = 8 * 1024 * 1024  # bytes counted at a time, to keep memory down
@@ -82,9 +83,10 @@ def at_most(text) -> int:
 
 
 def find(trace_source, counted: dict, found: Census | None) -> list[Finding]:
-    """Every key given twice in the file `trace_source` was read from (none for a trace
-    given parsed). `counted`: keys per section the index counted, `found`: the file's
-    census (from the second process), when there is one."""
+    """The keys given twice in the file `trace_source` was read from (none for a trace
+    given parsed): the first MOST_PROBLEMS + 1, as locate finds them. `counted`: keys per
+    section the index counted, `found`: the file's census (from the second process), when
+    there is one."""
     data = getattr(trace_source, "data", None)
     if data is None:
         return []
@@ -97,12 +99,15 @@ def find(trace_source, counted: dict, found: Census | None) -> list[Finding]:
         if counted.get(name) == found.at_most[name]:
             continue
         if hasattr(trace_source, "texts"):  # read in chunks: checked a chunk at a time
+            kept = len(findings)
             for offset, text in trace_source.texts(name):
+                if len(findings) - kept > MOST_PROBLEMS:  # a later chunk's come after those kept
+                    break
                 findings += exact(text, orjson.loads(text), [name], offset)
         else:
             start, end = found.spans[name]
             findings += exact(data[start:end], trace_source.trace[name], [name])
-    return sorted(findings, key=Finding.sort_key)
+    return sorted(findings, key=Finding.sort_key)[:MOST_PROBLEMS + 1]
 
 
 def _top_level(data: bytes, found: Census) -> bytes:
@@ -115,7 +120,7 @@ def _top_level(data: bytes, found: Census) -> bytes:
 
 
 def exact(text: bytes, parsed, prefix: list | None = None, offset: int = 0) -> list[Finding]:
-    """Every key given twice in JSON `text`, which orjson parsed as `parsed`; `prefix` and
+    """The keys given twice in JSON `text` (as locate finds them), which orjson parsed as `parsed`; `prefix` and
     `offset` place the text in its file (a section, or a chunk of one from `offset` on).
 
     Every key of the text is followed by a colon, and so is every key orjson writes;
@@ -150,25 +155,54 @@ def _pairs(pairs: list) -> dict:
 
 
 def locate(text: bytes, prefix: list | None = None, offset: int = 0) -> list[Finding]:
-    """Each key given twice in JSON `text`, by its pointer, read with Python's json (whose
-    numbers are not needed, so not converted)."""
+    """The keys given twice in JSON `text`, each by its pointer, read with Python's json
+    (whose numbers are not needed, so not converted): the first MOST_PROBLEMS + 1 in
+    document order (Finding.sort_key's), so that a caller can tell there are more; past
+    them none is looked for.
+
+    The file may nest 1,024 levels, so the walk keeps a stack of its own, and each node on
+    it holds a link to its parent's place, not a copy of its path: copies cost the depth
+    for every object (300,000 empty objects 1,000 levels down took 2.5 GB). A pointer is
+    spelt out only for a key found twice."""
     with _deep_enough():
         document = json.loads(text, object_pairs_hook=_pairs, parse_int=lambda _: 0, parse_float=lambda _: 0)
-    findings = []
-    waiting = [(document, [])]
-    while waiting:  # the file may nest 1,024 levels: a stack of its own
-        node, path = waiting.pop()
-        if isinstance(node, _Repeated):
-            where = list(prefix or []) + ([path[0] + offset] + path[1:] if path and offset else path)
-            findings += [Finding(pointer(where + [key]), f"'{key}' is given {'twice' if count == 2 else f'{count} times'} "
-                                                         "in one object; JSON readers differ on which value they keep: "
-                                                         "keep one of them")
-                         for key, count in node.repeated.items()]
-        if isinstance(node, dict):
-            waiting += [(value, path + [key]) for key, value in node.items() if isinstance(value, (dict, list))]
+    findings: list[Finding] = []
+    waiting = [(document, None, 0)]  # (node, its place: (the parent's place, its key), how often a key is given)
+    while waiting and len(findings) <= MOST_PROBLEMS:
+        node, place, count = waiting.pop()
+        if count:  # the key at `place`, given `count` times
+            findings.append(_given_twice(place, count, prefix, offset))
+        elif isinstance(node, dict):
+            repeated = getattr(node, "repeated", {})
+            wanted = [key for key, value in node.items() if key in repeated or isinstance(value, (dict, list))]
+            for key in sorted(wanted, key=functools.partial(_order, top=place is None and not prefix), reverse=True):
+                if isinstance(node[key], (dict, list)):  # taken after the key's own finding, as sort_key orders them
+                    waiting.append((node[key], (place, key), 0))
+                if key in repeated:
+                    waiting.append((None, (place, key), repeated[key]))
         elif isinstance(node, list):
-            waiting += [(value, path + [k]) for k, value in enumerate(node) if isinstance(value, (dict, list))]
-    return sorted(findings, key=Finding.sort_key)
+            waiting += [(node[k], (place, k), 0) for k in range(len(node) - 1, -1, -1) if isinstance(node[k], (dict, list))]
+    return findings
+
+
+def _order(key: str, top: bool) -> tuple:
+    """Where a key comes among its object's in Finding.sort_key's order (the trace's top
+    level's in the schema's)."""
+    part = pointer([key])[1:]
+    return (top_order(part), part_order(part)) if top else (part_order(part),)
+
+
+def _given_twice(place: tuple, count: int, prefix: list | None, offset: int) -> Finding:
+    path = []
+    while place is not None:
+        place, key = place
+        path.append(key)
+    path.reverse()
+    if offset and path and isinstance(path[0], int):  # a chunk of a section: its first index counts from the chunk's start
+        path[0] += offset
+    return Finding(pointer(list(prefix or []) + path), f"'{path[-1]}' is given {'twice' if count == 2 else f'{count} times'} "
+                                                       "in one object; JSON readers differ on which value they keep: "
+                                                       "keep one of them")
 
 
 @contextlib.contextmanager

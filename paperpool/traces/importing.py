@@ -21,6 +21,9 @@ from pathlib import Path
 from ..problems import PaperpoolError, plural
 
 GROUP = "paperpool.trace_formats"
+# The files one import writes, as trace export's partitions: an export whose every span
+# is a trace of its own would make a file each (5,000 spans in 1 MB: 5,000 files).
+MAX_FILES = 1_000
 NAME_FIELDS = ("name", "index", "trace_id")  # what --name may use
 DEFAULT_NAME = "{name}"
 
@@ -31,6 +34,18 @@ class Unreadable(PaperpoolError):
     def __init__(self, lines: list[str]):
         super().__init__(lines[-1])
         self.lines = lines
+
+    @classmethod
+    def capped(cls, lines: list[str], file: str) -> Unreadable:
+        """The problem lines of `file`, at most MOST_PROBLEMS + 1 of them built: the first
+        MOST_PROBLEMS, then, when there was one more, a line saying so (as trace validate does)."""
+        from .schema import MOST_PROBLEMS, printable
+
+        if len(lines) <= MOST_PROBLEMS:
+            return cls(lines)
+        more = (f"{printable(file)}: more than {plural(MOST_PROBLEMS, 'problem')} (the first {MOST_PROBLEMS} above; past "
+                "them problems are not looked for: fix these, often one mistake repeated, and import it again)")
+        return cls(lines[:MOST_PROBLEMS] + [more])
 
 
 @dataclass
@@ -117,17 +132,28 @@ def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tupl
     file per trace in the folder OUT, named by the pattern, each name made unique."""
     if len(imported) == 1 and not out.is_dir():
         return [(out, imported[0])]
+    refuse_too_many(len(imported), f"-o {out}")
     used: set[str] = set()
+    following: dict[str, int] = {}  # per name, the number its next copy may take: none taken is tried again
     planned = []
     for index, item in enumerate(imported, 1):
         stem = fill_name(pattern, {"name": item.name, "index": str(index), "trace_id": item.trace_id})
         stem = _file_stem(stem) or f"trace-{index}"
-        unique, n = stem, 2
+        unique, n = stem, following.get(stem, 2)
         while unique in used:
             unique, n = f"{stem}-{n}", n + 1
         used.add(unique)
+        following[stem] = n
         planned.append((out / f"{unique}.json", item))
     return planned
+
+
+def refuse_too_many(traces: int, where: str) -> None:
+    """More traces than the MAX_FILES one import writes: refused before any is written."""
+    if traces > MAX_FILES:
+        raise PaperpoolError(f"{where}: the inputs hold {traces:,} traces, more than the {MAX_FILES:,} files one import "
+                             "writes; choose one with --trace-id, or split the input and import each part (nothing was "
+                             "written)")
 
 
 def fill_name(pattern: str, fields: dict[str, str]) -> str:

@@ -58,7 +58,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..problems import suggest
-from .schema import Finding, pointer, schema_id
+from .schema import MOST_PROBLEMS, Finding, pointer, schema_id
 
 OPERATION = "gen_ai.operation.name"
 TOOL_OPERATION = "execute_tool"
@@ -67,9 +67,18 @@ _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
 class OtlpProblem(Exception):
-    def __init__(self, findings: list[Finding]):
+    """An export's problems: its findings (at most MOST_PROBLEMS + 1, so that a caller can
+    tell there were more), each with the line of its document in a JSON Lines export
+    (`lines`, None for a document that is the whole file)."""
+
+    def __init__(self, findings: list[Finding], lines: list[int | None] | None = None):
         super().__init__(findings[0].message)
         self.findings = findings
+        self.lines = lines or [None] * len(findings)
+
+    def said(self, file: str) -> list[str]:
+        """Each problem on a line of its own, naming FILE, or FILE:LINE in JSON Lines."""
+        return [finding.line(file if line is None else f"{file}:{line}") for finding, line in zip(self.findings, self.lines)]
 
 
 @dataclass
@@ -80,8 +89,9 @@ class Span:
     start: int  # nanoseconds since the epoch
     end: int
     attributes: dict
-    order: int  # position in the file: ties are broken by it
-    where: str = ""  # its JSON pointer in the export, for messages
+    order: int  # position in the export: ties are broken by it
+    where: str = ""  # its JSON pointer in its document, for messages
+    line: int | None = None  # its document's line, in a JSON Lines export
     children: list = field(default_factory=list)
     status: dict = field(default_factory=dict)  # {code, message}: code 2 (STATUS_CODE_ERROR) when it failed
 
@@ -98,48 +108,74 @@ class Span:
         return sum(int(self.attributes.get(key) or 0) for key in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"))
 
 
-def read_traces(documents: list) -> dict[str, tuple[list[Span], dict]]:
-    """Every trace of one or more OTLP/JSON documents (a JSON Lines export holds one per
-    line): trace id -> (its spans, its resource's attributes). Every field is checked as it
-    is read: one of the wrong JSON type, an id, time or attribute value that OTLP/JSON does
-    not allow there, is a finding with its JSON pointer (prefixed by the line, for JSON Lines)."""
+def read_traces(documents: list[tuple[int | None, object]]) -> dict[str, tuple[list[Span], dict]]:
+    """Every trace of one or more OTLP/JSON documents, each with its line (a JSON Lines
+    export holds one per line; None for a document that is the whole file): trace id ->
+    (its spans, its resource's attributes). Every field is checked as it is read: one of
+    the wrong JSON type, an id, time or attribute value that OTLP/JSON does not allow there,
+    is a finding with its JSON pointer and line; past MOST_PROBLEMS of them no more are
+    looked for."""
     spans: dict[str, list[Span]] = {}
     resources: dict = {}
     findings: list[Finding] = []
+    lines: list[int | None] = []
     order = 0
-    for number, document in enumerate(documents):
-        prefix = [f"line {number + 1}"] if len(documents) > 1 else []
+    for line, document in documents:
         if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
-            raise OtlpProblem([Finding("/".join(prefix), "no resourceSpans list: this is not an OTLP/JSON trace export; "
-                                                       "export the spans with an OTLP JSON exporter")])
-        key, listed = _field(document, "resourceSpans")
-        for r, raw_resource in enumerate(listed):
-            path = prefix + [key, r]
-            resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
-            resource = resource_spans.get("resource", {}).get("attributes", {})
-            for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
-                scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
-                scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
-                for k, raw_span in enumerate(scope_spans.get("spans", [])):
-                    read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], order, findings)
-                    if read is not None:
-                        spans.setdefault(read[0], []).append(read[1])
-                        resources.setdefault(read[0], resource)
-                        order += 1
+            raise OtlpProblem([Finding("", "no resourceSpans list: this is not an OTLP/JSON trace export; "
+                                           "export the spans with an OTLP JSON exporter")], [line])
+        found = len(findings)
+        for trace_id, span, resource in _spans(document, findings):
+            span.order, span.line = order, line
+            spans.setdefault(trace_id, []).append(span)
+            resources.setdefault(trace_id, resource)
+            order += 1
+        lines += [line] * (len(findings) - found)
+        if _full(findings):
+            break
     if findings:
-        raise OtlpProblem(sorted(findings, key=Finding.sort_key))
+        _refuse(list(zip(lines, findings)))
     if not spans:
         raise OtlpProblem([Finding("", "the export holds no spans; record a run first")])
     for found in spans.values():
         problems = check_tree(found)
         if problems:
-            raise OtlpProblem(problems)
+            _refuse(problems)
     return {trace_id: (found, resources[trace_id]) for trace_id, found in spans.items()}
+
+
+def _refuse(placed: list[tuple[int | None, Finding]]) -> None:
+    """OtlpProblem with (line, finding) pairs, in order of their lines, then their pointers."""
+    placed = sorted(placed, key=lambda pair: (pair[0] or 0, pair[1].sort_key()))
+    raise OtlpProblem([finding for _, finding in placed], [line for line, _ in placed])
+
+
+def _spans(document: dict, findings: list[Finding]):
+    """The spans of one OTLP/JSON document, read in turn (each with its trace id and its
+    resource's attributes), until more than MOST_PROBLEMS findings."""
+    key, listed = _field(document, "resourceSpans")
+    for r, raw_resource in enumerate(listed):
+        if _full(findings):
+            return
+        path = [key, r]
+        resource_spans = _item(raw_resource, "ResourceSpans", path, findings) or {}
+        resource = resource_spans.get("resource", {}).get("attributes", {})
+        for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
+            if _full(findings):
+                return
+            scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
+            scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
+            for k, raw_span in enumerate(scope_spans.get("spans", [])):
+                if _full(findings):
+                    return
+                read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], findings)
+                if read is not None:
+                    yield *read, resource
 
 
 def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], dict]:
     """(trace id, spans, resource attributes) of one trace of an OTLP/JSON document."""
-    traces = read_traces([document])
+    traces = read_traces([(None, document)])
     if trace_id is None:
         if len(traces) > 1:
             raise OtlpProblem([Finding("", f"the export holds {len(traces)} traces ({', '.join(sorted(traces))}); "
@@ -150,20 +186,24 @@ def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], 
     return (trace_id, *traces[trace_id])
 
 
-def check_tree(spans: list[Span]) -> list[Finding]:
+def check_tree(spans: list[Span]) -> list[tuple[int | None, Finding]]:
     """Span ids are unique and parents nest: a repeated id or a parent loop would make
-    the conversion guess which span is meant, or drop the loop's spans silently."""
-    findings: list[Finding] = []
+    the conversion guess which span is meant, or drop the loop's spans silently. Each
+    problem with the line of its span's document; at most MOST_PROBLEMS + 1 of them."""
+    findings: list[tuple[int | None, Finding]] = []
     by_id: dict[str, Span] = {}
     for span in spans:
         first = by_id.setdefault(span.span_id, span)
-        if first is not span:
-            findings.append(Finding(span.where + "/spanId", f"span id {span.span_id} is also the id of {first.where}; "
-                                    "every span of a trace needs its own id: export the spans again"))
+        if first is not span and len(findings) <= MOST_PROBLEMS:
+            findings.append((span.line, Finding(span.where + "/spanId", f"span id {span.span_id} is also the id of "
+                                                f"{_place(first, span.line)}; every span of a trace needs its own id: "
+                                                "export the spans again")))
     if findings:
         return findings
     settled: set[str] = set()  # span ids whose ancestors were walked already
     for span in spans:
+        if len(findings) > MOST_PROBLEMS:
+            break
         chain: list[Span] = []
         seen: set[str] = set()
         current: Span | None = span
@@ -171,9 +211,9 @@ def check_tree(spans: list[Span]) -> list[Finding]:
             if current.span_id in seen:
                 loop = chain[[s.span_id for s in chain].index(current.span_id):]
                 path = " -> ".join(s.span_id for s in loop + [current])
-                findings.append(Finding(current.where + "/parentSpanId",
-                                        f"the spans' parents form a loop {path}; a span cannot enclose itself: "
-                                        "correct the parentSpanId of one of them"))
+                findings.append((current.line, Finding(current.where + "/parentSpanId",
+                                                       f"the spans' parents form a loop {path}; a span cannot enclose "
+                                                       "itself: correct the parentSpanId of one of them")))
                 settled.update(seen)
                 break
             seen.add(current.span_id)
@@ -181,6 +221,11 @@ def check_tree(spans: list[Span]) -> list[Finding]:
             current = by_id.get(current.parent_id) if current.parent_id else None
         settled.update(seen)
     return findings
+
+
+def _place(span: Span, line: int | None) -> str:
+    """Where a span is, said from a problem on `line`: its pointer, and its line when another."""
+    return span.where if span.line == line else f"{span.where} on line {span.line}"
 
 
 def _field(node, name: str) -> tuple[str, object]:
@@ -262,7 +307,8 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:36] + "..."
 
 
-def _wrong(path: list, value, expected: str, findings: list[Finding]) -> None:
+def _wrong(path, value, expected: str, findings: list[Finding]) -> None:
+    path = list(path)  # a Place, spelt out
     name = ("the value" if not path else f"{path[-2]}[{path[-1]}]" if isinstance(path[-1], int) and len(path) > 1
             else str(path[-1]))
     findings.append(Finding(pointer(path), f"{name} is {kind_of(value)}, where OTLP/JSON has {expected}; {_FIX}"))
@@ -308,6 +354,8 @@ def _decode(value, spec: str, path: list, findings: list[Finding]):
             return None
         if spec != "list":
             for k, item in enumerate(value):
+                if _full(findings):
+                    break
                 _item(item, spec[1:-1], path + [k], findings)
         return value
     if spec in MESSAGES:
@@ -337,7 +385,7 @@ def _whole(value) -> int | None:
     return None
 
 
-def _span(raw, path: list, order: int, findings: list[Finding]) -> tuple[str, Span] | None:
+def _span(raw, path: list, findings: list[Finding]) -> tuple[str, Span] | None:
     """(trace id, span) of a span of the export, or None (and findings) when it is broken."""
     found = len(findings)
     span = _item(raw, "Span", path, findings)
@@ -347,7 +395,7 @@ def _span(raw, path: list, order: int, findings: list[Finding]) -> tuple[str, Sp
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
         return None
     return span["traceId"], Span(span["spanId"], span.get("parentSpanId"), span.get("name", ""), span["startTimeUnixNano"],
-                                 span["endTimeUnixNano"], span.get("attributes", {}), order, pointer(path),
+                                 span["endTimeUnixNano"], span.get("attributes", {}), 0, pointer(path),
                                  status=span.get("status") or {})
 
 
@@ -389,6 +437,8 @@ def _attributes(items, path: list, findings: list[Finding]) -> dict | None:
         return None
     attributes = {}
     for key, value, here in pairs:
+        if _full(findings):
+            break
         decoded = _any(value, here, findings)
         if key in CONVENTIONS and decoded is not None:
             decoded = CONVENTIONS[key](key, decoded, here, findings)
@@ -396,14 +446,16 @@ def _attributes(items, path: list, findings: list[Finding]) -> dict | None:
     return attributes
 
 
-def _key_values(items, path: list, findings: list[Finding]) -> list[tuple[str, object, list]] | None:
+def _key_values(items, path, findings: list[Finding]) -> list[tuple[str, object, list]] | None:
     """(key, value as written, the value's path) of each {key, value} of a list: a key is
-    text, and given once (OTLP: "attribute keys MUST be unique")."""
+    text, and given once (OTLP: "attribute keys MUST be unique"). `path`: a list, or a Place."""
     if not isinstance(items, list):
         _wrong(path, items, "a list of attributes {key, value}", findings)
         return None
     pairs, first = [], {}
     for index, item in enumerate(items):
+        if _full(findings):
+            break
         here = path + [index]
         if not isinstance(item, dict) or not isinstance(item.get("key"), str):
             findings.append(Finding(pointer(here), "an attribute is {key, value}, its key text; correct it"))
@@ -430,13 +482,54 @@ def _any(value, path: list, findings: list[Finding]):
     bytes; None when it holds nothing. Anything OTLP/JSON does not allow is a finding that
     names the field (an int past int64, a double that is no number, base64 that is not).
     Arrays and maps nest with a stack of their own: JSON's 1,024 levels hold 340 of them,
-    a third of Python's recursion limit's worth of frames per level."""
+    a third of Python's recursion limit's worth of frames per level. Past MOST_PROBLEMS
+    findings the rest is not looked at."""
     decoded = [None]
-    waiting = [(value, path, decoded, 0)]
-    while waiting:
+    waiting = [(value, Place.of(path), decoded, 0)]
+    while waiting and not _full(findings):
         node, here, into, slot = waiting.pop()
         into[slot] = _one_value(node, here, findings, waiting)
     return decoded[0]
+
+
+class Place:
+    """Where a value is in the export: the place it is in and its key. An AnyValue's
+    members each link to their array's or map's place instead of copying its path, which
+    made each member cost the depth it is at (320,000 members 300 levels down: 2.4 GB);
+    a place is spelt out (iterated, as a pointer does) only for a finding."""
+
+    __slots__ = ("key", "parent")
+
+    def __init__(self, parent: Place | None, key):  # None: the start
+        self.parent, self.key = parent, key
+
+    @classmethod
+    def of(cls, path) -> Place:
+        place = cls(None, _START)
+        for key in path:
+            place = cls(place, key)
+        return place
+
+    def __add__(self, keys: list) -> Place:
+        place = self
+        for key in keys:
+            place = Place(place, key)
+        return place
+
+    def __iter__(self):
+        keys, place = [], self
+        while place.key is not _START:
+            keys.append(place.key)
+            place = place.parent
+        return reversed(keys)
+
+
+_START = object()  # the key of the place a path starts from, which has none
+
+
+def _full(findings: list[Finding]) -> bool:
+    """Whether one past the MOST_PROBLEMS shown was found: the rest is not looked for."""
+    return len(findings) > MOST_PROBLEMS
 
 
 _ANY_KEYS = frozenset(ANY_VALUES) | {_snake(name) for name in ANY_VALUES}
@@ -456,7 +549,7 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
         if found is not None:
             held.append((name, key, found))
     for key in value:
-        if key not in _ANY_KEYS:
+        if key not in _ANY_KEYS and not _full(findings):
             findings.append(Finding(pointer(path + [key]), f"'{key}' is no field of an AnyValue; "
                                     + suggest(key, ANY_VALUES, "write one of " + ", ".join(ANY_VALUES))))
     if len(held) > 1:

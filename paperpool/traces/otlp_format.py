@@ -4,11 +4,12 @@ format), each trace of the export converted to its own orchestration trace."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
 from ..problems import PaperpoolError
-from .importing import Imported, ImportOptions, TraceFormat, Unreadable
+from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many
 from .schema import Finding
 
 EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, "
@@ -21,9 +22,9 @@ def detect(path: Path, head: str) -> bool:
     return otlp and ("openinference.span.kind" not in head or "gen_ai.operation.name" in head)
 
 
-def documents(path: Path) -> list:
-    """The OTLP/JSON documents of a file: the whole file, or one per non-empty line (JSON
-    Lines, recognised when the whole is no JSON but its first line is)."""
+def documents(path: Path) -> list[tuple[int | None, object]]:
+    """The OTLP/JSON documents of a file, each with its line: the whole file (None), or one
+    per non-empty line (JSON Lines, recognised when the whole is no JSON but its first line is)."""
     from .duplicates import exact
     from .loading import TraceUnreadable, parse_trace, read_bytes
     from .otlp import OtlpProblem
@@ -38,22 +39,33 @@ def documents(path: Path) -> list:
 
     try:
         data = read_bytes(path)
-        return [parsed_once(data)]
+        return [(None, parsed_once(data))]
     except TraceUnreadable as whole:
         lines = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()] if "data" in locals() else []
-        try:
-            first = parsed_once(lines[0][1]) if len(lines) > 1 else None
-        except TraceUnreadable:
-            first = None
-        if first is None:
+        if len(lines) < 2 or not _is_json(lines[0][1]):
             raise OtlpProblem(whole.findings) from None
-        parsed = [first]
-        for number, line in lines[1:]:
+        parsed = []
+        for number, line in lines:
             try:
-                parsed.append(parsed_once(line))
-            except TraceUnreadable as exc:
-                raise OtlpProblem([Finding(f"line {number}", f.message) for f in exc.findings]) from None
+                parsed.append((number, parsed_once(line)))
+            except (TraceUnreadable, OtlpProblem) as exc:
+                raise OtlpProblem([_in_a_line(f) for f in exc.findings], [number] * len(exc.findings)) from None
         return parsed
+
+
+def _is_json(line: bytes) -> bool:
+    from .loading import TraceUnreadable, parse_trace
+
+    try:
+        parse_trace(line)
+    except TraceUnreadable:
+        return False
+    return True
+
+
+def _in_a_line(finding: Finding) -> Finding:
+    """A problem the loader found in a line of JSON Lines, where its "line 1" is the line's own."""
+    return Finding(finding.pointer, re.sub(r"\bline 1, column", "column", finding.message))
 
 
 def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[Imported]:
@@ -67,8 +79,9 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
         try:
             traces = read_traces(documents(path))
         except OtlpProblem as exc:
-            raise Unreadable([finding.line(str(path)) for finding in exc.findings]) from None
+            raise Unreadable.capped(exc.said(str(path)), str(path)) from None
         chosen = [options.trace_id] if options.trace_id else sorted(traces, key=lambda t: min(s.start for s in traces[t][0]))
+        refuse_too_many(len(imported) + len(chosen), str(path))  # before converting them
         for trace_id in chosen:
             if trace_id not in traces:
                 raise PaperpoolError(f"{path}: no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")

@@ -43,8 +43,7 @@ class Finding:
         # The schema's order of the top-level fields (trace_id ... events, edges, ...), then
         # /edges/2 before /edges/10, and a field after its object.
         parts = self.pointer.split("/")[1:]
-        top = _TOP_LEVEL_ORDER.get(parts[0], len(_TOP_LEVEL_ORDER)) if parts else -1
-        return (top,) + tuple((0, int(p), "") if _is_index(p) else (1, 0, p) for p in parts)
+        return (top_order(parts[0]) if parts else -1,) + tuple(map(part_order, parts))
 
 
 def printable(text: str) -> str:
@@ -60,6 +59,17 @@ def _escaped(char: str) -> str:
     if "\udc80" <= char <= "\udcff":  # os.fsdecode's stand-in for a byte that is not UTF-8
         return f"\\x{ord(char) - 0xDC00:02x}"
     return char.encode("unicode_escape").decode("ascii")
+
+
+def top_order(part: str) -> int:
+    """Where a top-level field comes in sort_key's order: the schema's, unknown ones last."""
+    return _TOP_LEVEL_ORDER.get(part, len(_TOP_LEVEL_ORDER))
+
+
+def part_order(part: str) -> tuple:
+    """Where one part of a pointer (as written in it, escaped) comes among its siblings in
+    sort_key's order: list positions by number, before keys by their text."""
+    return (0, int(part), "") if _is_index(part) else (1, 0, part)
 
 
 def _is_index(part: str) -> bool:

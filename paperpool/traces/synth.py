@@ -33,6 +33,9 @@ from ..yamlio import write_atomic
 TOPOLOGIES = ("centralized", "planner_executor_critic", "debate", "swarm", "hierarchical")
 DIALECTS = ("paperpool", "artifact")
 TOOLS = ("search", "fetch", "python", "shell", "retrieve")
+# A hierarchy's levels: each is a call of fan_out within the one above, and Python allows
+# some 1,000 (--depth 2,000 ended in a RecursionError); no real one is a tenth as deep.
+MAX_DEPTH = 500
 
 
 class _Full(Exception):
@@ -153,6 +156,8 @@ def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3
     the survey artifact's allows (see the module's docstring)."""
     if topology not in TOPOLOGIES or events < 2 or fanout < 1 or depth < 1 or dialect not in DIALECTS:
         raise ValueError("need a known topology and dialect, events >= 2, fanout >= 1 and depth >= 1")
+    if topology == "hierarchical" and depth > MAX_DEPTH:
+        raise ValueError(_too_deep(depth))
     if dialect == "artifact":
         events += 1  # its stop event is left out
     run = _Run(events, fanout, depth, seed)
@@ -179,6 +184,10 @@ def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3
     run.edges.sort(key=lambda edge: position[edge["dst"]])  # each edge written when its target happens
     trace = _finish(run, topology, seed)
     return _as_artifact(trace) if dialect == "artifact" else trace
+
+
+def _too_deep(depth: int) -> str:
+    return f"a hierarchy of {depth:,} levels is deeper than the {MAX_DEPTH} synth builds; give --depth {MAX_DEPTH} or fewer"
 
 
 def _as_artifact(trace: dict) -> dict:
@@ -263,7 +272,8 @@ def _compressed(raw, suffix: str):
 @click.option("--events", type=click.IntRange(2), default=1000, show_default=True, help="How many events the trace has.")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="hierarchical", show_default=True)
 @click.option("--fanout", type=click.IntRange(1), default=3, show_default=True, help="Sub-agents each spawner creates (debaters, in a debate).")
-@click.option("--depth", type=click.IntRange(1), default=2, show_default=True, help="Levels of spawning (rounds, in a debate).")
+@click.option("--depth", type=click.IntRange(1), default=2, show_default=True,
+              help=f"Levels of spawning, at most {MAX_DEPTH} (rounds, in a debate).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--dialect", type=click.Choice(DIALECTS), default="paperpool", show_default=True,
               help="paperpool's format, or as the survey artifact's format allows (no schema declared; warnings).")
@@ -277,6 +287,8 @@ def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect
         write_corpus(corpus(traces, events, seed=seed), output)
         click.echo(f"wrote {output}: {traces:,} traces of {events:,} events", err=True)
         return
+    if topology == "hierarchical" and depth > MAX_DEPTH:
+        raise click.BadParameter(_too_deep(depth), param_hint="'--depth'")
     trace = generate(events, topology, fanout, depth, seed, dialect)
     write(trace, output)
     click.echo(f"wrote {output}: {len(trace['events']):,} events, {len(trace['edges']):,} edges", err=True)
