@@ -537,3 +537,17 @@ def test_an_import_that_finds_a_name_taken_midway_removes_what_it_wrote(tmp_path
                                   "there?); an import writes new files only: the files it had written were removed "
                                   "(nothing was written)")
     assert os.listdir(out) == [planned[2][0].name] and planned[2][0].read_text(encoding="utf-8") == "theirs\n"
+
+
+def test_a_log_of_many_bad_steps_shows_the_first_hundred_and_counts_them_all(run, tmp_path):
+    """Every problem of a log is found, and the first hundred are shown with their count
+    (5,000 lines were printed, one per step)."""
+    (tmp_path / "log.json").write_text(json.dumps({"history": [{"content": "hi", "role": 5}] * 5000, "question": "q",
+                                                   "question_ID": "1"}), encoding="utf-8")
+    result = run("trace", "import", "--from", "who-and-when", "log.json", "-o", "trace.json", cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert (result.exit_code, len(lines)) == (1, 101)
+    assert lines[99] == "log.json: /history/99/role: is the number 5, not text; write the step's role as text"
+    assert lines[100] == ("Error: log.json: 5,000 problems (the first 100 above): fix these, often one mistake repeated, "
+                          "and import it again")
+    assert not (tmp_path / "trace.json").exists()

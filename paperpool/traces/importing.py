@@ -36,13 +36,19 @@ class Unreadable(PaperpoolError):
         self.lines = lines
 
     @classmethod
-    def capped(cls, lines: list[str], file: str) -> Unreadable:
-        """The problem lines of `file`, at most MOST_PROBLEMS + 1 of them built: the first
-        MOST_PROBLEMS, then, when there was one more, a line saying so (as trace validate does)."""
+    def capped(cls, lines: list[str], file: str, all_found: bool = False) -> Unreadable:
+        """The problem lines of `file`, at most MOST_PROBLEMS + 1 of them shown: the first
+        MOST_PROBLEMS, then, when there was one more, a line saying so (as trace validate
+        does). `all_found`: every problem was found (a reader that does not stop), so the
+        line counts them."""
         from .schema import MOST_PROBLEMS, printable
 
         if len(lines) <= MOST_PROBLEMS:
             return cls(lines)
+        if all_found:
+            more = (f"{printable(file)}: {len(lines):,} problems (the first {MOST_PROBLEMS} above): fix these, often one "
+                    "mistake repeated, and import it again")
+            return cls(lines[:MOST_PROBLEMS] + [more])
         more = (f"{printable(file)}: more than {plural(MOST_PROBLEMS, 'problem')} (the first {MOST_PROBLEMS} above; past "
                 "them problems are not looked for: fix these, often one mistake repeated, and import it again)")
         return cls(lines[:MOST_PROBLEMS] + [more])

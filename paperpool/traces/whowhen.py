@@ -154,11 +154,11 @@ def read_log(path: Path) -> Log:
     try:
         document = read_trace(path)
     except TraceUnreadable as exc:
-        raise Unreadable([_for_a_log(finding).line(str(path)) for finding in exc.findings]) from None
+        raise Unreadable.capped([_for_a_log(finding).line(str(path)) for finding in exc.findings], str(path)) from None
     findings: list[Finding] = []
     log = _log(document, path, findings)
-    if findings:
-        raise Unreadable([finding.line(str(path)) for finding in findings])
+    if findings:  # the first hundred shown, as trace validate shows a trace's
+        raise Unreadable.capped([finding.line(str(path)) for finding in findings], str(path), all_found=True)
     return log
 
 
