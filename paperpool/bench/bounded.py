@@ -204,20 +204,22 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     found.append(BoundedRow("audit: a second reader's CSV of 30,000 fields", f"{readers.stat().st_size / 1e3:,.0f} kB",
                             repeat(lambda: run(paperpool(shipped, "audit", str(readers)), folder), times)))
     rows, bib = folder / "rows.csv", folder / "rows.bib"
-    header = run(paperpool(shipped, "export", "--format", "csv"), folder).output.splitlines()[0]
-    rows.write_text(header + "\n" + "".join(f"r{i},Row title number {i}" + "," * (header.count(",") - 1) + "\n"
-                                            for i in range(8000)), encoding="utf-8")
-    bib.write_text("".join(f"@misc{{b{i}, title={{Bib title number {i}}}}}\n" for i in range(8000)), encoding="utf-8")
-    found.append(BoundedRow("import-csv --bib --dry-run: 8,000 rows matched against 8,000 BibTeX records",
-                            f"{(rows.stat().st_size + bib.stat().st_size) / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(shipped, "import-csv", str(rows), "--bib", str(bib), "--dry-run"),
-                                               folder, expect=1), times)))
+    exported = subprocess.run(paperpool(shipped, "export", "--format", "csv"), cwd=folder, capture_output=True, text=True, check=False)
+    if exported.returncode == 0:  # a pool whose registry lays out a CSV (the tiny test pool has none)
+        header = exported.stdout.splitlines()[0]
+        rows.write_text(header + "\n" + "".join(f"r{i},Row title number {i}" + "," * (header.count(",") - 1) + "\n"
+                                                for i in range(8000)), encoding="utf-8")
+        bib.write_text("".join(f"@misc{{b{i}, title={{Bib title number {i}}}}}\n" for i in range(8000)), encoding="utf-8")
+        found.append(BoundedRow("import-csv --bib --dry-run: 8,000 rows matched against 8,000 BibTeX records",
+                                f"{(rows.stat().st_size + bib.stat().st_size) / 1e3:,.0f} kB",
+                                repeat(lambda: run(paperpool(shipped, "import-csv", str(rows), "--bib", str(bib), "--dry-run"),
+                                                   folder, expect=1), times)))
     repository = _expanding_revision(shipped, folder / "repository")
     found.append(BoundedRow("diff: a revision whose records' folder expands to a million files (refused)",
                             "nine git objects more than the pool",
                             repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times)))
     for path in (titles, macro, readers, rows, bib):
-        path.unlink()
+        path.unlink(missing_ok=True)
     shutil.rmtree(repository)
     return found
 
