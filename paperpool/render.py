@@ -24,6 +24,7 @@ import gc
 import math
 import os
 import posixpath
+import re
 import select
 import signal
 import struct
@@ -89,6 +90,9 @@ class Renderer:
         self.env.filters["html"] = markdown.html_text  # record text inside a raw HTML block
         self.env.filters["plural"] = plural  # {{ n | plural("entry", "entries") }} -> "1 entry"
         self.env.globals["href"] = href
+        if self.sandboxed:  # Jinja's own filters that pad to a width a template gives
+            for name in ("center", "indent", "format"):
+                self.env.filters[name] = _width_checked(self.env.filters[name])
 
     def render_all(self, items: list[tuple[str, dict]], records: int = 0) -> list[str]:
         """Each (template name, context) of `items` rendered, in order. When the pool has
@@ -161,10 +165,34 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     objects a page is made from: a Path, a DataFrame or an imported module would
     otherwise hand a template the file system."""
 
-    intercepted_binops = frozenset(["*", "+", "**"])
+    intercepted_binops = frozenset(["*", "+", "**", "%"])
 
     def is_safe_attribute(self, obj, attr: str, value) -> bool:
         return super().is_safe_attribute(obj, attr, value) and _readable(obj)
+
+    def call(self, context, obj, *args, **kwargs):
+        """A string method that pads (`center`, `ljust`, `rjust`, `zfill`, `expandtabs`) to
+        a width, refused past MAX_LENGTH before it makes the string: `"x".center(2000000000)`
+        is 2 GB."""
+        if isinstance(getattr(obj, "__self__", None), str):
+            name = getattr(obj, "__name__", "")
+            if name in _PADDING:
+                _check_widths([], args)
+        return super().call(context, obj, *args, **kwargs)
+
+    def wrap_str_format(self, value):
+        """str.format and format_map, which the sandbox wraps when a template reads them:
+        their widths checked first (`"{:>1000000000}".format(1)` is a gigabyte)."""
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        text = value.__self__
+
+        def checked(*args, **kwargs):
+            given = list(args[0].values()) if value.__name__ == "format_map" and args and isinstance(args[0], dict) else []
+            _check_widths(_brace_widths(text), [*args, *kwargs.values(), *given])
+            return wrapped(*args, **kwargs)
+        return checked
 
     def call_binop(self, context, operator: str, left, right):
         """`*`, `+` and `**`, refused before they make a value too big to show: memory
@@ -177,6 +205,8 @@ class _Sandbox(ImmutableSandboxedEnvironment):
             if length > MAX_LENGTH:
                 raise _TooBig(f"joining {_sized(left)} and {_sized(right)} would make {_sized(left, length)}, over the "
                               f"limit of {MAX_LENGTH:,}; join shorter ones")
+        elif operator == "%" and isinstance(left, str):
+            _check_widths(_percent_widths(left), right)
         elif operator == "**" and _integer(left) and _integer(right) and abs(left) > 1 and right > 0:
             bits = (abs(left) - 1).bit_length() * right
             if bits > MAX_POWER_BITS:
@@ -186,6 +216,39 @@ class _Sandbox(ImmutableSandboxedEnvironment):
 
 
 _SEQUENCES = (str, list, tuple)
+_PADDING = {"center", "ljust", "rjust", "zfill", "expandtabs"}
+_PERCENT = re.compile(r"%[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
+_BRACE = re.compile(r"\{[^{}:]*:[^{}]*?(\d+)(?:\.(\d+))?[^{}\d]*\}")
+
+
+def _width_checked(jinja_filter):
+    """A Jinja filter that pads (center, indent) or %-formats (format), refused past
+    MAX_LENGTH before it runs."""
+    def checked(value, *args, **kwargs):
+        widths = _percent_widths(value) if jinja_filter.__name__ == "do_format" and isinstance(value, str) else []
+        _check_widths(widths, [*args, *kwargs.values()])
+        return jinja_filter(value, *args, **kwargs)
+    return checked
+
+
+def _percent_widths(text: str) -> list[int]:
+    """The widths and precisions written in a %-format: `%01000000000d` pads to a gigabyte."""
+    return [int(number) for match in _PERCENT.finditer(text) for number in match.groups() if number and number != "*"]
+
+
+def _brace_widths(text: str) -> list[int]:
+    """The widths and precisions written in a str.format spec: `{:>1000000000}`."""
+    return [int(number) for match in _BRACE.finditer(text) for number in match.groups() if number]
+
+
+def _check_widths(widths: list[int], arguments) -> None:
+    """Refuse a width past MAX_LENGTH, written in the format or given as a number (a
+    `*` width, a padding method's width)."""
+    given = arguments if isinstance(arguments, (tuple, list)) else [arguments]
+    numbers = widths + [value for value in given if _integer(value)]
+    if any(abs(number) > MAX_LENGTH for number in numbers):
+        raise _TooBig(f"a width of {max(map(abs, numbers)):,} would make a string over the limit of {MAX_LENGTH:,} "
+                      "characters; use a smaller width")
 
 
 class _TooBig(jinja2.exceptions.SecurityError):

@@ -54,6 +54,12 @@ def refusal(root, text: str) -> str:
      "over the limit of 10,000,000; join shorter ones")),
     ("{{ 2 ** 200000 }}",
      "2 ** 200000 would be a number of about 200,000 bits, over the limit of 100,000; use a smaller power"),
+    # padding and formatting to a width (issue 39's fresh review: 60 bytes of template took 2 GB)
+    *((text, "a width of 1,000,000,000 would make a string over the limit of 10,000,000 characters; use a smaller width")
+      for text in ('{{ "x".center(1000000000) }}', '{{ "7".zfill(1000000000) }}', '{{ "%0*d" % (1000000000, 1) }}',
+                   '{{ "%01000000000d" % 1 }}', '{{ "{:>1000000000}".format(1) }}', '{{ "{:>{}}".format(1, 1000000000) }}',
+                   '{{ "{a:>1000000000}".format_map({"a": 1}) }}', '{{ "x" | center(1000000000) }}',
+                   '{{ "%01000000000d" | format(1) }}', '{{ "a" | indent(1000000000) }}')),
 ])
 def test_a_value_too_big_to_show_is_refused_before_it_is_made(text, message, tmp_path):
     assert refusal(tmp_path, text) == f"templates/page.md.j2:1: template error: {message}"
@@ -92,8 +98,10 @@ def test_an_error_in_a_page_names_its_template_and_returns_no_page(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory limit is set where the system tells a process's size")
 def test_a_template_that_asks_for_gigabytes_runs_out_of_memory(tmp_path):
-    """3 GB asked for at once: refused by the system at the child's limit, never touched."""
-    assert refusal(tmp_path, '{{ "x" | center(3000000000) | length }}') == f"templates/page.md.j2:1: template error: {OUT_OF_MEMORY}"
+    """3 GB asked for at once (3,000,000 lines each indented by 1,000 characters: no width
+    the sandbox checks): refused by the system at the child's limit, never touched."""
+    assert refusal(tmp_path, '{{ ("a\\n" * 3000000) | indent("x" * 1000) | length }}') == (
+        f"templates/page.md.j2:1: template error: {OUT_OF_MEMORY}")
 
 
 def test_a_template_stuck_in_one_long_operation_is_stopped(tmp_path):
