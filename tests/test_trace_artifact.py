@@ -213,3 +213,15 @@ def test_a_warning_is_one_line_whatever_the_file_is_called(tmp_path):
         (f"{tmp_path}/run: 1\\x1b[2J.json: warning: /events/0/latency_ms: unknown field 'latency_ms', which paperpool does "
          "not read; prefix its name with x_ to keep it as an extension"),
         f"{tmp_path}/run: 1\\x1b[2J.json: valid: 1 event, 0 edges; 1 warning {WARNED}"])
+
+
+def test_a_trace_of_many_unknown_fields_shows_the_first_hundred_warnings(run, tmp_path):
+    """One warning per unknown field name (issue 39's fresh review: 120,000 names printed
+    120,000 lines): the first hundred shown, all counted."""
+    event = {"id": "e0", "t": 0, "type": "message", "agent": "a"} | {f"f{i:04}": 0 for i in range(1200)}
+    (tmp_path / "t.json").write_text(json.dumps({"trace_id": "t", "events": [event], "edges": []}), encoding="utf-8")
+    result = run("trace", "validate", "t.json", cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert (result.exit_code, len(lines)) == (0, 101)
+    assert lines[-1] == ("t.json: valid: 1 event, 0 edges; 1,200 warnings (the first 100 shown) (it declares no schema, so "
+                         "what paperpool's format asks beyond the survey artifact's is a warning).")

@@ -561,3 +561,20 @@ def test_the_corpus_page_counts_many_groups_in_one_pass():
     assert len(table.rows) == 300 * (corpora.MOST_VALUES + 1)
     assert table.rows[12] == ["s0", "3 other values, together", "21", "10.8 %"]
     assert table.rows[13][:2] == ["s1", "v0"] and table.rows[-1] == ["s299", "3 other values, together", "21", "10.8 %"]
+
+
+def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
+    """A counted value of a million characters (issue 39's fresh review: fifteen of them in
+    16 kB of gzip made the corpus page 35 MB, over a page's 5 MB, and the build blamed the
+    template): each cell shows 200 characters and says how many more there were; groups
+    are still told apart by their whole values."""
+    from paperpool.sitegen.corpora import MAX_SHOWN, _counts
+
+    value = "<b>" * 330_000
+    counted = [{"field": "x", "value": value + str(i), "traces": 1, "run": "r" * 1000 + str(i % 2)} for i in range(4)]
+    groups = [("r" * 1000 + "0", 2), ("r" * 1000 + "1", 2)]
+    table = _counts("x", counted, ["run"], groups, "over 4", ", by run")
+    cells = [cell for row in table.rows for cell in row]
+    assert all(len(cell) < MAX_SHOWN + 40 for cell in cells)
+    assert table.rows[0][1] == value[:MAX_SHOWN] + f"… ({len(value) + 1 - MAX_SHOWN:,} characters more)"
+    assert [row[-1] for row in table.rows] == ["50.0 %"] * 4  # each group's own size, not one merged

@@ -22,6 +22,7 @@ from ..traces import limits, mapping
 from ..traces.section import Corpus, corpora
 from . import paths
 
+MAX_SHOWN = 200  # characters of a value or group a table cell shows
 MOST_VALUES = 12  # values of a counted field shown per group; the others are summed in one row
 MOST_PROBLEMS = 10  # the invalid traces' problem lines shown
 NONE = "(none)"  # a group or value the trace does not give
@@ -101,7 +102,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
         left_out,
         Table(f"The events of the {plural(valid, 'valid trace')} by type{grouped}, and each type's share of "
               f"{'its group' if by else 'the corpus'}'s events.", [*by, "Event type", "Events", "Share"],
-              [[*_cells(row, by), row["type"], f"{row['events']:,}", _percent(row["share"])] for row in result.event_types],
+              [[*_shown(_cells(row, by)), row["type"], f"{row['events']:,}", _percent(row["share"])] for row in result.event_types],
               len(by) + 1),
         [_counts(name, [row for row in counted if row["field"] == name], by, groups, over, grouped) for name in corpus.count])
 
@@ -122,7 +123,7 @@ def _measures(metrics: list[dict], by: list[str], about: dict[str, str]) -> tupl
             continue
         label = "" if name in shown else f"{name}: {about.get(name, name)}"
         shown.add(name)
-        found.append([label, *_cells(row, by), f"{row['traces']:,}", f"{row['count']:,}",
+        found.append([label, *_shown(_cells(row, by)), f"{row['traces']:,}", f"{row['count']:,}",
                       *(_number(row[key]) for key in ("mean", "min", "p10", "p25", "p50", "p75", "p90", "max"))])
     return found, left_out
 
@@ -139,7 +140,8 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
         shown[group] = shown.get(group, 0) + 1
         if shown[group] <= MOST_VALUES:
             size = sizes.get(" · ".join(group), 0)
-            rows.append([*group, NONE if row["value"] is None else row["value"], f"{row['traces']:,}", _percent(row["traces"] / size)])
+            rows.append([*_shown(group), *_shown([NONE if row["value"] is None else row["value"]]), f"{row['traces']:,}",
+                         _percent(row["traces"] / size)])
             continue
         if group not in rest:
             rest[group] = [len(rows), 0, 0]
@@ -148,7 +150,7 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
         rest[group][2] += row["traces"]
     for group, (place, values, traces) in rest.items():
         size = sizes.get(" · ".join(group), 0)
-        rows[place] = [*group, f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
+        rows[place] = [*_shown(group), f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
     return Table(f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
                  f"{'of each group' if by else 'values'}, the others together), and their share of "
                  f"{'the group' if by else 'the valid traces'}. {NONE}: the trace does not have the field.",
@@ -164,7 +166,16 @@ def _totals(counted: list[dict]) -> list[tuple[str, int]]:
 
 
 def _cells(row: dict, by: list[str]) -> list[str]:
+    """A row's group, each field's value whole (groups are told apart by it)."""
     return [NONE if row.get(name) is None else str(row[name]) for name in by]
+
+
+def _shown(values) -> list[str]:
+    """Values as a table cell shows them: a long one cut, with the number of characters
+    left out (a 16 kB corpus whose values were a million characters each made a page
+    over the 5 MB a page may be)."""
+    return [str(value) if len(str(value)) <= MAX_SHOWN else f"{str(value)[:MAX_SHOWN]}… ({len(str(value)) - MAX_SHOWN:,} characters more)"
+            for value in values]
 
 
 def _number(value) -> str:

@@ -124,7 +124,7 @@ def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
 
     with _memory_for(file):
         checked = validation.require_valid(file, limits=bounds)
-        for warning in checked.warnings:  # what the measures read past; the report itself stays on standard output
+        for warning in validation.shown_doubts(checked.warnings):  # what the measures read past; the report itself stays on standard output
             click.echo(warning.line(str(file)), err=True)
         result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)

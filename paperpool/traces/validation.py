@@ -218,9 +218,9 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
         said = f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}"
         if not checked.warnings:
             return True, [said + "."]
-        closing = (f"{said}; {plural(len(checked.warnings), 'warning')} (it declares no schema, so what paperpool's format "
-                   "asks beyond the survey artifact's is a warning).")
-        return True, [doubt.line(shown) for doubt in checked.warnings] + [closing]
+        closing = (f"{said}; {plural(len(checked.warnings), 'warning')}{_first_shown(checked.warnings)} (it declares no schema, "
+                   "so what paperpool's format asks beyond the survey artifact's is a warning).")
+        return True, [doubt.line(shown) for doubt in shown_doubts(checked.warnings)] + [closing]
     if checked.index is None:  # no trace's lists of events and edges: perhaps the input of an importer
         hint = importable(path, shown)
         if hint:
@@ -230,11 +230,21 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
 
 def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt], more: bool = False) -> list[str]:
     findings, more = findings[:MOST_PROBLEMS], more or len(findings) > MOST_PROBLEMS
-    lines = sorted([(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in doubts])
-    also = f"; {plural(len(doubts), 'warning')}" if doubts else ""
+    lines = sorted([(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in shown_doubts(doubts)])
+    also = f"; {plural(len(doubts), 'warning')}{_first_shown(doubts)}" if doubts else ""
     rest = (f" (the first {MOST_PROBLEMS} above; past them problems are not looked for: fix these, often one mistake "
             "repeated, and validate it again)") if more else ""
     return [line for _, line in lines] + [f"{printable(shown)}: invalid, {counted(findings, more)}{also}{rest}."]
+
+
+def shown_doubts(doubts: list[Doubt]) -> list[Doubt]:
+    """The first MOST_PROBLEMS warnings in the file's order: one per unknown field name,
+    120,000 names printed 120,000 lines."""
+    return sorted(doubts, key=lambda doubt: doubt.sort_key())[:MOST_PROBLEMS] if len(doubts) > MOST_PROBLEMS else doubts
+
+
+def _first_shown(doubts: list[Doubt]) -> str:
+    return f" (the first {MOST_PROBLEMS} shown)" if len(doubts) > MOST_PROBLEMS else ""
 
 
 def counted(findings: list[Finding], more: bool) -> str:
