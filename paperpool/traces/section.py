@@ -30,8 +30,8 @@ def check(registry: Registry) -> list[Problem]:
     folder = section.get("folder", DEFAULT_FOLDER)
     if not isinstance(folder, str) or not folder.strip():
         problems.append(registry_problem(document, (NAME, "folder"), "name the folder of the pool's traces, e.g. `folder: traces`"))
-    elif outside_pool(folder):
-        problems.append(registry_problem(document, (NAME, "folder"), f"'{folder}' {outside_pool(folder)}; name a folder of the "
+    elif why := outside_pool(folder):
+        problems.append(registry_problem(document, (NAME, "folder"), f"'{folder}' {why}; name a folder of the "
                                          "pool for its traces, e.g. `folder: traces`"))
     vocabulary = section.get("vocabulary")
     ids = None
