@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import datetime as dt
-import multiprocessing
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import processes
 from .history import as_of as history_as_of
 from .history import history_field
 from .problems import NOT_UTF8_NAME, PaperpoolError, Problem, utf8_name
@@ -221,8 +220,7 @@ def read_records(paths: list[Path]) -> list[tuple[Document | None, Problem | Non
     if workers < 2:
         return [_read_record(path) for path in paths]
     chunks = [paths[start:start + 250] for start in range(0, len(paths), 250)]
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as executor:
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=processes.context(__name__)) as executor:
         return [result for chunk in executor.map(_read_chunk, chunks) for result in chunk]
 
 

@@ -110,3 +110,24 @@ def snapshot():
         }
 
     return take
+
+
+def children(pid: int) -> list[int]:
+    """The processes pid started that still run."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:  # the task ended meanwhile
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below pid: its children, theirs, and so on."""
+    found, todo = [], [pid]
+    while todo:
+        below = children(todo.pop())
+        found += below
+        todo += below
+    return found

@@ -22,7 +22,7 @@ import pytest
 from paperpool.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
 from paperpool.traces import rules, schema, validation
 
-from .conftest import REPO, edit
+from .conftest import REPO, children, descendants, edit
 
 
 def _write(path: Path, events: list, edges: list) -> Path:
@@ -227,10 +227,10 @@ def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
     command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", str(path), "--jobs", "2", "-o",
                                 str(output)], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(REPO)})
-    children = Path(f"/proc/{command.pid}/task/{command.pid}/children")
-    while command.poll() is None and not children.read_text().split():
+    # the workers are the children of the server that starts them, itself the command's child
+    while command.poll() is None and not (workers := set(descendants(command.pid)) - set(children(command.pid))):
         time.sleep(0.01)
-    os.kill(int(children.read_text().split()[0]), signal.SIGKILL)
+    os.kill(min(workers), signal.SIGKILL)
     _, stderr = command.communicate(timeout=300)
     assert command.returncode == 1 and not output.exists()
     assert re.fullmatch(rf"Error: {re.escape(str(path))}:\d+: measuring the traces from this line on, its process was killed "

@@ -7,11 +7,14 @@ once (its mapping, its columns) by `setup`, not once per batch.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+
+from .. import processes
 
 AHEAD = 2  # batches in flight per worker: one computing, one waiting in its queue
 
@@ -34,9 +37,12 @@ class WorkerLost(Exception):
 
 
 def ordered_map(work: Callable, batches: Iterable, workers: int, setup: Callable, *settings) -> Iterator:
-    """work(batch) for every batch, in order; with one worker, in this process.
-    WorkerLost when a batch's work runs out of memory or its worker is killed."""
-    if workers <= 1:
+    """work(batch) for every batch, in order; with one worker, or one batch, in this
+    process. WorkerLost when a batch's work runs out of memory or its worker is killed."""
+    batches = iter(batches)
+    first = list(itertools.islice(batches, 2))
+    batches = itertools.chain(first, batches)
+    if workers <= 1 or len(first) < 2:
         setup(*settings)
         for batch in batches:
             try:
@@ -44,7 +50,8 @@ def ordered_map(work: Callable, batches: Iterable, workers: int, setup: Callable
             except MemoryError:
                 raise WorkerLost(batch, killed=False) from None
         return
-    with ProcessPoolExecutor(workers, initializer=setup, initargs=settings) as pool:
+    context = processes.context(work.__module__, setup.__module__)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=setup, initargs=settings) as pool:
         pending: deque = deque()
         try:
             for batch in batches:
