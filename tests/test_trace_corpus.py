@@ -21,7 +21,8 @@ import pandas as pd
 import pytest
 import zstandard
 
-from paperpool.traces import limits, rows, schema, synth, workers
+from paperpool import processes
+from paperpool.traces import limits, rows, schema, synth
 from paperpool.traces.mapping import default
 
 from .conftest import descendants
@@ -593,7 +594,7 @@ def test_a_process_running_threads_starts_its_workers_from_a_server_and_measures
     busy = threading.Thread(target=stop.wait)
     busy.start()
     try:
-        assert workers.start_method() == "forkserver"
+        assert processes.context().get_start_method() == "forkserver"
         together = run("trace", "metrics", str(corpus), "--jobs", "2", cwd=tmp_path).output
     finally:
         stop.set()
