@@ -237,3 +237,61 @@ def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
                         r"\(the system kills one when memory runs out\), and nothing was written; a trace needs some five "
                         r"times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, or "
                         r"split the longest traces\n", stderr)
+
+
+# ---- a fresh review (issue 39, last rounds) ---------------------------------------------
+
+def test_a_quote_in_a_long_name_is_grouped_in_one_pass(run, tmp_path):
+    """A trace without a schema whose edge names a missing event of 100 kB after a quote:
+    the warning's words were grouped by a regular expression that backtracked over the
+    name (a minute of CPU for 100 kB); each is said, once."""
+    name = "x'" + "a" * 100_000  # no digit after it: the pattern's part for numbers tried every place
+    path = tmp_path / "quoted.json"
+    path.write_text(json.dumps({"trace_id": "t", "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
+                                "edges": [{"src": "e", "dst": name + "b" * k, "type": "message"} for k in range(3)]}),
+                    encoding="utf-8")
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 0
+    assert lines[-1] == (f"{path}: valid: 1 event, 3 edges; 2 warnings (it declares no schema, so what paperpool's format "
+                         "asks beyond the survey artifact's is a warning).")
+    assert [line for line in lines if "no event has id" in line] == [
+        (f"{path}: warning: /edges/0/dst: no event has id '{name}'; name an event of this trace, or add the event (and 2 "
+         "more edges like it)")]
+
+
+def test_empty_events_without_edges_are_checked_an_event_at_a_time(run, tmp_path):
+    """200,000 empty events and no edges, no schema: the trace was checked whole, a
+    million errors worded (16 s, 1.4 GB) before the first hundred were shown."""
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"trace_id": "t", "events": [{}] * 200_000}), encoding="utf-8")
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
+    assert lines[0].startswith(f"{path}: /events/0/agent: missing: add `agent`")
+    assert [line.split(": ")[1] for line in lines[:-1]] == [
+        f"/events/{k}/{field}" for k in range(25) for field in ("agent", "id", "t", "type")]
+    assert lines[-1].startswith(f"{path}: invalid, more than 100 problems")
+
+
+def test_a_top_level_of_many_unknown_fields_words_the_first_ones(tmp_path):
+    """300,000 unknown fields at the top level are one error of the schema naming them
+    all; each was worded with a close name looked for (16 s): the first ones are, and the
+    rest counted."""
+    trace = {"trace_id": "t", "events": [], "edges": [], **{f"k{i}": 0 for i in range(300_000)}}
+    worded, unworded = schema.first_findings(schema._validator(), trace, schema.MOST_PROBLEMS)
+    assert (len(worded), unworded) == (schema.MOST_PROBLEMS + 1, 300_000 - schema.MOST_PROBLEMS - 1)
+    assert worded[0] == schema.Finding("/k0", "unknown field 'k0'; remove it, or prefix its name with x_ to keep it as an extension")
+    checked = validation.check_trace(trace)
+    assert (len(checked.findings), checked.more) == (schema.MOST_PROBLEMS, True)
+
+
+def test_a_trace_without_edges_is_held_to_the_events_limit(run, tmp_path, pool_copy):
+    edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {trace_events: 1000}\n")
+    path = pool_copy / "many.json"
+    path.write_text(json.dumps({"trace_id": "t", "events": [[]] * 1001}), encoding="utf-8")
+    result = run("--root", str(pool_copy), "trace", "validate", "many.json", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (1, (
+        "many.json: /events: the trace has 1,001 events, over the limit of 1,000; split the run into several traces, or "
+        "raise traces.limits.trace_events in the pool's registry.yaml if it is meant to be this large\n"
+        "many.json: invalid, 1 problem.\n"))

@@ -551,3 +551,24 @@ def test_a_log_of_many_bad_steps_shows_the_first_hundred_and_counts_them_all(run
     assert lines[100] == ("Error: log.json: 5,000 problems (the first 100 above): fix these, often one mistake repeated, "
                           "and import it again")
     assert not (tmp_path / "trace.json").exists()
+
+
+@needs_dataset
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_an_import_stopped_midway_leaves_no_file_and_no_folder(tmp_path, stop):
+    """Ctrl-C or SIGTERM once the import's first file is in place (a fresh review found
+    4 and 10 files left, and the next run then refused the folder): every file it wrote
+    goes, and the folder it made."""
+    import signal
+    import time
+
+    logs = sorted(str(path) for path in LOGS.rglob("*.json"))
+    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "import", "--from", "who-and-when", *logs,
+                                "-o", "out"], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    out = tmp_path / "out"
+    while command.poll() is None and not (out.is_dir() and any(path.suffix == ".json" for path in out.iterdir())):
+        time.sleep(0.001)
+    command.send_signal(getattr(signal, stop))
+    _, said = command.communicate(timeout=60)
+    assert command.returncode != 0 and "Traceback" not in said, said
+    assert os.listdir(tmp_path) == []

@@ -69,6 +69,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found += _deep_cases(shipped, folder, times)
     found += _import_cases(shipped, folder, times)
     found += _pool_cases(shipped, folder, times)
+    found += _unshaped_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -131,6 +132,40 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     found.append(BoundedRow("trace import: 450,000 values that are no AnyValue, 300 levels down (the first 100 shown)",
                             f"{broken.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(broken))))
     for path in (twice, wide, broken):
+        path.unlink()
+    return found
+
+
+def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The last round's traces, in the survey artifact's format (no schema declared): empty
+    events and no edges, alone and as a corpus line of the pool; an edge naming a missing
+    event of 100 kB after a quote; a top level of 300,000 unknown fields."""
+    def timed(*arguments: str, expect: int = 1) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    no_edges = b'{"trace_id": "no-edges", "events": [' + b",".join([b"{}"] * 349_526) + b"]}"
+    empty = folder / "no-edges.json"
+    empty.write_bytes(no_edges)
+    found.append(BoundedRow("trace validate: 349,526 empty events, no edges, no schema (the first 100 shown)",
+                            f"{empty.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(empty))))
+    pool = _pool(shipped, folder / "pool-no-edges")
+    with gzip.open(pool / CORPUS, "wb") as handle:
+        handle.write(no_edges + b"\n")
+    found.append(BoundedRow("build: the same as a corpus line (its first problems shown)",
+                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip", _build(pool, folder, times, 0)))
+    quoted = folder / "quoted-name.json"
+    quoted.write_bytes(json.dumps({"trace_id": "quoted", "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
+                                   "edges": [{"src": "e", "dst": "x'" + "a" * 100_000 + "b" * k, "type": "message"}
+                                             for k in range(4)]}).encode())
+    found.append(BoundedRow("trace validate: 4 edges to missing events of 100 kB names after a quote (valid, warned)",
+                            f"{quoted.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(quoted), expect=0)))
+    unknown = folder / "unknown-fields.json"
+    unknown.write_bytes(json.dumps({"trace_id": "t", "events": [], "edges": [],
+                                    **{f"k{i}": 0 for i in range(300_000)}}).encode())
+    found.append(BoundedRow("trace validate: 300,000 unknown fields at the top level (the first 100 shown)",
+                            f"{unknown.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(unknown))))
+    for path in (empty, quoted, unknown):
         path.unlink()
     return found
 

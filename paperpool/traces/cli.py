@@ -319,25 +319,29 @@ def _check_free(planned: list, output: Path, inputs: set[Path]) -> None:
 
 def _write_all(planned: list, output: Path) -> list:
     """Write every planned file, or none: should a name be taken meanwhile (by a command
-    that writes without the folder's lock), the files this run wrote are removed, and
-    the folder too when this run made it."""
+    that writes without the folder's lock), or the run be stopped (Ctrl-C, SIGTERM), the
+    files this run wrote are removed, and the folder too when this run made it."""
     from .loading import dump_trace
 
     made = len(planned) > 1 and not output.exists()
     if len(planned) > 1:
         output.mkdir(parents=True, exist_ok=True)
     written = []
+    writing = None  # the file being written: a stop may come once it is in place, before it is counted
     try:
         for path, item in planned:
+            writing = path
             write_new(path, dump_trace(item.trace), f"-o {output}")
             written.append((path, item))
-    except (FileExistsError, PaperpoolError) as exc:
-        for path, _ in written:
+            writing = None
+    except BaseException as exc:
+        taken = isinstance(exc, FileExistsError)  # that name is another command's file
+        for path in [path for path, _ in written] + ([writing] if writing is not None and not taken else []):
             path.unlink(missing_ok=True)
         if made:
             with contextlib.suppress(OSError):
                 output.rmdir()  # only if empty: another command's files stay
-        if isinstance(exc, FileExistsError):
+        if taken:
             raise PaperpoolError(f"-o {output}: {exc.filename} appeared while this import wrote (another command writing "
                                  "there?); an import writes new files only: the files it had written were removed "
                                  "(nothing was written)") from None

@@ -143,13 +143,16 @@ def schema_findings(trace, most: int = MOST_PROBLEMS) -> list[Finding]:
     edges an item at a time (capped_items)."""
     if valid(trace):  # the common case, and cheaper than collecting nothing
         return []
-    if not isinstance(trace, dict) or not all(isinstance(trace.get(name), list) for name in ("events", "edges")):
+    if not isinstance(trace, dict):
         return [finding for error in _validator().iter_errors(trace) for finding in explain(error, trace, list)][:most + 1]
-    top = {**trace, "events": [], "edges": []}
-    found = [finding for error in _validator().iter_errors(top) for finding in explain(error, top, list)] if not valid(top) else []
-    for section in ("events", "edges"):
+    # the lists it has are checked an item at a time, even when the other is missing: a
+    # trace of a million empty events and no edges is a million errors otherwise
+    lists = {section: trace[section] for section in ("events", "edges") if isinstance(trace.get(section), list)}
+    top = {**trace, **{section: [] for section in lists}}
+    found = first_findings(_validator(), top, most)[0] if not valid(top) else []
+    for section, items in lists.items():
         if len(found) <= most:
-            found += item_findings(section, trace[section], 0, most - len(found))[0]
+            found += item_findings(section, items, 0, most - len(found))[0]
     return found[:most + 1]
 
 
@@ -218,6 +221,22 @@ _ENUM_NOUNS = {("events", "type"): "event type", ("edges", "type"): "edge type",
                ("topology",): "topology"}
 
 
+def first_findings(validator, document, most: int, root: dict | None = None) -> tuple[list[Finding], int]:
+    """The findings of a document's first `most` + 1 errors in the order they are shown,
+    and how many errors are left unworded. Wording an error costs some 50 microseconds
+    (a close name is looked for): a top level of 300,000 unknown field names took 15 s."""
+    errors = list(validator.iter_errors(document))
+    if len(errors) > most + 1:
+        errors = sorted(errors, key=lambda error: Finding(pointer(error.instance_path), "").sort_key())
+    worded = [finding for error in errors[:most + 1] for finding in explain(error, document, list, root)]
+    return worded, sum(map(_findings_in, errors)) - len(worded)
+
+
+def _findings_in(error) -> int:
+    """The findings explain() words from an error, uncapped: one, or one per unknown field."""
+    return len(error.kind.unexpected) if error.kind.name == "additionalProperties" else 1
+
+
 def explain(error, document, located, root: dict | None = None) -> list[Finding]:
     """Findings for one of the library's errors on `document`; `located` turns a path in
     the document into the path in the whole trace; `root` is the schema the error is of
@@ -231,7 +250,7 @@ def explain(error, document, located, root: dict | None = None) -> list[Finding]
         known = _known_fields(error.schema_path, root)
         return [Finding(pointer(path + [key]), f"unknown field '{key}'; "
                         + suggest(key, known, "remove it, or prefix its name with x_ to keep it as an extension"))
-                for key in kind.unexpected]
+                for key in kind.unexpected[:MOST_PROBLEMS + 1]]  # one error names them all: the first ones are worded
     if name == "required":
         field = kind.property
         what = _description(error.schema_path, field, root)

@@ -73,14 +73,24 @@ def check_source(trace_source, resolving: links.Apart | None = None, limits: Lim
     """Check a trace; TraceUnreadable when its file gives a key twice in an object. A
     trace with more events than its limit has that one problem, and none is checked."""
     limits = limits or default_limits()
-    if trace_source.shaped and trace_source.count("events") > limits.trace_events:
-        return Checked(trace_source.top, [Finding("/events", too_many_events(trace_source.count("events"), limits))], None)
+    events = _events(trace_source)
+    if events > limits.trace_events:
+        return Checked(trace_source.top, [Finding("/events", too_many_events(events, limits))], None)
     try:
         return _check_source(trace_source, resolving)
     except ValueError as exc:  # any of the schema's checks, on a trace nested past what it reads
         if not schema.too_deep(exc):
             raise
         return Checked(trace_source.top if trace_source.shaped else trace_source.trace, [schema.TOO_DEEP], None)
+
+
+def _events(trace_source) -> int:
+    """The events a trace holds, whether or not the graph rules can read it (a trace of
+    five million events and no edges is over the limit as well)."""
+    if trace_source.shaped:
+        return trace_source.count("events")
+    events = trace_source.trace.get("events") if isinstance(trace_source.trace, dict) else None
+    return len(events) if isinstance(events, list) else 0
 
 
 def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
@@ -90,7 +100,7 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             trace = trace_source.trace
             if declares_schema(trace):
                 return _capped(trace, schema_findings(trace), None)
-            findings, doubts = artifact.top_findings(trace)
+            findings, doubts = artifact.whole_findings(trace)
             return _capped(trace, findings, None, sorted(doubts, key=Doubt.sort_key))
         top = trace_source.top
         declared = declares_schema(top)
@@ -153,8 +163,21 @@ def _items_checked(section: str, items: list, offset: int, declared: bool, group
 
 def _shape(message: str) -> str:
     """What a graph rule's message says, without the names, times and places it quotes:
-    the rule's findings alike in it are counted as one warning."""
-    return re.sub(r"'[^']*'|/\S*|[\w.-]*\d[\w.-]*|\S+ -> \S+", "", message)
+    the rule's findings alike in it are counted as one warning. Word by word, in one
+    pass: a regular expression trying each place in a long name (a trace without a schema
+    may give an id of 100 kB, a quote in it ending the quoted part early) backtracks over
+    the rest of it, a minute for one name."""
+    words = _QUOTED.sub(" ", message).split()
+    kept: list[str] = []
+    for at, word in enumerate(words):
+        if word == "->" or (at + 1 < len(words) and words[at + 1] == "->") or (at and words[at - 1] == "->"):
+            continue  # an edge, `source -> target`
+        if not word.startswith("/") and "'" not in word and not any(character.isdigit() for character in word):
+            kept.append(word)  # (a quote left over: a name holding one ended its quoted part early)
+    return " ".join(kept)
+
+
+_QUOTED = re.compile(r"'[^']*'")
 
 
 def _refuse_duplicates(trace_source, counted: dict, census) -> None:
