@@ -32,6 +32,7 @@ from .registry import (
     BIDI_CONTROLS,
     KEY_RE,
     LINKED_FILE,
+    MAX_TEXT_CHARS,
     linked_step,
     refused_character_message,
     refused_characters,
@@ -281,6 +282,9 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
         where = ""
     if not isinstance(where, str):
         problem("where", "write the query as text in quotes, e.g. \"credit_unit = message\" (empty: every record)")
+        return None
+    if len(where) > MAX_TEXT_CHARS:  # as a gap table's query in the registry: 37,000 conditions took 23 s a count
+        problem("where", f"is {len(where):,} characters long, over {MAX_TEXT_CHARS:,}; shorten the query, or split the claim")
         return None
     for records in OVER[over]:
         try:

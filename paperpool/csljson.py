@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from .adding import suggested_key
@@ -147,17 +148,19 @@ def read_records(path: Path) -> list[BibRecord]:
                              "with the format CSL JSON")
     if not items:
         raise PaperpoolError(f"{name}: holds no items; export the items from Zotero with the format CSL JSON")
-    problems, records = [], []
+    # the first problems are worded, the rest counted: 20 MB of items took 4 GB as strings
+    problems, counted, records = [], 0, []
     for number, item in enumerate(items, 1):
-        found = item_problems(item)
+        found, many = item_problems(item, SHOWN_PROBLEMS - len(problems))
         problems += [f"{name}: item {number}: {problem}" for problem in found]
-        if not found:
+        counted += many
+        if not many:
             records.append(item_record(item, number))
-    if len(problems) == 1:
+    if counted == 1:
         raise PaperpoolError(problems[0])
-    if problems:
-        shown = "\n".join(problems[:SHOWN_PROBLEMS]) + (f"\n... and {len(problems) - SHOWN_PROBLEMS:,} more" if len(problems) > SHOWN_PROBLEMS else "")
-        raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
+    if counted:
+        shown = "\n".join(problems) + (f"\n... and {counted - len(problems):,} more" if counted > len(problems) else "")
+        raise PaperpoolError(f"{name}: nothing imported, {plural(counted, 'problem')}:\n{shown}")
     return records
 
 
@@ -195,33 +198,42 @@ def _kind(value) -> str:
     return kinds.get(type(value), "number")
 
 
-def item_problems(item) -> list[str]:
-    """What makes an item unreadable: `field: what; how to fix`, one each."""
+def item_problems(item, most: int | None = None) -> tuple[list[str], int]:
+    """What makes an item unreadable, `field: what; how to fix` each: the first `most` of
+    them worded (all when None), and how many there are."""
+    worded, counted = [], 0
+    for problem in _item_problems(item):
+        counted += 1
+        if most is None or len(worded) < most:
+            worded.append(problem)
+    return worded, counted
+
+
+def _item_problems(item) -> Iterator[str]:
     if not isinstance(item, dict):
-        return [f"is a JSON {_kind(item)}, not an object; each item is an object such as {{\"type\": ..., \"title\": ...}}"]
-    problems = []
+        yield f"is a JSON {_kind(item)}, not an object; each item is an object such as {{\"type\": ..., \"title\": ...}}"
+        return
     for variable, kinds in [("id", _NUMBER), ("citation-key", _STRING), ("type", _STRING), ("title", _STRING),
                             ("container-title", _STRING), ("event-title", _STRING)] + \
                            [(variable, _NUMBER) for variable in FIELDS]:
         value = item.get(variable)
         if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
             wanted = "text" if kinds is _STRING else "text or a number"
-            problems.append(f"{variable}: is a JSON {_kind(value)}, not {wanted}; give it as text")
+            yield f"{variable}: is a JSON {_kind(value)}, not {wanted}; give it as text"
     title = item.get("title")
     if isinstance(title, str) and not title.strip() or title is None:
-        problems.append('title: missing; every item needs a title, such as "title": "..."')
+        yield 'title: missing; every item needs a title, such as "title": "..."'
     authors = item.get("author")
     if authors is not None:
         if not isinstance(authors, list):
-            problems.append(f"author: is a JSON {_kind(authors)}, not a list; give the names as a list of objects "
-                            'such as {"family": "Doe", "given": "Jane"}')
+            yield (f"author: is a JSON {_kind(authors)}, not a list; give the names as a list of objects "
+                   'such as {"family": "Doe", "given": "Jane"}')
         else:
-            problems += [f"author: name {index}: {problem}" for index, name in enumerate(authors, 1)
-                         if (problem := _name_problem(name))]
+            yield from (f"author: name {index}: {problem}" for index, name in enumerate(authors, 1)
+                        if (problem := _name_problem(name)))
     issued = item.get("issued")
     if issued is not None and not _is_date(issued):
-        problems.append('issued: is not a CSL date; give it as {"date-parts": [[2026]]} or {"literal": "2026"}')
-    return problems
+        yield 'issued: is not a CSL date; give it as {"date-parts": [[2026]]} or {"literal": "2026"}'
 
 
 def _name_problem(name) -> str | None:

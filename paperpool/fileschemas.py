@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 
 from . import claims, evidence, history, identity
-from .registry import KEY_RE, RECORD_KINDS, FieldSpec, Registry
+from .registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, Registry
 from .registry import schema as registry_schema
 from .validate import expected_value
 
@@ -187,7 +187,7 @@ def claims_schema() -> dict:
                   "enum": list(claims.AMONG), "default": claims.AMONG[0]},
         "where": {"description": "The query: conditions like `category = method` joined by and / or / not; `in [a, b]`, `!=`, "
                                  "`<`, `>=`; `null` for a missing value. Empty: every record.",
-                  "type": ["string", "null"], "default": ""},
+                  "type": ["string", "null"], "default": "", "maxLength": MAX_TEXT_CHARS},
         "expected": {"description": "The count the claim needs: a whole number, or a bound in quotes such as \"<= 2\".",
                      "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": bound}]},
         "rows": {"description": "The keys of the records the claim rests on: when given, it holds only while exactly these match.",

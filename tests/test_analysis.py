@@ -328,6 +328,8 @@ def test_commands_work_on_a_pool_with_no_records(run, tiny):
      "(over: all queries the entries and the exclusions, so use fields both have)")),
     ("claims.yaml", "where: \"method = rl\"", "where: \"year = soon\"",
      "claims.yaml:4: claims[0].where: 'year' is compared with 'soon', which is not a whole number"),
+    ("claims.yaml", "where: \"method = rl\"", f"where: \"{' or '.join(['method = rl'] * 134)}\"",
+     "claims.yaml:4: claims[0].where: is 2,006 characters long, over 2,000; shorten the query, or split the claim"),
     ("claims.yaml", "where: \"method = rl\"", "where: \"unit < 3\"",
      "claims.yaml:4: claims[0].where: 'unit' cannot be compared with <, <=, > or >=; those compare numbers and dates"),
     ("registry.yaml", "  claims: claims.yaml\n", "  claims:\n",

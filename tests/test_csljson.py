@@ -17,6 +17,8 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 
+from paperpool import csljson
+
 from .conftest import REPO, edit
 
 ZOTERO = REPO / "tests" / "bib" / "zotero.json"
@@ -178,3 +180,19 @@ def test_import_csljson_bad_input_writes_nothing(run, pool_copy, tmp_path, snaps
     result = run("import-csljson", str(tmp_path / "bad.json"), cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, message)
     assert snapshot(pool_copy) == before
+
+
+def test_an_item_of_many_bad_names_words_the_first_and_counts_them_all(run, tiny, tmp_path):
+    """An item of 200,000 authors that are numbers: every problem was a string, twice (20 MB
+    took 4 GB); the first fifty are worded and all counted."""
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps([{"title": "T", "author": [1] * 200_000}]), encoding="utf-8")
+    worded, counted = csljson.item_problems({"title": "T", "author": [1] * 200_000}, 3)
+    assert (len(worded), counted) == (3, 200_000)
+    result = run("import-csljson", str(path), cwd=tiny)
+    lines = result.output.splitlines()
+    assert (result.exit_code, len(lines)) == (1, 52)
+    assert lines[0] == "Error: names.json: nothing imported, 200,000 problems:"
+    assert lines[1] == ('names.json: item 1: author: name 1: is a JSON number, not an object; give it as '
+                        '{"family": "Doe", "given": "Jane"} or {"literal": "..."}')
+    assert lines[-1] == "... and 199,950 more"

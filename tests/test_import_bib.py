@@ -325,3 +325,17 @@ def test_titles_prepared_at_once_find_what_one_by_one_finds(pool_copy):
         answers.append(found)
     assert answers[0] == answers[1]
     assert sum(answer is not None for answer in answers[0]) > 100
+
+
+def test_many_records_of_one_key_name_the_first_hundred_and_count_the_rest(run, tiny, tmp_path):
+    """20,000 records of one citation key (200 kB): each looked for the key's first record
+    through the whole library (33 s); the error names the first hundred and counts the rest."""
+    bib = tmp_path / "one-key.bib"
+    bib.write_text("@misc{a,}\n" * 20_000, encoding="utf-8")
+    result = run("import-bib", str(bib), cwd=tiny)
+    lines = result.output.splitlines()
+    assert (result.exit_code, len(lines)) == (1, 102)
+    assert lines[0] == "Error: one-key.bib: 19,999 unreadable records:"
+    assert lines[1:101] == [f"one-key.bib:{line}: citation key 'a' is used twice (first on line 1); give each record its own key"
+                            for line in range(2, 102)]
+    assert lines[101] == "(and 19,899 more)"

@@ -253,7 +253,26 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     found.append(BoundedRow("diff: a revision whose records' folder expands to a million files (refused)",
                             "nine git objects more than the pool",
                             repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times)))
-    for path in (titles, macro, readers, rows, bib):
+    keys = folder / "one-key.bib"
+    keys.write_text("@misc{a,}\n" * 20_000, encoding="utf-8")
+    found.append(BoundedRow("import-bib: 20,000 records of one key (the first 100 named)", f"{keys.stat().st_size / 1e3:,.0f} kB",
+                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(keys)), folder, expect=1), times)))
+    names = folder / "names.json"
+    names.write_text('[{"title": "T", "author": [' + ",".join(["1"] * 5_000_000) + "]}]", encoding="utf-8")
+    found.append(BoundedRow("import-csljson: one item of 5 million authors that are numbers (the first 50 named)",
+                            f"{names.stat().st_size / 1e6:,.0f} MB",
+                            repeat(lambda: run(paperpool(shipped, "import-csljson", "--dry-run", str(names)), folder, expect=1),
+                                   times)))
+    pool = folder / "pool-long-claim"
+    shutil.copytree(shipped, pool, symlinks=True)
+    (pool / "claims.yaml").write_text("claims:\n  - id: long\n    statement: long\n    kind: published\n    expected: \">= 0\"\n"
+                                      "    where: \"" + " or ".join(["further_families = R1"] * 37_000) + "\"\n",
+                                      encoding="utf-8")
+    found.append(BoundedRow("claims: a published claim's query of 37,000 conditions (refused)",
+                            f"{(pool / 'claims.yaml').stat().st_size / 1e3:,.0f} kB",
+                            repeat(lambda: run(paperpool(pool, "claims"), folder, expect=1), times)))
+    shutil.rmtree(pool)
+    for path in (titles, macro, readers, rows, bib, keys, names):
         path.unlink(missing_ok=True)
     shutil.rmtree(repository)
     return found

@@ -11,6 +11,7 @@ from .characters import (
 )
 from .loading import (
     LINKED_FILE,
+    MAX_TEXT_CHARS,
     SECTIONS_HINT,
     NoRegistry,
     find_root,
@@ -51,6 +52,7 @@ __all__ = [
     "IDENTIFIER_SCHEMES",
     "KEY_RE",
     "LINKED_FILE",
+    "MAX_TEXT_CHARS",
     "RECORD_KINDS",
     "RECORD_SUFFIX",
     "REGISTRY_FILE",

@@ -54,7 +54,7 @@ def parse(text: str, url: str, doi: str) -> CrossrefWork:
     if not isinstance(message, dict):
         raise malformed(CROSSREF, url, "no `message` object")
     item = as_csl(message, doi)
-    problems = item_problems(item)
+    problems, _ = item_problems(item, 1)
     if problems:
         raise malformed(CROSSREF, url, problems[0])
     notices = [notice for notice in message.get("updated-by") or [] if isinstance(notice, dict)]
