@@ -220,7 +220,7 @@ def read_records(paths: list[Path]) -> list[tuple[Document | None, Problem | Non
     if workers < 2:
         return [_read_record(path) for path in paths]
     chunks = [paths[start:start + 250] for start in range(0, len(paths), 250)]
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=processes.context(__name__)) as executor:
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=processes.context()) as executor:
         return [result for chunk in executor.map(_read_chunk, chunks) for result in chunk]
 
 

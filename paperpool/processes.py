@@ -1,13 +1,14 @@
 """How paperpool's worker processes start: one rule for every pool of them (reading a
 large pool's records, measuring a trace corpus).
 
-Not by fork, although it is the quickest: fork copies only the thread that calls it, and
-a lock another thread held at that moment stays held in the copy for good, so the worker
-hangs or crashes. By the time a pool of workers starts, numpy's, pyarrow's and duckdb's
-thread pools often run (and a notebook's or a test runner's own threads). The workers
-start from a server process instead, which imports their modules once and is forked
-while it runs a single thread; Python 3.14 does the same by default. Without it (not on
-Linux or macOS), the platform's default: spawn.
+By fork where there is one: the workers start at once, with the modules already imported.
+A forked worker copies only the thread that forked, so a lock another thread held at
+that moment stays held in the copy; paperpool's commands fork before such threads matter
+(numpy's and pyarrow's pools are idle then), and a corpus of one batch is measured in
+the command's own process, with no worker at all. Not from a server process (forkserver,
+Python 3.14's default): signalled alone while its workers started, a command left the
+server and a worker running for good, holding its output open (a review saw it in 4 runs
+of 10). Without fork (Windows), the platform's default: spawn.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ import multiprocessing
 from multiprocessing.context import BaseContext
 
 
-def context(*modules: str) -> BaseContext:
-    """The start method's context, its server importing `modules` before any worker starts."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context()
-    found = multiprocessing.get_context("forkserver")
-    found.set_forkserver_preload(list(dict.fromkeys(modules)))
-    return found
+def context() -> BaseContext:
+    """The start method's context for a pool of workers."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()

@@ -558,7 +558,7 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
     """Refuse to write to anything but a regular file or an absent path: a device (as
     root, replacing /dev/null would replace the real one), a named pipe, a socket, a
     folder, or a symbolic link, which paperpool never writes through, at the file or at a
-    folder on its way (see _linked_folder). Refuse as well a path that names no file (an
+    folder on its way (see linked_folder). Refuse as well a path that names no file (an
     empty one, or `-`, which many tools take for standard output) and, unless
     `new_folders`, a file in a folder that does not exist: an output goes where it was
     asked to, or nowhere. `fix` says what to do instead. The check and the rename are two
@@ -571,7 +571,7 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
     if str(path) == "-":
         raise PaperpoolError(f"{where}: '-' is not taken for standard output here; {standard}give a file name "
                              "(nothing was written)")
-    linked = _linked_folder(path)
+    linked = linked_folder(path)
     if linked is not None:
         raise PaperpoolError(f"{where}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
                              "through one: give the path the link leads to, or another one (nothing was written)")
@@ -591,7 +591,7 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
     raise PaperpoolError(f"{where}: is {file_kind(mode)}, not a regular file; {fix} (nothing was written)")
 
 
-def _linked_folder(path: Path) -> Path | None:
+def linked_folder(path: Path) -> Path | None:
     """The first folder on `path` that is a symbolic link paperpool would write through.
     Below the current folder every link counts: one laid in the pool (by a pull request,
     say) would send the file wherever it points. Above it, the system's own links are

@@ -188,9 +188,29 @@ def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     many.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
     found.append(BoundedRow("trace import -o FOLDER: 5,000 traces of one span each (refused)", f"{many.stat().st_size / 1e3:,.0f} kB",
                             timed("trace", "import", "--from", "otlp", str(many), "-o", str(folder / "many"), expect=1)))
-    for path in (handoffs, many):
+    chain = folder / "handoff-chain.json"
+    spans = [_named(_otlp_span(k, k - 1 if k else None, "invoke_agent x", 0, 10**9, "invoke_agent"), "gen_ai.agent.name", "x")
+             for k in range(16_000)]
+    spans += [_named(_otlp_span(16_000 + k, 15_999, "agent_handoff", 0, 1, "agent_handoff"), "gen_ai.handoff.to_agent", "x")
+              for k in range(16_000)]
+    chain.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import: 16,000 handoffs under a chain of 16,000 agents of one name",
+                            f"{chain.stat().st_size / 1e6:,.1f} MB", timed("trace", "import", "--from", "otlp", str(chain))))
+    wide = folder / "wide-orchestrator.json"
+    spans = [_named(_otlp_span(0, None, "invoke_agent lead", 0, 10**12, "invoke_agent"), "gen_ai.agent.name", "lead")]
+    spans += [_named(_otlp_span(k, 0, f"invoke_agent w{k}", k, k + 1, "invoke_agent"), "gen_ai.agent.name", f"w{k}")
+              for k in range(1, 120_001)]
+    wide.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    found.append(BoundedRow("trace import: one agent running 120,000 others", f"{wide.stat().st_size / 1e6:,.0f} MB",
+                            timed("trace", "import", "--from", "otlp", str(wide))))
+    for path in (handoffs, many, chain, wide):
         path.unlink()
     return found
+
+
+def _named(span: dict, key: str, value: str) -> dict:
+    """A span with one more string attribute."""
+    return span | {"attributes": span["attributes"] + [{"key": key, "value": {"stringValue": value}}]}
 
 
 def _otlp_span(number: int, parent: int | None, name: str, start: int, end: int, operation: str) -> dict:

@@ -11,8 +11,9 @@ from pathlib import Path
 import click
 
 from ..commandline import trace_engine_option
+from ..oserrors import shown_path
 from ..problems import PaperpoolError, plural, printable
-from ..yamlio import check_output, holding_folder, write_new
+from ..yamlio import check_output, holding_folder, linked_folder, write_new
 from . import schema
 from .importing import ImportOptions
 
@@ -182,6 +183,10 @@ def _export_folder(given: str) -> Path:
         raise PaperpoolError(f"-o {given}: give a new or empty folder for the tables (nothing was written)")
     if path.is_symlink() or (path.exists() and path.resolve() != path.absolute()):
         raise PaperpoolError(f"-o {given}: is a symbolic link; give the folder it leads to (nothing was written)")
+    linked = linked_folder(path)  # a folder on its way, as every other output is checked
+    if linked is not None:
+        raise PaperpoolError(f"-o {given}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
+                             "through one: give the path the link leads to, or another one (nothing was written)")
     return path
 
 

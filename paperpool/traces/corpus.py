@@ -97,13 +97,14 @@ def expand(inputs: Iterable[str]) -> list[Path]:
 def _matches(pattern: str) -> list[Path]:
     """The paths a glob pattern matches, sorted, as glob.glob would give them but never
     through a link to a folder (** over a folder that links to itself would go on for
-    ever) and never a hidden one, as in a folder."""
+    ever), never a link to a file and never a hidden one, as in a folder."""
     parts = Path(pattern).parts
     fixed = next(k for k, part in enumerate(parts) if glob.has_magic(part))
     root = Path(*parts[:fixed]) if fixed else Path()
     found = []
     for match in root.glob(str(Path(*parts[fixed:]))):
-        if not any(part.startswith(".") for part in match.relative_to(root).parts):
+        # a linked file is left out, as a folder's are: a pattern reaches no further than a folder
+        if not any(part.startswith(".") for part in match.relative_to(root).parts) and not match.is_symlink():
             found.append(_utf8(match))
     return sorted(found)
 

@@ -77,7 +77,7 @@ def _langgraph_node(attributes: dict) -> str | None:
         return None
     try:
         parsed = json.loads(metadata)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
         return None
     node = parsed.get("langgraph_node") if isinstance(parsed, dict) else None
     return node if isinstance(node, str) else None

@@ -374,6 +374,7 @@ class _Sinks:
 PARTITIONABLE = ("run", "step", "group", "task_id", "system", "topology")
 MAX_NAME = 255  # bytes of a folder's name on common file systems
 MAX_PARTITIONS = 1_000
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # the folder Arrow writes for a missing value, and reads as one
 
 
 def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
@@ -386,10 +387,14 @@ def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
         for k, value in enumerate(traces.column(name).to_pylist()):
             if not isinstance(value, str):
                 continue
+            where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
             if len(quote(value, safe="")) + len(name) + 1 > MAX_NAME or not value.isprintable():
-                where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
                 raise PaperpoolError(f"{where}: /{name}: cannot name a partition's folder (too long once encoded, or "
                                      f"a control character); --partition-by another field, or shorten the {name}")
+            if value == HIVE_NULL:
+                raise PaperpoolError(f"{where}: /{name}: '{HIVE_NULL}' names the folder of the traces without a {name}, "
+                                     f"and readers would take this one for missing; --partition-by another field, or "
+                                     f"rename the {name}")
 
 
 def partition_fields(given: str) -> tuple[str, ...]:

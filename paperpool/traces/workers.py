@@ -50,8 +50,7 @@ def ordered_map(work: Callable, batches: Iterable, workers: int, setup: Callable
             except MemoryError:
                 raise WorkerLost(batch, killed=False) from None
         return
-    context = processes.context(work.__module__, setup.__module__)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=setup, initargs=settings) as pool:
+    with ProcessPoolExecutor(workers, mp_context=processes.context(), initializer=setup, initargs=settings) as pool:
         pending: deque = deque()
         try:
             for batch in batches:
