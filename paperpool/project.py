@@ -9,12 +9,12 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import validate as validation
-from .pool import Pool, require_pool
-from .problems import InvalidPool, Problem, errors, plural
+from .files.problems import InvalidPool, Problem, errors, plural
+from .pool import validate as validation
+from .pool.reading import Pool, require_pool
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .analysis.analyse import Analysis
 
 
 class Project:
@@ -60,6 +60,6 @@ class Project:
 
     def _analyse(self, day: dt.date | None) -> Analysis:
         # imported here: the analysis needs pandas, which validate (a pre-commit hook) must not pay for
-        from .analysis import analyse
+        from .analysis.analyse import analyse
 
         return analyse(self.valid_pool(), day)

@@ -36,7 +36,7 @@ def logs(dataset: Path) -> list[Path]:
 
 def lines(dataset: Path) -> bytes:
     """The corpus, uncompressed: the import's traces of every log, one a line."""
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     with tempfile.TemporaryDirectory(prefix="who-and-when-") as scratch:
         out = Path(scratch, "traces")

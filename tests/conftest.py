@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "tests" / "source"

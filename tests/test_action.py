@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paperpool import newsurvey
+from paperpool.publishing import newsurvey
 
 from .conftest import REPO
 

@@ -6,7 +6,7 @@ import os
 
 from click.testing import CliRunner
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 
 SETS = ["--set", "title=Learning When to Stop Spawning", "--set", "authors=Doe, Jane; Roe, Rick", "--set", "year=2026",
         "--set", "urls=https://example.org/stop", "--set", "reward_type=orchestration", "--set", "subdecisions=O5:trained"]

@@ -269,8 +269,8 @@ def test_claims_with_a_bad_expected_value_and_unknown_field(run, tiny):
 
 
 def test_query_language_operators(run, tiny):
-    from paperpool.frame import build_frame
-    from paperpool.pool import require_pool
+    from paperpool.analysis.frame import build_frame
+    from paperpool.pool.reading import require_pool
     from paperpool.registry.query import parse
 
     frame = build_frame(require_pool(tiny), "entries")
@@ -363,8 +363,8 @@ def test_bad_settings_are_validation_problems(run, tiny, file, old, new, expecte
 
 
 def test_dates_and_booleans_are_queryable(run, tiny):
-    from paperpool.frame import build_frame
-    from paperpool.pool import require_pool
+    from paperpool.analysis.frame import build_frame
+    from paperpool.pool.reading import require_pool
     from paperpool.registry.query import QueryError, parse
 
     registry_path = tiny / "registry.yaml"

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from paperpool.history import as_of
-from paperpool.yamlio import load_yaml
+from paperpool.files.yamlio import load_yaml
+from paperpool.pool.history import as_of
 
 from .conftest import REPO, SOURCE
 

@@ -30,9 +30,9 @@ from bibtexparser import middlewares
 from click.testing import CliRunner
 from playwright.sync_api import BrowserContext, Locator, Page, expect, sync_playwright
 
-from paperpool.cli import cli
-from paperpool.frame import Frame, build_frames
-from paperpool.pool import require_pool
+from paperpool.analysis.frame import Frame, build_frames
+from paperpool.cli.commands import cli
+from paperpool.pool.reading import require_pool
 from paperpool.registry.query import parse
 from paperpool.sitegen.section import effective
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from playwright.sync_api import Page
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 from paperpool.sitegen.paths import cell_anchor
 
 from . import test_browser

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from paperpool import cache
-from paperpool.pool import load_pool
-from paperpool.synthpool import write_pool
-from paperpool.validate import require_valid_pool, validate
-from paperpool.yamlio import dump_yaml, load_yaml, parse_yaml
+from paperpool.bench.synthpool import write_pool
+from paperpool.files.yamlio import dump_yaml, load_yaml, parse_yaml
+from paperpool.pool import cache
+from paperpool.pool.reading import load_pool
+from paperpool.pool.validate import require_valid_pool, validate
 
 from .conftest import REPO, TINY, edit
 
@@ -282,7 +282,7 @@ def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(
 
 
 def test_a_packed_record_comes_back_with_every_value_of_its_type_and_every_line():
-    from paperpool.packed import pack, unpack
+    from paperpool.pool.packed import pack, unpack
 
     text = ("n: 3\nf: .nan\ni: -.inf\nz: -0.0\nbig: 123456789012345678901234567890\nd: 2026-04-26\n"
             "t: 2026-04-26 10:00:00+05:30\nu: 2026-04-26T10:00:00Z\nnaive: 2026-04-26 10:00:00.123456\n"

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import matplotlib
 import pytest
 
-from paperpool import chartdraw, charts
-from paperpool.charts import FlowStage, StageExclusions
+from paperpool.sitegen import chartdraw, charts
+from paperpool.sitegen.charts import FlowStage, StageExclusions
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script> a & b"
@@ -367,7 +367,7 @@ def test_a_long_word_is_broken_as_shortening_it_a_character_at_a_time_breaks_it(
     whole each time, took a minute of the build); the lines are the same."""
     import random
 
-    from paperpool.chartdraw import _text_width, _wrap
+    from paperpool.sitegen.chartdraw import _text_width, _wrap
 
     def by_one_character(text: str, width: float, size: float) -> list[str]:
         lines, line = [], ""

@@ -14,7 +14,7 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from paperpool import citationcff
+from paperpool.formats import citationcff
 from paperpool.registry import load_registry
 
 from .conftest import REPO

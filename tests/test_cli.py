@@ -12,8 +12,8 @@ import click
 import pytest
 import yaml
 
-from paperpool import cli as cli_module
-from paperpool.cli import cli
+from paperpool.cli import commands as cli_module
+from paperpool.cli.commands import cli
 
 from .conftest import REPO, SOURCE
 
@@ -241,7 +241,7 @@ def test_an_unexpected_failure_prints_one_line_not_a_traceback(monkeypatch, caps
     def broken(root):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("paperpool.validate.validate", broken)
+    monkeypatch.setattr("paperpool.pool.validate.validate", broken)
     monkeypatch.setattr(sys, "argv", ["paperpool", "--root", str(pool_copy), "validate"])
     with pytest.raises(SystemExit) as exit_info:
         cli_module.main()
@@ -262,7 +262,7 @@ def test_format_choices_match_what_each_module_can_write():
     import importlib
 
     for name, choices in cli_module.FORMAT_CHOICES.items():
-        assert list(importlib.import_module(f"paperpool.{name}").FORMATS) == choices, name
+        assert list(importlib.import_module(getattr(cli_module, name).module).FORMATS) == choices, name
     from paperpool.traces import cli as trace_cli
     from paperpool.traces import metrics, summary, tables
 
@@ -273,7 +273,7 @@ def test_format_choices_match_what_each_module_can_write():
 
 def test_validate_does_not_import_numpy_pandas_or_the_trace_libraries():
     # validate runs in pre-commit hooks: it must not pay for numpy or pandas, nor for what traces need
-    code = "import sys; from paperpool.cli import main; sys.argv = ['paperpool', 'validate']\n" \
+    code = "import sys; from paperpool.cli.commands import main; sys.argv = ['paperpool', 'validate']\n" \
            "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('numpy', 'pandas', 'orjson', 'msgspec') if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
     assert result.stdout.splitlines()[-1] == "[]"

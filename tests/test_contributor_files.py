@@ -7,7 +7,7 @@ import shlex
 
 import yaml
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 
 from .conftest import REPO
 

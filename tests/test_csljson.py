@@ -17,7 +17,7 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 
-from paperpool import csljson
+from paperpool.formats import csljson
 
 from .conftest import REPO, edit
 

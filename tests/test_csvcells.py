@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paperpool import csvcells
+from paperpool.files import csvcells
 
 from .conftest import REPO
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from paperpool import yamlio
-from paperpool.problems import PaperpoolError
+from paperpool.files import yamlio
+from paperpool.files.problems import PaperpoolError
 
 from .conftest import REPO, TINY
 
@@ -385,7 +385,7 @@ def test_the_temporary_file_has_no_name_until_it_is_complete(tmp_path):
 WRITER = """
 import sys
 from pathlib import Path
-from paperpool.yamlio import write_new
+from paperpool.files.yamlio import write_new
 folder, text = Path(sys.argv[1]), "x" * 1_000_000 + "\\n"
 for n in range(100_000):
     write_new(folder / f"record-{n}.yaml", text)

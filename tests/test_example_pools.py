@@ -31,7 +31,7 @@ def built(tmp_path_factory):
     """A copy of the example pool (validate and build may write caches), its site built."""
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     tmp = tmp_path_factory.mktemp("rl4lrm")
     root = tmp / "pool"

@@ -1,4 +1,4 @@
-"""The JSON Schemas of a pool's files (paperpool.fileschemas): the records' made from the
+"""The JSON Schemas of a pool's files (paperpool.pool.fileschemas): the records' made from the
 pool's registry, the claim ledger's and the registry's; `paperpool schemas` writes them
 where the files' yaml-language-server lines point."""
 
@@ -9,9 +9,10 @@ import json
 import jsonschema_rs
 import pytest
 
-from paperpool import claims, fileschemas
+from paperpool.analysis import claims
+from paperpool.files.yamlio import load_yaml
+from paperpool.pool import fileschemas
 from paperpool.registry import load_registry
-from paperpool.yamlio import load_yaml
 
 from .conftest import REPO, TINY, edit
 

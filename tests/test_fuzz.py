@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 
 from .conftest import REPO, TINY
 

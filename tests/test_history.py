@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 
-from paperpool.yamlio import load_yaml
+from paperpool.files.yamlio import load_yaml
 
 from .conftest import REPO
 

@@ -33,7 +33,7 @@ import rispy
 import yaml
 from bibtexparser import middlewares
 
-from paperpool.yamlio import load_yaml
+from paperpool.files.yamlio import load_yaml
 
 from .conftest import REPO, TINY, copy_shipped_pool, edit
 from .test_site import _Elements, hostile_pool
@@ -123,7 +123,7 @@ def previous_site(tmp_path_factory) -> Path:
     """The tiny pool's site, built once; each build case gets a copy as the site it must not touch."""
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     site = tmp_path_factory.mktemp("previous") / "site"
     result = CliRunner().invoke(cli, ["--root", str(TINY), "build", "--out", str(site)])
@@ -268,7 +268,7 @@ def people(tmp_path_factory):
     """The pool built once, with its README block rendered: (pool, site)."""
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     base = tmp_path_factory.mktemp("people")
     root = people_pool(base / "pool")

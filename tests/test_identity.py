@@ -8,7 +8,7 @@ import random
 import pytest
 from rapidfuzz import fuzz
 
-from paperpool import identity
+from paperpool.pool import identity
 
 WORDS = ["agent", "reward", "credit", "team", "token", "learning", "multi", "orchestration", "policy", "debate", "swarm", "planner", "critic"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpool.stubs import Planned, write_planned
+from paperpool.pool.stubs import Planned, write_planned
 
 from .conftest import REPO, edit
 
@@ -300,8 +300,8 @@ def test_titles_prepared_at_once_find_what_one_by_one_finds(pool_copy):
     the pool's titles and the file's earlier ones included, near-identical ones and ties."""
     import random
 
-    from paperpool.pool import require_pool
-    from paperpool.stubs import PoolIndex, planned_record
+    from paperpool.pool.reading import require_pool
+    from paperpool.pool.stubs import PoolIndex, planned_record
 
     pool = require_pool(pool_copy)
     rng = random.Random(7)

@@ -188,7 +188,7 @@ def live_markup(html: str) -> list[str]:
 def site(tmp_path_factory) -> tuple[Path, Path]:
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     base = tmp_path_factory.mktemp("inert")
     root = hostile_everywhere(base / "pool")

@@ -11,7 +11,7 @@ import shutil
 
 import yaml
 
-from paperpool.yamlio import dump_yaml, load_yaml
+from paperpool.files.yamlio import dump_yaml, load_yaml
 
 from .conftest import REPO, SOURCE, edit
 

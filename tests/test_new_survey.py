@@ -6,7 +6,7 @@ import tomllib
 
 import yaml
 
-from paperpool import release
+from paperpool.publishing import release
 
 from .conftest import REPO
 

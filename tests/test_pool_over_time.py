@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from paperpool import charts
-from paperpool.analysis import analyse
-from paperpool.pool import require_pool
-from paperpool.sitegen import periods
+from paperpool.analysis.analyse import analyse
+from paperpool.pool.reading import require_pool
+from paperpool.sitegen import charts, periods
 from paperpool.sitegen.analysis import for_site
 from paperpool.sitegen.figures import _stacked_bars
 from paperpool.sitegen.section import MAX_PERIODS

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paperpool import newsurvey, release
+from paperpool.publishing import newsurvey, release
 
 from .conftest import REPO
 

@@ -85,9 +85,9 @@ def test_publish_keeps_an_edit_made_to_the_readme_while_it_builds(tiny):
     """publish plans the README's block, builds the site, then writes: the README is
     read again at the write, so that a line edited meanwhile outside the block stays
     (issue 39: the plan's copy was written back over it)."""
-    from paperpool import publish as publishing
-    from paperpool import readme
     from paperpool.project import Project
+    from paperpool.publishing import publish as publishing
+    from paperpool.publishing import readme
 
     planned = publishing.plan(Project(tiny).analysis)
     edit(tiny / "README.md", readme.END, f"{readme.END}\nA line written while the site was being built.")

@@ -1,12 +1,13 @@
-"""The registry's reference (paperpool.registrydoc): written from its JSON Schema, kept in
+"""The registry's reference (paperpool.rendering.registrydoc): written from its JSON Schema, kept in
 the repository as docs/registry.md and published on every site paperpool builds."""
 
 from __future__ import annotations
 
 import jsonschema_rs
 
-from paperpool import fileschemas, registrydoc
+from paperpool.pool import fileschemas
 from paperpool.registry import schema
+from paperpool.rendering import registrydoc
 
 from .conftest import EXPECTED, REPO
 

@@ -15,10 +15,10 @@ import shutil
 import jsonschema_rs
 import pytest
 
-from paperpool import identity
+from paperpool.files.yamlio import load_yaml
+from paperpool.pool import identity
+from paperpool.pool.validate import CHECKS
 from paperpool.registry import FIELD_TYPES, IDENTIFIER_SCHEMES, schema, sections
-from paperpool.validate import CHECKS
-from paperpool.yamlio import load_yaml
 
 from .conftest import REPO, TINY, edit
 
@@ -525,7 +525,7 @@ def test_a_linked_claims_file_is_refused(run, tiny, tmp_path):
 def test_the_survey_arxiv_id_pattern_is_the_identifier_one():
     """The home page links the survey's arXiv id: the schema holds it to the form
     identity.py reads, so that it cannot carry markup or another address (issue 39)."""
-    from paperpool.identity import ARXIV_RE
+    from paperpool.pool.identity import ARXIV_RE
 
     schema = json.loads((REPO / "paperpool" / "registry" / "registry.schema.json").read_text(encoding="utf-8"))
     assert schema["properties"]["survey"]["properties"]["arxiv_id"]["pattern"] == ARXIV_RE.pattern

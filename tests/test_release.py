@@ -1,4 +1,4 @@
-"""paperpool/release.py: the requirement a new survey pins, from how this paperpool was
+"""paperpool/publishing/release.py: the requirement a new survey pins, from how this paperpool was
 installed. Each case is a real distribution's metadata folder, read by importlib.metadata."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from paperpool import __version__, release
-from paperpool.problems import PaperpoolError
+from paperpool import __version__
+from paperpool.files.problems import PaperpoolError
+from paperpool.publishing import release
 
 from .conftest import REPO
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paperpool.analysis import analyse
-from paperpool.charts import FlowStage, StageExclusions
-from paperpool.pool import require_pool
+from paperpool.analysis.analyse import analyse
+from paperpool.pool.reading import require_pool
 from paperpool.sitegen.analysis import for_site
+from paperpool.sitegen.charts import FlowStage, StageExclusions
 from paperpool.sitegen.figures import Link, _flow
 
 from .conftest import REPO, TINY, edit

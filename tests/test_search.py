@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 from playwright.sync_api import Page, expect
 
-from paperpool.cli import cli
-from paperpool.pool import require_pool
+from paperpool.cli.commands import cli
+from paperpool.pool.reading import require_pool
 from paperpool.sitegen import engine, search
 
 from . import test_browser

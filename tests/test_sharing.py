@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from paperpool import sharing
+from paperpool.pool import sharing
 
 pytestmark = pytest.mark.skipif(not sharing.available(), reason="forked copies are used on Linux with two cores or more")
 

@@ -26,8 +26,8 @@ import bibtexparser
 import pytest
 from bibtexparser import middlewares
 
-from paperpool.frame import build_frames
-from paperpool.pool import require_pool
+from paperpool.analysis.frame import build_frames
+from paperpool.pool.reading import require_pool
 from paperpool.registry.query import parse
 from paperpool.sitegen import staging
 from paperpool.sitegen.build import MARKER
@@ -81,7 +81,7 @@ def built(tmp_path_factory):
     """The hostile tiny pool, built once: (pool root, site, kept pages, CLI output)."""
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     base = tmp_path_factory.mktemp("built")
     root = hostile_pool(base / "pool")
@@ -560,7 +560,7 @@ def test_charts_that_fail_to_draw_stop_the_build_and_leave_the_site(tmp_path, ru
     def broken(chart):
         raise RuntimeError("no ink")
 
-    monkeypatch.setattr("paperpool.chartdraw.svgs", broken)  # the drawing process is forked with it
+    monkeypatch.setattr("paperpool.sitegen.chartdraw.svgs", broken)  # the drawing process is forked with it
     result = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert result.exit_code == 1
     assert re.fullmatch(r"Error: drawing the charts failed \(RuntimeError: no ink at test_site\.py:\d+\); "
@@ -592,9 +592,9 @@ def _coins(page: str) -> dict[str, list[str]]:
 
 def test_an_entry_page_cites_in_three_formats_with_coins_and_no_scholar_tags(built):
     root, site, _, _ = built
-    from paperpool.bibwrite import entry_bibtex
-    from paperpool.csljson import entry_csljson
-    from paperpool.ris import entry_ris
+    from paperpool.formats.bibtex.writing import entry_bibtex
+    from paperpool.formats.csljson import entry_csljson
+    from paperpool.formats.ris import entry_ris
 
     pool = require_pool(root)
     for record in pool.entries:
@@ -706,7 +706,7 @@ def test_a_browse_data_set_is_written_record_by_record_within_its_size():
     of records whose values had 2,000-character labels made an exclusions.js of 1.2 GB)."""
     import json as _json
 
-    from paperpool.problems import PaperpoolError
+    from paperpool.files.problems import PaperpoolError
     from paperpool.sitegen import datasets
 
     data = {"noun": ["entry", "entries"], "facets": [], "records": [{"key": f"k{i}", "cells": {"t": "é<" * i}} for i in range(50)]}

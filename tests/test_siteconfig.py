@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from paperpool.yamlio import load_yaml
+from paperpool.files.yamlio import load_yaml
 
 from .conftest import REPO, TINY
 

@@ -1,4 +1,4 @@
-"""The synthetic-pool generator (python -m paperpool.synthpool): its pools validate, repeat
+"""The synthetic-pool generator (python -m paperpool.bench.synthpool): its pools validate, repeat
 for a seed, keep the template's tag mix, and never land in a folder already in use."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from paperpool import synthpool
-from paperpool.pool import load_pool
-from paperpool.yamlio import dump_yaml, load_yaml
+from paperpool.bench import synthpool
+from paperpool.files.yamlio import dump_yaml, load_yaml
+from paperpool.pool.reading import load_pool
 
 from .conftest import REPO, TINY
 

@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
-from paperpool.problems import PaperpoolError
-from paperpool.render import OUT_OF_MEMORY, OUT_OF_TIME, Renderer
+from paperpool.files.problems import PaperpoolError
+from paperpool.rendering.render import OUT_OF_MEMORY, OUT_OF_TIME, Renderer
 
 from .conftest import TINY
 

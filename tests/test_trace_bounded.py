@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpool.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
+from paperpool.files.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
 from paperpool.traces import rules, schema, validation
 
 from .conftest import REPO, children, edit

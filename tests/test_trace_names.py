@@ -70,7 +70,7 @@ def built(tmp_path_factory):
     """The tiny pool with the hostile trace names, built: (pool root, site)."""
     from click.testing import CliRunner
 
-    from paperpool.cli import cli
+    from paperpool.cli.commands import cli
 
     base = tmp_path_factory.mktemp("trace-names")
     root = base / "pool"

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from paperpool.cli import cli
+from paperpool.cli.commands import cli
 from paperpool.traces import synth
 
 pq = pytest.importorskip("pyarrow.parquet")
@@ -122,5 +122,5 @@ def test_without_ray_one_line_says_how_to_install(corpus, tmp_path, monkeypatch)
 
 
 def test_the_cli_does_not_import_ray():
-    code = "import sys, paperpool.cli; sys.exit('ray' in sys.modules)"
+    code = "import sys, paperpool.cli.commands; sys.exit('ray' in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)  # exit status 1 when it does

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from paperpool.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
 from paperpool.traces import mapping, metrics, synth, timeline
 from paperpool.traces.validation import check_trace
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpool.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
 from paperpool.traces import mapping, otlp_format, schema, timeline, whowhen
 from paperpool.traces.importing import ImportOptions, formats, import_traces
 from paperpool.traces.importing import detect as detect_format

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpool.yamlio import YamlProblem, dump_yaml, parse_yaml, write_atomic
+from paperpool.files.yamlio import YamlProblem, dump_yaml, parse_yaml, write_atomic
 
 HERE = Path("x.yaml")
 

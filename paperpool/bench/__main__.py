@@ -3,7 +3,7 @@ pool and with a trace, in one table, and which of its speed targets hold.
 
 Each pool command is run --repeat times in a fresh process, as a user runs it, on a
 copy of the pool at --root (the shipped pool by default) and on synthetic pools of the
---sizes made from it (paperpool.synthpool, seeded); each trace size is a synthetic trace
+--sizes made from it (paperpool.bench.synthpool, seeded); each trace size is a synthetic trace
 (paperpool.traces.synth). validate is timed three ways: without the cache of checked
 records (--no-cache), with it and nothing changed, and after one record's title changed.
 Nothing outside a scratch folder is written (the cache goes there too), except the file
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import click
 
-from ..commandline import Command
-from ..problems import PaperpoolError
+from paperpool.cli.context import Command
+from paperpool.files.problems import PaperpoolError
+
 from ..registry import find_root
 from . import bounded, corpora, pools, report, traces
 
@@ -97,7 +98,7 @@ def main(root: Path | None, sizes: list[int], events: list[int], artifact_events
 
 
 def _write(path: Path, results: str, check_only: bool = False) -> None:
-    from ..readme import replace_block, write
+    from paperpool.publishing.readme import replace_block, write
 
     if not path.is_file():
         raise PaperpoolError(f"{path}: no such file; create it with the lines {START} and {END} where the results go")

@@ -364,7 +364,7 @@ def _empty_trace(events: int) -> bytes:
 
 def _pool(shipped: Path, out: Path, by: str = "system", count: str = "x_failure.agent") -> Path:
     """A copy of the pool whose registry declares one corpus, CORPUS (a case writes it)."""
-    from ..yamlio import load_yaml
+    from paperpool.files.yamlio import load_yaml
 
     shutil.copytree(shipped, out, symlinks=True)
     registry = out / "registry.yaml"

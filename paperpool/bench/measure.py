@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
 
 
 @dataclass

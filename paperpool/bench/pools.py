@@ -43,7 +43,7 @@ def shipped_copy(template: Path, folder: Path) -> Path:
 
 
 def synthetic(template: Path, folder: Path, entries: int, seed: int) -> Path:
-    from ..synthpool import write_pool
+    from .synthpool import write_pool
 
     out = folder / f"pool-{entries}"
     write_pool(template, out, entries, seed=seed)
@@ -77,7 +77,7 @@ def edit_loop(root: Path, times: int) -> Series:
     """validate after a contributor's edit: each run follows a new title in one record
     (written as paperpool writes records), the cache holding the rest. The record is put
     back as it was at the end."""
-    from ..yamlio import dump_yaml, load_yaml
+    from paperpool.files.yamlio import dump_yaml, load_yaml
 
     path = min((root / "papers").glob("*.yaml"))
     original = path.read_bytes()

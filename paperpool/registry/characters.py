@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..yamlio import Document
+from paperpool.files.yamlio import Document
 
 # Characters that act on a terminal or are no text at all: the C0 controls but tab and
 # line break, DEL and the C1 controls. Refused in every string of the pool's files.

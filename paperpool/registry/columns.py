@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..problems import Problem
+from paperpool.files.problems import Problem
+
 from .model import FieldSpec, Registry, evidence_of, lookup, registry_problem
 
 NONE = "(none)"  # how a missing value is counted

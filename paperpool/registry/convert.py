@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..yamlio import calendar_day
+from paperpool.files.yamlio import calendar_day
 
 
 class ConvertError(ValueError):

@@ -10,8 +10,9 @@ import operator
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from ..problems import PaperpoolError, Problem
-from ..yamlio import Document, YamlProblem, file_kind, load_yaml
+from paperpool.files.problems import PaperpoolError, Problem
+from paperpool.files.yamlio import Document, YamlProblem, file_kind, load_yaml
+
 from . import schema, sections
 from .characters import BIDI_CONTROLS, refused_character_message, refused_characters
 from .columns import check_combined

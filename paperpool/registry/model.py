@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import Problem
-from ..yamlio import Document
+from paperpool.files.problems import Problem
+from paperpool.files.yamlio import Document
 
 REGISTRY_FILE = "registry.yaml"
 # A record's key: a lower-case slug, also its file name, so never a path.

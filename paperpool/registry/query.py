@@ -9,7 +9,7 @@
 among the record's values. `<`, `<=`, `>`, `>=` compare numbers. `in [a, b]` is any of.
 Values are bare words or quoted strings; `null` is a missing value. Nothing is ever
 evaluated as code: a query is tokenised and parsed into a tree of conditions, checked
-against the columns and their vocabularies; paperpool.frame turns the tree into a
+against the columns and their vocabularies; paperpool.analysis.frame turns the tree into a
 pandas mask. Parsing needs the columns only, not the records (nor pandas).
 """
 
@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..problems import suggest
+from paperpool.files.problems import suggest
+
 from .columns import Column
 
 TOKEN_RE = re.compile(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ..problems import Problem, suggest
-from ..yamlio import NOT_A_REAL_DATE, Document, calendar_day
+from paperpool.files.problems import Problem, suggest
+from paperpool.files.yamlio import NOT_A_REAL_DATE, Document, calendar_day
+
 from . import schema
 from .convert import CONVERTERS
 from .model import (

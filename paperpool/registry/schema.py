@@ -18,7 +18,8 @@ import math
 import operator
 from importlib import resources
 
-from ..problems import suggest
+from paperpool.files.problems import suggest
+
 from .sections import registered
 
 SCHEMA_FILE = "registry.schema.json"

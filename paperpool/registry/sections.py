@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata, resources
 
-from ..problems import PaperpoolError, Problem
+from paperpool.files.problems import PaperpoolError, Problem
+
 from .model import Registry
 from .tables import Table
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..problems import Problem, suggest
+from paperpool.files.problems import Problem, suggest
+
 from .columns import columns_for
 from .model import Registry, registry_problem, resolve_spec
 from .query import QueryError, parse

@@ -9,9 +9,10 @@ import re
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
-from .. import identity
-from ..adding import suggested_key
-from ..bibtex import BibRecord, person
+from paperpool.formats.bibtex.reading import BibRecord, person
+from paperpool.pool import identity
+from paperpool.pool.adding import suggested_key
+
 from .client import Client, malformed
 from .services import ARXIV
 

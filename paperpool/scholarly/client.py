@@ -26,10 +26,11 @@ from typing import Self
 
 import httpx
 
+from paperpool.files.problems import PaperpoolError
+from paperpool.files.yamlio import write_atomic
+from paperpool.pool.cache import cache_folder
+
 from .. import __version__
-from ..cache import cache_folder
-from ..problems import PaperpoolError
-from ..yamlio import write_atomic
 from .services import MIN_INTERVAL, Service
 
 TIMEOUT = 30.0  # seconds for connecting and for each read; tests shorten it

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from .. import identity
-from ..bibtex import BibRecord
-from ..csljson import item_problems, item_record
+from paperpool.formats.bibtex.reading import BibRecord
+from paperpool.formats.csljson import item_problems, item_record
+from paperpool.pool import identity
+
 from .client import Client, malformed, parsed_json
 from .services import CROSSREF
 

@@ -14,9 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..cache import cache_folder
-from ..problems import PaperpoolError
-from ..yamlio import write_atomic
+from paperpool.files.problems import PaperpoolError
+from paperpool.files.yamlio import write_atomic
+from paperpool.pool.cache import cache_folder
+
 from .client import Client
 from .services import Service
 

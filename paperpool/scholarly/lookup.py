@@ -11,12 +11,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import identity
-from ..bibimport import BibImport, import_records
-from ..bibtex import BibRecord
-from ..inputs import read_input
-from ..pool import Pool
-from ..problems import PaperpoolError, plural, printable
+from paperpool.files.inputs import read_input
+from paperpool.files.problems import PaperpoolError, plural, printable
+from paperpool.formats.bibtex.importing import BibImport, import_records
+from paperpool.formats.bibtex.reading import BibRecord
+from paperpool.pool import identity
+from paperpool.pool.reading import Pool
+
 from . import arxiv, crossref, openalex, openreview
 from .client import Client
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .. import identity
-from ..adding import suggested_key
-from ..bibtex import BibRecord, person
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+from paperpool.formats.bibtex.reading import BibRecord, person
+from paperpool.pool import identity
+from paperpool.pool.adding import suggested_key
+
 from .client import Client, malformed, parsed_json
 from .services import OPENALEX
 

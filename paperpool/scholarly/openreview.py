@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..adding import suggested_key
-from ..bibtex import BibRecord, person
+from paperpool.formats.bibtex.reading import BibRecord, person
+from paperpool.pool.adding import suggested_key
+
 from .client import Client, malformed, parsed_json
 from .services import OPENREVIEW
 

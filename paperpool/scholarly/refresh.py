@@ -16,11 +16,12 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from .. import identity
-from ..bibimport import import_settings
-from ..history import history_field
-from ..pool import Pool, Record
-from ..yamlio import dump_yaml, write_atomic
+from paperpool.files.yamlio import dump_yaml, write_atomic
+from paperpool.formats.bibtex.importing import import_settings
+from paperpool.pool import identity
+from paperpool.pool.history import history_field
+from paperpool.pool.reading import Pool, Record
+
 from . import arxiv, crossref, links, openalex
 from .client import Client
 

@@ -1,6 +1,6 @@
 """What the site shows besides the pool's analysis: each entry as readers see it, its
 BibTeX, the site settings with their defaults, and the pages of each axis value. Every
-number comes from the one analysis (paperpool.analysis) that stats, gaps and claims use:
+number comes from the one analysis (paperpool.analysis.analyse) that stats, gaps and claims use:
 the site never holds a copy of a number."""
 
 from __future__ import annotations
@@ -8,14 +8,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from .. import bibwrite, coins, csljson, ris
-from ..analysis import Analysis
-from ..audit import Audit, audit_pool
-from ..gaps import Cell, representatives
-from ..history import last_changed
-from ..problems import PaperpoolError
-from ..since import SincePublication, since_publication
-from ..views import EntryView, entry_view
+from paperpool.analysis.analyse import Analysis
+from paperpool.analysis.audit import Audit, audit_pool
+from paperpool.analysis.gaps import Cell, representatives
+from paperpool.analysis.since import SincePublication, since_publication
+from paperpool.analysis.views import EntryView, entry_view
+from paperpool.files.problems import PaperpoolError
+from paperpool.formats import coins, csljson, ris
+from paperpool.formats.bibtex import writing as bibwrite
+from paperpool.pool.history import last_changed
+
 from . import paths
 from .section import effective
 

@@ -15,14 +15,22 @@ from pathlib import Path
 
 import yaml
 
-from .. import csljson, export, fileschemas
-from ..markdown import safe_title
-from ..oserrors import shown_path
-from ..problems import InvalidPool, PaperpoolError, errors, plural, printable
+from paperpool.files.oserrors import shown_path
+from paperpool.files.problems import (
+    InvalidPool,
+    PaperpoolError,
+    errors,
+    plural,
+    printable,
+)
+from paperpool.files.yamlio import YamlProblem, read_bytes, read_text
+from paperpool.formats import csljson, export
+from paperpool.pool import fileschemas
+from paperpool.rendering.markdown import safe_title
+from paperpool.rendering.render import Renderer
+
 from ..project import Project
 from ..registry import REGISTRY_FILE, linked_step
-from ..render import Renderer
-from ..yamlio import YamlProblem, read_bytes, read_text
 from . import (
     configrules,
     corpora,
@@ -141,7 +149,7 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     if any(page.path == paths.TRACES for page in pages):  # the gallery's drawings and the schema file go with its page
         files |= gallery.files(figures.traces)
     for name in ASSET_FILES:
-        files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.assets").joinpath(name).read_text(encoding="utf-8")
+        files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.sitegen.assets").joinpath(name).read_text(encoding="utf-8")
     return files
 
 

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..problems import Problem, kind_of, suggest
+from paperpool.files.problems import Problem, kind_of, suggest
+from paperpool.files.yamlio import Document
+
 from ..registry import BIDI_CONTROLS, refused_character_message, refused_characters
-from ..yamlio import Document
 
 CONFIG = "mkdocs.yml"
 TRUST_OPTION = "--trust-config"

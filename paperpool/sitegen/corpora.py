@@ -16,7 +16,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, plural
+
 from ..registry import REGISTRY_FILE, Registry
 from ..traces import limits, mapping
 from ..traces.section import Corpus, corpora

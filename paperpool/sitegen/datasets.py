@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import math
 
-from ..markdown import visible
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+from paperpool.rendering.markdown import visible
+
 from ..registry.columns import NONE
 from ..registry.model import lookup, resolve_spec
 from . import paths

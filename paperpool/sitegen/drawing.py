@@ -17,8 +17,9 @@ import traceback
 from pathlib import Path
 from typing import Self
 
-from ..charts import Chart
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+
+from .charts import Chart
 
 PLACEHOLDER = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n'
 _FAILED = "failed.txt"

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from ..markdown import safe_title
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+from paperpool.rendering.markdown import safe_title
+
 from . import paths, search, siteconfig
 
 ENGINES = ("mkdocs", "zensical")

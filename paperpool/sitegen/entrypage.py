@@ -1,15 +1,17 @@
 """The metadata table of an entry's page: every field the registry declares, each value
 shown as a reader wants it (labels, not ids; tags linked to their axis pages; links only
-to http(s) addresses). Record text is escaped here, once, by paperpool.markdown."""
+to http(s) addresses). Record text is escaped here, once, by paperpool.rendering.markdown."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import bibwrite, markdown
-from ..evidence import NONE
+from paperpool.formats.bibtex import writing as bibwrite
+from paperpool.pool.evidence import NONE
+from paperpool.rendering import markdown
+from paperpool.rendering.render import relative
+
 from ..registry import FieldSpec
-from ..render import relative
 from . import paths
 from .analysis import SiteAnalysis
 

@@ -8,9 +8,10 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..markdown import safe_title, visible
+from paperpool.analysis.views import EntryView
+from paperpool.rendering.markdown import safe_title, visible
+
 from ..registry import Registry
-from ..views import EntryView
 from . import paths
 from .analysis import SiteAnalysis
 

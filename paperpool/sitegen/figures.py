@@ -1,5 +1,5 @@
 """The charts the registry's `site.charts` asks for, and the screening diagram, fed
-with the numbers of paperpool.stats (the figures never count anything themselves, but
+with the numbers of paperpool.analysis.stats (the figures never count anything themselves, but
 for counting the dates of a date axis per period)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from .. import charts
-from ..gaps import cell_values, sparse_at_most
+from paperpool.analysis.gaps import cell_values, sparse_at_most
+from paperpool.analysis.stats import count, crosstab
+
 from ..registry.columns import NONE
-from ..stats import count, crosstab
-from . import periods
+from . import charts, periods
 from .analysis import SiteAnalysis
 from .corpora import CorpusPage
 from .gallery import TraceCard

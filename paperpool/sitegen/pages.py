@@ -13,11 +13,13 @@ import urllib.parse
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from .. import fileschemas, markdown, registrydoc
-from ..gaps import sparse_at_most, sparse_range
-from ..stats import crosstab
+from paperpool.analysis.gaps import sparse_at_most, sparse_range
+from paperpool.analysis.stats import crosstab
+from paperpool.analysis.views import EntryView
+from paperpool.pool import fileschemas
+from paperpool.rendering import markdown, registrydoc
+
 from ..traces import section as traces_section
-from ..views import EntryView
 from . import entrypage, paths
 from .analysis import SiteAnalysis
 from .fieldguide import field_guide

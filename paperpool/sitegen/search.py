@@ -18,7 +18,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
 
 INDEX = "pagefind"  # the folder of the built site that holds the index and its UI
 # What is indexed: a page's content (its title, text, tables and code), not the header,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..problems import Problem
+from paperpool.files.problems import Problem
+
 from ..registry import KEY_RE, Registry, Section, registry_problem
 from ..registry.columns import columns_for
 from ..registry.tables import (

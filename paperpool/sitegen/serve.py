@@ -19,7 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+
 from ..project import Project
 from . import build
 

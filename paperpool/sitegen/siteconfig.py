@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import NOT_UTF8_NAME, Problem, utf8_name
+from paperpool.files.problems import NOT_UTF8_NAME, Problem, utf8_name
+from paperpool.files.yamlio import Document, YamlProblem, load_yaml
+
 from ..registry import (
     LINKED_FILE,
     RECORD_KINDS,
@@ -27,7 +29,6 @@ from ..registry import (
     TEMPLATES_FOLDER,
     linked_step,
 )
-from ..yamlio import Document, YamlProblem, load_yaml
 from . import paths
 from .configrules import CONFIG, THEME, TRUST_OPTION, WORDS, check_settings
 

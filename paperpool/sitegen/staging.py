@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..yamlio import holding_folder
+from paperpool.files.yamlio import holding_folder
 
 LOCK = ".lock"  # in a scratch folder: held by its run for as long as the run goes on
 MARK = ".paperpool-staging"  # in a scratch folder: paperpool made it (a folder without it is never removed)

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import jsonschema_rs
 
-from ..problems import plural
+from paperpool.files.problems import plural
+
 from . import schema
 from .schema import Finding, printable
 

@@ -10,10 +10,16 @@ from pathlib import Path
 
 import click
 
-from ..commandline import trace_engine_option
-from ..oserrors import shown_path
-from ..problems import PaperpoolError, plural, printable
-from ..yamlio import check_output, holding_folder, linked_folder, write_new
+from paperpool.cli.context import trace_engine_option
+from paperpool.files.oserrors import shown_path
+from paperpool.files.problems import PaperpoolError, plural, printable
+from paperpool.files.yamlio import (
+    check_output,
+    holding_folder,
+    linked_folder,
+    write_new,
+)
+
 from . import schema
 from .importing import ImportOptions
 

@@ -24,7 +24,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..problems import PaperpoolError, name_problem, utf8_name
+from paperpool.files.problems import PaperpoolError, name_problem, utf8_name
+
 from .limits import RATIO_FREE, CorpusTooLarge, Limits, TooCompressed, default
 from .loading import TraceUnreadable, read_bytes
 from .schema import printable

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from ..problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, plural
 
 GROUP = "paperpool.trace_formats"
 # The files one import writes, as trace export's partitions: an export whose every span

@@ -16,7 +16,8 @@ from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+
 from ..registry import REGISTRY_FILE
 from .schema import printable
 from .section import NAME

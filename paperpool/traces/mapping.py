@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..problems import NOT_UTF8_NAME, InvalidPool, PaperpoolError, Problem, utf8_name
+from paperpool.files.problems import (
+    NOT_UTF8_NAME,
+    InvalidPool,
+    PaperpoolError,
+    Problem,
+    utf8_name,
+)
+from paperpool.files.yamlio import parse_yaml
+
 from ..registry import (
     REGISTRY_FILE,
     NoRegistry,
@@ -27,7 +35,6 @@ from ..registry import (
     linked_step,
     load_registry,
 )
-from ..yamlio import parse_yaml
 from .section import DEFAULT_FOLDER, NAME
 
 DEFAULT_FILE = "subdecisions.yaml"

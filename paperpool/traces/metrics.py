@@ -71,7 +71,8 @@ from itertools import repeat
 
 import numpy as np
 
-from ..problems import plural
+from paperpool.files.problems import plural
+
 from . import paths, rules, schema
 from .index import TraceIndex
 from .loading import no_gc_pauses

@@ -96,7 +96,8 @@ def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
 
 def describe(paths: list[Path]) -> str:
     """The spans an input holds, by name, and their span kinds."""
-    from ..problems import PaperpoolError
+    from paperpool.files.problems import PaperpoolError
+
     from .otlp import OtlpProblem, read_traces
 
     try:

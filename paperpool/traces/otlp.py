@@ -57,7 +57,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..problems import suggest
+from paperpool.files.problems import suggest
+
 from .schema import MOST_PROBLEMS, Finding, pointer, schema_id
 
 OPERATION = "gen_ai.operation.name"

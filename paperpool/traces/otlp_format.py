@@ -8,7 +8,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many
 from .schema import Finding
 

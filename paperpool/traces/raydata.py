@@ -23,7 +23,8 @@ import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError
+
 from . import corpus
 
 NEEDS_RAY = "--engine ray needs Ray, which is not installed: pip install 'paperpool[ray]'"

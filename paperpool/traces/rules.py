@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ..problems import suggest
+from paperpool.files.problems import suggest
+
 from . import schema
 from .index import MISSING, NO_TOOL, TraceIndex
 from .schema import Finding

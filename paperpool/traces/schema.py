@@ -17,7 +17,7 @@ from importlib import resources
 
 import jsonschema_rs
 
-from ..problems import suggest
+from paperpool.files.problems import suggest
 
 SCHEMA_FILE = "orchestration-trace.v1.schema.json"
 

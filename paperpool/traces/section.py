@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import Problem, suggest
+from paperpool.files.problems import Problem, suggest
+
 from ..registry import Registry, Section, linked_step, outside_pool, registry_problem
 from ..registry.tables import unknown_keys
 from . import schema

@@ -14,8 +14,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import csvcells
-from ..problems import PaperpoolError, printable, suggest
+from paperpool.files import csvcells
+from paperpool.files.problems import PaperpoolError, printable, suggest
+
 from .rows import IDENTITY
 from .tables import KEY
 

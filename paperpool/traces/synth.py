@@ -27,8 +27,8 @@ from pathlib import Path
 import click
 import orjson
 
-from ..commandline import Command
-from ..yamlio import write_atomic
+from paperpool.cli.context import Command
+from paperpool.files.yamlio import write_atomic
 
 TOPOLOGIES = ("centralized", "planner_executor_critic", "debate", "swarm", "hierarchical")
 DIALECTS = ("paperpool", "artifact")

@@ -15,9 +15,10 @@ from typing import Self
 
 import orjson
 
-from .. import csvcells
-from ..problems import PaperpoolError
-from ..yamlio import written_as_it_comes
+from paperpool.files import csvcells
+from paperpool.files.problems import PaperpoolError
+from paperpool.files.yamlio import written_as_it_comes
+
 from . import corpus, rows, source, validation, workers
 from .batch import measure as measure_rows
 from .limits import Limits
@@ -308,7 +309,7 @@ def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report
                   engine: str = "local", limits: Limits | None = None) -> Outcome:
     """`trace export`: the corpus as Parquet tables in `folder` (made whole, then put in
     place): `TABLE/part-0.parquet` each, or, partitioned, `TABLE/KEY=VALUE/.../part-N.parquet`."""
-    from ..yamlio import new_folder
+    from paperpool.files.yamlio import new_folder
 
     tables = export_columns(mapping, partition)
     keys = [column.name for column in tables["events"] if column not in EVENT_COLUMNS]
@@ -399,7 +400,7 @@ def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
 
 def partition_fields(given: str) -> tuple[str, ...]:
     """--partition-by's fields, each a trace field that identifies a share of the corpus."""
-    from ..problems import suggest
+    from paperpool.files.problems import suggest
 
     fields = tuple(dict.fromkeys(part.strip() for part in given.split(",") if part.strip()))  # each once
     for name in fields:

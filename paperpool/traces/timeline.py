@@ -20,8 +20,9 @@ from html import escape as _escape
 
 import numpy as np
 
-from ..markdown import visible
-from ..problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, plural
+from paperpool.rendering.markdown import visible
+
 from . import metrics
 from .schema import printable
 from .validation import check_trace

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import click
 
-from ..problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, plural
+
 from . import artifact, duplicates, links, rules, schema, source
 from .artifact import Doubt
 from .index import Builder, TraceIndex

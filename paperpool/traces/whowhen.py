@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..problems import plural
+from paperpool.files.problems import plural
+
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable
 from .otlp import kind_of
 from .schema import Finding, pointer
@@ -97,7 +98,7 @@ class Log:
 @functools.cache
 def settings() -> dict:
     """whowhen.yaml: each part's system and topology."""
-    from ..yamlio import parse_yaml
+    from paperpool.files.yamlio import parse_yaml
 
     text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
     return parse_yaml(text, Path(DATA_FILE)).data

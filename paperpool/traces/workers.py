@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from .. import processes
+from paperpool.files import processes
 
 AHEAD = 2  # batches in flight per worker: one computing, one waiting in its queue
 

@@ -37,8 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from paperpool import identity
-from paperpool.yamlio import dump_yaml
+from paperpool.files.yamlio import dump_yaml
+from paperpool.pool import identity
 
 SOURCE = "https://github.com/TsinghuaC3I/Awesome-RL-for-LRMs"
 COMMIT = "8e1040a66d430ee6951187c1a471253e5c669d02"
@@ -326,7 +326,7 @@ def schema_files(reg: dict) -> dict[str, str]:
     """schemas/: what `paperpool schemas` writes for this registry."""
     import tempfile
 
-    from paperpool import fileschemas
+    from paperpool.pool import fileschemas
     from paperpool.registry import load_registry
 
     with tempfile.TemporaryDirectory() as tmp:

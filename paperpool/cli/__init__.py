@@ -1,0 +1,1 @@
+"""The command line: a thin client of the project (context.py) that parses, calls and reports."""

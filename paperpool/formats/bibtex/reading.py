@@ -1,0 +1,457 @@
+"""Reading BibTeX with bibtexparser: records with @string macros expanded, LaTeX decoded
+(links and identifiers read as written), authors split and cross-references resolved."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+import bibtexparser
+from bibtexparser import middlewares
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    NameParts,
+    parse_single_name_into_parts,
+)
+from bibtexparser.model import (
+    DuplicateBlockKeyBlock,
+    Entry,
+    MiddlewareErrorBlock,
+    String,
+)
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    get_default_latex_context_db,
+)
+
+from paperpool.files.problems import PaperpoolError
+from paperpool.pool import identity
+
+ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+# A link in text ends at a space, a brace, a quote or angle bracket around it (<link>), or
+# a ; followed by a space or another link (a ; inside a link is part of it, as in a query
+# string a=1;b=2).
+URL_IN_TEXT = re.compile(r"""https?://(?:[^\s;{}<>"]|;(?!\s|$|https?://))+""")
+# The library logs each unreadable block as well; the command reports them itself.
+logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
+# BibTeX's standard styles define the month macros, so a .bib uses them without @string.
+MONTHS = {"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
+          "jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
+# Macros can double a text at each level (b = a # a, c = b # b, ...): a few kilobytes
+# of .bib would expand to gigabytes, and one long macro used by every record multiplies
+# the LaTeX to decode (about 100,000 characters a second when dense with accents). All
+# the values of a file together, expanded, may be at most twice the file's own length
+# and this much more, so that macros cost a small file a few seconds at most (a 100 kB
+# file of one 96,000-character macro used 100 times took 75 s) and a large one at most
+# twice its own decoding.
+MACROS_MAY_ADD_CHARS = 500_000
+# Decoding LaTeX takes time growing faster than the text (a value of 400,000 characters
+# takes ten seconds), so one value may be at most this long; an abstract is a few
+# thousand characters, the author list of a 3,000-strong collaboration under 100,000.
+MAX_VALUE_CHARS = 100_000
+# LaTeX is decoded recursively, a level of braces costing several stack frames; real
+# records nest three or four levels.
+MAX_BRACE_DEPTH = 64
+_MACRO_NAME = re.compile(r"""[^\s"#%'(),={}]+""")
+_SPACES = re.compile(r"\s*")
+# Delimiters as bibtexparser's splitter reads them: one after a backslash is escaped.
+_BRACES = re.compile(r"(?<!\\)[{}]")
+_BRACES_AND_QUOTES = re.compile(r'(?<!\\)[{}"]')
+# biblatex's verbatim fields (links, identifiers, file names) and crossref, a citation key,
+# read as written, never as LaTeX (which reads & as a column break, % as a comment, -- as
+# a dash and ~ as a space).
+VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "verba", "verbb", "verbc", "crossref"}
+# What a .bib written for LaTeX without the url package escapes in a link: \_ is _.
+_LATEX_ESCAPE = re.compile(r"\\([_%&#$])")
+_URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}", re.DOTALL)
+# A link in a text field, as written (LaTeX escapes included), which is kept whole while
+# the text around it is decoded.
+_LINK_IN_LATEX = re.compile(r"https?://(?:\\[_%&#$]|[^\s\\{}])+")
+_HIDDEN_LINK = re.compile("\ue000(\\d+)\ue001")
+# The link that a url field separates from the next: spaces, or a ; before the next link.
+_LINK_SEPARATOR = re.compile(r"\s+|;(?=\s*https?://)")
+# BibTeX separates names by the word "and", in any case, between whitespace, outside braces.
+_NAME_TOKENS = re.compile(r"\\.|[{}]|[ \t\r\n]+and[ \t\r\n]+", re.IGNORECASE | re.DOTALL)
+# The fields of a crossref'd record (a proceedings volume, a book) that are its own and
+# not its papers': their title is the papers' booktitle, and its identifiers and links
+# would make every paper of a volume a duplicate of the first.
+NOT_INHERITED = {"title", "doi", "url", "eprint", "archiveprefix", "primaryclass", "howpublished", "note", "crossref"}
+
+
+def verbatim(value: str) -> str:
+    """A link or identifier as a .bib writes it: taken as it is, but for the backslash
+    before _ % & # $ that LaTeX without the url package needs, and \\url{...} around it."""
+    value = " ".join(value.split())
+    if match := _URL_MACRO.fullmatch(value):
+        value = match.group(1).strip()
+    return _LATEX_ESCAPE.sub(r"\1", value)
+
+
+class _Latex(LatexNodes2Text):
+    """LaTeX read as text, as bibtexparser reads it (\\url{...} is its link, math is kept as
+    written), but with every link in the text kept whole, as written."""
+
+    def latex_to_text(self, latex: str, **parse_flags) -> str:
+        links: list[str] = []
+
+        def hide(match: re.Match) -> str:
+            links.append(verbatim(match.group()))
+            return f"\ue000{len(links) - 1}\ue001"
+
+        if "\ue000" not in latex:
+            latex = _LINK_IN_LATEX.sub(hide, latex)
+        text = super().latex_to_text(latex, latex_context=_PARSED_MACROS, **parse_flags)
+        return _HIDDEN_LINK.sub(lambda match: links[int(match.group(1))], text) if links else text
+
+
+# pylatexenc's parser does not know \href (its text then fails for want of the second
+# argument: the record could not be read), and its second definition of \textasciicircum
+# gives ˆ, not the ^ that BibTeX exports write as {\textasciicircum}.
+_PARSED_MACROS = latexwalker.get_default_latex_context_db()
+_PARSED_MACROS.add_context_category("paperpool", prepend=True, macros=[macrospec.std_macro("href", False, 2)])
+_TEXT_MACROS = get_default_latex_context_db()
+_TEXT_MACROS.add_context_category("paperpool", prepend=True, macros=[
+    MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("textasciicircum", simplify_repl="^"),
+    # how paperpool's exports write a brace that does not pair (bibwrite._latex)
+    MacroTextSpec("textbraceleft", simplify_repl="{"), MacroTextSpec("textbraceright", simplify_repl="}")])
+_LATEX = _Latex(latex_context=_TEXT_MACROS, math_mode="verbatim", keep_braced_groups=False)
+
+
+@dataclass
+class BibRecord:
+    key: str
+    type: str
+    line: int
+    fields: dict[str, str]
+    people: list[str] = field(default_factory=list)  # the authors, 'Last, First'
+    more_authors: bool = False  # the list ends in BibTeX's "and others" (et al.)
+
+    @property
+    def authors(self) -> list[str]:
+        """The authors as the .bib lists them, "others" for BibTeX's et al."""
+        return self.people + ["others"] * self.more_authors
+
+    @property
+    def title(self) -> str:
+        return " ".join(self.fields.get("title", "").split())
+
+    @property
+    def urls(self) -> list[str]:
+        found = []
+        for name in ("url", "howpublished"):
+            for url in self.links(name):
+                if URL_IN_TEXT.match(url) and url not in found:
+                    found.append(url)
+        return found
+
+    def links(self, name: str) -> list[str]:
+        """The links a field holds: all of `url`, which holds links only, one after another;
+        the http and https links in the text of any other field."""
+        value = self.fields.get(name, "")
+        return [link for link in _LINK_SEPARATOR.split(value) if link] if name == "url" else URL_IN_TEXT.findall(value)
+
+    @property
+    def arxiv_id(self) -> str | None:
+        if self.fields.get("eprint") and self.fields.get("archiveprefix", "arxiv").lower() == "arxiv":
+            return identity.arxiv_id(self.fields["eprint"])
+        for name in ("journal", "note", "url", "howpublished"):
+            match = ARXIV_IN_TEXT.search(self.fields.get(name, ""))
+            if match:
+                return identity.arxiv_id(match.group(1))
+        return None
+
+    @property
+    def doi(self) -> str | None:
+        value = self.fields.get("doi", "").strip()
+        return value.removeprefix("https://doi.org/").removeprefix("doi:") or None
+
+
+def parse_bib(text: str, name: str) -> list[BibRecord]:
+    """Parse BibTeX text. Every block bibtexparser cannot read (unbalanced braces, a
+    missing comma, a citation key used twice) is an error with its line; all of them
+    are listed in one PaperpoolError."""
+    # no parse stack: the values as written, delimiters, macros and `#` included, which
+    # expand_macros reads as BibTeX does (bibtexparser resolves a macro only when it is
+    # the whole value, and leaves `ttl # " Extended"` as it is)
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    _refuse_failed_blocks(library, text, name)
+    expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS)
+    for middleware in (_SeparateCoAuthors(), middlewares.SplitNameParts()):
+        library = middleware.transform(library)
+    _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
+    records = []
+    for entry in library.entries:
+        record = BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, {})
+        for item in entry.fields:
+            try:
+                _read_field(record, item.key.lower(), item.value)
+            except _UnreadableLatex:
+                line = item.start_line if item.start_line is not None else entry.start_line
+                raise PaperpoolError(f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
+                                     "the text without LaTeX, or give each macro its arguments in braces") from None
+        records.append(record)
+    return resolve_crossrefs(records)
+
+
+def _read_field(record: BibRecord, key: str, value) -> None:
+    if key == "author" and isinstance(value, list):
+        for parts in value:
+            if _is_others(parts):
+                record.more_authors = True
+            elif author := _name(parts):
+                record.people.append(author)
+    elif key == "author":
+        record.people = [author] if (author := _decode(str(value))) else []
+    else:
+        record.fields[key] = verbatim(str(value)) if key in VERBATIM_FIELDS else _decode(str(value))
+
+
+SHOWN_FAILED = 100  # unreadable records named in the error; the rest are counted
+
+
+def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -> None:
+    failed = library.failed_blocks
+    if not failed:
+        return
+    # each record's first line by key, found once: library.entries rebuilds its list on
+    # every call, and 20,000 records of one key took 33 s when each looked for the first
+    first_lines: dict[str, int] = {}
+    for entry in library.entries:
+        first_lines.setdefault(entry.key, entry.start_line + 1)
+    problems = [_failed_block(block, first_lines, text, name) for block in failed[:SHOWN_FAILED]]
+    if len(failed) == 1:
+        raise PaperpoolError(problems[0])
+    more = f"\n(and {len(failed) - SHOWN_FAILED:,} more)" if len(failed) > SHOWN_FAILED else ""
+    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:\n" + "\n".join(problems) + more)
+
+
+def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> str:
+    line = block.start_line + 1  # bibtexparser counts from 0
+    if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, String):
+        first = block.previous_block.start_line + 1
+        return f"{name}:{line}: @string macro '{block.key}' is defined twice (first on line {first}); keep one definition"
+    if isinstance(block, MiddlewareErrorBlock) and isinstance(block.error, InvalidNameError):
+        return (f"{name}:{line}: record '{block.ignore_error_block.key}': the name {block.error.name!r} cannot be split into "
+                f"parts ({block.error.reason.lower()}); write each name as 'Last, First' or 'First Last', joined by ' and '")
+    if isinstance(block, DuplicateBlockKeyBlock):
+        first = first_lines.get(block.key)
+        where = f" (first on line {first})" if first else ""
+        return f"{name}:{line}: citation key '{block.key}' is used twice{where}; give each record its own key"
+    error = getattr(block, "error", None)
+    reason = " ".join(str(getattr(error, "abort_reason", "") or "").split()).rstrip(".")
+    end = getattr(error, "end_index", None)
+    stopped = f", noticed on line {text.count(chr(10), 0, end) + 1}" if isinstance(end, int) else ""
+    detail = f" ({reason}{stopped})" if reason else ""
+    return f"{name}:{line}: this record cannot be read{detail}; check its braces, quotes and commas"
+
+
+# ---------------------------------------------------------------------------------
+# @string macros and # concatenation, expanded as BibTeX does
+# ---------------------------------------------------------------------------------
+
+def expand_macros(library: bibtexparser.Library, name: str, most_chars: int) -> None:
+    """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
+    `2026`) with its text, in file order as BibTeX reads it: a macro is known from its
+    @string on. Raises a PaperpoolError naming the file, line and record for a macro
+    that is not defined, and for a file whose expanded text grows past `most_chars`."""
+    macros = dict(MONTHS)
+    expansion = _Expansion(name, most_chars)
+    for block in library.blocks:
+        if isinstance(block, String):
+            macros[block.key.lower()] = expansion.text(block.value, macros, block.start_line, f"@string '{block.key}'", block.key)
+        elif isinstance(block, Entry):
+            for item in block.fields:
+                line = item.start_line if item.start_line is not None else block.start_line
+                item.value = expansion.text(item.value, macros, line, f"record '{block.key}', {item.key}", item.key)
+
+
+class _Expansion:
+    """One file's expansion, counting the characters it has produced."""
+
+    def __init__(self, name: str, most_chars: int):
+        self.name, self.most_chars = name, most_chars
+        self.produced = 0
+
+    def text(self, value: str, macros: dict[str, str], line: int, owner: str, assigned: str) -> str:
+        """The text of `value`, assigned to `assigned` (a field or @string name) on `line`
+        (counted from 0, as bibtexparser does) by `owner`, which messages name."""
+        where = f"{self.name}:{line + 1}: {owner}"
+        pieces = _pieces(value.strip())
+        if pieces is None:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            raise PaperpoolError(f"{where}: the value {shown!r} cannot be read; write it in braces, "
+                                 "or as pieces in braces, quotes or @string names joined by #")
+        texts = []
+        for kind, piece in pieces:
+            if kind == "text" and (depth := _brace_depth(piece)) > MAX_BRACE_DEPTH:
+                raise PaperpoolError(f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces")
+            if kind == "name" and not piece.isdigit():
+                if piece.lower() not in macros:
+                    raise PaperpoolError(f"{where}: @string macro '{piece}' is not defined; define it above this line with "
+                                         f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}")
+                piece = macros[piece.lower()]
+            texts.append(piece)
+        length = sum(len(text) for text in texts)  # counted before the texts are joined
+        if length > MAX_VALUE_CHARS:
+            raise PaperpoolError(f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
+                                 "shorten it or leave it out")
+        self.produced += length
+        if self.produced > self.most_chars:
+            raise PaperpoolError(f"{where}: with its @string macros expanded the file's text grows past "
+                                 f"{self.most_chars:,} characters (twice the file's and {MACROS_MAY_ADD_CHARS:,} more); "
+                                 "write the long text once instead of through a macro, or split the file")
+        return "".join(texts)
+
+
+def _pieces(value: str) -> list[tuple[str, str]] | None:
+    """A value as written, split into its pieces joined by `#`: ("text", what a pair of
+    braces or quotes holds) or ("name", a macro name or number). None when it is not
+    such a value (a quote or brace that does not pair)."""
+    if not value:
+        return [("text", "")]
+    pieces: list[tuple[str, str]] = []
+    position = 0
+    while True:
+        position = _SPACES.match(value, position).end()
+        opening = value[position:position + 1]
+        if opening in ("{", '"'):
+            end = _closing(value, position)
+            if end is None:
+                return None
+            pieces.append(("text", value[position + 1:end]))
+            position = end + 1
+        else:
+            word = _MACRO_NAME.match(value, position)
+            if word is None:
+                return None
+            pieces.append(("name", word.group()))
+            position = word.end()
+        position = _SPACES.match(value, position).end()
+        if position == len(value):
+            return pieces
+        if value[position] != "#":
+            return None
+        position += 1
+
+
+def _brace_depth(text: str) -> int:
+    depth = deepest = 0
+    for match in _BRACES.finditer(text):
+        depth += 1 if match.group() == "{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _closing(value: str, start: int) -> int | None:
+    """Where the brace or quote opened at `start` closes; a quote closes only outside
+    braces, as in "a {"} b"."""
+    quoted = value[start] == '"'
+    depth = 0 if quoted else 1
+    for match in (_BRACES_AND_QUOTES if quoted else _BRACES).finditer(value, start + 1):
+        char = match.group()
+        if char == '"':
+            if depth == 0:
+                return match.start()
+        elif char == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and not quoted:
+                return match.start()
+    return None
+
+
+class _SeparateCoAuthors(middlewares.SeparateCoAuthors):
+    """bibtexparser's, with the names split by `split_names`."""
+
+    def _transform_field_value(self, name: str) -> list[str]:
+        return split_names(name)
+
+
+def split_names(text: str) -> list[str]:
+    """The names of a name field, split at the word "and" outside braces, as BibTeX splits
+    them. A backslash escapes the character after it (bibtexparser's own splitter then
+    skipped the start of the next name: `A and \\"Uber, Ann` gave `Uber, Ann`)."""
+    names, start, depth = [], 0, 0
+    for match in _NAME_TOKENS.finditer(text):
+        token = match.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and not token.startswith("\\"):
+            names.append(text[start:match.start()])
+            start = match.end()
+    names.append(text[start:])
+    return [name.strip() for name in names if name.strip()]
+
+
+def _is_others(parts: NameParts) -> bool:
+    """Whether a name is BibTeX's "others", which ends a list of authors that goes on; a
+    name braced {others} is an author called so."""
+    return not (parts.first or parts.von or parts.jr) and len(parts.last) == 1 and parts.last[0].lower() == "others"
+
+
+def resolve_crossrefs(records: list[BibRecord]) -> list[BibRecord]:
+    """The records as a reference manager reads them: a record with `crossref` takes
+    the fields it lacks from the record it names (BibTeX's rule, one level deep), the
+    title of that record as its booktitle, but not its identifiers and links
+    (NOT_INHERITED). A record that others cross-reference (a proceedings volume, a book)
+    is their container, not a paper of its own, and is left out, unless it names a
+    container itself: two records naming each other are two papers."""
+    # each record as the file gives it, so that what a record inherits does not depend on
+    # whether the record it names comes before or after it
+    own = {record.key.lower(): BibRecord(record.key, record.type, record.line, dict(record.fields), list(record.people),
+                                         record.more_authors) for record in records}
+    containers = set()
+    for record in records:
+        parent = own.get(record.fields.get("crossref", "").lower())
+        if parent is None or parent.key == record.key:
+            continue
+        if not parent.fields.get("crossref"):  # one that names a container itself is a paper (a cycle: two papers)
+            containers.add(parent.key.lower())
+        for key, value in parent.fields.items():
+            if key not in NOT_INHERITED:
+                record.fields.setdefault(key, value)
+        if parent.fields.get("title"):
+            record.fields.setdefault("booktitle", parent.fields["title"])
+        if not record.people and not record.more_authors:
+            record.people, record.more_authors = list(parent.people), parent.more_authors
+    return [record for record in records if record.key.lower() not in containers]
+
+
+def _name(parts: NameParts) -> str:
+    """One author as 'von Last, Jr., First', the pool's form, whatever form the .bib used."""
+    last = _decode(" ".join(parts.von + parts.last))
+    rest = [_decode(" ".join(part)) for part in (parts.jr, parts.first) if part]
+    return ", ".join([last, *rest]) if last else ", ".join(rest)
+
+
+def person(name: str) -> str:
+    """A name as a web service writes it, "First von Last" (arXiv, OpenReview, OpenAlex),
+    in the pool's form, 'von Last, First', split by BibTeX's rules as a .bib name would be.
+    The text is plain, not LaTeX: it is not decoded."""
+    name = " ".join(name.split())
+    try:
+        parts = parse_single_name_into_parts(name.replace("{", "").replace("}", ""))
+    except InvalidNameError:
+        return name
+    last = " ".join(parts.von + parts.last)
+    rest = [" ".join(part) for part in (parts.jr, parts.first) if part]
+    return ", ".join([last, *rest]) if last else ", ".join(rest) or name
+
+
+class _UnreadableLatex(ValueError):
+    pass
+
+
+def _decode(text: str) -> str:
+    try:
+        return " ".join(_LATEX.latex_to_text(text).split())
+    except Exception as error:  # pylatexenc fails in many ways on LaTeX it cannot read (a macro without its arguments)
+        raise _UnreadableLatex from error

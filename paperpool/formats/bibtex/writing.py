@@ -1,0 +1,211 @@
+"""Writing entries as BibTeX, with bibtexparser, as the registry's `bibtex_export` says.
+
+Text fields are LaTeX-encoded (so `{`, `%`, `&` or `$` in a title cannot break the
+record or turn into markup when cited), and names so that BibTeX reads each back as the
+one name it is. Identifiers and links are biblatex's verbatim fields, written as they
+are (`&`, `%`, `#`, `~` and paired braces included), which import-bib and biblatex read
+back as they were; see `_verbatim` for the few links that cannot be.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import bibtexparser
+from bibtexparser import model
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from paperpool.registry import Registry, lookup, resolve_spec
+from paperpool.rendering.markdown import visible
+
+from . import sections as bibsections
+from .sections import BIBTEX_NAME
+
+VERBATIM_TYPES = {"url", "url_list", "identifier"}
+DEFAULT_TYPE = "misc"
+# Without a bibtex_export section, the conventional field names are used where declared.
+DEFAULT_FIELDS = {"title": ["title"], "author": ["authors"], "year": ["year"], "doi": ["doi"], "url": ["urls", "url"]}
+
+# Characters with no LaTeX form (CJK, say) are kept as they are; pylatexenc would log a
+# warning for each, which a build must not print.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces", unknown_char_policy="keep")
+# In a name every LaTeX form is braced, {\~n} and {\"U}: BibTeX reads a brace group as one
+# special character, where it would split Ma\~nana at the ~ and take \"U apart for initials.
+_NAME_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces-all", unknown_char_policy="keep")
+# Characters written as they are: a straight double quote is safe inside a braced value
+# (pylatexenc would write ''), and a brace is escaped, never braced itself ({\{} would
+# leave BibTeX, which counts every brace, one short). BibTeX counts an escaped brace as
+# well, so braces that do not pair are written as LaTeX's commands for them, in braces
+# of their own: a title `Alpha}, url = {javascript:...}` would otherwise end its field at
+# the brace and give the record a field of its own making.
+_KEPT = {'"': '"', "{": "\\{", "}": "\\}"}
+_UNPAIRED = {'"': '"', "{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
+_KEPT_SPLIT = re.compile(r'(["{}])')
+_FORMAT = bibtexparser.BibtexFormat()
+_FORMAT.indent = "  "
+_FORMAT.block_separator = "\n"
+# BibTeX separates names by the word "and" in any case, between any whitespace.
+_AND = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def entry_bibtex(registry: Registry, data: dict) -> str:
+    """One entry as a BibTeX record."""
+    library = bibtexparser.Library()
+    library.add(_entry(registry, data))
+    return bibtexparser.write_string(library, bibtex_format=_FORMAT)
+
+
+def export_settings(registry: Registry) -> dict:
+    """The registry's bibtex_export, or the conventional fields where it has none."""
+    if registry.section(bibsections.EXPORT):
+        return registry.section(bibsections.EXPORT)
+    specs = registry.fields["entries"]
+    fields = {name: [s for s in sources if s in specs] for name, sources in DEFAULT_FIELDS.items()}
+    return {"fields": {name: sources for name, sources in fields.items() if sources},
+            "authors_complete": "authors_complete" if "authors_complete" in specs else None}
+
+
+@dataclass
+class Citation:
+    """An entry as the registry says it is cited, before any encoding: BibTeX's type,
+    key, and (field, value) pairs; a value is a string, or a list of names."""
+
+    type: str
+    key: str
+    fields: list[tuple[str, str | list[str]]]
+    verbatim: set[str]  # fields written as they are (links, identifiers)
+    others: bool  # the author list is incomplete
+
+
+NAME_FIELDS = ("author", "editor")  # BibTeX's fields of names, each a list joined by `and`
+
+
+def citation(registry: Registry, data: dict) -> Citation:
+    settings = export_settings(registry)
+    specs = registry.fields["entries"]
+    key = _first(data, settings.get("key", ["key"])) or data.get("key")
+    kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
+    if not BIBTEX_NAME.fullmatch(str(kind)):  # a record's value, written after `@`: `misc{evil, ...}\n@misc` would be two
+        kind = DEFAULT_TYPE
+    fields, verbatim = [], set()
+    for name, given in (settings.get("fields") or {}).items():
+        if not BIBTEX_NAME.fullmatch(str(name)):  # validate refuses it
+            continue
+        sources, types = field_sources(given)
+        if types is not None and str(kind).lower() not in types:
+            continue
+        value, source = _first_with_source(data, sources)
+        if value in (None, "", [], {}):
+            continue
+        spec = resolve_spec(specs, source)
+        if spec is not None and spec.type in VERBATIM_TYPES:
+            verbatim.add(name)
+            fields.append((name, [str(item) for item in value] if isinstance(value, list) else str(value)))
+        elif isinstance(value, list):
+            # a list is names only for the fields of names; any other (pages from a list
+            # field, say) is one text, as BibTeX, RIS and CSL-JSON each take it
+            items = [visible(item) for item in value]
+            fields.append((name, items if name in NAME_FIELDS else ", ".join(items)))
+        else:
+            # bidirectional controls would reorder the citation on screen; they are dropped
+            fields.append((name, " ".join(visible(value).split())))
+        if spec is not None and spec.scheme == "arxiv" and name == "eprint":
+            fields.append(("archiveprefix", "arXiv"))
+    others = bool(settings.get("authors_complete")) and lookup(data, settings["authors_complete"]) is False
+    return Citation(str(kind), str(key), fields, verbatim, others)
+
+
+def field_sources(given) -> tuple[list[str], list[str] | None]:
+    """A bibtex_export field's entry fields, and the BibTeX types it is written for (None:
+    every type). A field is a list of entry fields, or `{from: [...], types: [...]}`, which
+    lets one entry field (a venue) go where each type puts it: journal for an article,
+    booktitle for a conference paper."""
+    if isinstance(given, dict):
+        types = given.get("types")
+        return list(given.get("from") or []), None if types is None else [str(kind).lower() for kind in types]
+    return list(given or []), None
+
+
+def _entry(registry: Registry, data: dict) -> model.Entry:
+    cited = citation(registry, data)
+    fields = []
+    for name, value in cited.fields:
+        if name in cited.verbatim:
+            text = _verbatim(value[0] if isinstance(value, list) else value)
+        elif isinstance(value, list):
+            text = " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
+        elif name == "pages":
+            # import-bib reads BibTeX's range `7--9` as the en dash it typesets; written back
+            # as {\textendash}, biblatex would no longer see a range
+            text = _latex(value.replace("\u2013", "--"))
+        else:
+            text = _latex(value)
+        fields.append(model.Field(name, text))
+    return model.Entry(cited.type, _citation_key(cited.key), fields)
+
+
+def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
+    """Every entry as BibTeX, in key order, each record written on its own (bibtexparser
+    refuses a library in which two records share a citation key)."""
+    return "\n".join(entry_bibtex(registry, data) for data in sorted(entries, key=lambda d: str(d.get("key"))))
+
+
+def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
+    kept = _KEPT if _paired(text) else _UNPAIRED
+    return "".join(kept.get(part) or encoder.unicode_to_latex(part) for part in _KEPT_SPLIT.split(text))
+
+
+def _one_name(name: str) -> str:
+    """A name, LaTeX-encoded. One that BibTeX would not read back as this one name is
+    braced whole, which makes it one name with one part: a company ("Procter and Gamble
+    Research", which the word "and" would split in two; "Kimi Team", which would become
+    "Team, Kimi": a name of the pool without a comma is one whole name), an author called
+    "others" (BibTeX's "et al."), or a name with more commas than "von Last, Jr, First"."""
+    text = _latex(name, _NAME_ENCODER)
+    if _AND.search(text) or name.strip().lower() == "others" or name.count(",") > 2 or ("," not in name and len(name.split()) > 1):
+        return f"{{{text}}}"
+    return text
+
+
+def _first(data: dict, sources: list[str]):
+    return _first_with_source(data, sources)[0]
+
+
+def _first_with_source(data: dict, sources: list[str]):
+    for source in sources:
+        value = lookup(data, source)
+        if value not in (None, "", [], {}):
+            return value, source
+    return None, sources[0] if sources else ""
+
+
+def _verbatim(value) -> str:
+    """A link or identifier as it is, which biblatex and import-bib read back as it was.
+    A link that no BibTeX reader could read back has the characters at fault
+    percent-encoded: braces that do not pair (BibTeX counts every brace, escaped or not),
+    a backslash before a brace (bibtexparser then skips the brace), before _ % & # $
+    (a LaTeX escape, which import-bib undoes) or at the end, and spaces, which end a link.
+    None of these belongs in a link (RFC 3986)."""
+    text = re.sub(r"\s", lambda match: quote(match.group()), str(value))
+    text = re.sub(r"\\(?=[{}_%&#$]|$)", "%5C", text)
+    if not _paired(text):
+        text = text.replace("{", "%7B").replace("}", "%7D")
+    return text
+
+
+def _paired(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _citation_key(key: str) -> str:
+    # a key holding a comma, brace or space would end the record's header early
+    return "".join(char for char in key if char not in ',{}()"#%~\\ \t\n') or "entry"

@@ -1,0 +1,280 @@
+"""The JSON Schemas of a pool's files: registry.yaml, an entry, an exclusion and the claim
+ledger, for editors (a `# yaml-language-server: $schema=...` line at the top of a file
+gives completion, hover text and inline errors) and for anyone checking the files with
+another tool.
+
+The registry's schema is paperpool's, the same for every pool (joined from the core's
+file and the features' sections into one file, so that it needs nothing beside it). The
+records' schemas are made from the pool's own registry: the fields it declares, the
+values of its vocabularies, its unknown marker; none of a survey's taxonomy is written
+here. The claim ledger's schema states what paperpool.analysis.claims reads.
+
+A schema says what a file may hold; validate says more (a key that matches its file's
+name, a date not in the future, a derived value, the rules, the checks across records),
+so a file a schema accepts can still have problems, never the other way round.
+
+`paperpool schemas` writes them to the pool's schemas/ folder, which the files' modelines
+name by relative path: an editor then finds them offline, and they describe the pool's
+own taxonomy, not paperpool's shipped survey. `paperpool schemas --check` says when the
+registry has changed since.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from paperpool.analysis import claims
+from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, Registry
+from paperpool.registry import schema as registry_schema
+
+from . import evidence, history, identity
+from .validate import expected_value
+
+FOLDER = "schemas"  # in the pool, beside registry.yaml
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+MODELINE = "# yaml-language-server: $schema="
+# The file of each schema in FOLDER, by what it describes.
+FILES = {"registry": "registry.schema.json", "entries": "entries.schema.json",
+         "exclusions": "exclusions.schema.json", "claims": "claims.schema.json", "pool": "pool.schema.json"}
+# What a record holds for a field it leaves empty: validate reads each as the field absent.
+EMPTY = [None, "", [], {}]
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"  # a day (validate checks that the calendar has it)
+URL_PATTERN = r"^https?://\S"
+NOUNS = {"entries": "a retained entry", "exclusions": "an excluded record"}
+
+
+def registry() -> dict:
+    """registry.yaml's schema, in one file: the core's sections and every installed
+    feature's, with their definitions."""
+    return {"$schema": DIALECT, **{key: value for key, value in registry_schema.schema().items() if key != "$schema"}}
+
+
+def record(reg: Registry, kind: str) -> dict:
+    """The schema of one record of `kind` (entries or exclusions) of this registry."""
+    title = reg.survey.get("title") or "the pool"
+    about = (f"{NOUNS[kind].capitalize()} of {title}: one YAML file in {reg.pool[kind]}/, named by its key. Made by "
+             f"`paperpool schemas` from registry.yaml's {RECORD_KINDS[kind]}; `paperpool validate` checks more than this schema can.")
+    return {"$schema": DIALECT, "title": f"{title}: {NOUNS[kind]}", "description": about, **_mapping(reg, reg.fields[kind])}
+
+
+def _mapping(reg: Registry, specs: dict[str, FieldSpec]) -> dict:
+    return {"type": "object",
+            "properties": {name: _field(reg, spec, specs) for name, spec in specs.items()},
+            "required": [name for name, spec in specs.items() if spec.required],
+            "additionalProperties": False}
+
+
+def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
+    """A field's schema: its type's, or the unknown marker (a value not known yet, a
+    warning of validate), or, when the field is optional, an empty value."""
+    typed = _typed(reg, spec, specs)
+    allowed = [typed]
+    if reg.unknown_marker is not None:
+        allowed.append({"const": reg.unknown_marker, "description": "Not known yet: validate warns until it is filled in."})
+    if not spec.required:
+        allowed.append({"enum": EMPTY, "description": "Empty: the same as leaving the field out."})
+    # what validate would ask for, and the registry's hint for contributors
+    about = f"{spec.title}: {expected_value(spec, reg)}" + (f". {spec.help}" if spec.help else "")
+    return {"title": spec.title, "description": about + (" (required)" if spec.required else " (optional)"), "anyOf": allowed}
+
+
+def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
+    kind = spec.type
+    if kind == "key":
+        return {"type": "string", "pattern": KEY_RE.pattern, "description": "The file's name without .yaml."}
+    if kind == "text":
+        return {"type": "string"} | ({"maxLength": spec.max_length} if spec.max_length else {})
+    if kind == "text_list":
+        item = {"type": "string", "minLength": 1} | ({"maxLength": spec.max_length} if spec.max_length else {})
+        return {"type": "array", "items": item}
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind == "integer":
+        found = {"type": "integer"}
+        if spec.min is not None:
+            found["minimum"] = spec.min
+        if isinstance(spec.max, int):
+            found["maximum"] = spec.max
+        elif spec.max is not None:  # next_year moves every year: validate checks it
+            found["description"] = f"At most {spec.max}."
+        return found
+    if kind == "date":
+        return {"type": "string", "pattern": DATE_PATTERN, "description": "A day as YYYY-MM-DD."}
+    if kind == "url":
+        return _url()
+    if kind == "url_list":
+        return {"type": "array", "items": _url(), "uniqueItems": True}
+    if kind == "identifier":
+        pattern, example = identity.PATTERNS[spec.scheme]
+        return {"type": "string", "pattern": pattern.pattern, "description": example[:1].upper() + example[1:] + "."}
+    if kind == "choice":
+        return _choice(reg, spec.vocabulary)
+    if kind == "choice_list":
+        return {"type": "array", "items": _choice(reg, spec.vocabulary), "uniqueItems": True}
+    if kind == "choice_map":
+        keys = reg.vocabularies[spec.keys]
+        return {"type": "object", "propertyNames": {"enum": keys.ids},
+                "properties": {value.id: {"description": value.label, **_choice(reg, spec.vocabulary)} for value in keys.values},
+                "additionalProperties": False}
+    if kind == "key_list":
+        return {"type": "array", "items": {"type": "string"}, "description": "Keys of other records."}
+    if kind == "mapping":
+        return _mapping(reg, spec.fields)
+    if kind == "history":
+        return _history(specs, spec)
+    if kind == "evidence":
+        return _evidence()
+    raise ValueError(f"{spec.name}: no schema for the field type {kind}")  # a new field type needs one here
+
+
+def _url() -> dict:
+    return {"type": "string", "pattern": URL_PATTERN, "description": "An http(s) link."}
+
+
+def _choice(reg: Registry, name: str) -> dict:
+    vocabulary = reg.vocabularies[name]
+    # enumDescriptions: the labels, which editors that know the keyword show beside each value
+    return {"enum": vocabulary.ids, "enumDescriptions": [value.label for value in vocabulary.values]}
+
+
+def _history(specs: dict[str, FieldSpec], spec: FieldSpec) -> dict:
+    change = {"type": "object", "additionalProperties": False, "required": list(history.CHANGE_FIELDS),
+              "properties": {
+                  "date": {"description": "The day of the change, YYYY-MM-DD.", "type": "string", "pattern": DATE_PATTERN},
+                  "was": {"description": "The values before the change, by field (null: the field was not set).",
+                          "type": "object", "minProperties": 1,
+                          "propertyNames": {"enum": [name for name in specs if name not in ("key", spec.name)]}},
+                  "why": {"description": "Why the record changed.", "type": "string", "minLength": 1}}}
+    return {"type": "array", "items": change, "description": f"The record's changes, oldest first, each like {history.EXAMPLE}"}
+
+
+def _evidence() -> dict:
+    about = {"about": "What the item supports: a key of the map it is evidence of, or one of its fields.",
+             "url": "The page that says it, with its section where possible.",
+             "note": "What the page says, in one sentence of our own."}
+    item = {"type": "object", "additionalProperties": False, "required": list(evidence.ITEM_FIELDS),
+            "properties": {name: {"description": about[name], "type": "string"} | ({"pattern": URL_PATTERN} if name == "url" else {})
+                           for name in evidence.ITEM_FIELDS}}
+    return {"type": "array", "items": item, "description": f"Evidence items, each like {evidence.EXAMPLE}"}
+
+
+def claims_schema() -> dict:
+    """The claim ledger's schema, from what paperpool.analysis.claims reads."""
+    bound = claims.BOUND_RE.pattern
+    rows = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+    dispute = {
+        "description": "A published claim the pool no longer bears out: its value now, the records behind it, why, and the evidence.",
+        "type": "object", "required": ["now", "note", "evidence"], "additionalProperties": False,
+        "properties": {
+            "now": {"description": "The claim's value on the pool now.", "type": "integer", "minimum": 0},
+            "rows": {"description": "The keys of the records the query selects now.", **rows},
+            "note": {"description": "What the reading found that the published claim does not, in one sentence.", "type": "string", "minLength": 1},
+            "evidence": {"description": "The evidence: items with about (a record's key), url (an http(s) page) and note.",
+                         "type": "array", "minItems": 1,
+                         "items": {"type": "object", "required": ["url", "note"],
+                                   "properties": {"about": {"type": "string", "description": "The record's key."},
+                                                  "url": {"type": "string", "pattern": URL_PATTERN, "description": "The page."},
+                                                  "note": {"type": "string", "description": "What the page says."}}}}}}
+    properties = {
+        "id": {"description": "The claim's name: lower-case letters, digits and hyphens, unique in the ledger.",
+               "type": "string", "pattern": KEY_RE.pattern},
+        "statement": {"description": "The claim, in one sentence.", "type": "string", "minLength": 1},
+        "kind": {"description": "published: the survey's own claim, counted over the pool as it stood on the publication date "
+                                "(registry.yaml's survey.publication); live: a claim about the pool now.",
+                 "enum": list(claims.KINDS), "default": claims.KINDS[0]},
+        "over": {"description": "The records counted: entries, exclusions, or all (both).", "enum": list(claims.OVER), "default": "entries"},
+        "among": {"description": "all: every record; assessed: only the records assessed on every field the query reads.",
+                  "enum": list(claims.AMONG), "default": claims.AMONG[0]},
+        "where": {"description": "The query: conditions like `category = method` joined by and / or / not; `in [a, b]`, `!=`, "
+                                 "`<`, `>=`; `null` for a missing value. Empty: every record.",
+                  "type": ["string", "null"], "default": "", "maxLength": MAX_TEXT_CHARS},
+        "expected": {"description": "The count the claim needs: a whole number, or a bound in quotes such as \"<= 2\".",
+                     "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": bound}]},
+        "rows": {"description": "The keys of the records the claim rests on: when given, it holds only while exactly these match.",
+                 "maxItems": claims.MAX_ROWS, **rows},
+        "boundary": {"description": "What the number does and does not mean.", "type": ["string", "null"]},
+        "dispute": dispute,
+    }
+    claim = {"description": "One claim: a number the survey states, as a query over the pool.", "type": "object",
+             "required": ["id", "statement", "expected"], "additionalProperties": False, "properties": properties}
+    return {"$schema": DIALECT, "title": "paperpool claim ledger",
+            "description": "The claim ledger (claims.yaml, or the file registry.yaml's pool.claims names): every number the "
+                           "survey states, each a query with the value it needs. `paperpool claims --check` recomputes them.",
+            "type": "object", "required": ["claims"], "additionalProperties": False,
+            "properties": {"claims": {"description": "The claims.", "type": "array", "items": claim}}}
+
+
+def pool_export(reg: Registry) -> dict:
+    """The schema of the JSON export (`paperpool export --format json`, the site's and
+    publish's pool.json): the registry's survey block, then each kind's records, each as
+    its kind's schema says (its dates written as YYYY-MM-DD)."""
+    title = reg.survey.get("title") or "the pool"
+    kinds = {kind: {"description": f"Every {NOUNS[kind][NOUNS[kind].index(' ') + 1:]}, by key.", "type": "array",
+                    "items": {key: value for key, value in record(reg, kind).items() if key != "$schema"}}
+             for kind in reg.fields}
+    return {"$schema": DIALECT, "title": f"{title}: pool.json",
+            "description": "The pool as one JSON document (`paperpool export --format json`).",
+            "type": "object", "required": ["survey", *kinds], "additionalProperties": False,
+            "properties": {"survey": {"type": "object", "description": "registry.yaml's survey block, as it is there."},
+                           **kinds}}
+
+
+def documents(reg: Registry) -> dict[str, dict]:
+    """Each schema of the pool, by its file's name in FOLDER."""
+    found = {FILES["registry"]: registry(), FILES["claims"]: claims_schema()}
+    found |= {FILES[kind]: record(reg, kind) for kind in reg.fields}
+    found[FILES["pool"]] = pool_export(reg)
+    return found
+
+
+def texts(reg: Registry) -> dict[str, str]:
+    return {name: json.dumps(document, indent=2, ensure_ascii=False) + "\n" for name, document in documents(reg).items()}
+
+
+def modeline(reg: Registry, path: Path, what: str) -> str:
+    """The first line of the file at `path` (in the pool), pointing editors at the
+    schema of `what` (registry, entries, exclusions or claims) by a relative path."""
+    target = os.path.relpath(reg.root / FOLDER / FILES[what], path.parent)
+    return MODELINE + Path(target).as_posix() + "\n"
+
+
+def header(reg: Registry, kind: str, path: Path) -> str:
+    """What a new record at `path` starts with: the modeline of its kind's schema when the
+    pool holds that schema (a pool without a schemas/ folder gets records as before)."""
+    return modeline(reg, path, kind) if (reg.root / FOLDER / FILES[kind]).is_file() else ""
+
+
+def install(root: Path) -> list[str]:
+    """Give a new pool its schemas and point its files at them: the schemas/ folder, and a
+    modeline at the top of registry.yaml, the claim ledger and every record. The files
+    written or changed, relative to `root`."""
+    from paperpool.registry import load_registry
+
+    reg, problems = load_registry(root)
+    if reg is None:
+        raise ValueError(f"the new pool's registry does not load: {problems[0]}")  # the skeleton is paperpool's own
+    (root / FOLDER).mkdir(exist_ok=True)
+    for name, text in texts(reg).items():
+        (root / FOLDER / name).write_text(text, encoding="utf-8")
+    targets = [(reg.path, "registry"), (reg.claims_path, "claims")]
+    targets += [(path, kind) for kind in reg.fields for path in sorted(reg.folder(kind).glob("*.yaml"))]
+    for path, what in targets:
+        if path.is_file():
+            path.write_text(with_modeline(path.read_text(encoding="utf-8"), modeline(reg, path, what)), encoding="utf-8")
+    return [f"{FOLDER}/"]
+
+
+def stale(reg: Registry) -> list[str]:
+    """The schema files of the pool's schemas/ folder that are missing or out of date."""
+    folder = reg.root / FOLDER
+    return [name for name, text in texts(reg).items()
+            if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
+
+
+def with_modeline(text: str, line: str) -> str:
+    """`text` with `line` as its first line, replacing a modeline it already has."""
+    rest = text.split("\n", 1)[1] if text.startswith(MODELINE) else text
+    return line + rest
+
