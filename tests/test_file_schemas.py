@@ -9,9 +9,8 @@ import json
 import jsonschema_rs
 import pytest
 
-from paperpool.analysis import claims
 from paperpool.files.yamlio import load_yaml
-from paperpool.pool import fileschemas
+from paperpool.pool import fileschemas, ledger
 from paperpool.registry import load_registry
 
 from .conftest import REPO, TINY, edit
@@ -84,8 +83,8 @@ def test_the_record_schema_is_made_from_the_registry_not_written_for_one_survey(
 def test_the_claims_schema_names_what_the_claims_reader_reads():
     document = fileschemas.claims_schema()
     claim = document["properties"]["claims"]["items"]
-    assert set(claim["properties"]) == claims.CLAIM_FIELDS
-    assert set(claim["properties"]["dispute"]["properties"]) == set(claims.DISPUTE_FIELDS)
+    assert set(claim["properties"]) == ledger.CLAIM_FIELDS
+    assert set(claim["properties"]["dispute"]["properties"]) == set(ledger.DISPUTE_FIELDS)
     validator = jsonschema_rs.validator_for(document)
     good = {"claims": [{"id": "a-b", "statement": "S.", "expected": "<= 2", "over": "all"}]}
     assert validator.is_valid(good)

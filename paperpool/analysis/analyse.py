@@ -9,6 +9,7 @@ import functools
 from dataclasses import dataclass
 
 from paperpool.pool import history
+from paperpool.pool.ledger import load_claims
 from paperpool.pool.reading import Pool, Record
 from paperpool.registry import Registry
 
@@ -63,7 +64,7 @@ class Analysis:
     def outcomes(self) -> list[claims.Outcome]:
         """Every claim of the ledger, recomputed (a published one at publication and now);
         the ledger validate read when it has."""
-        ledger = self.pool.claims if self.pool.claims is not None else claims.load_claims(self.pool)[0]
+        ledger = self.pool.claims if self.pool.claims is not None else load_claims(self.pool)[0]
         if self.published is None:
             return claims.evaluate(ledger, self.frames, at=("", self.seen_at))
         publication = self.registry.publication

@@ -7,7 +7,7 @@ The registry's schema is paperpool's, the same for every pool (joined from the c
 file and the features' sections into one file, so that it needs nothing beside it). The
 records' schemas are made from the pool's own registry: the fields it declares, the
 values of its vocabularies, its unknown marker; none of a survey's taxonomy is written
-here. The claim ledger's schema states what paperpool.analysis.claims reads.
+here. The claim ledger's schema states what paperpool.pool.ledger reads.
 
 A schema says what a file may hold; validate says more (a key that matches its file's
 name, a date not in the future, a derived value, the rules, the checks across records),
@@ -25,11 +25,10 @@ import json
 import os
 from pathlib import Path
 
-from paperpool.analysis import claims
 from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, Registry
 from paperpool.registry import schema as registry_schema
 
-from . import evidence, history, identity
+from . import evidence, history, identity, ledger
 from .validate import expected_value
 
 FOLDER = "schemas"  # in the pool, beside registry.yaml
@@ -161,8 +160,8 @@ def _evidence() -> dict:
 
 
 def claims_schema() -> dict:
-    """The claim ledger's schema, from what paperpool.analysis.claims reads."""
-    bound = claims.BOUND_RE.pattern
+    """The claim ledger's schema, from what paperpool.pool.ledger reads."""
+    bound = ledger.BOUND_RE.pattern
     rows = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     dispute = {
         "description": "A published claim the pool no longer bears out: its value now, the records behind it, why, and the evidence.",
@@ -183,17 +182,17 @@ def claims_schema() -> dict:
         "statement": {"description": "The claim, in one sentence.", "type": "string", "minLength": 1},
         "kind": {"description": "published: the survey's own claim, counted over the pool as it stood on the publication date "
                                 "(registry.yaml's survey.publication); live: a claim about the pool now.",
-                 "enum": list(claims.KINDS), "default": claims.KINDS[0]},
-        "over": {"description": "The records counted: entries, exclusions, or all (both).", "enum": list(claims.OVER), "default": "entries"},
+                 "enum": list(ledger.KINDS), "default": ledger.KINDS[0]},
+        "over": {"description": "The records counted: entries, exclusions, or all (both).", "enum": list(ledger.OVER), "default": "entries"},
         "among": {"description": "all: every record; assessed: only the records assessed on every field the query reads.",
-                  "enum": list(claims.AMONG), "default": claims.AMONG[0]},
+                  "enum": list(ledger.AMONG), "default": ledger.AMONG[0]},
         "where": {"description": "The query: conditions like `category = method` joined by and / or / not; `in [a, b]`, `!=`, "
                                  "`<`, `>=`; `null` for a missing value. Empty: every record.",
                   "type": ["string", "null"], "default": "", "maxLength": MAX_TEXT_CHARS},
         "expected": {"description": "The count the claim needs: a whole number, or a bound in quotes such as \"<= 2\".",
                      "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": bound}]},
         "rows": {"description": "The keys of the records the claim rests on: when given, it holds only while exactly these match.",
-                 "maxItems": claims.MAX_ROWS, **rows},
+                 "maxItems": ledger.MAX_ROWS, **rows},
         "boundary": {"description": "What the number does and does not mean.", "type": ["string", "null"]},
         "dispute": dispute,
     }

@@ -9,7 +9,6 @@ import difflib
 import gc
 from pathlib import Path
 
-from paperpool.analysis.claims import load_claims
 from paperpool.files.problems import PaperpoolError, Problem, errors, suggest
 from paperpool.files.yamlio import Document
 from paperpool.registry import (
@@ -22,6 +21,7 @@ from paperpool.registry import (
 )
 
 from . import evidence, history, identity
+from .ledger import load_claims
 from .packed import Facts
 from .reading import Pool, Record
 
