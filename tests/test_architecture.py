@@ -28,7 +28,6 @@ HEAVY = ["pandas", "numpy", "bibtexparser", "rapidfuzz", "jsonschema_rs", "matpl
 # Arrows that still point up, each named with what will take it away (issue 36 lists
 # them); the test fails on any other, and on one of these once it is gone.
 KNOWN_UPWARD = {
-    ("paperpool.analysis.diff", "paperpool.project"): "diff analyses a revision through the project",
     ("paperpool.traces.cli", "paperpool.cli.context"): "the trace commands register through an entry point",
     ("paperpool.traces.synth", "paperpool.cli.context"): "the trace commands register through an entry point",
 }

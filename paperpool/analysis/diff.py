@@ -20,13 +20,13 @@ from pathlib import Path
 from paperpool.files.problems import PaperpoolError, printable
 from paperpool.files.yamlio import YamlProblem, load_yaml
 from paperpool.pool.reading import Pool
-from paperpool.project import Project
+from paperpool.pool.validate import require_valid_pool
 from paperpool.registry import CLAIMS_FILE, RECORD_KINDS, REGISTRY_FILE, outside_pool
 from paperpool.registry.sections import named_paths
 from paperpool.rendering import markdown
 
 from . import claims, stats
-from .analyse import Analysis
+from .analyse import Analysis, analyse
 
 
 @dataclass
@@ -83,7 +83,8 @@ def analysis_at_revision(root: Path, revision: str):
         at.extract(read)
         at.stand_in(named)
         try:
-            yield Project(at.root, cache=False).analysis  # a temporary folder: its cache would never be read again
+            # a temporary folder: its cache would never be read again
+            yield analyse(require_valid_pool(at.root, cache=False), None)
         except PaperpoolError as exc:
             raise PaperpoolError(f"at {revision}: {exc.message}") from None
 
