@@ -42,6 +42,7 @@ import zlib
 from pathlib import Path
 
 from paperpool import __version__
+from paperpool.files.caches import cache_folder
 from paperpool.files.yamlio import write_all
 
 from .packed import Entry, Facts
@@ -51,20 +52,6 @@ MAGIC = b"paperpool-cache\n"
 _CHECKSUM = 4  # bytes of CRC-32 over the rest of the file: a truncated or damaged file is not read
 MAX_BYTES = 1 << 30  # a pool of 100,000 records caches about 300 MB
 KEEP_DAYS = 30  # a cache file not written for this long (a pool moved or deleted) is removed
-
-
-def cache_folder() -> Path | None:
-    """Where the cache files are; None when there is no home folder to hold them."""
-    configured = os.environ.get("PAPERPOOL_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):  # the XDG specification ignores a relative path
-        return Path(xdg) / "paperpool"
-    try:
-        return Path.home() / ".cache" / "paperpool"
-    except (RuntimeError, KeyError):  # no HOME and no entry in the user database
-        return None
 
 
 def cache_path(root: Path) -> Path | None:

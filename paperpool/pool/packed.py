@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+from paperpool.files.caches import cache_folder
 from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import Document
 
@@ -149,8 +150,6 @@ class PackedDocument(Document):
         except (YamlProblem, OSError):
             doc = None
         if doc is None or doc.digest != self.digest:
-            from .cache import cache_folder
-
             raise DamagedBody(f"{self._path}: its entry in paperpool's cache of checked records does not decode, and the "
                               f"file changed since it was checked; run the command again (the cache is in "
                               f"{cache_folder()}; deleting it is safe)") from None

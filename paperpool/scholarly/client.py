@@ -26,9 +26,9 @@ from typing import Self
 
 import httpx
 
+from paperpool.files.caches import cache_folder
 from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import write_atomic
-from paperpool.pool.cache import cache_folder
 
 from .. import __version__
 from .services import MIN_INTERVAL, Service

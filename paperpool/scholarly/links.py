@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from paperpool.files.caches import cache_folder
 from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import write_atomic
-from paperpool.pool.cache import cache_folder
 
 from .client import Client
 from .services import Service
