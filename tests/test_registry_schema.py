@@ -17,7 +17,7 @@ import pytest
 
 from paperpool.files.yamlio import load_yaml
 from paperpool.pool import identity
-from paperpool.pool.validate import CHECKS
+from paperpool.pool.recordchecks import CHECKS
 from paperpool.registry import FIELD_TYPES, IDENTIFIER_SCHEMES, schema, sections
 
 from .conftest import REPO, TINY, edit

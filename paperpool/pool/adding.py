@@ -18,8 +18,8 @@ from paperpool.registry.convert import ConvertError, converter
 
 from .fileschemas import header
 from .reading import Pool
+from .recordchecks import RecordChecker, check_value, expected_value
 from .stubs import Planned, PoolIndex, complete, identifiers_from_links, planned_record
-from .validate import RecordChecker, check_value, expected_value
 
 # How a typed answer is read, by field type; lists are separated by ";" (names hold commas).
 READERS = {

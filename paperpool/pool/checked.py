@@ -26,6 +26,7 @@ from paperpool.registry import RECORD_KINDS, Registry
 from . import identity, sharing
 from .packed import Entry, PackedDocument, pack, problem_rows
 from .reading import Pool, Record, not_a_mapping, readable_registry, record_files, stem
+from .recordchecks import record_facts, record_problems
 
 # Seconds of work per file, measured at 10,000 entries: reading and hashing a file the cache
 # knows, and reading, parsing and checking one it does not.
@@ -197,8 +198,6 @@ def _digest_of(path: str, buffer: bytearray) -> bytes | None:
 def check_record(registry: Registry, kind: str, rel: str, path: Path, data: bytes, digest: bytes) -> Entry:
     """A record file's bytes parsed and checked on its own: a function of the bytes, the
     path and the registry (and today's date), which is what makes it cacheable."""
-    from .validate import record_facts, record_problems
-
     try:
         doc = parse_yaml(decode_text(data), path)
     except YamlProblem as exc:

@@ -29,7 +29,7 @@ from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, 
 from paperpool.registry import schema as registry_schema
 
 from . import evidence, history, identity, ledger
-from .validate import expected_value
+from .recordchecks import expected_value
 
 FOLDER = "schemas"  # in the pool, beside registry.yaml
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

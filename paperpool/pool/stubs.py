@@ -23,7 +23,7 @@ from paperpool.registry import FieldSpec, Registry
 
 from . import identity
 from .reading import Pool, Record
-from .validate import RecordChecker, identity_tokens
+from .recordchecks import RecordChecker, identity_tokens
 
 
 @dataclass

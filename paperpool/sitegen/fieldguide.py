@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paperpool.pool.validate import expected_value
+from paperpool.pool.recordchecks import expected_value
 
 from .analysis import SiteAnalysis
 from .entrypage import axis_of_field
