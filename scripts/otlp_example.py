@@ -104,7 +104,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO))
     from paperpool.files.yamlio import write_atomic
     from paperpool.traces.loading import dump_trace
-    from paperpool.traces.otlp import convert_file
+    from paperpool.traces.otlp_events import convert_file
 
     write_atomic(EXPORT, otlp_json(record()))
     converted = convert_file(EXPORT, topology="centralized")

@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from paperpool.traces import otlp
+from paperpool.traces import otlp, otlp_events
 from paperpool.traces.loading import dump_trace
 from paperpool.traces.validation import check_trace
 
@@ -37,7 +37,7 @@ def sdk_spans():
 
 
 def convert(text: str, **options) -> dict:
-    return otlp.to_trace(*otlp.read_spans(json.loads(text), options.pop("trace_id", None)), **options)
+    return otlp_events.to_trace(*otlp.read_spans(json.loads(text), options.pop("trace_id", None)), **options)
 
 
 def test_the_sdk_json_export_converts_to_a_valid_trace(sdk_spans):

@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from paperpool.traces import otlp
+from paperpool.traces import otlp, otlp_events
 from paperpool.traces.validation import check_trace
 
 from .test_otlp import example
@@ -71,7 +71,7 @@ def record() -> list:
 
 
 def test_roots_transfers_unnamed_model_calls_errors_and_guardrails():
-    converted = otlp.to_trace(*otlp.read_spans(json.loads(example.otlp_json(record()))))
+    converted = otlp_events.to_trace(*otlp.read_spans(json.loads(example.otlp_json(record()))))
     assert check_trace(converted).valid
     assert [(e["t"], e["type"], e["agent"], e.get("to"), e.get("decision"), e.get("reason"), e.get("cost", {}).get("tokens"))
             for e in converted["events"]] == [
@@ -105,7 +105,7 @@ def test_handoffs_to_one_agent_start_its_invocations_in_turn():
              _span(2, 1, "transfer_to_zz", 5, 6, "execute_tool")]  # within the invocation of Zz that starts with it
     spans += [_span(3 + k, 0, "transfer_to_zz", 50, 51, "execute_tool") for k in range(300)]
     spans += [_span(303 + k, 0, "Zz", 100 + k, 101 + k, "invoke_agent") for k in range(300)]
-    converted = otlp.to_trace(*otlp.read_spans({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    converted = otlp_events.to_trace(*otlp.read_spans({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
     handed = [(event["agent"], event["to"]) for event in converted["events"] if event["id"].endswith("-handoff")]
     # the last handoff finds no invocation left: it spawns the agent by the name it gave
     assert handed == [("Zz#1", "Zz#2")] + [("lead", f"Zz#{k}") for k in range(3, 302)] + [("lead", "zz")]

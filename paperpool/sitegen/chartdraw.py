@@ -16,6 +16,7 @@ import io
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import matplotlib
 from matplotlib.collections import PolyCollection
@@ -28,7 +29,8 @@ from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
-from .charts import Chart, FlowStage, StageExclusions
+if TYPE_CHECKING:  # what is drawn, described by charts.py, which asks for the drawing
+    from .charts import Chart, FlowStage, StageExclusions
 
 WIDTH = 8.0  # inches; the site's content column shows it at about its natural size
 FONT = "DejaVu Sans"  # ships with matplotlib, so wrapping measures the font it lays out with

@@ -36,8 +36,7 @@ import numpy as np
 import orjson
 
 from .compiled import loops as _native
-from .loading import MAX_DEPTH
-from .schema import MOST_PROBLEMS, Finding, part_order, pointer, top_order
+from .schema import MAX_DEPTH, MOST_PROBLEMS, Finding, part_order, pointer, top_order
 
 SECTIONS = ("events", "edges")
 BLOCK = 8 * 1024 * 1024  # bytes counted at a time, to keep memory down

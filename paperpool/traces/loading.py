@@ -16,13 +16,13 @@ from pathlib import Path
 
 import orjson
 
-from .schema import MOST_PROBLEMS, Finding, pointer
+from .duplicates import exact
+from .schema import MAX_DEPTH, MOST_PROBLEMS, Finding, pointer
 
 # A million events with their edges is about 200 MB of JSON; past this a file is a
 # mistake, or needs splitting into runs, and parsing it would take more memory than a
 # laptop has to spare.
 MAX_TRACE_BYTES = 512 * 1024 * 1024
-MAX_DEPTH = 1024  # orjson's own limit: deeper nesting is refused before Python recurses
 
 
 class TraceUnreadable(Exception):
@@ -59,8 +59,6 @@ _FREEZE_ABOVE = 100_000  # objects made and kept; fewer are walked in no time
 def read_trace(path: Path, max_bytes: int = MAX_TRACE_BYTES):
     """The parsed JSON of a trace file, whole, or TraceUnreadable (also when an object
     gives a key twice: see duplicates.py)."""
-    from .duplicates import exact
-
     data = read_bytes(path, max_bytes)
     document = parse_trace(data)
     repeated = exact(data, document)

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 from paperpool.files.problems import suggest
 
-from .schema import MOST_PROBLEMS, Finding, pointer, schema_id
+from .schema import MOST_PROBLEMS, Finding, pointer
 
 OPERATION = "gen_ai.operation.name"
 TOOL_OPERATION = "execute_tool"
@@ -630,32 +630,3 @@ CONVENTIONS = {name: _text for name in (OPERATION, "gen_ai.agent.name", "gen_ai.
                                         "openinference.span.kind", "agent.name", "tool.name")}
 CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
                                            "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total")}
-
-
-def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None, convention=None) -> dict:
-    """The orchestration trace of one OTLP trace's spans, read by a convention (a Convention
-    of otlp_events: the GenAI semantic conventions by default)."""
-    from .mapping import default
-    from .otlp_events import GENAI, Converter
-
-    convention = convention or GENAI
-    return Converter(trace_id, spans, resource, topology, convention, default().marks.get("delegation")).trace(schema_id())
-
-
-def convert_file(path, trace_id: str | None = None, topology: str | None = None) -> dict:
-    """The orchestration trace of an OTLP/JSON file, validated: OtlpProblem when the file
-    is no OTLP/JSON export, InvalidTrace when the conversion breaks a rule."""
-    from .loading import TraceUnreadable, read_trace
-    from .validation import InvalidTrace, check_trace
-
-    try:
-        document = read_trace(path)
-    except TraceUnreadable as exc:
-        raise OtlpProblem(exc.findings) from None
-    trace = to_trace(*read_spans(document, trace_id), topology=topology)
-    checked = check_trace(trace)
-    if not checked.valid:
-        raise InvalidTrace(f"the trace converted from {path}", checked.findings,
-                           "the spans' times or nesting do not make a consistent run; check the export")
-    return trace
-

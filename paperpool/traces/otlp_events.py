@@ -25,7 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, Span
+from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, OtlpProblem, Span, read_spans
+from .schema import schema_id
 
 AGENT = "agent"  # an agent's invocation, or a workflow that runs agents: one instance each
 TOOL = "tool"
@@ -502,3 +503,31 @@ def _below(top: Span, found: Callable[[Span], bool]) -> bool:
 
 def _children(span: Span, acting: str | None) -> Iterator[Visit]:
     return ((child, acting) for child in span.children)
+
+
+def to_trace(trace_id: str, spans: list[Span], resource: dict, topology: str | None = None, convention=None) -> dict:
+    """The orchestration trace of one OTLP trace's spans, read by a convention (a Convention
+    of otlp_events: the GenAI semantic conventions by default)."""
+    from .mapping import default
+
+    convention = convention or GENAI
+    return Converter(trace_id, spans, resource, topology, convention, default().marks.get("delegation")).trace(schema_id())
+
+
+def convert_file(path, trace_id: str | None = None, topology: str | None = None) -> dict:
+    """The orchestration trace of an OTLP/JSON file, validated: OtlpProblem when the file
+    is no OTLP/JSON export, InvalidTrace when the conversion breaks a rule."""
+    from .loading import TraceUnreadable, read_trace
+    from .validation import InvalidTrace, check_trace
+
+    try:
+        document = read_trace(path)
+    except TraceUnreadable as exc:
+        raise OtlpProblem(exc.findings) from None
+    trace = to_trace(*read_spans(document, trace_id), topology=topology)
+    checked = check_trace(trace)
+    if not checked.valid:
+        raise InvalidTrace(f"the trace converted from {path}", checked.findings,
+                           "the spans' times or nesting do not make a consistent run; check the export")
+    return trace
+

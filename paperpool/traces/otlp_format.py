@@ -72,7 +72,8 @@ def _in_a_line(finding: Finding) -> Finding:
 def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[Imported]:
     """Every trace of the inputs (or the one --trace-id names), read by a convention of
     otlp_events (the GenAI semantic conventions unless another format passes its own)."""
-    from .otlp import OtlpProblem, read_traces, to_trace
+    from .otlp import OtlpProblem, read_traces
+    from .otlp_events import to_trace
     from .validation import InvalidTrace, check_trace
 
     imported = []

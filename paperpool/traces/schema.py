@@ -134,6 +134,7 @@ def pointer(path) -> str:
 # The problems of one trace that are built and reported: a trace with more is almost
 # always one mistake repeated by the program that wrote it (a trace of 250,000 empty
 # events has 1.5 million), and past this many they are no longer looked for.
+MAX_DEPTH = 1024  # orjson's own limit: deeper nesting is refused before Python recurses
 MOST_PROBLEMS = 100
 
 
