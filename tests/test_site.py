@@ -3,9 +3,10 @@
 The fixture is the tiny pool plus one hostile entry whose text holds a script, an
 image with onerror, markdown links and template syntax. The golden pages are in
 tests/pools/tiny-expected/site/; after a deliberate change to the pages, regenerate
-them with
+them with (a build keeps its pages in a folder of its own, never over committed files)
 
-    paperpool --root tests/pools/tiny build --out /tmp/tiny-site --keep-pages tests/pools/tiny-expected/site
+    paperpool --root tests/pools/tiny build --out /tmp/tiny-site --keep-pages /tmp/tiny-pages
+    cp -r /tmp/tiny-pages/. tests/pools/tiny-expected/site/
 
 and review the diff.
 """
