@@ -3,9 +3,9 @@ large pool's records, measuring a trace corpus).
 
 By fork where there is one: the workers start at once, with the modules already imported.
 A forked worker copies only the thread that forked, so a lock another thread held at
-that moment stays held in the copy; paperpool's commands fork before such threads matter
-(numpy's and pyarrow's pools are idle then), and a corpus of one batch is measured in
-the command's own process, with no worker at all. Not from a server process (forkserver,
+that moment stays held in the copy: the risk is in a process whose libraries run busy
+threads (a test runner's, once, in CI), not in a command that has just started. A corpus
+of one batch is measured in the command's own process, with no worker at all. Not from a server process (forkserver,
 Python 3.14's default): signalled alone while its workers started, a command left the
 server and a worker running for good, holding its output open (a review saw it in 4 runs
 of 10). Without fork (Windows), the platform's default: spawn.

@@ -180,13 +180,10 @@ def _key_of(error, section: str) -> tuple:
 def top_findings(top: dict) -> tuple[list[Finding], list[Doubt]]:
     """(errors, warnings) of a trace's top level (its events and edges left empty), or of a
     document that is no trace at all."""
-    errors = _findings(_whole("artifact"), top, artifact_schema())[0]
-    strict, unworded = _findings(_whole("paperpool"), top, schema.schema())
+    errors = _findings(_whole("artifact"), top, artifact_schema())
+    strict = _findings(_whole("paperpool"), top, schema.schema())
     wrong = {finding.pointer for finding in errors}
-    doubts = [Doubt(finding) for finding in strict if finding.pointer not in wrong]
-    if doubts and unworded:  # counted with the last worded one, which is past the ones shown
-        doubts[-1] = Doubt(doubts[-1].first, 1 + unworded)
-    return errors, doubts
+    return errors, [Doubt(finding) for finding in strict if finding.pointer not in wrong]
 
 
 def whole_findings(trace, most: int = schema.MOST_PROBLEMS) -> tuple[list[Finding], list[Doubt]]:
@@ -195,8 +192,8 @@ def whole_findings(trace, most: int = schema.MOST_PROBLEMS) -> tuple[list[Findin
     at a time, as a large trace's chunks are (items), the errors capped past `most`."""
     if not isinstance(trace, dict):
         return top_findings(trace)
-    lists = {section: trace[section] for section in ITEMS if isinstance(trace.get(section), list)}
-    errors, doubts = top_findings({**trace, **{section: [] for section in lists}})
+    top, lists = schema.lists_apart(trace)
+    errors, doubts = top_findings(top)
     groups: dict = {}
     for section, found in lists.items():
         read = items(section, found, 0, most - len(errors))
@@ -205,10 +202,11 @@ def whole_findings(trace, most: int = schema.MOST_PROBLEMS) -> tuple[list[Findin
     return errors, doubts + warnings_of(groups)
 
 
-def _findings(validator, document, root) -> tuple[list[Finding], int]:
+def _findings(validator, document, root) -> list[Finding]:
+    """Every finding (the warnings are all counted; the caller keeps the first errors)."""
     if validator.is_valid(document):
-        return [], 0
-    return schema.first_findings(validator, document, schema.MOST_PROBLEMS, root)
+        return []
+    return schema.first_findings(validator, document, schema.MOST_PROBLEMS, root, every=True)
 
 
 @dataclass

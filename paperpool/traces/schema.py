@@ -146,15 +146,20 @@ def schema_findings(trace, most: int = MOST_PROBLEMS) -> list[Finding]:
         return []
     if not isinstance(trace, dict):
         return [finding for error in _validator().iter_errors(trace) for finding in explain(error, trace, list)][:most + 1]
-    # the lists it has are checked an item at a time, even when the other is missing: a
-    # trace of a million empty events and no edges is a million errors otherwise
-    lists = {section: trace[section] for section in ("events", "edges") if isinstance(trace.get(section), list)}
-    top = {**trace, **{section: [] for section in lists}}
-    found = first_findings(_validator(), top, most)[0] if not valid(top) else []
+    top, lists = lists_apart(trace)
+    found = first_findings(_validator(), top, most)[:most + 1] if not valid(top) else []
     for section, items in lists.items():
         if len(found) <= most:
             found += item_findings(section, items, 0, most - len(found))[0]
     return found[:most + 1]
+
+
+def lists_apart(trace: dict) -> tuple[dict, dict]:
+    """(the trace with its lists of events and edges emptied, those lists): the lists it has
+    are checked an item at a time, even when the other is missing (a trace of a million
+    empty events and no edges is a million errors when checked whole)."""
+    lists = {section: trace[section] for section in ("events", "edges") if isinstance(trace.get(section), list)}
+    return {**trace, **{section: [] for section in lists}}, lists
 
 
 def valid(trace) -> bool:
@@ -222,26 +227,26 @@ _ENUM_NOUNS = {("events", "type"): "event type", ("edges", "type"): "edge type",
                ("topology",): "topology"}
 
 
-def first_findings(validator, document, most: int, root: dict | None = None) -> tuple[list[Finding], int]:
-    """The findings of a document's first `most` + 1 errors in the order they are shown,
-    and how many errors are left unworded. Wording an error costs some 50 microseconds
-    (a close name is looked for): a top level of 300,000 unknown field names took 15 s."""
+def first_findings(validator, document, most: int, root: dict | None = None, every: bool = False) -> list[Finding]:
+    """The findings of a document's errors in the order they are shown: the first `most`
+    + 1 errors' in full; with `every` (warnings, which are all counted), the rest's as well,
+    no close name looked for. Looking for one costs some 50 microseconds: a top level of
+    300,000 unknown field names took 15 s."""
     errors = list(validator.iter_errors(document))
     if len(errors) > most + 1:
         errors = sorted(errors, key=lambda error: Finding(pointer(error.instance_path), "").sort_key())
-    worded = [finding for error in errors[:most + 1] for finding in explain(error, document, list, root)]
-    return worded, sum(map(_findings_in, errors)) - len(worded)
+    found = [finding for error in errors[:most + 1] for finding in explain(error, document, list, root)]
+    if every:
+        found += [finding for error in errors[most + 1:] for finding in explain(error, document, list, root, suggesting=False)]
+    return found
 
 
-def _findings_in(error) -> int:
-    """The findings explain() words from an error, uncapped: one, or one per unknown field."""
-    return len(error.kind.unexpected) if error.kind.name == "additionalProperties" else 1
-
-
-def explain(error, document, located, root: dict | None = None) -> list[Finding]:
+def explain(error, document, located, root: dict | None = None, suggesting: bool = True) -> list[Finding]:
     """Findings for one of the library's errors on `document`; `located` turns a path in
     the document into the path in the whole trace; `root` is the schema the error is of
-    (this one by default, or the reading of it for a trace that declares none)."""
+    (this one by default, or the reading of it for a trace that declares none). An unknown
+    field is given the known one it is closest to, unless not `suggesting`, and past the
+    first MOST_PROBLEMS + 1 of one error (which names them all)."""
     root = root or schema()
     local = list(error.instance_path)
     path = located(local)
@@ -249,9 +254,10 @@ def explain(error, document, located, root: dict | None = None) -> list[Finding]
     name = kind.name
     if name == "additionalProperties":
         known = _known_fields(error.schema_path, root)
+        fix = "remove it, or prefix its name with x_ to keep it as an extension"
         return [Finding(pointer(path + [key]), f"unknown field '{key}'; "
-                        + suggest(key, known, "remove it, or prefix its name with x_ to keep it as an extension"))
-                for key in kind.unexpected[:MOST_PROBLEMS + 1]]  # one error names them all: the first ones are worded
+                        + (suggest(key, known, fix) if suggesting and number <= MOST_PROBLEMS else fix))
+                for number, key in enumerate(kind.unexpected)]
     if name == "required":
         field = kind.property
         what = _description(error.schema_path, field, root)
