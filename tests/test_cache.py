@@ -217,7 +217,7 @@ def test_records_from_the_cache_hold_the_data_and_lines_of_a_fresh_read(pool_cop
     plain, _ = load_pool(pool_copy)
     for kind in plain.records:
         assert [r.key for r in cached.records[kind]] == [r.key for r in plain.records[kind]]
-        for ours, theirs in zip(cached.records[kind], plain.records[kind]):
+        for ours, theirs in zip(cached.records[kind], plain.records[kind], strict=True):
             assert (ours.rel, ours.data, ours.doc.lines, ours.doc.path) == (theirs.rel, theirs.data, theirs.doc.lines, theirs.doc.path)
             assert list(ours.doc.lines) == list(theirs.doc.lines)  # in the same order
             assert [type(value) for value in ours.data.values()] == [type(value) for value in theirs.data.values()]
@@ -252,7 +252,7 @@ def test_near_identical_titles_are_found_alike_with_and_without_the_cache(pool_c
              (f"title: '{OTHER_TITLE}s'", f"title: '{OTHER_TITLE[:60]}'"),  # no longer
              (f"title: '{OTHER_TITLE[:60]}'", f"title: '{OTHER_TITLE}'")]  # the same title
     expected = [True, False, True]
-    for (old, new), alike in zip(steps, expected):
+    for (old, new), alike in zip(steps, expected, strict=True):
         edit(pool_copy / RECORD, old, new)
         cached, fresh = lines(pool_copy), lines(pool_copy, cache_on=False)
         assert cached == fresh

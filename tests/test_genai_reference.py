@@ -74,7 +74,7 @@ def run_of(agents, stops, *, roles=None, spawns=(), delegations=(), max_fanout=0
            subdecisions=None) -> dict:
     """An orchestration() summary: what a run is expected to be, the rest left at nothing
     (tokens None: no event records a cost, so none are known, not 0)."""
-    return {"agents": sorted(agents), "roles": roles if roles is not None else {name: 1 for name in agents},
+    return {"agents": sorted(agents), "roles": roles if roles is not None else dict.fromkeys(agents, 1),
             "spawns": sorted(spawns), "delegations": sorted(delegations), "max_fanout": max_fanout, "stops": stops,
             "tool_calls": sorted(tool_calls), "safety_events": sorted(safety), "tokens": {"events": tokens, "declared": tokens},
             "subdecisions": {"O1": 0, "O2": 0, "O3": 0, "O4": 0, "O5": 1, **(subdecisions or {})}}

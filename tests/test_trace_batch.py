@@ -57,7 +57,7 @@ def _compare(records: list[corpus.Record], size: int = 64) -> int:
         measured = batch.measure(chunk, MAPPING)
         alone = [rows.measure(record, MAPPING) for record in chunk]
         assert measured.problems == [one.problem for one in alone if one.problem]
-        for k, (record, one) in enumerate(zip(chunk, alone)):
+        for k, (record, one) in enumerate(zip(chunk, alone, strict=True)):
             differ = {name: (one.row.get(name), measured.table[name][k]) for name in NAMES
                       if not _same(one.row.get(name), measured.table[name][k])}
             assert not differ, f"{record.label}: (alone, in a batch) {differ}"

@@ -71,7 +71,7 @@ def test_find_cycles_gives_each_closing_edges_cycle_in_order_of_the_edge():
         sources = [generator.randrange(nodes) for _ in range(count)]
         targets = [generator.randrange(nodes) for _ in range(count)]
         ids = generator.sample(range(1000), count)
-        ends = {k: (a, b) for a, b, k in zip(sources, targets, ids)}
+        ends = {k: (a, b) for a, b, k in zip(sources, targets, ids, strict=True)}
         cycles = rules.find_cycles(sources, targets, ids)
         for cycle in cycles:
             walk = [ends[k] for k in cycle]
@@ -98,7 +98,7 @@ def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
     assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
     assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}/src" for k in range(100)]
     assert all(line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
-               for line, edge in zip(lines[:-1], edges))
+               for line, edge in zip(lines[:-1], edges, strict=True))
 
 
 def test_suggest_gives_difflibs_answer_for_ordinary_names():

@@ -120,7 +120,7 @@ def test_csv_and_parquet_hold_the_same_rows_read_back_by_duckdb_and_pandas(run, 
     expected = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     columns = rows.columns(default())
     from_parquet = duckdb.sql(f"SELECT * FROM '{tmp_path / 'rows.parquet'}'").fetchall()
-    assert [dict(zip([c.name for c in columns], row)) for row in from_parquet] == expected
+    assert [dict(zip([c.name for c in columns], row, strict=True)) for row in from_parquet] == expected
     frame = pd.read_parquet(tmp_path / "rows.parquet")
     assert list(frame.columns) == [c.name for c in columns]
     assert frame["events"].dropna().astype(int).tolist() == [row["events"] for row in expected if row["valid"]]
@@ -343,7 +343,7 @@ def test_export_keeps_each_row_to_its_own_trace(run, tmp_path):
 
 
 def test_a_partition_value_that_cannot_name_a_folder_is_an_error_naming_the_trace(run, tmp_path):
-    traces = [trace | {"run": run_name} for trace, run_name in zip(_rollouts(2, 7), ["ok", "a\x00b"])]
+    traces = [trace | {"run": run_name} for trace, run_name in zip(_rollouts(2, 7), ["ok", "a\x00b"], strict=True)]
     (tmp_path / "p.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in traces))
     result = run("trace", "export", "p.jsonl", "-o", "tables", "--partition-by", "run,run", cwd=tmp_path)
     assert (result.exit_code, result.output.strip()) == (1, (

@@ -14,9 +14,9 @@ from paperpool.traces.schema import schema_id
 from paperpool.traces.validation import check_trace
 
 from .conftest import REPO, edit
+from .test_traces import FIXTURES, SOURCE_EXAMPLE
 
 NO_COSTS = [{"key": f"/costs/{key}/events", "why": metrics.NO_COSTS} for key in ("tokens", "seconds")]
-from .test_traces import FIXTURES, SOURCE_EXAMPLE
 
 EXAMPLES = REPO / "traces"
 SCHEMA_ID = schema_id()  # a trace that declares it is held to all of paperpool's rules

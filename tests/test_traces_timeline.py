@@ -70,7 +70,9 @@ def test_control_characters_in_names_keep_the_drawing_well_formed():
 def test_ids_differ_between_traces():
     first = timeline.draw(load("debate-two-rounds.json"))
     second = timeline.draw(load("swarm-six-workers.json"))
-    ids = lambda drawing: {element.get("id") for element in ET.fromstring(drawing).iter() if element.get("id")}
+    def ids(drawing):
+        return {element.get("id") for element in ET.fromstring(drawing).iter() if element.get("id")}
+
     assert ids(first) and not ids(first) & ids(second)
 
 

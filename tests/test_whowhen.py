@@ -56,7 +56,7 @@ def test_every_log_of_the_dataset_converts_to_a_valid_trace():
     parts = Counter(item.trace["x_source"]["part"] for item in imported)
     assert parts == {"hand-crafted": 58, "algorithm-generated": 126}
     # one event per step, at t = the step's index
-    for item, path in zip(imported, paths):
+    for item, path in zip(imported, paths, strict=True):
         steps = len(json.loads(path.read_bytes())["history"])
         assert [event["t"] for event in item.trace["events"]] == list(range(steps)), path
         assert [event["id"] for event in item.trace["events"]] == [f"step-{step}" for step in range(steps)]

@@ -39,7 +39,7 @@ class Stats:
 
 def totals(frames: dict[str, Frame]) -> dict[str, int]:
     retained, excluded = len(frames["entries"]), len(frames["exclusions"])
-    return dict(zip(TOTALS, (retained, excluded, retained + excluded)))
+    return dict(zip(TOTALS, (retained, excluded, retained + excluded), strict=True))
 
 
 def count(frame: Frame, name: str) -> dict[str, int]:

@@ -257,7 +257,7 @@ def _entries(index: dict, blob: memoryview) -> dict[str, Entry]:
     made = iter(list(map(Facts, titles, distinct, tokens, unique)))
     bodies = map(blob.__getitem__, map(slice, [0, *ends], ends))
     return {rel: Entry(digests[16 * number:16 * number + 16], problems.get(number, []), next(made) if record else None, body)
-            for number, (rel, record, body) in enumerate(zip(rels, records, bodies))}
+            for number, (rel, record, body) in enumerate(zip(rels, records, bodies, strict=True))}
 
 
 def _items(lists):

@@ -55,7 +55,7 @@ class CheckedRead:
             pool.records[kind] = []
             files += [(kind, rel, path) for rel, path in record_files(registry, kind, problems, pool.unreadable)]
         known, outcomes = self._outcomes(registry, files)
-        for (kind, rel, path), outcome in zip(files, outcomes):
+        for (kind, rel, path), outcome in zip(files, outcomes, strict=True):
             key = stem(rel.rpartition("/")[2])
             if isinstance(outcome, Problem):  # not read: nothing to keep
                 problems.append(outcome)
@@ -92,8 +92,8 @@ class CheckedRead:
                                             meanwhile=lambda: Store(self.root, digest))
         known = self.store.entries
         outcomes = [None if rel in known and known[rel].digest == found else found
-                    for (_, rel, _), found in zip(files, digests)]
-        changed = [(kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes) if type(outcome) is bytes]
+                    for (_, rel, _), found in zip(files, digests, strict=True)]
+        changed = [(kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes, strict=True) if type(outcome) is bytes]
         checked = iter(_check_files(registry, changed))
         return known, [next(checked) if type(outcome) is bytes else outcome for outcome in outcomes]
 

@@ -245,7 +245,7 @@ def _block_pairs(ordered: list[str], window_end, threshold: float):
         allowed = (lengths[start:stop, None] + lengths[None, start:end]) * slack + 1e-6
         rows, columns = np.nonzero(apart <= allowed)
         # each pair once: the block's own titles are also its first columns
-        return [(start + row, start + column) for row, column in zip(rows.tolist(), columns.tolist()) if column > row]
+        return [(start + row, start + column) for row, column in zip(rows.tolist(), columns.tolist(), strict=True) if column > row]
 
     with concurrent.futures.ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as threads:
         for found in threads.map(candidates, range(0, len(ordered), _BLOCK)):

@@ -158,7 +158,7 @@ def require_pool(root: Path) -> Pool:
 def _load_folder(registry: Registry, kind: str, problems: list[Problem], unreadable: set[str]) -> list[Record]:
     readable = [(rel, Path(path)) for rel, path in record_files(registry, kind, problems, unreadable)]
     records = []
-    for (rel, path), (doc, problem) in zip(readable, read_records([path for _, path in readable])):
+    for (rel, path), (doc, problem) in zip(readable, read_records([path for _, path in readable]), strict=True):
         problem = problem or not_a_mapping(rel, doc.data)
         if problem is not None:
             problems.append(Problem(rel, problem.line, problem.field, problem.message))

@@ -133,7 +133,7 @@ def check_same_paper(pool: Pool) -> list[Problem]:
     for record in pool.all_records():
         allowed = record.facts.distinct_from
         parts = iter(record.facts.tokens)
-        for kind, value, field_name in zip(parts, parts, parts):
+        for kind, value, field_name in zip(parts, parts, parts, strict=True):
             token = (kind, value)
             other = owners.get(token)
             if other is None:

@@ -158,9 +158,9 @@ def _reuse(figure: Figure, layout: tuple[list, list]) -> None:
     both, and constrained layout takes most of a chart's time."""
     axes_positions, text_positions = layout
     figure.set_layout_engine("none")
-    for axes, position in zip(figure.axes, axes_positions):
+    for axes, position in zip(figure.axes, axes_positions, strict=True):
         axes.set_position(position)
-    for text, position in zip(figure.texts, text_positions):
+    for text, position in zip(figure.texts, text_positions, strict=True):
         text.set_position(position)
 
 
@@ -316,7 +316,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         axes = figure.add_subplot()
         bottoms = [0] * len(x_values)
         handles = []
-        for index, (name, counts) in enumerate(series):
+        for index, (_name, counts) in enumerate(series):
             colour = theme.palette[index % len(theme.palette)]
             # a second round of colours is hatched, so no two series look alike
             hatch = "//" if index >= len(theme.palette) else None
@@ -327,7 +327,7 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
             axes.add_collection(segments, autolim=False)
             handles.append(Patch(facecolor=colour, edgecolor=theme.page, linewidth=0.6, hatch=hatch,
                                  hatchcolor=theme.page, label=names[index]))
-            bottoms = [b + c for b, c in zip(bottoms, counts)]
+            bottoms = [b + c for b, c in zip(bottoms, counts, strict=True)]
         shift = _offset(figure, 0, 2)
         for position, total in enumerate(totals):
             axes.text(position, total, str(total), ha="center", va="bottom", fontsize=9, color=theme.text,
@@ -361,7 +361,7 @@ def _columns(bottoms: list[int], counts: list[int], width: float = 0.72) -> list
     """The rectangles of one series' segments, one per x value that has any."""
     half = width / 2
     return [[(x - half, bottom), (x - half, bottom + count), (x + half, bottom + count), (x + half, bottom)]
-            for x, (bottom, count) in enumerate(zip(bottoms, counts)) if count]
+            for x, (bottom, count) in enumerate(zip(bottoms, counts, strict=True)) if count]
 
 
 def _row_major(handles: list, columns: int) -> list:
@@ -642,7 +642,7 @@ def _bullets(box: _Box, reasons: list[tuple[str, int]], width: float, text) -> N
 
 
 def _line(axes, theme: _Theme, points: list[tuple[float, float]]) -> None:
-    xs, ys = zip(*points)
+    xs, ys = zip(*points, strict=True)
     axes.plot(xs, ys, color=theme.muted, linewidth=1.3, solid_capstyle="butt")
 
 

@@ -153,7 +153,7 @@ def _stacked_alt(title, x_values, series, totals, x_label, y_label, cumulative=F
     if len(head) + len(by_series) > ALT_LIMIT // 2:
         by_series = ""
     budget = ALT_LIMIT - len(head) - len(by_series) - len("Totals: .")
-    return head + by_series + "Totals: " + _listing([f"{x} {t}" for x, t in zip(x_values, totals)], budget) + "."
+    return head + by_series + "Totals: " + _listing([f"{x} {t}" for x, t in zip(x_values, totals, strict=True)], budget) + "."
 
 
 def _heatmap_alt(title, row_labels, column_labels, counts, row_title, column_title, sparse_at_most) -> str:

@@ -98,10 +98,10 @@ def _over_time(analysis: SiteAnalysis, spec: dict) -> Figure:
     x, stack = spec["x"], spec["stack"]
     frame = analysis.frames["entries"]
     dates = frame.long(x)
-    dated = {key: dt.date.fromisoformat(str(value)) for key, value in zip(dates["key"], dates["value"]) if value != NONE}
+    dated = {key: dt.date.fromisoformat(str(value)) for key, value in zip(dates["key"], dates["value"], strict=True) if value != NONE}
     spans = periods.periods(sorted(set(dated.values())))
     stacked = frame.long(stack)
-    pairs = Counter((spans.index(dated[key]), value) for key, value in zip(stacked["key"], stacked["value"]) if key in dated)
+    pairs = Counter((spans.index(dated[key]), value) for key, value in zip(stacked["key"], stacked["value"], strict=True) if key in dated)
     values = frame.values_in_order(stack, [value for _, value in pairs])
     series = [(analysis.label(stack, value), _counted(spec, [pairs[(index, value)] for index in range(len(spans))]))
               for value in values if any(pairs[(index, value)] for index in range(len(spans)))]

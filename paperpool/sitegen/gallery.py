@@ -64,7 +64,7 @@ def gallery(registry: Registry) -> list[TraceCard]:
     bounds = limits.for_registry(registry)
     cards = []
     found = mapping.trace_files(registry)
-    for path, site_name in zip(found, site_names([path.stem for path in found])):
+    for path, site_name in zip(found, site_names([path.stem for path in found]), strict=True):
         shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown, bounds)  # an invalid trace stops the build, its problems listed
         trace = parse_trace(read_bytes(path, bounds.trace_bytes))  # valid: its keys were found given once

@@ -109,7 +109,7 @@ class ValuePaths:
     when two ids differ only in case or punctuation."""
 
     def __init__(self, name: str, values: list):
-        self._paths = {value: f"{AXIS_PAGES}/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values))}
+        self._paths = {value: f"{AXIS_PAGES}/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values), strict=True)}
 
     def __getitem__(self, value) -> str:
         return self._paths[value]

@@ -128,7 +128,7 @@ def probes(section: str) -> tuple[Probe, ...]:
         if keyword == "allOf":
             found += [(("allOf", k), dict(branch), None) for k, branch in enumerate(definition["allOf"])]
         elif keyword == "additionalProperties":
-            found.append((("additionalProperties",), {"properties": {name: True for name in definition["properties"]},
+            found.append((("additionalProperties",), {"properties": dict.fromkeys(definition["properties"], True),
                                                       "patternProperties": definition.get("patternProperties", {}),
                                                       "additionalProperties": definition["additionalProperties"]}, None))
         elif keyword in definition:

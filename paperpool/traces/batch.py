@@ -73,7 +73,7 @@ def _measure_some(batch: list[Record], mapping: Subdecisions, limits: Limits) ->
     table = {name: [None] * len(batch) for name in names}
     problems = []
     k = 0
-    for i, (record, took) in enumerate(zip(batch, taken)):
+    for i, (record, took) in enumerate(zip(batch, taken, strict=True)):
         if took and ok[k]:
             row = {name: values[k] for name, values in measured.items()}
         else:
@@ -166,7 +166,7 @@ def _read(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> b
     """Add a trace's events and edges to the columns; False (nothing added) when an id is
     given twice, an edge names no event, or a key may be given twice."""
     base, count = len(c.t), len(events)
-    index = dict(zip(map(_ID, events), range(base, base + count)))
+    index = dict(zip(map(_ID, events), range(base, base + count), strict=True))
     if len(index) != count:  # an id given twice
         return False
     src = list(map(index.get, map(_SRC, edges)))
@@ -197,8 +197,8 @@ def _read(c: _Columns, data: bytes, trace: dict, events: list, edges: list) -> b
     c.cost_at += compress(positions, costed)
     c.tokens += map(dict.get, spent, repeat("tokens"), repeat(0))
     c.seconds += map(dict.get, spent, repeat("seconds"), repeat(0))
-    c.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]))
-    for position, given in zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"])):
+    c.decided += zip(compress(positions, optional["decision"]), filter(None, optional["decision"]), strict=True)
+    for position, given in zip(compress(positions, optional["rewards"]), filter(None, optional["rewards"]), strict=True):
         for reward in given:
             c.reward_at.append(position)
             c.reward_unit.append(c.units.setdefault(reward["unit"], len(c.units)))
@@ -361,7 +361,7 @@ class _Graph:
         finite &= np.array([why is None for _, why in declared_rewards], dtype=bool)  # a note: rows.measure says it
         self.ok &= finite
 
-        count = dict(zip(types, by_type.T))
+        count = dict(zip(types, by_type.T, strict=True))
         chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
         stopped = np.isfinite(stop_t)
         table = rows.identities(c.tops)
@@ -385,7 +385,7 @@ class _Graph:
                   "notes": _notes(self.costed, chain_known)}
         table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
         decisions = _subdecisions(by_type, self.kind, tr, c.decided, mapping)
-        table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T)}
+        table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T, strict=True)}
         table |= {f"reward_{unit}": sums for unit, sums in rewards.items()}
         return table
 
@@ -408,11 +408,11 @@ def _rounded(values: np.ndarray, known: np.ndarray | None = None) -> list:
     rounded = list(map(round, values.tolist(), repeat(6)))
     if known is None or known.all():
         return rounded
-    return [value if keep else None for value, keep in zip(rounded, known.tolist())]
+    return [value if keep else None for value, keep in zip(rounded, known.tolist(), strict=True)]
 
 
 def _kept(values: list, known: np.ndarray) -> list:
-    return [value if keep else None for value, keep in zip(values, known.tolist())]
+    return [value if keep else None for value, keep in zip(values, known.tolist(), strict=True)]
 
 
 def _notes(costed: np.ndarray, chain_known: np.ndarray) -> list:
@@ -420,7 +420,7 @@ def _notes(costed: np.ndarray, chain_known: np.ndarray) -> list:
     costs = "; ".join(f"{schema.pointer(['costs', key, 'events'])}: {metrics.NO_COSTS}" for key in ("tokens", "seconds"))
     chain = "; ".join(f"{schema.pointer([key])}: {metrics.no_dependencies()}" for key in metrics.CHAIN_KEYS)
     said = {(True, True): None, (False, True): costs, (True, False): chain, (False, False): f"{costs}; {chain}"}
-    return [said[pair] for pair in zip(costed.tolist(), chain_known.tolist())]
+    return [said[pair] for pair in zip(costed.tolist(), chain_known.tolist(), strict=True)]
 
 
 def _over(declared: dict, tokens: float, seconds: float, longest: float) -> bool:
@@ -455,7 +455,7 @@ def _longest_chains(sources: list, targets: list, t: np.ndarray) -> tuple[list, 
     chain starts, walking the edges in their targets' time order (_columns.pyx compiles it)."""
     length = [1] * t.size
     start = t.tolist()
-    for x, y in zip(sources, targets):
+    for x, y in zip(sources, targets, strict=True):
         longer = length[x] + 1
         if longer > length[y]:  # noqa: PLR1730 (as in paths.py: a call per edge costs)
             length[y] = longer
@@ -565,6 +565,6 @@ def _rewards(c: _Columns, tr, B) -> tuple[dict[str, list], np.ndarray]:
         column = columns[name] = [None] * B
         if name in c.units:
             chosen = codes == c.units[name]
-            for k, total in zip(owners[chosen].tolist(), compress(sums, chosen.tolist())):
+            for k, total in zip(owners[chosen].tolist(), compress(sums, chosen.tolist()), strict=True):
                 column[k] = total
     return columns, not_finite

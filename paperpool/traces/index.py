@@ -120,7 +120,7 @@ class AgentTable:
         if not keep.all():
             code = np.where(acting, of_name[np.maximum(code, 0)], -1)
             counts = counts[keep]
-        names = [name for name, kept in zip(ix.agent_names, keep.tolist()) if kept]
+        names = [name for name, kept in zip(ix.agent_names, keep.tolist(), strict=True) if kept]
         k = len(names)
         first_t, last_t = np.full(k, np.inf), np.full(k, -np.inf)
         np.minimum.at(first_t, code[acting], ix.t[acting])
@@ -129,7 +129,7 @@ class AgentTable:
         at_first = np.flatnonzero(acting & (ix.t == first_t[np.maximum(code, 0)])) if k else np.zeros(0, dtype=np.int64)
         first_event = np.full(k, ix.n, dtype=np.int64)
         np.minimum.at(first_event, code[at_first], at_first)
-        return cls(names, dict(zip(names, range(k))), code, of_name, first_t, last_t, first_event, counts)
+        return cls(names, dict(zip(names, range(k), strict=True)), code, of_name, first_t, last_t, first_event, counts)
 
 
 # The tool of a tool_call or tool_result that names none (the artifact's format allows it):
@@ -316,9 +316,9 @@ def _counted(event: dict) -> int:
 
 def id_index(ids: list) -> dict:
     """Event id -> the position of the first event with it."""
-    index = dict(zip(ids, range(len(ids))))
+    index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) < len(ids):  # a repeated id keeps its first event
-        index = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
+        index = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
     return index
 
 

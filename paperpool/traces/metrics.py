@@ -109,7 +109,7 @@ CHAIN_KEYS = ("critical_path_events", "parallelism_speedup_events", "critical_pa
 
 def _compute(ix: TraceIndex, trace: dict, mapping: Subdecisions) -> dict:
     counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(schema.event_types()))
-    by_type = dict(zip(schema.event_types(), counts.tolist()))
+    by_type = dict(zip(schema.event_types(), counts.tolist(), strict=True))
     depth, fanout = spawn_tree(ix)
     chain_events, chain_s, dependencies = critical_path(ix)
     total_s = float(agent_lanes(ix)[2].sum())
@@ -173,8 +173,8 @@ def agent_share(ix: TraceIndex, total_s: float) -> dict[str, dict]:
     names, events, busy = agent_lanes(ix)
     share = _rounded(events / ix.n) if ix.n else [None] * len(names)
     share_s = _rounded(busy / total_s) if total_s and math.isfinite(total_s) else [None] * len(names)
-    rows = zip(events.tolist(), share, _rounded(busy), share_s)
-    return {name: {"events": e, "share": s, "busy_s": b, "share_s": bs} for name, (e, s, b, bs) in zip(names, rows)}
+    rows = zip(events.tolist(), share, _rounded(busy), share_s, strict=True)
+    return {name: {"events": e, "share": s, "busy_s": b, "share_s": bs} for name, (e, s, b, bs) in zip(names, rows, strict=True)}
 
 
 def spawn_tree(ix: TraceIndex) -> tuple[int, int]:

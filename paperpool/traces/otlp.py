@@ -79,7 +79,7 @@ class OtlpProblem(Exception):
 
     def said(self, file: str) -> list[str]:
         """Each problem on a line of its own, naming FILE, or FILE:LINE in JSON Lines."""
-        return [finding.line(file if line is None else f"{file}:{line}") for finding, line in zip(self.findings, self.lines)]
+        return [finding.line(file if line is None else f"{file}:{line}") for finding, line in zip(self.findings, self.lines, strict=True)]
 
 
 @dataclass
@@ -135,7 +135,7 @@ def read_traces(documents: list[tuple[int | None, object]]) -> dict[str, tuple[l
         if _full(findings):
             break
     if findings:
-        _refuse(list(zip(lines, findings)))
+        _refuse(list(zip(lines, findings, strict=True)))
     if not spans:
         raise OtlpProblem([Finding("", "the export holds no spans; record a run first")])
     for found in spans.values():
@@ -624,9 +624,5 @@ def _tokens(key: str, value, path: list, findings: list[Finding]):
 
 
 # The attributes the conversion reads, each as its GenAI convention says it is.
-CONVENTIONS = {name: _text for name in (OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name",
-                                        "gen_ai.conversation.id", "service.name", "gen_ai.workflow.name",
-                                        "gen_ai.transfer.target.name", "gen_ai.handoff.to_agent", "gen_ai.guardrail.name",
-                                        "openinference.span.kind", "agent.name", "tool.name")}
-CONVENTIONS |= {name: _tokens for name in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-                                           "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total")}
+CONVENTIONS = dict.fromkeys((OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name", "gen_ai.conversation.id", "service.name", "gen_ai.workflow.name", "gen_ai.transfer.target.name", "gen_ai.handoff.to_agent", "gen_ai.guardrail.name", "openinference.span.kind", "agent.name", "tool.name"), _text)
+CONVENTIONS |= dict.fromkeys(("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total"), _tokens)

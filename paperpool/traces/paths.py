@@ -53,7 +53,7 @@ def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np
     by_target = np.argsort(rank, kind="stable")
     length = [1] * n
     start = t.tolist()  # the earliest time a chain ending at each event starts
-    for a, b in zip(src[by_target].tolist(), dst[by_target].tolist()):
+    for a, b in zip(src[by_target].tolist(), dst[by_target].tolist(), strict=True):
         # edges come in the order of their targets, so every chain into `a` is complete
         longer = length[a] + 1
         if longer > length[b]:  # noqa: PLR1730 (max() is a call per edge, in the hottest loop)
@@ -78,7 +78,7 @@ def _topological_rank(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarra
     earliest of them is taken as if ready, which cuts the cycle there."""
     indegree = np.bincount(dst, minlength=n).tolist()
     outgoing: list[list[int]] = [[] for _ in range(n)]
-    for a, b in zip(src.tolist(), dst.tolist()):
+    for a, b in zip(src.tolist(), dst.tolist(), strict=True):
         outgoing[a].append(b)
     position = _rank(order)
     ready = [(int(position[i]), i) for i in range(n) if indegree[i] == 0]

@@ -118,7 +118,7 @@ def find_cycles(sources: list[int], targets: list[int], edge_ids: list[int], mos
     many edges closing one long cycle cost time and memory linear in the graph (copying
     the path for each was quadratic: 20,000 edges closing a cycle of 20,000 took 3 GB)."""
     outgoing: dict[int, list[tuple[int, int]]] = {}
-    for a, b, k in zip(sources, targets, edge_ids):
+    for a, b, k in zip(sources, targets, edge_ids, strict=True):
         outgoing.setdefault(a, []).append((b, k))
     state: dict[int, int] = {}  # absent: unseen; 1: on the current path; 2: done
     parent_edge: dict[int, tuple[int, int]] = {}  # node -> (the node before it, the edge) in the search tree
@@ -187,7 +187,7 @@ def tool_results(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     if unpaired.size:
         findings += _pair_by_tool(ix, results, calls, unpaired, most - len(findings))
     paired = calls >= 0
-    ix.calls = dict(zip(results[paired].tolist(), calls[paired].tolist()))
+    ix.calls = dict(zip(results[paired].tolist(), calls[paired].tolist(), strict=True))
     ix.actor_code = ix.agent_code.copy()
     ix.actor_code[results[paired]] = ix.agent_code[calls[paired]]
     return findings
@@ -230,13 +230,13 @@ def _call_problem(ix: TraceIndex, r: int, a: int, named: str) -> str:
 def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpaired: np.ndarray, most: int) -> list[Finding]:
     """Pair the remaining results by tool name, in time order; `calls` is filled in (the
     findings: at most `most`)."""
-    waiting = dict(zip(results[unpaired].tolist(), unpaired.tolist()))
+    waiting = dict(zip(results[unpaired].tolist(), unpaired.tolist(), strict=True))
     candidates = np.concatenate([ix.positions("tool_call"), results[unpaired]])
     order = candidates[np.lexsort((candidates, np.nan_to_num(ix.t[candidates], nan=-1.0)))].tolist()
     tools = [ix.tool_names[code] for code in ix.coded("tool")[order].tolist()]
     latest: dict[str, int] = {}
     findings = []
-    for i, tool in zip(order, tools):
+    for i, tool in zip(order, tools, strict=True):
         if i not in waiting:
             latest[tool] = i
             continue
@@ -307,7 +307,7 @@ def returns_reach_agents(ix: TraceIndex, most: int = ALL) -> list[Finding]:
         return []
     names = [ix.agent_names[code] for code in np.flatnonzero(agent_mask(ix)).tolist()]
     findings = []
-    for r, code in zip(returns[stray][:most].tolist(), targets[stray][:most].tolist()):
+    for r, code in zip(returns[stray][:most].tolist(), targets[stray][:most].tolist(), strict=True):
         to = ix.agent_names[code]
         findings.append(Finding(f"/events/{r}/to", f"return goes to '{to}', which is no agent of this trace; "
                                 + suggest(to, names, "return to the agent that spawned or called this one")))
@@ -338,7 +338,7 @@ def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Fi
     if "wall_clock_s" in declared:
         limit = declared["wall_clock_s"]
         positions, _, each = ix.cost_columns()
-        for i, took in zip(positions[each > limit][:most].tolist(), each[each > limit][:most].tolist()):
+        for i, took in zip(positions[each > limit][:most].tolist(), each[each > limit][:most].tolist(), strict=True):
             findings.append(Finding(f"/events/{i}/cost/seconds", f"the event took {_num(took)} s, longer than the "
                                     f"whole run (wall_clock_s {_num(limit)}); correct one of them"))
     return findings

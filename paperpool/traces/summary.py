@@ -90,8 +90,8 @@ def _summarise(connection, folder: Path, by: list[str]) -> Summary:
         for row in found:
             count, mean, low, middle, high = row[len(by) + 1 + 5 * index: len(by) + 6 + 5 * index]
             numbers = [row[len(by)], count, mean, low, *(middle or [None] * len(QUANTILES)), high]
-            metrics.append({**dict(zip(by, row[:len(by)])), "measure": measure,
-                            **dict(zip(STATISTICS, map(_rounded, numbers)))})
+            metrics.append({**dict(zip(by, row[:len(by)], strict=True)), "measure": measure,
+                            **dict(zip(STATISTICS, map(_rounded, numbers), strict=True))})
     return Summary(by, metrics, _event_types(connection, folder, by))
 
 
@@ -111,7 +111,7 @@ def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
              f"count(*) / sum(count(*)) OVER ({within}) FROM {source} "
              f"GROUP BY {''.join(g + ', ' for g in groups)}e.type ORDER BY {''.join(g + ', ' for g in groups)}events DESC, e.type")
     n = len(by)
-    return [{**dict(zip(by, found[:n])), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
+    return [{**dict(zip(by, found[:n], strict=True)), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
             for found in connection.execute(query).fetchall()]
 
 
@@ -139,7 +139,7 @@ def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[st
             counted.update((group, name, _value(trace, name)) for name in fields)
     order = {name: position for position, name in enumerate(fields)}
     ranked = sorted(counted.items(), key=lambda item: (_sortable(item[0][0]), order[item[0][1]], -item[1], _sortable((item[0][2],))))
-    return [{**dict(zip(by, group)), "field": name, "value": value, "traces": traces} for (group, name, value), traces in ranked]
+    return [{**dict(zip(by, group, strict=True)), "field": name, "value": value, "traces": traces} for (group, name, value), traces in ranked]
 
 
 def _value(trace: dict, dotted: str) -> str | None:

@@ -132,7 +132,7 @@ class _Run:
         for index in range(self.fanout):
             name = self.new_agent("debater")
             debaters.append((name, self.event(t + 0.01 * (index + 1), "spawn", "orchestrator", decision, "spawn", to=name, role="debater")))
-        latest = {name: spawn for name, spawn in debaters}
+        latest = dict(debaters)
         for _ in range(self.depth):
             t += self.rng.uniform(1.0, 3.0)
             said = {}

@@ -156,15 +156,15 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
     """Rows given as columns (name -> one value per row) in `fmt`."""
     names = [column.name for column in columns]
     if fmt == "jsonl":
-        text = b"".join(orjson.dumps(dict(zip(names, values))) + b"\n" for values in zip(*(table[name] for name in names)))
+        text = b"".join(orjson.dumps(dict(zip(names, values, strict=True))) + b"\n" for values in zip(*(table[name] for name in names), strict=True))
         return _ACTIVE.sub(_escaped, text)  # the same object back when there is none
     if fmt == "csv":
-        return csvcells.table(zip(*(table[name] for name in names))).encode("utf-8")
+        return csvcells.table(zip(*(table[name] for name in names), strict=True)).encode("utf-8")
     import pyarrow as pa
 
     schema = arrow_schema(columns)
     # every value is of its column's type: the measures as computed, a trace's own fields as rows.identity fits them
-    return pa.RecordBatch.from_arrays([pa.array(table[column.name], type=field.type) for column, field in zip(columns, schema)],
+    return pa.RecordBatch.from_arrays([pa.array(table[column.name], type=field.type) for column, field in zip(columns, schema, strict=True)],
                                       schema=schema)
 
 
@@ -357,7 +357,7 @@ class _Sinks:
         """A folder and its files per partition: a corpus whose every trace has a run of
         its own would make one each (105,000 traces in 582 kB of gzip: 210,000 files)."""
         columns = [traces.column(name).to_pylist() for name in self.partition]
-        for k, values in enumerate(zip(*columns)):
+        for k, values in enumerate(zip(*columns, strict=True)):
             self.partitions.add(values)
             if len(self.partitions) > MAX_PARTITIONS:
                 where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label

@@ -98,7 +98,7 @@ def draw(trace: dict, name: str | None = None) -> str:
              (f'<defs><marker id="{key}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">'
              '<path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker></defs>'),
              f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
-    starts = {name: float(table.last_t[table.index[name]] - b) for name, b in zip(names, busy.tolist())}
+    starts = {name: float(table.last_t[table.index[name]] - b) for name, b in zip(names, busy.tolist(), strict=True)}
     for name in shown:
         row = y(name)
         label = name if len(name) <= 22 else name[:21] + "\u2026"
@@ -238,7 +238,7 @@ def _legend(ix, top: float, failure: bool = False) -> tuple[list[str], float]:
     """The marks of the event types the trace has, in rows (and the ring of a labelled
     failure, when it has one); and the height they take."""
     counts = np.bincount(ix.type_code[ix.type_code >= 0], minlength=len(MARKS)).tolist()
-    entries = [kind for kind, count in zip(MARKS, counts) if count] + (["labelled failing step"] if failure else [])
+    entries = [kind for kind, count in zip(MARKS, counts, strict=True) if count] + (["labelled failing step"] if failure else [])
     parts, at, row = [], float(LABELS), top + 6
     for kind in entries:
         label = kind.replace("_", " ")

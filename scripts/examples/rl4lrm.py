@@ -37,8 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from paperpool.files.yamlio import dump_yaml
-from paperpool.pool import identity
+from paperpool.files.yamlio import dump_yaml  # noqa: E402 (the repository put on the path first)
+from paperpool.pool import identity  # noqa: E402
 
 SOURCE = "https://github.com/TsinghuaC3I/Awesome-RL-for-LRMs"
 COMMIT = "8e1040a66d430ee6951187c1a471253e5c669d02"
