@@ -17,8 +17,9 @@ except ImportError:  # pip's isolated build installs it (pyproject.toml); a buil
 else:
     # the per-trace sums must add up as numpy does, to the last bit: no reassociation, whatever CFLAGS says
     strict = [] if sys.platform == "win32" else ["-fno-fast-math"]
-    extensions = cythonize([Extension("paperpool.traces._columns", ["paperpool/traces/_columns.pyx"],
-                                      extra_compile_args=strict)], quiet=True)
+    extensions = cythonize(
+        [Extension("paperpool.traces._columns", ["paperpool/traces/_columns.pyx"], extra_compile_args=strict)], quiet=True
+    )
     for extension in extensions:
         extension.optional = True  # a failed build is a warning, not a failed install
 setup(ext_modules=extensions)

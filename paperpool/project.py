@@ -45,8 +45,7 @@ class Project:
         not written, and what was written before stays."""
         pool, problems = self.checked
         if errors(problems):
-            raise InvalidPool(errors(problems), f"the pool is not valid ({plural(len(errors(problems)), 'error')} above); "
-                                                f"{what}")
+            raise InvalidPool(errors(problems), f"the pool is not valid ({plural(len(errors(problems)), 'error')} above); {what}")
         return pool
 
     @functools.cached_property

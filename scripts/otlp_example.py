@@ -50,23 +50,44 @@ def run_team(tracer) -> None:
 
     def span(name: str, parent, start: float, attributes: dict):
         context = trace.set_span_in_context(parent) if parent is not None else None
-        return tracer.start_span(name, context=context, start_time=START + int(start * SECOND),
-                                 attributes={"gen_ai.conversation.id": "task-lit-review-7", **attributes})
+        return tracer.start_span(
+            name,
+            context=context,
+            start_time=START + int(start * SECOND),
+            attributes={"gen_ai.conversation.id": "task-lit-review-7", **attributes},
+        )
 
     def end(opened, at: float) -> None:
         opened.end(end_time=START + int(at * SECOND))
 
     def agent(name: str, parent, start: float):
-        return span(f"invoke_agent {name}", parent, start, {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name,
-                                                               "gen_ai.provider.name": "example"})
+        return span(
+            f"invoke_agent {name}",
+            parent,
+            start,
+            {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, "gen_ai.provider.name": "example"},
+        )
 
     def chat(parent, start: float, stop: float, tokens_in: int, tokens_out: int) -> None:
-        end(span("chat example-model", parent, start, {"gen_ai.operation.name": "chat", "gen_ai.request.model": "example-model",
-                                                       "gen_ai.usage.input_tokens": tokens_in,
-                                                       "gen_ai.usage.output_tokens": tokens_out}), stop)
+        end(
+            span(
+                "chat example-model",
+                parent,
+                start,
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "example-model",
+                    "gen_ai.usage.input_tokens": tokens_in,
+                    "gen_ai.usage.output_tokens": tokens_out,
+                },
+            ),
+            stop,
+        )
 
     def tool(parent, name: str, start: float, stop: float) -> None:
-        end(span(f"execute_tool {name}", parent, start, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}), stop)
+        end(
+            span(f"execute_tool {name}", parent, start, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}), stop
+        )
 
     lead = agent("lead", None, 0.0)
     chat(lead, 0.1, 1.9, 900, 220)  # plan: two searches in parallel

@@ -40,8 +40,11 @@ def lines(dataset: Path) -> bytes:
 
     with tempfile.TemporaryDirectory(prefix="who-and-when-") as scratch:
         out = Path(scratch, "traces")
-        cli.main(["trace", "import", "--from", "who-and-when", *map(str, logs(dataset)), "-o", str(out)],
-                 prog_name="paperpool", standalone_mode=False)
+        cli.main(
+            ["trace", "import", "--from", "who-and-when", *map(str, logs(dataset)), "-o", str(out)],
+            prog_name="paperpool",
+            standalone_mode=False,
+        )
         traces = [json.loads(path.read_text(encoding="utf-8")) for path in out.glob("*.json")]
     order = {f"{part}/{path.name}": index for index, path in enumerate(logs(dataset)) for part in [path.parent.name]}
     traces.sort(key=lambda trace: order[trace["x_source"]["log"]])

@@ -25,11 +25,17 @@ text = st.text(st.characters(exclude_categories=("Cs",)), max_size=6)
 # names that repeat, so that ids collide and edges find their events; some far too long
 IDS = [f"e{k}" for k in range(8)]
 names = st.sampled_from(IDS) | st.sampled_from(["lead", "worker", "search", "x" * 250]) | text.filter(bool)
-numbers = (st.integers(-(2 ** 63), 2 ** 64 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-           | st.sampled_from([0, 1e308, -1e308, 5e-324]))
-amounts = st.integers(0, 2 ** 64 - 1) | st.floats(min_value=0, allow_nan=False, allow_infinity=False) | st.sampled_from([0, 1e308])
-json_values = st.recursive(st.none() | st.booleans() | numbers | text,
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3), max_leaves=8)
+numbers = (
+    st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0, 1e308, -1e308, 5e-324])
+)
+amounts = st.integers(0, 2**64 - 1) | st.floats(min_value=0, allow_nan=False, allow_infinity=False) | st.sampled_from([0, 1e308])
+json_values = st.recursive(
+    st.none() | st.booleans() | numbers | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=8,
+)
 # the fields paperpool's format gives a meaning to, which the artifact's leaves free: shaped
 # as paperpool reads them, or not at all
 paperpool_fields = {
@@ -37,9 +43,17 @@ paperpool_fields = {
     "decision": st.sampled_from(["O1", "O2", "O3", "O4", "O5"]) | json_values,
     "reason": text | json_values,
     "cost": st.fixed_dictionaries({}, optional={"tokens": numbers, "seconds": numbers}) | json_values,
-    "rewards": st.lists(st.fixed_dictionaries({"channel": st.sampled_from(["team", "tool", "a b"]),
-                                               "unit": st.sampled_from(["team", "agent", "teem"]), "value": numbers}),
-                        max_size=2) | json_values,
+    "rewards": st.lists(
+        st.fixed_dictionaries(
+            {
+                "channel": st.sampled_from(["team", "tool", "a b"]),
+                "unit": st.sampled_from(["team", "agent", "teem"]),
+                "value": numbers,
+            }
+        ),
+        max_size=2,
+    )
+    | json_values,
     "x_note": json_values,
 }
 
@@ -55,8 +69,9 @@ def events(draw) -> dict:
     for field, values in paperpool_fields.items():
         if draw(st.integers(0, 3)) == 0:
             event[field] = draw(values)
-    others = draw(st.dictionaries(text.filter(lambda key: key not in DEFINED and key not in paperpool_fields), json_values,
-                                  max_size=2))
+    others = draw(
+        st.dictionaries(text.filter(lambda key: key not in DEFINED and key not in paperpool_fields), json_values, max_size=2)
+    )
     return {**event, **others}
 
 
@@ -75,8 +90,10 @@ def paperpool_events(draw) -> dict:
 
 
 edges = st.fixed_dictionaries({"src": names, "dst": names, "type": st.sampled_from(EDGE_TYPES)})
-amount_fields = st.fixed_dictionaries({"tokens": amounts, "wall_clock_s": amounts},
-                                      optional={"tool_calls": amounts, "messages": amounts, "compute_s": numbers, "usd": numbers})
+amount_fields = st.fixed_dictionaries(
+    {"tokens": amounts, "wall_clock_s": amounts},
+    optional={"tool_calls": amounts, "messages": amounts, "compute_s": numbers, "usd": numbers},
+)
 
 
 @st.composite

@@ -14,8 +14,11 @@ def _totals(run, pool, *args):
 
 def test_as_of_counts_the_pool_as_it_stood_that_day(run, pool_copy):
     assert _totals(run, pool_copy, "--as-of", "2026-04-28") == {"retained": 73, "excluded": 32, "audited": 105}
-    assert _totals(run, pool_copy, "--as-of", "2026-05-04") == _totals(run, pool_copy) == {"retained": 84, "excluded": 32,
-                                                                                          "audited": 116}
+    assert (
+        _totals(run, pool_copy, "--as-of", "2026-05-04")
+        == _totals(run, pool_copy)
+        == {"retained": 84, "excluded": 32, "audited": 116}
+    )
     assert _totals(run, pool_copy, "--as-of", "2026-04-25") == {"retained": 0, "excluded": 0, "audited": 0}
 
 
@@ -35,14 +38,18 @@ def test_as_of_needs_the_registry_to_say_which_dates(run, pool_copy):
     (pool_copy / "claims.yaml").write_text("claims: []\n", encoding="utf-8")  # published claims need the publication
     result = run("stats", "--as-of", "2026-04-28", cwd=pool_copy)
     assert result.exit_code == 1
-    assert result.output == ("Error: registry.yaml: pool.dated_by names no date field of the entries and exclusions, so the "
-                             "pool as of a date is not known; add e.g. `dated_by: {entries: date_added, exclusions: "
-                             "date_screened}`\n")
+    assert result.output == (
+        "Error: registry.yaml: pool.dated_by names no date field of the entries and exclusions, so the "
+        "pool as of a date is not known; add e.g. `dated_by: {entries: date_added, exclusions: "
+        "date_screened}`\n"
+    )
 
 
 def test_dated_by_must_name_a_date_field(run, pool_copy):
     edit(pool_copy / "registry.yaml", "dated_by: {entries: date_added,", "dated_by: {entries: title,")
     result = run("validate", cwd=pool_copy)
     assert result.exit_code == 1
-    assert "registry.yaml:31: pool.dated_by.entries: 'title' is not a date field of the entries; name one of date_added" \
+    assert (
+        "registry.yaml:31: pool.dated_by.entries: 'title' is not a date field of the entries; name one of date_added"
         in result.output
+    )

@@ -37,8 +37,14 @@ SCOPE = "These figures cover the 32 entries the second reading re-tagged, of the
 SHIPPED_TEXT = (
     "Agreement of two readers over 32 entries with a second_reading: "
     "each entry's values (first reader) against its second reading.\n\n"
-    + SCOPE + "\n" + ABOUT + "\n\n"
-    + TABLE + "\n" + KAPPA_NOTE + "\n"
+    + SCOPE
+    + "\n"
+    + ABOUT
+    + "\n\n"
+    + TABLE
+    + "\n"
+    + KAPPA_NOTE
+    + "\n"
     "1 disagreement:\n"
     "halo: credit_granularity: role (entry) vs orchestrator (second reader)\n"
 )
@@ -50,20 +56,28 @@ COUNTS = {
     "category": ({"rl_method": 18, "industry": 5, "benchmark": 3, "framework": 2, "survey": 2, "classical_marl": 2}, SAME),
     "is_rl": ({"yes": 18, "partial": 7, "no": 7}, SAME),
     "reward_type": ({"NA": 11, "hybrid": 7, "orchestration": 6, "shared": 3, "debate": 3, "process": 1, "verifier": 1}, SAME),
-    "credit_granularity": ({"NA": 11, "orchestrator": 7, "agent": 7, "role": 3, "message": 2, "turn": 2},
-                           {"NA": 11, "orchestrator": 8, "agent": 7, "role": 2, "message": 2, "turn": 2}),
+    "credit_granularity": (
+        {"NA": 11, "orchestrator": 7, "agent": 7, "role": 3, "message": 2, "turn": 2},
+        {"NA": 11, "orchestrator": 8, "agent": 7, "role": 2, "message": 2, "turn": 2},
+    ),
     "orchestration_form": ({"centralized": 7, "hierarchical": 7, "NA": 7, "debate": 4, "swarm": 4, "harness": 3}, SAME),
 }
 AGREE = {"category": 32, "is_rl": 32, "reward_type": 32, "credit_granularity": 31, "orchestration_form": 32}
 # Worked on paper: credit_granularity p_o = 31/32, p_e = (11*11 + 7*8 + 7*7 + 3*2 + 2*2 + 2*2) / 32**2
 # = 240/1024 = 15/64, kappa = (62/64 - 15/64) / (49/64) = 47/49. Full agreement gives 1.
-KAPPA = {"category": Fraction(1), "is_rl": Fraction(1), "reward_type": Fraction(1),
-         "credit_granularity": Fraction(47, 49), "orchestration_form": Fraction(1)}
+KAPPA = {
+    "category": Fraction(1),
+    "is_rl": Fraction(1),
+    "reward_type": Fraction(1),
+    "credit_granularity": Fraction(47, 49),
+    "orchestration_form": Fraction(1),
+}
 
 FIGURES = {
     "rows": 32,
-    "fields": {name: {"rows": 32, "agree": AGREE[name], "share": AGREE[name] / 32, "kappa": float(KAPPA[name])}
-               for name in COUNTS},
+    "fields": {
+        name: {"rows": 32, "agree": AGREE[name], "share": AGREE[name] / 32, "kappa": float(KAPPA[name])} for name in COUNTS
+    },
     "disagreements": [{"key": "halo", "field": "credit_granularity", "first": "role", "second": "orchestrator"}],
 }
 SHIPPED_JSON = {**FIGURES, "scope": SCOPE, "about": ABOUT}
@@ -128,14 +142,15 @@ def test_audit_of_the_source_spotcheck_gives_the_same_agreement(run, pool_copy):
     as_json = run("audit", str(SPOTCHECK), "--format", "json", cwd=pool_copy)
     assert (as_json.exit_code, json.loads(as_json.output)) == (0, {**FIGURES, "scope": scope, "about": ""})
     as_text = run("audit", str(SPOTCHECK), cwd=pool_copy)
-    assert (as_text.exit_code, as_text.output) == (0, (
-        "Agreement of two readers over 32 rows of spotcheck-facts.csv: "
-        "orig_FIELD (first reader) against ann_FIELD (second reader).\n\n"
-        + scope + "\n\n"
-        + TABLE + "\n" + KAPPA_NOTE + "\n"
-        "1 disagreement:\n"
-        "halo: credit_granularity: role (first reader) vs orchestrator (second reader)\n"
-    ))
+    assert (as_text.exit_code, as_text.output) == (
+        0,
+        (
+            "Agreement of two readers over 32 rows of spotcheck-facts.csv: "
+            "orig_FIELD (first reader) against ann_FIELD (second reader).\n\n" + scope + "\n\n" + TABLE + "\n" + KAPPA_NOTE + "\n"
+            "1 disagreement:\n"
+            "halo: credit_granularity: role (first reader) vs orchestrator (second reader)\n"
+        ),
+    )
 
 
 # Ten rows, two readers saying yes or no:
@@ -149,7 +164,8 @@ def test_audit_of_the_source_spotcheck_gives_the_same_agreement(run, pool_copy):
 HAND_MADE = "key,orig_label,ann_label,orig_flag,ann_flag,orig_extra,note\n" + "".join(
     f"k{i:02},{first},{second},x,{'' if i == 10 else 'x'},e,some note\n"
     for i, (first, second) in enumerate(
-        [("yes", "yes")] * 4 + [("no", "no")] * 3 + [("yes", "no")] * 2 + [("no", "yes")], start=1)
+        [("yes", "yes")] * 4 + [("no", "no")] * 3 + [("yes", "no")] * 2 + [("no", "yes")], start=1
+    )
 )
 
 
@@ -159,30 +175,39 @@ def test_audit_of_a_hand_made_two_by_two(run, pool_copy, tmp_path):
     assert as_json.exit_code == 0
     scope = "These figures cover the 10 rows of readers.csv; they say nothing of records it does not hold."
     assert json.loads(as_json.output) == {
-        "rows": 10, "scope": scope, "about": "",
-        "fields": {"label": {"rows": 10, "agree": 7, "share": 0.7, "kappa": 0.4},
-                   "flag": {"rows": 9, "agree": 9, "share": 1.0, "kappa": None}},
-        "disagreements": [{"key": "k08", "field": "label", "first": "yes", "second": "no"},
-                          {"key": "k09", "field": "label", "first": "yes", "second": "no"},
-                          {"key": "k10", "field": "label", "first": "no", "second": "yes"}],
+        "rows": 10,
+        "scope": scope,
+        "about": "",
+        "fields": {
+            "label": {"rows": 10, "agree": 7, "share": 0.7, "kappa": 0.4},
+            "flag": {"rows": 9, "agree": 9, "share": 1.0, "kappa": None},
+        },
+        "disagreements": [
+            {"key": "k08", "field": "label", "first": "yes", "second": "no"},
+            {"key": "k09", "field": "label", "first": "yes", "second": "no"},
+            {"key": "k10", "field": "label", "first": "no", "second": "yes"},
+        ],
     }
     as_text = run("audit", str(tmp_path / "readers.csv"), cwd=pool_copy)
-    assert (as_text.exit_code, as_text.output) == (0, (
-        "Agreement of two readers over 10 rows of readers.csv: orig_FIELD (first reader) against ann_FIELD (second reader).\n"
-        "\n" + scope + "\n\n"
-        "| field | rows | agree |  share | kappa |\n"
-        "|-------|-----:|------:|-------:|------:|\n"
-        "| label |   10 |     7 |  70.0% | 0.400 |\n"
-        "| flag  |    9 |     9 | 100.0% |   n/a |\n"
-        "\n"
-        + KAPPA_NOTE +
-        "kappa n/a for flag: both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined.\n"
-        "\n"
-        "3 disagreements:\n"
-        "k08: label: yes (first reader) vs no (second reader)\n"
-        "k09: label: yes (first reader) vs no (second reader)\n"
-        "k10: label: no (first reader) vs yes (second reader)\n"
-    ))
+    assert (as_text.exit_code, as_text.output) == (
+        0,
+        (
+            "Agreement of two readers over 10 rows of readers.csv: orig_FIELD (first reader) against ann_FIELD (second reader).\n"
+            "\n" + scope + "\n\n"
+            "| field | rows | agree |  share | kappa |\n"
+            "|-------|-----:|------:|-------:|------:|\n"
+            "| label |   10 |     7 |  70.0% | 0.400 |\n"
+            "| flag  |    9 |     9 | 100.0% |   n/a |\n"
+            "\n"
+            + KAPPA_NOTE
+            + "kappa n/a for flag: both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined.\n"
+            "\n"
+            "3 disagreements:\n"
+            "k08: label: yes (first reader) vs no (second reader)\n"
+            "k09: label: yes (first reader) vs no (second reader)\n"
+            "k10: label: no (first reader) vs yes (second reader)\n"
+        ),
+    )
 
 
 PAIR = "key,orig_category,ann_category\n"
@@ -194,21 +219,44 @@ PAIR = "key,orig_category,ann_category\n"
         (None, "{path}: no such file; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns"),
         (b"", "bad.csv:1: the file is empty; the first line must name the columns: key, then orig_FIELD and ann_FIELD per field"),
         (PAIR.encode() + b"c3,rl_m\xe9thod,rl_method\n", "bad.csv:2: byte 0xe9 is not UTF-8; save the file as UTF-8"),
-        (b"id,orig_category,ann_category\nc3,rl_method,rl_method\n", "bad.csv:1: no key column; name the column of entry keys `key`"),
-        (b"key,orig_category,ann_is_rl\nc3,rl_method,yes\n",
-         ("bad.csv:1: no pair of orig_FIELD and ann_FIELD columns; give both readers' values of a field, "
-          "e.g. orig_category and ann_category")),
-        (PAIR.encode() + b"c3,rl_method,rl_method\nhalo,rl_method\n",
-         "bad.csv:3: row has 2 cells but the header has 3; check for an unquoted comma"),
+        (
+            b"id,orig_category,ann_category\nc3,rl_method,rl_method\n",
+            "bad.csv:1: no key column; name the column of entry keys `key`",
+        ),
+        (
+            b"key,orig_category,ann_is_rl\nc3,rl_method,yes\n",
+            (
+                "bad.csv:1: no pair of orig_FIELD and ann_FIELD columns; give both readers' values of a field, "
+                "e.g. orig_category and ann_category"
+            ),
+        ),
+        (
+            PAIR.encode() + b"c3,rl_method,rl_method\nhalo,rl_method\n",
+            "bad.csv:3: row has 2 cells but the header has 3; check for an unquoted comma",
+        ),
         (PAIR.encode(), "bad.csv:2: no rows after the header; add one row per entry read twice"),
-        (PAIR.encode() + b"c3,rl_method,rl_method\nc3,rl_method,survey\n",
-         "bad.csv:3: key 'c3' is also on line 2; give one row per entry"),
+        (
+            PAIR.encode() + b"c3,rl_method,rl_method\nc3,rl_method,survey\n",
+            "bad.csv:3: key 'c3' is also on line 2; give one row per entry",
+        ),
         (PAIR.encode() + b",rl_method,rl_method\n", "bad.csv:2: the key is empty; give the entry's key"),
-        (b"key,orig_category,ann_category,key\nc3,rl_method,rl_method,c3\n",
-         "bad.csv:1: column(s) key appear more than once; keep one of each"),
+        (
+            b"key,orig_category,ann_category,key\nc3,rl_method,rl_method,c3\n",
+            "bad.csv:1: column(s) key appear more than once; keep one of each",
+        ),
     ],
-    ids=["missing", "empty", "not-utf8", "no-key", "no-pair", "ragged", "header-only", "duplicate-key", "empty-key",
-         "duplicate-column"],
+    ids=[
+        "missing",
+        "empty",
+        "not-utf8",
+        "no-key",
+        "no-pair",
+        "ragged",
+        "header-only",
+        "duplicate-key",
+        "empty-key",
+        "duplicate-column",
+    ],
 )
 def test_audit_bad_file_is_one_error_and_writes_nothing(run, pool_copy, tmp_path, snapshot, content, message):
     path = tmp_path / "bad.csv"
@@ -224,7 +272,9 @@ def test_audit_of_a_folder_is_one_error(run, pool_copy, snapshot):
     before = snapshot(pool_copy)
     result = run("audit", str(pool_copy / "papers"), cwd=pool_copy)
     assert (result.exit_code, result.output) == (
-        1, f"Error: {pool_copy / 'papers'}: is a folder; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns\n")
+        1,
+        f"Error: {pool_copy / 'papers'}: is a folder; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns\n",
+    )
     assert snapshot(pool_copy) == before
 
 

@@ -42,8 +42,14 @@ from .test_site import HOSTILE_TITLE, hostile_pool
 CHROMIUM = os.environ.get("PAPERPOOL_CHROMIUM", "/usr/bin/chromium")
 # No sandbox: CI containers run as root. The rest keeps Chromium from phoning home, so
 # the only requests are the site's own (and the tests can demand exactly that).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 NAV_PAGES = ("browse", "statistics", "gaps", "claims", "exclusions", "recent", "downloads")
 READY = '.pp-browser[data-pp-state="ready"]'
 RESULTS = ".pp-browser .pp-results [data-key]"  # a table's rows on a wide screen, cards on a narrow one
@@ -56,6 +62,7 @@ HOSTILE_PAGES = ("entries/hostile.html", "recent.html", "axes/unit/step.html", "
 # ---------------------------------------------------------------------------------
 # One build, one server, one browser for the whole module
 # ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Site:
@@ -98,8 +105,11 @@ def built_and_served(root: Path, folder: Path) -> Iterator[Site]:
 @pytest.fixture(scope="module")
 def chromium():
     if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: the browser tests need one; run scripts/test, which installs "
-                    "Debian's chromium, or set PAPERPOOL_CHROMIUM to a Chromium binary", pytrace=False)
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: the browser tests need one; run scripts/test, which installs "
+            "Debian's chromium, or set PAPERPOOL_CHROMIUM to a Chromium binary",
+            pytrace=False,
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
@@ -137,6 +147,7 @@ def tab(chromium, site):
     context = chromium.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(10_000)  # a local site answers at once; fail fast rather than hang
     recorded = Tab(context.new_page(), site.url)
+
     def console(message):
         if message.type in ("error", "warning"):
             recorded.problems.append(f"{message.type}: {message.text} ({message.location.get('url')})")
@@ -166,6 +177,7 @@ def tab(chromium, site):
 # What the data says: the data file's facets, and the query language's answers
 # ---------------------------------------------------------------------------------
 
+
 def browser_data(site: Site, name: str) -> dict:
     script = (site.folder / "assets" / "paperpool" / "data" / f"{name}.js").read_text(encoding="utf-8")
     return json.loads(script.split(f'["{name}"]=', 1)[1].rstrip().rstrip(";"))
@@ -188,8 +200,11 @@ def query(frame: Frame, text: str) -> list[str]:
 
 def condition(selection: dict[str, list[str]], skip: str | None = None) -> str:
     """The query for a browser selection: values in a facet are OR-ed, facets AND-ed."""
-    return " and ".join("(" + " or ".join(f"{name} = {value}" for value in values) + ")"
-                        for name, values in selection.items() if values and name != skip)
+    return " and ".join(
+        "(" + " or ".join(f"{name} = {value}" for value in values) + ")"
+        for name, values in selection.items()
+        if values and name != skip
+    )
 
 
 def expected_counts(frame: Frame, data: dict, selection: dict[str, list[str]]) -> dict[tuple[str, str], int]:
@@ -239,6 +254,7 @@ def searched(site, records) -> dict[str, tuple[list[str], list[str]]]:
 
 def text_matches(searched: dict, query: str) -> list[str]:
     """The entries where every word of the query starts a word: the browser's free text."""
+
     def holds(key, word):
         return any(w.startswith(word) for part in searched[key] for w in part)
 
@@ -253,6 +269,7 @@ def newest_first(records: dict[str, dict], keys) -> list[str]:
 # ---------------------------------------------------------------------------------
 # Reading the browser's state off the page
 # ---------------------------------------------------------------------------------
+
 
 def shown_keys(page: Page) -> list[str]:
     return page.locator(RESULTS).evaluate_all("rows => rows.map(row => row.dataset.key)")
@@ -269,7 +286,8 @@ def open_filters(page: Page) -> None:
 def shown_counts(page: Page) -> dict[tuple[str, str], int]:
     values = page.locator("fieldset.pp-facet label.pp-value").evaluate_all(
         "labels => labels.map(l => [l.closest('fieldset').dataset.field, l.dataset.value, l.dataset.count,"
-        " l.querySelector('.pp-count').textContent])")
+        " l.querySelector('.pp-count').textContent])"
+    )
     # the attribute is for tests and styling, the text for readers: they must agree
     assert all(attribute == text for _, _, attribute, text in values), values
     return {(name, value): int(count) for name, value, count, _ in values}
@@ -277,7 +295,8 @@ def shown_counts(page: Page) -> dict[tuple[str, str], int]:
 
 def checked_values(page: Page) -> dict[str, list[str]]:
     values = page.locator("fieldset.pp-facet label.pp-value:has(input:checked)").evaluate_all(
-        "labels => labels.map(l => [l.closest('fieldset').dataset.field, l.dataset.value])")
+        "labels => labels.map(l => [l.closest('fieldset').dataset.field, l.dataset.value])"
+    )
     chosen: dict[str, list[str]] = {}
     for name, value in values:
         chosen.setdefault(name, []).append(value)
@@ -303,7 +322,8 @@ def heading(page: Page) -> str:
     """The page's h1 as text, without mkdocs' permalink mark."""
     return page.locator("h1").first.evaluate(
         "h => Array.from(h.childNodes).filter(n => !(n.classList && n.classList.contains('headerlink')))"
-        ".map(n => n.textContent).join('')")
+        ".map(n => n.textContent).join('')"
+    )
 
 
 def assert_not_poisoned(page: Page) -> None:
@@ -316,6 +336,7 @@ def assert_not_poisoned(page: Page) -> None:
 # ---------------------------------------------------------------------------------
 # Pages load
 # ---------------------------------------------------------------------------------
+
 
 def test_home_page_loads_without_errors_or_outside_requests(tab, site):
     page = tab.open("index.html")
@@ -342,6 +363,7 @@ def test_every_page_in_the_navigation_loads_without_errors(tab):
 # ---------------------------------------------------------------------------------
 # The faceted browser against the query language
 # ---------------------------------------------------------------------------------
+
 
 def check_each_facet_value(page: Page, data: dict, frame: Frame) -> None:
     """Choose every value of every facet alone: its count beforehand, the rows and the
@@ -425,8 +447,14 @@ def test_a_word_inside_another_word_is_no_match(tab, records, searched):
 
 def test_a_surname_finds_that_authors_entries(tab, records, searched):
     page = tab.open_browser("browse.html")
-    surnames = sorted({author.split(",")[0] for data in records.values() for author in data["authors"]
-                       if re.fullmatch(r"\w+", author.split(",")[0])})
+    surnames = sorted(
+        {
+            author.split(",")[0]
+            for data in records.values()
+            for author in data["authors"]
+            if re.fullmatch(r"\w+", author.split(",")[0])
+        }
+    )
     assert len(surnames) > 3
     for surname in surnames:
         page.locator("input.pp-q").fill(surname)
@@ -440,6 +468,7 @@ def test_a_surname_finds_that_authors_entries(tab, records, searched):
 def test_title_and_author_matches_rank_first(tab, records, searched, words):
     """Best match: the entries matching in their title or authors first, then the others,
     each group newest first then by title."""
+
     def in_title_or_authors(key):
         return all(any(w.startswith(word) for w in searched[key][0]) for word in words_of(words))
 
@@ -449,7 +478,7 @@ def test_title_and_author_matches_rank_first(tab, records, searched, words):
     page.locator("input.pp-q").fill(words)
     expect_shown(page, keys, len(records))
     shown = shown_keys(page)
-    assert set(shown[:len(first)]) == set(first), (shown, first)
+    assert set(shown[: len(first)]) == set(first), (shown, first)
     expect(page.locator("select.pp-order")).to_have_value("relevance")
 
 
@@ -493,8 +522,10 @@ def test_the_url_holds_the_selection_and_reopens_it(tab, site, frames, records, 
     page.locator("input.pp-range-from").fill("2025")
     page.locator("input.pp-range-to").fill("2026")
     page.locator("input.pp-q").fill("reward")
-    keys = sorted(set(query(frame, "(method = rl or method = search) and year >= 2025 and year <= 2026"))
-                  & set(text_matches(searched, "reward")))
+    keys = sorted(
+        set(query(frame, "(method = rl or method = search) and year >= 2025 and year <= 2026"))
+        & set(text_matches(searched, "reward"))
+    )
     assert len(keys) > 1  # enough rows for the order to mean something
     # Sort straight after typing: the press that leaves the search box re-filters the
     # table and moves the columns, and the sort must still land on the column pressed.
@@ -503,7 +534,11 @@ def test_the_url_holds_the_selection_and_reopens_it(tab, site, frames, records, 
     rows = shown_keys(page)
     assert rows == newest_first(records, keys)
     assert parse_qs(urlsplit(page.url).fragment) == {
-        "method": ["rl,search"], "year": ["2025-2026"], "q": ["reward"], "sort": ["year-desc"]}
+        "method": ["rl,search"],
+        "year": ["2025-2026"],
+        "q": ["reward"],
+        "sort": ["year-desc"],
+    }
 
     reopened = tab.open_browser(page.url.removeprefix(tab.url), page=tab.context.new_page())
     assert checked_values(reopened) == {"method": ["rl", "search"]}
@@ -528,8 +563,9 @@ def test_the_download_is_the_selection_as_bibtex(tab, frames, records):
         button.click()
     download = download_info.value
     assert download.suggested_filename.endswith(".bib")
-    library = bibtexparser.parse_string(Path(download.path()).read_text(encoding="utf-8"),
-                                        append_middleware=[middlewares.LatexDecodingMiddleware()])
+    library = bibtexparser.parse_string(
+        Path(download.path()).read_text(encoding="utf-8"), append_middleware=[middlewares.LatexDecodingMiddleware()]
+    )
     assert not library.failed_blocks
     assert {entry.key: entry["title"] for entry in library.entries} == {key: records[key]["title"] for key in keys}
     assert len(library.entries) == len(keys)  # no record twice
@@ -547,6 +583,7 @@ def test_the_exclusion_log_filters_by_stage(tab, site, frames):
 # Browse at a desktop's width and a phone's: results first, chips, cards, the drawer
 # ---------------------------------------------------------------------------------
 
+
 def open_at(tab: Tab, width: str, path: str = "browse.html") -> Page:
     tab.page.set_viewport_size(WIDTHS[width])
     return tab.open_browser(path)
@@ -558,9 +595,12 @@ def test_the_results_table_reads_left_to_right_from_the_top(tab, records):
     class, never the browser's."""
     page = open_at(tab, "desktop")
     row = page.locator(RESULTS).first
-    aligned = {cell.get_attribute("data-field"): cell.evaluate("td => [getComputedStyle(td).textAlign, "
-                                                               "getComputedStyle(td).verticalAlign]")
-               for cell in row.locator("td").all()}
+    aligned = {
+        cell.get_attribute("data-field"): cell.evaluate(
+            "td => [getComputedStyle(td).textAlign, getComputedStyle(td).verticalAlign]"
+        )
+        for cell in row.locator("td").all()
+    }
     assert aligned.pop("year") == ["right", "top"]
     assert aligned and all(value == ["left", "top"] for value in aligned.values()), aligned
 
@@ -634,7 +674,8 @@ def test_on_a_phone_each_result_is_a_card_and_nothing_scrolls_sideways(tab, reco
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width
     sideways = page.locator(".pp-results, .pp-results *").evaluate_all(
         "nodes => nodes.filter(n => n.scrollWidth > n.clientWidth + 1 && /auto|scroll/.test(getComputedStyle(n).overflowX))"
-        ".map(n => n.className)")
+        ".map(n => n.className)"
+    )
     assert sideways == []
     for key in ("alpha", "hostile"):
         card = page.locator(f'.pp-results li.pp-card[data-key="{key}"]')
@@ -724,6 +765,7 @@ def test_a_stage_of_the_screening_diagram_opens_the_log_filtered_to_it(chromium,
 # Entry pages and the hostile entry
 # ---------------------------------------------------------------------------------
 
+
 def test_an_entry_page_shows_its_bibtex(tab, records):
     page = tab.open("entries/alpha.html")
     code = page.locator("pre code", has_text="@misc{alpha,")
@@ -774,6 +816,7 @@ def test_the_hostile_entry_on_the_gaps_page_and_in_the_browser_never_runs(tab, r
 # Citing and discovery
 # ---------------------------------------------------------------------------------
 
+
 def _cite_block(page: Page, name: str) -> Locator:
     """The code block under the Cite block's heading `name` (BibTeX, RIS, CSL-JSON)."""
     return page.locator(f"h3:has-text('{name}') ~ div.highlight").first
@@ -817,14 +860,16 @@ def test_the_cite_block_copies_and_downloads_each_format(tab, records):
     library = bibtexparser.parse_string(texts["bib"])
     assert [(entry.key, entry["title"]) for entry in library.entries] == [("alpha", title)]
     assert [(entry["id"], entry["title"], entry["authors"]) for entry in rispy.loads(texts["ris"])] == [
-        ("alpha", title, records["alpha"]["authors"])]
+        ("alpha", title, records["alpha"]["authors"])
+    ]
     # the CSL-JSON reads back through a CSL processor, which renders the entry's title
     items = json.loads(texts["csljson"])
     style = CitationStylesStyle("harvard-cite-them-right", validate=False)
     bibliography = CitationStylesBibliography(style, CiteProcJSON(items), formatter.plain)
     bibliography.register(Citation([CitationItem("alpha")]))
     assert [str(text) for text in bibliography.bibliography()] == [
-        f"Ames, A. and Bell, B. (2025) {title}. Available at: https://example.org/alpha."]
+        f"Ames, A. and Bell, B. (2025) {title}. Available at: https://example.org/alpha."
+    ]
     assert tab.problems == []
 
 
@@ -841,7 +886,9 @@ def test_the_hostile_entry_cites_its_title_as_text(tab):
     assert page.locator("meta[name^='citation_']").count() == 0
 
 
-@pytest.mark.parametrize("path", ("index.html", *(f"{name}.html" for name in NAV_PAGES), "entries/alpha.html", "axes/unit/step.html"))
+@pytest.mark.parametrize(
+    "path", ("index.html", *(f"{name}.html" for name in NAV_PAGES), "entries/alpha.html", "axes/unit/step.html")
+)
 def test_every_page_links_the_feed_in_its_head(tab, path):
     page = tab.open(path)
     links = page.locator("head link[rel='alternate'][type='application/atom+xml']")

@@ -32,15 +32,33 @@ PREVIEW = 10  # the items a long list shows before its "Show all N"
 SCHEMES = ("default", "slate")  # Material's light and dark palettes, switched by the header's toggle
 # One page of each kind the site has (a trace corpus page only when the registry declares one).
 PAGE_KINDS = {
-    "home": "index.html", "browse": "browse.html", "entry": "entries/agent-lightning.html",
-    "axis": "axes/category.html", "axis value": "axes/category/benchmark.html", "statistics": "statistics.html",
-    "gaps": "gaps.html", "gap table": "gaps/family-unit.html", "claims": "claims.html",
-    "exclusions": "exclusions.html", "recent": "recent.html", "downloads": "downloads.html",
-    "traces": "traces.html", "trace corpus": "trace-corpora/who-and-when.html", "trace schema": "trace-schema.html",
-    "contributing": "contributing.html", "registry reference": "registry.html",
+    "home": "index.html",
+    "browse": "browse.html",
+    "entry": "entries/agent-lightning.html",
+    "axis": "axes/category.html",
+    "axis value": "axes/category/benchmark.html",
+    "statistics": "statistics.html",
+    "gaps": "gaps.html",
+    "gap table": "gaps/family-unit.html",
+    "claims": "claims.html",
+    "exclusions": "exclusions.html",
+    "recent": "recent.html",
+    "downloads": "downloads.html",
+    "traces": "traces.html",
+    "trace corpus": "trace-corpora/who-and-when.html",
+    "trace schema": "trace-schema.html",
+    "contributing": "contributing.html",
+    "registry reference": "registry.html",
 }
-WIDE_PAGES = ("statistics.html", "gaps.html", "gaps/family-unit.html", "gaps/scenario-family.html", "claims.html",
-              "trace-corpora/who-and-when.html", "registry.html")
+WIDE_PAGES = (
+    "statistics.html",
+    "gaps.html",
+    "gaps/family-unit.html",
+    "gaps/scenario-family.html",
+    "claims.html",
+    "trace-corpora/who-and-when.html",
+    "registry.html",
+)
 # Violations inside Material itself that paperpool cannot fix, as (rule id, selector of
 # the first node): none today; each one added needs a comment saying why.
 THEME_EXCLUSIONS: set[tuple[str, str]] = set()
@@ -77,8 +95,11 @@ def axe_script(tmp_path_factory) -> str:
     if npm is None:
         pytest.skip("npm is not installed: the accessibility tests install axe-core with it (scripts/test installs npm)")
     folder = tmp_path_factory.mktemp("axe")
-    subprocess.run([npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", f"axe-core@{AXE_VERSION}"],
-                   check=True, timeout=300)
+    subprocess.run(
+        [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", f"axe-core@{AXE_VERSION}"],
+        check=True,
+        timeout=300,
+    )
     return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
 
 
@@ -96,9 +117,11 @@ def _height(page: Page) -> int:
 # Long lists fold
 # ---------------------------------------------------------------------------------
 
+
 def _listed(page: Page, claim_id: str) -> tuple[int, int, str]:
     """The records a claim's section lists: (shown, folded away, the fold's summary)."""
-    return page.evaluate("""id => {
+    return page.evaluate(
+        """id => {
         const heading = document.getElementById('claim-' + id);
         let shown = 0, folded = 0, summary = '';
         for (let node = heading.nextElementSibling; node && node.tagName !== 'H2'; node = node.nextElementSibling) {
@@ -109,7 +132,9 @@ def _listed(page: Page, claim_id: str) -> tuple[int, int, str]:
             }
         }
         return [shown, folded, summary];
-    }""", claim_id)
+    }""",
+        claim_id,
+    )
 
 
 def test_a_claim_shows_its_first_records_and_folds_the_rest(tab, claims):
@@ -148,8 +173,12 @@ def test_show_all_opens_by_keyboard(tab, claims):
 def test_a_gap_table_lists_its_empty_cells_compactly(tab, gap_tables):
     for table in gap_tables.values():
         page = tab.open(f"gaps/{table['id']}.html")
-        empty = {cell_anchor(row, col) for row, cells in table["cells"].items()
-                 for col, cell in cells.items() if cell["mark"] == "empty"}
+        empty = {
+            cell_anchor(row, col)
+            for row, cells in table["cells"].items()
+            for col, cell in cells.items()
+            if cell["mark"] == "empty"
+        }
         compact = set(page.locator("ul.pp-gap-list .pp-gap-cell").evaluate_all("cells => cells.map(c => c.id)"))
         headed = set(page.locator("h3[id^='cell-']").evaluate_all("hs => hs.map(h => h.id)"))
         assert compact <= empty
@@ -165,7 +194,9 @@ def test_a_gap_table_lists_its_empty_cells_compactly(tab, gap_tables):
 
 def test_the_gap_table_is_shorter_than_a_section_per_cell(tab, gap_tables):
     """The page of the largest table: one line per row of empty cells, not a heading each."""
-    table = max(gap_tables.values(), key=lambda t: sum(c["mark"] == "empty" for cells in t["cells"].values() for c in cells.values()))
+    table = max(
+        gap_tables.values(), key=lambda t: sum(c["mark"] == "empty" for cells in t["cells"].values() for c in cells.values())
+    )
     page = tab.open(f"gaps/{table['id']}.html")
     empty = sum(c["mark"] == "empty" for cells in table["cells"].values() for c in cells.values())
     rows_with_gaps = sum(any(c["mark"] == "empty" for c in cells.values()) for cells in table["cells"].values())
@@ -221,6 +252,7 @@ def test_on_a_phone_the_cross_tabulations_say_they_scroll(tab):
 # axe-core on every kind of page, light and dark
 # ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("width", test_browser.WIDTHS)
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("kind", PAGE_KINDS)
@@ -237,9 +269,12 @@ def test_axe_finds_no_serious_violation(tab, site, axe_script, kind, scheme, wid
     page.evaluate("document.querySelectorAll('details').forEach(fold => { fold.open = true; })")
     page.add_script_tag(content=axe_script)
     violations = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)")
-    found = [f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']} and {len(v['nodes']) - 1} more; {v['help']}"
-             for v in violations if v["impact"] in ("serious", "critical")
-             and (v["id"], " ".join(map(str, v["nodes"][0]["target"]))) not in THEME_EXCLUSIONS]
+    found = [
+        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']} and {len(v['nodes']) - 1} more; {v['help']}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+        and (v["id"], " ".join(map(str, v["nodes"][0]["target"]))) not in THEME_EXCLUSIONS
+    ]
     assert not found, f"axe on {path} ({scheme}):\n" + "\n".join(found)
 
 

@@ -41,8 +41,8 @@ def cache_file(root: Path) -> Path:
 def read_index(root: Path) -> tuple[dict, bytes]:
     data = cache_file(root).read_bytes()
     start = len(cache.MAGIC) + 4
-    size = int.from_bytes(data[start:start + 8], "big")
-    return json.loads(data[start + 8:start + 8 + size]), data[start + 8 + size:]
+    size = int.from_bytes(data[start : start + 8], "big")
+    return json.loads(data[start + 8 : start + 8 + size]), data[start + 8 + size :]
 
 
 def write_index(root: Path, index: dict, blob: bytes) -> None:
@@ -146,7 +146,7 @@ def test_a_damaged_cache_is_ignored_and_written_anew(pool_copy, cache_dir, damag
     data = path.read_bytes()
     path.unlink()
     if damage == "truncated":
-        path.write_bytes(data[:len(data) // 2])
+        path.write_bytes(data[: len(data) // 2])
     elif damage == "a byte changed":
         path.write_bytes(data[:-100] + bytes([data[-100] ^ 1]) + data[-99:])
     elif damage == "not a cache":
@@ -169,11 +169,18 @@ def test_an_altered_index_of_the_wrong_shape_is_ignored(pool_copy, cache_dir):
     fresh = lines(pool_copy)
     index, blob = read_index(pool_copy)
     titles, distinct, tokens, unique = index["facts"]
-    for change in ({"rels": index["rels"][:-1]}, {"facts": [[1] * len(titles), distinct, tokens, unique]},
-                   {"ends": list(reversed(index["ends"]))}, {"facts": [titles, distinct, [["url", "x"], *tokens[1:]], unique]},
-                   {"facts": [titles, distinct, tokens, [{"record_id": ["E1"]}, *unique[1:]]]}, {"facts": [titles]},
-                   {"problems": [[0, "one"]]}, {"digests": "zz"}, {"records": None},
-                   {"titles": {"threshold": 93, "keys": ["a"], "pairs": [0, 5, 99]}}):
+    for change in (
+        {"rels": index["rels"][:-1]},
+        {"facts": [[1] * len(titles), distinct, tokens, unique]},
+        {"ends": list(reversed(index["ends"]))},
+        {"facts": [titles, distinct, [["url", "x"], *tokens[1:]], unique]},
+        {"facts": [titles, distinct, tokens, [{"record_id": ["E1"]}, *unique[1:]]]},
+        {"facts": [titles]},
+        {"problems": [[0, "one"]]},
+        {"digests": "zz"},
+        {"records": None},
+        {"titles": {"threshold": 93, "keys": ["a"], "pairs": [0, 5, 99]}},
+    ):
         write_index(pool_copy, {**index, **change}, blob)
         assert lines(pool_copy) == fresh, change
 
@@ -218,7 +225,12 @@ def test_records_from_the_cache_hold_the_data_and_lines_of_a_fresh_read(pool_cop
     for kind in plain.records:
         assert [r.key for r in cached.records[kind]] == [r.key for r in plain.records[kind]]
         for ours, theirs in zip(cached.records[kind], plain.records[kind], strict=True):
-            assert (ours.rel, ours.data, ours.doc.lines, ours.doc.path) == (theirs.rel, theirs.data, theirs.doc.lines, theirs.doc.path)
+            assert (ours.rel, ours.data, ours.doc.lines, ours.doc.path) == (
+                theirs.rel,
+                theirs.data,
+                theirs.doc.lines,
+                theirs.doc.path,
+            )
             assert list(ours.doc.lines) == list(theirs.doc.lines)  # in the same order
             assert [type(value) for value in ours.data.values()] == [type(value) for value in theirs.data.values()]
 
@@ -228,7 +240,7 @@ def test_a_record_whose_cached_form_was_altered_is_read_from_its_file(pool_copy,
     index, blob = read_index(pool_copy)
     position = index["rels"].index(RECORD)
     start = index["ends"][position - 1] if position else 0
-    damaged = blob[:start] + b"!" + blob[start + 1:]  # its body no longer decodes; the checksum is made right
+    damaged = blob[:start] + b"!" + blob[start + 1 :]  # its body no longer decodes; the checksum is made right
     write_index(pool_copy, index, damaged)
     pool = require_valid_pool(pool_copy)
     record = next(r for r in pool.entries if r.rel == RECORD)
@@ -248,16 +260,20 @@ OTHER_TITLE = "Agent Q-Mix: Selecting the Right Action for LLM Multi-Agent Syste
 
 def test_near_identical_titles_are_found_alike_with_and_without_the_cache(pool_copy, cache_dir):
     lines(pool_copy)  # the cache knows every title
-    steps = [(TITLE, f"title: '{OTHER_TITLE}s'"),  # now nearly the same title as agent-qmix2026
-             (f"title: '{OTHER_TITLE}s'", f"title: '{OTHER_TITLE[:60]}'"),  # no longer
-             (f"title: '{OTHER_TITLE[:60]}'", f"title: '{OTHER_TITLE}'")]  # the same title
+    steps = [
+        (TITLE, f"title: '{OTHER_TITLE}s'"),  # now nearly the same title as agent-qmix2026
+        (f"title: '{OTHER_TITLE}s'", f"title: '{OTHER_TITLE[:60]}'"),  # no longer
+        (f"title: '{OTHER_TITLE[:60]}'", f"title: '{OTHER_TITLE}'"),
+    ]  # the same title
     expected = [True, False, True]
     for (old, new), alike in zip(steps, expected, strict=True):
         edit(pool_copy / RECORD, old, new)
         cached, fresh = lines(pool_copy), lines(pool_copy, cache_on=False)
         assert cached == fresh
-        assert any(line.startswith(f"papers/agent-qmix2026.yaml:2: title: nearly the same title as {RECORD}")
-                   for line in cached) is alike
+        assert (
+            any(line.startswith(f"papers/agent-qmix2026.yaml:2: title: nearly the same title as {RECORD}") for line in cached)
+            is alike
+        )
 
 
 def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(tmp_path, cache_dir):
@@ -271,8 +287,11 @@ def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(
     original = first.read_text(encoding="utf-8")
     record = load_yaml(first).data
     record["title"] = load_yaml(second).data["title"] + "s"  # nearly the title of `second`
-    steps = [(first, dump_yaml(record), True), (third, third.read_text(encoding="utf-8").replace("year:", "year: 1066\nx_unknown:", 1), True),
-             (first, original, False)]
+    steps = [
+        (first, dump_yaml(record), True),
+        (third, third.read_text(encoding="utf-8").replace("year:", "year: 1066\nx_unknown:", 1), True),
+        (first, original, False),
+    ]
     for path, text, alike in steps:
         path.write_text(text, encoding="utf-8")
         cached, fresh = lines(root), lines(root, cache_on=False)
@@ -284,9 +303,11 @@ def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(
 def test_a_packed_record_comes_back_with_every_value_of_its_type_and_every_line():
     from paperpool.pool.packed import pack, unpack
 
-    text = ("n: 3\nf: .nan\ni: -.inf\nz: -0.0\nbig: 123456789012345678901234567890\nd: 2026-04-26\n"
-            "t: 2026-04-26 10:00:00+05:30\nu: 2026-04-26T10:00:00Z\nnaive: 2026-04-26 10:00:00.123456\n"
-            "l:\n  - [1, 2026-01-01, {x: 2026-02-02}]\n  - {}\n  - []\ne: {}\nw: 'é ✓ 学'\nb: no\nnull_: ~\n")
+    text = (
+        "n: 3\nf: .nan\ni: -.inf\nz: -0.0\nbig: 123456789012345678901234567890\nd: 2026-04-26\n"
+        "t: 2026-04-26 10:00:00+05:30\nu: 2026-04-26T10:00:00Z\nnaive: 2026-04-26 10:00:00.123456\n"
+        "l:\n  - [1, 2026-01-01, {x: 2026-02-02}]\n  - {}\n  - []\ne: {}\nw: 'é ✓ 学'\nb: no\nnull_: ~\n"
+    )
     doc = parse_yaml(text, Path("x.yaml"))
     data, lines = unpack(pack(doc))
     assert list(lines.items()) == list(doc.lines.items())
@@ -303,9 +324,13 @@ def test_one_title_shared_by_many_records_is_one_problem_each(tmp_path, cache_di
     shutil.copytree(TINY, root)
     text = (root / "papers" / "alpha.yaml").read_text(encoding="utf-8")
     for number in range(600):
-        copy = text.replace("key: alpha", f"key: p{number}").replace("https://example.org/alpha", f"https://example.org/p{number}")
+        copy = text.replace("key: alpha", f"key: p{number}").replace(
+            "https://example.org/alpha", f"https://example.org/p{number}"
+        )
         (root / "papers" / f"p{number}.yaml").write_text(copy, encoding="utf-8")
     for found in (lines(root), lines(root, cache_on=False)):
         assert sorted(found) == sorted(
             f"papers/p{number}.yaml:2: title: nearly the same title as papers/alpha.yaml (100% alike); keep one record if "
-            "they are the same paper, or add `distinct_from: [alpha]` if they differ" for number in range(600))
+            "they are the same paper, or add `distinct_from: [alpha]` if they differ"
+            for number in range(600)
+        )

@@ -27,8 +27,7 @@ def words(svg: str) -> str:
 
 
 def group_ids(svg: str, prefix: str) -> set[str]:
-    return {element.get("id") for element in ET.fromstring(svg).iter(f"{SVG}g")
-            if (element.get("id") or "").startswith(prefix)}
+    return {element.get("id") for element in ET.fromstring(svg).iter(f"{SVG}g") if (element.get("id") or "").startswith(prefix)}
 
 
 def themes(chart: charts.Chart) -> list[str]:
@@ -41,34 +40,47 @@ def a_bar_chart(label: str = "Team") -> charts.Chart:
 
 
 def a_stacked_chart(label: str = "Prompting") -> charts.Chart:
-    return charts.stacked_bars("years", "Entries per year", ["2023", "2024", "2025"],
-                               [("Learning", [1, 4, 6]), (label, [2, 0, 5])], "Year", "Entries")
+    return charts.stacked_bars(
+        "years", "Entries per year", ["2023", "2024", "2025"], [("Learning", [1, 4, 6]), (label, [2, 0, 5])], "Year", "Entries"
+    )
 
 
 def a_heatmap(label: str = "Outcome") -> charts.Chart:
-    return charts.heatmap("gaps", "Unit by signal", ["Team", "Agent"], [label, "Process", "Critic"],
-                          [[5, 0, 1], [2, 7, 0]], "Unit", "Signal", sparse_at_most=2)
+    return charts.heatmap(
+        "gaps",
+        "Unit by signal",
+        ["Team", "Agent"],
+        [label, "Process", "Critic"],
+        [[5, 0, 1], [2, 7, 0]],
+        "Unit",
+        "Signal",
+        sparse_at_most=2,
+    )
 
 
 def a_flow(label: str = "Full text") -> charts.Chart:
-    stages = [FlowStage("Abstract screening", 40, 25, [("Off topic", 20), ("Duplicate", 5)]),
-              FlowStage(label, 15, 3, [("No evaluation", 3)])]
+    stages = [
+        FlowStage("Abstract screening", 40, 25, [("Off topic", 20), ("Duplicate", 5)]),
+        FlowStage(label, 15, 3, [("No evaluation", 3)]),
+    ]
     return charts.flow("prisma", "Screening", 40, stages, 12)
 
 
 def a_stages_diagram(label: str = "Full text") -> charts.Chart:
-    stages = [StageExclusions("Abstract screening", 25, [("Off topic", 20), ("Duplicate", 5)]),
-              StageExclusions(label, 3, [("No evaluation", 3)])]
+    stages = [
+        StageExclusions("Abstract screening", 25, [("Off topic", 20), ("Duplicate", 5)]),
+        StageExclusions(label, 3, [("No evaluation", 3)]),
+    ]
     return charts.stages("stages", "Screening", 40, 12, 28, stages, note="Stages are not sequential.")
 
 
-KINDS = {"bars": a_bar_chart, "stacked": a_stacked_chart, "heatmap": a_heatmap, "flow": a_flow,
-         "stages": a_stages_diagram}
+KINDS = {"bars": a_bar_chart, "stacked": a_stacked_chart, "heatmap": a_heatmap, "flow": a_flow, "stages": a_stages_diagram}
 
 
 # ---------------------------------------------------------------------------------
 # every kind
 # ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_light_and_dark_are_svg_documents_of_text_and_shapes(kind):
@@ -116,8 +128,9 @@ def test_dollar_signs_are_shown_literally(kind):
 def test_the_callers_rc_params_neither_change_the_chart_nor_are_changed(kind):
     plain = KINDS[kind]()
     before = dict(matplotlib.rcParams)
-    with matplotlib.rc_context({"font.size": 30, "lines.linewidth": 9, "text.color": "red",
-                                "svg.fonttype": "path", "text.parse_math": True}):
+    with matplotlib.rc_context(
+        {"font.size": 30, "lines.linewidth": 9, "text.color": "red", "svg.fonttype": "path", "text.parse_math": True}
+    ):
         styled = KINDS[kind]()
         assert matplotlib.rcParams["font.size"] == 30
     assert dict(matplotlib.rcParams) == before
@@ -129,6 +142,7 @@ def test_both_themes_share_one_layout(kind):
     # the dark theme reuses the light one's constrained layout; it must fit it exactly
     def places(svg: str) -> list[tuple[str, str, str]]:
         return [(text.get("x"), text.get("y"), text.text) for text in ET.fromstring(svg).iter(f"{SVG}text")]
+
     chart = KINDS[kind]("A label long enough to be wrapped onto a second line in every kind of chart")
     assert places(chart.light) == places(chart.dark)
 
@@ -182,7 +196,8 @@ def test_stages_side_by_side_draw_every_box_s_words_in_order_and_no_assessed_cou
     svg = a_stages_diagram().light
     assert words(svg) == (
         "Screening Records audited: 40 Retained: 12 Excluded: 28 Stages are not sequential. "
-        "Abstract screening: 25 excluded • Off topic: 20 • Duplicate: 5 Full text: 3 excluded • No evaluation: 3")
+        "Abstract screening: 25 excluded • Off topic: 20 • Duplicate: 5 Full text: 3 excluded • No evaluation: 3"
+    )
     assert texts(EMPTY["no stages side by side"]().dark) == ["Nothing", "Records audited: 0", "Retained: 0", "Excluded: 0"]
 
 
@@ -197,21 +212,26 @@ def test_shapes_that_do_not_match_are_a_programming_error():
 # alt text
 # ---------------------------------------------------------------------------------
 
+
 def test_alt_texts_give_the_numbers():
     assert a_bar_chart().alt == "Bar chart: Entries per unit. Entries: Team 3, Role 12, Agent 0."
     assert a_stacked_chart().alt == (
         "Stacked bar chart: Entries per year. Entries by Year, stacked by 2 series. "
-        "By series: Learning 11, Prompting 7. Totals: 2023 3, 2024 4, 2025 11.")
+        "By series: Learning 11, Prompting 7. Totals: 2023 3, 2024 4, 2025 11."
+    )
     assert a_heatmap().alt == (
         "Heatmap: Unit by signal. Rows: Unit (2); columns: Signal (3); 2 of 6 cells empty, 2 sparse (1 to 2). "
-        "Counts, largest first: Agent × Process 7, Team × Outcome 5, Agent × Outcome 2, Team × Critic 1.")
+        "Counts, largest first: Agent × Process 7, Team × Outcome 5, Agent × Outcome 2, Team × Critic 1."
+    )
     assert a_flow().alt == (
         "Screening flow diagram: Screening. Records audited 40. "
         "Abstract screening: assessed 40, excluded 25 (Off topic 20, Duplicate 5). "
-        "Full text: assessed 15, excluded 3 (No evaluation 3). Retained 12.")
+        "Full text: assessed 15, excluded 3 (No evaluation 3). Retained 12."
+    )
     assert a_stages_diagram().alt == (
         "Diagram: Screening. Records audited 40: retained 12, excluded 28. Excluded, by the stage at which each was "
-        "excluded: Abstract screening 25 (Off topic 20, Duplicate 5); Full text 3 (No evaluation 3).")
+        "excluded: Abstract screening 25 (Off topic 20, Duplicate 5); Full text 3 (No evaluation 3)."
+    )
 
 
 def test_long_alt_texts_are_cut_and_point_to_the_table():
@@ -221,8 +241,9 @@ def test_long_alt_texts_are_cut_and_point_to_the_table():
     assert alt.startswith("Bar chart: Many. Entries: A rather long label for value number 0 0, ")
     assert re.search(r", and \d+ more \(full table below\)\.$", alt)
 
-    stages = [FlowStage(f"Stage {i}", 100, 10, [(f"A long reason for exclusion number {j}", 1) for j in range(8)])
-              for i in range(8)]
+    stages = [
+        FlowStage(f"Stage {i}", 100, 10, [(f"A long reason for exclusion number {j}", 1) for j in range(8)]) for i in range(8)
+    ]
     alt = charts.flow("f", "Flow", 100, stages, 20).alt
     assert len(alt) <= charts.ALT_LIMIT and "full table below" in alt
     assert "Stage 7: assessed 100, excluded 10." in alt
@@ -231,6 +252,7 @@ def test_long_alt_texts_are_cut_and_point_to_the_table():
 # ---------------------------------------------------------------------------------
 # each kind's particulars
 # ---------------------------------------------------------------------------------
+
 
 def test_bars_print_every_count_zero_included_in_the_given_order():
     values = texts(a_bar_chart().light)
@@ -242,6 +264,7 @@ def test_bars_print_every_count_zero_included_in_the_given_order():
 def test_charts_grow_with_their_rows():
     def height(svg: str) -> float:
         return float(re.search(r'height="([\d.]+)pt"', svg).group(1))
+
     few = charts.bars("b", "Few", [("a", 1), ("b", 2)], "entries")
     many = charts.bars("b", "Many", [(f"value {i}", i) for i in range(30)], "entries")
     assert height(many.light) > 3 * height(few.light)
@@ -288,8 +311,10 @@ def test_heatmap_numbers_contrast_with_their_cells(theme):
     def luminance(colour) -> float:
         def linear(c):
             return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
         r, g, b = (linear(c) for c in matplotlib.colors.to_rgb(colour))
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
     ramp = matplotlib.colors.LinearSegmentedColormap.from_list("t", chartdraw.THEMES[theme].ramp)
     for step in range(21):
         cell = ramp(step / 20)
@@ -298,8 +323,7 @@ def test_heatmap_numbers_contrast_with_their_cells(theme):
 
 
 def test_heatmap_column_labels_turn_when_they_do_not_fit():
-    narrow = charts.heatmap("h", "T", ["r"], [f"Counterfactual baseline {i}" for i in range(12)],
-                            [[1] * 12], "R", "C", 2)
+    narrow = charts.heatmap("h", "T", ["r"], [f"Counterfactual baseline {i}" for i in range(12)], [[1] * 12], "R", "C", 2)
     assert "rotate(-45" in narrow.light
     assert "rotate(-45" not in a_heatmap().light
 
@@ -307,9 +331,17 @@ def test_heatmap_column_labels_turn_when_they_do_not_fit():
 def test_flow_shows_every_stage_reason_and_count():
     svg = a_flow().light
     values = texts(svg)
-    for expected in ["Records audited (n = 40)", "Assessed at Abstract screening (n = 40)", "Excluded (n = 25)",
-                     "• Off topic (n = 20)", "• Duplicate (n = 5)", "Assessed at Full text (n = 15)",
-                     "Excluded (n = 3)", "• No evaluation (n = 3)", "Retained (n = 12)"]:
+    for expected in [
+        "Records audited (n = 40)",
+        "Assessed at Abstract screening (n = 40)",
+        "Excluded (n = 25)",
+        "• Off topic (n = 20)",
+        "• Duplicate (n = 5)",
+        "Assessed at Full text (n = 15)",
+        "Excluded (n = 3)",
+        "• No evaluation (n = 3)",
+        "Retained (n = 12)",
+    ]:
         assert expected in values
     custom = charts.flow("f", "T", 4, [], 4, audited_label="Records found", retained_label="Included")
     assert {"Records found (n = 4)", "Included (n = 4)"} <= set(texts(custom.dark))
@@ -332,8 +364,10 @@ def test_flow_wraps_long_labels_inside_their_boxes():
 
 
 def test_flow_copes_with_eight_stages_of_eight_reasons():
-    stages = [FlowStage(f"Stage {i}", 100 - i, 8, [(f"Reason {j} " + "described at length " * 4, 1)
-                                                    for j in range(8)]) for i in range(8)]
+    stages = [
+        FlowStage(f"Stage {i}", 100 - i, 8, [(f"Reason {j} " + "described at length " * 4, 1) for j in range(8)])
+        for i in range(8)
+    ]
     chart = charts.flow("f", "Eight", 100, stages, 20)
     values = words(chart.light)
     for i in range(8):
@@ -345,8 +379,7 @@ def test_flow_copes_with_eight_stages_of_eight_reasons():
 def test_stages_side_by_side_wrap_long_labels_and_cope_with_eight_stages_of_eight_reasons():
     name = "with a name long enough to need two lines in its box at least"
     reason = "described at length " * 4
-    stages = [StageExclusions(f"Stage {i} {name}", 8, [(f"Reason {j} {reason}".strip(), 1) for j in range(8)])
-              for i in range(8)]
+    stages = [StageExclusions(f"Stage {i} {name}", 8, [(f"Reason {j} {reason}".strip(), 1) for j in range(8)]) for i in range(8)]
     chart = charts.stages("s", "Eight", 100, 36, 64, stages)
     values = words(chart.light)
     for i in range(8):
@@ -389,8 +422,9 @@ def test_a_long_word_is_broken_as_shortening_it_a_character_at_a_time_breaks_it(
 
     generator = random.Random(39)
     for _ in range(30):
-        text = " ".join("".join(generator.choice("Wil.mQ") for _ in range(generator.randint(1, 60)))
-                        for _ in range(generator.randint(1, 4)))
+        text = " ".join(
+            "".join(generator.choice("Wil.mQ") for _ in range(generator.randint(1, 60))) for _ in range(generator.randint(1, 4))
+        )
         width = generator.choice([0.05, 0.4, 1.3, 2.8])
         assert _wrap(text, width, 9.5) == by_one_character(text, width, 9.5), (text, width)
     lines = _wrap("W" * 3000, 2.8, 9.5)

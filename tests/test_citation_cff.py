@@ -25,8 +25,22 @@ def cff_schema(tmp_path_factory) -> dict:
     """CFF 1.2.0's JSON Schema, from the cffconvert wheel (its dependencies are not
     installed: only the schema file is read)."""
     folder = tmp_path_factory.mktemp("cffconvert")
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-                    "--dest", str(folder), "cffconvert==2.0.0"], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--dest",
+            str(folder),
+            "cffconvert==2.0.0",
+        ],
+        check=True,
+        timeout=300,
+    )
     with zipfile.ZipFile(next(folder.glob("cffconvert-*.whl"))) as wheel:
         return json.loads(wheel.read("cffconvert/schemas/1.2.0/schema.json"))
 
@@ -54,8 +68,9 @@ def test_a_new_surveys_citation_is_valid_and_validate_reads_it(tmp_path, cff_sch
     run("new-survey", str(tmp_path / "wm"), "--title", "LLM watermarking", cwd=tmp_path)
     root = tmp_path / "wm"
     registry_file = root / "registry.yaml"
-    registry_file.write_text(registry_file.read_text(encoding="utf-8").replace("authors: [", "authors: [\"Doe, Jane\", ", 1),
-                             encoding="utf-8")
+    registry_file.write_text(
+        registry_file.read_text(encoding="utf-8").replace("authors: [", 'authors: ["Doe, Jane", ', 1), encoding="utf-8"
+    )
     text = _rendered(root)
     document = yaml.safe_load(text)
     assert [error.message for error in jsonschema_rs.validator_for(cff_schema).iter_errors(document)] == []
@@ -69,8 +84,10 @@ def test_the_publication_url_is_written_as_a_uri(run, pool_copy):
     fresh review: written into CITATION.cff as it was, not a URI as CFF's schema asks)."""
     registry = pool_copy / "registry.yaml"
     text = registry.read_text(encoding="utf-8")
-    registry.write_text(text.replace('url: "https://arxiv.org/abs/2605.02801v1"', 'url: "https://e.org/a\\"onmouseover=alert(3)//"'),
-                        encoding="utf-8")
+    registry.write_text(
+        text.replace('url: "https://arxiv.org/abs/2605.02801v1"', 'url: "https://e.org/a\\"onmouseover=alert(3)//"'),
+        encoding="utf-8",
+    )
     assert run("publish", cwd=pool_copy).exit_code == 0
     cited = yaml.safe_load((pool_copy / "CITATION.cff").read_text(encoding="utf-8"))
     assert cited["preferred-citation"]["url"] == "https://e.org/a%22onmouseover=alert(3)//"

@@ -69,8 +69,7 @@ def test_no_registry_anywhere_is_one_clear_error(run, tmp_path):
     result = run("validate", cwd=tmp_path)
     assert result.exit_code == 1
     assert result.output == (
-        f"Error: no registry.yaml in {tmp_path.resolve()} or any folder above it; "
-        "run inside a pool or pass --root DIR\n"
+        f"Error: no registry.yaml in {tmp_path.resolve()} or any folder above it; run inside a pool or pass --root DIR\n"
     )
 
 
@@ -89,7 +88,9 @@ def test_export_csv_reproduces_the_source_entries(run, pool_copy):
     # a field the pool has corrected since the source (a venue found, a year) is the source's in its `changes`
     later = {key: _changed_since_source(pool_copy / "papers" / f"{key}.yaml") for key in source}
     for key, row in source.items():
-        assert {c: exported[key][c] for c in columns if c not in later[key]} == {c: v for c, v in row.items() if c not in later[key]}, key
+        assert {c: exported[key][c] for c in columns if c not in later[key]} == {
+            c: v for c, v in row.items() if c not in later[key]
+        }, key
         for column, was in later[key].items():
             if column in columns:
                 assert ("" if was is None else str(was)) == row[column], (key, column)
@@ -108,7 +109,26 @@ def _changed_since_source(path) -> dict:
 
 def test_export_csv_starts_with_the_source_columns(run, pool_copy):
     header = run("export", cwd=pool_copy).output.splitlines()[0].split(",")
-    assert header[:18] == ["key", "title", "first_author", "affiliation", "year", "arxiv_id", "venue", "url", "category", "is_rl", "reward_type", "credit_granularity", "orchestration_form", "scenario", "is_core", "one_liner", "verified", "notes"]
+    assert header[:18] == [
+        "key",
+        "title",
+        "first_author",
+        "affiliation",
+        "year",
+        "arxiv_id",
+        "venue",
+        "url",
+        "category",
+        "is_rl",
+        "reward_type",
+        "credit_granularity",
+        "orchestration_form",
+        "scenario",
+        "is_core",
+        "one_liner",
+        "verified",
+        "notes",
+    ]
     assert "reward_family" in header[18:] and "subdecisions" in header[18:]
 
 
@@ -132,7 +152,10 @@ def test_export_json_holds_every_record(run, pool_copy):
     assert document["survey"]["arxiv_id"] == "2605.02801"
     kimi = next(e for e in document["entries"] if e["key"] == "kimi-k2-5")
     assert (kimi["reward_family"], kimi["credit_unit"], kimi["subdecisions"]) == (
-        "R7", "orchestrator", {"O1": "trained", "O2": "trained", "O4": "trained", "O5": "designed"})
+        "R7",
+        "orchestrator",
+        {"O1": "trained", "O2": "trained", "O4": "trained", "O5": "designed"},
+    )
     # every tag with its evidence: the export keeps it (issue 19)
     assert [item["about"] for item in kimi["subdecision_evidence"]] == ["O1", "O2", "O4", "O5"]
     assert all(item["url"].startswith("https://") and item["note"] for item in kimi["subdecision_evidence"])
@@ -152,8 +175,10 @@ def test_export_refuses_an_invalid_pool(run, pool_copy, snapshot):
     before = snapshot(pool_copy)
     result = run("export", "-o", "x.csv", cwd=pool_copy)
     assert result.exit_code == 1
-    assert result.output == ("Error: the pool is not valid: papers/magrpo.yaml:18: is_rl: 'maybe' is not an allowed value; "
-                             "use one of yes, partial, no; run paperpool validate\n")
+    assert result.output == (
+        "Error: the pool is not valid: papers/magrpo.yaml:18: is_rl: 'maybe' is not an allowed value; "
+        "use one of yes, partial, no; run paperpool validate\n"
+    )
     assert snapshot(pool_copy) == before
 
 
@@ -168,7 +193,7 @@ def test_exported_csv_imports_back_to_the_same_csv(run, pool_copy, empty_pool, t
 SMALL_CSV = (
     "key,title,first_author,affiliation,year,arxiv_id,venue,url,category,is_rl,reward_type,"
     "credit_granularity,orchestration_form,scenario,is_core,one_liner,verified,notes\n"
-    "new-paper,A New Paper on Orchestration,\"Doe, Jane\",unknown,2026,2611.00001,arXiv,"
+    'new-paper,A New Paper on Orchestration,"Doe, Jane",unknown,2026,2611.00001,arXiv,'
     "https://arxiv.org/abs/2611.00001,rl_method,yes,role,role,hierarchical,coding,core,"
     "Trains a planner.,yes,\n"
 )
@@ -209,15 +234,29 @@ def test_import_csv_never_overwrites(run, pool_copy, tmp_path, snapshot):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("key,title\nx,y\n", ("Error: bad.csv:1: header lacks column(s) first_author, affiliation, year, arxiv_id, venue, url, "
-         "category, is_rl, reward_type, credit_granularity, orchestration_form, scenario, is_core, one_liner, verified, notes; "
-         "the entries CSV needs key, title, first_author, affiliation, year, arxiv_id, venue, url, category, is_rl, "
-         "reward_type, credit_granularity, orchestration_form, scenario, is_core, one_liner, verified, notes\n")),
+        (
+            "key,title\nx,y\n",
+            (
+                "Error: bad.csv:1: header lacks column(s) first_author, affiliation, year, arxiv_id, venue, url, "
+                "category, is_rl, reward_type, credit_granularity, orchestration_form, scenario, is_core, one_liner, verified, notes; "
+                "the entries CSV needs key, title, first_author, affiliation, year, arxiv_id, venue, url, category, is_rl, "
+                "reward_type, credit_granularity, orchestration_form, scenario, is_core, one_liner, verified, notes\n"
+            ),
+        ),
         (SMALL_CSV + "short,row\n", "Error: bad.csv:3: row has 2 cells but the header has 18; check for an unquoted comma\n"),
-        (SMALL_CSV.replace(",2026,", ",soon,"), "Error: bad.csv: nothing imported, 1 problem:\nbad.csv:2: year: 'soon' is not a whole number; correct the cell\n"),
-        (SMALL_CSV.replace(",yes,role,", ",maybe,role,"), "Error: bad.csv: nothing imported, 1 problem:\nbad.csv:2: is_rl: 'maybe' is not an allowed value; use one of yes, partial, no\n"),
+        (
+            SMALL_CSV.replace(",2026,", ",soon,"),
+            "Error: bad.csv: nothing imported, 1 problem:\nbad.csv:2: year: 'soon' is not a whole number; correct the cell\n",
+        ),
+        (
+            SMALL_CSV.replace(",yes,role,", ",maybe,role,"),
+            "Error: bad.csv: nothing imported, 1 problem:\nbad.csv:2: is_rl: 'maybe' is not an allowed value; use one of yes, partial, no\n",
+        ),
         ("", "Error: bad.csv:1: the file is empty; the first line must name the columns\n"),
-        (SMALL_CSV.replace("key,", "key,colour,", 1), "Error: bad.csv:1: unknown column(s) colour; remove them or declare them under csv: entries: in registry.yaml\n"),
+        (
+            SMALL_CSV.replace("key,", "key,colour,", 1),
+            "Error: bad.csv:1: unknown column(s) colour; remove them or declare them under csv: entries: in registry.yaml\n",
+        ),
     ],
     ids=["wrong-header", "ragged-row", "bad-number", "bad-vocabulary", "empty", "unknown-column"],
 )
@@ -273,7 +312,9 @@ def test_format_choices_match_what_each_module_can_write():
 
 def test_validate_does_not_import_numpy_pandas_or_the_trace_libraries():
     # validate runs in pre-commit hooks: it must not pay for numpy or pandas, nor for what traces need
-    code = "import sys; from paperpool.cli.commands import main; sys.argv = ['paperpool', 'validate']\n" \
-           "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('numpy', 'pandas', 'orjson', 'msgspec') if m in sys.modules])"
+    code = (
+        "import sys; from paperpool.cli.commands import main; sys.argv = ['paperpool', 'validate']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint([m for m in ('numpy', 'pandas', 'orjson', 'msgspec') if m in sys.modules])"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
     assert result.stdout.splitlines()[-1] == "[]"

@@ -47,7 +47,7 @@ def runnable(cell: str) -> list[int]:
         skipped = 0
         while skipped < len(rest) and (rest[skipped] == '"' or (rest[skipped].isspace() and rest[skipped] not in SEPARATORS)):
             skipped += 1
-        if rest[skipped:skipped + 1] in ("=", "+", "-", "@"):
+        if rest[skipped : skipped + 1] in ("=", "+", "-", "@"):
             found.append(start)
     return found
 
@@ -72,8 +72,12 @@ def test_no_cell_holds_a_start_a_spreadsheet_runs(text):
     assert runnable(csvcells.text(text)) == []
 
 
-@given(st.lists(st.lists(TEXTS | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.none(),
-                         min_size=1, max_size=4), max_size=4))
+@given(
+    st.lists(
+        st.lists(TEXTS | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.none(), min_size=1, max_size=4),
+        max_size=4,
+    )
+)
 def test_a_table_reads_back_through_a_csv_reader(rows):
     text = csvcells.table(rows)
     assert runnable_cells(text) == []
@@ -82,18 +86,65 @@ def test_a_table_reads_back_through_a_csv_reader(rows):
 
 
 def test_what_is_quoted_and_what_is_not():
-    assert {value: csvcells.text(value) for value in (
-        "=1+1", "+1", "-x", "@x", "\tx", "\rx", " =x", '"=x"', "'=x", "''=x", "a;=b", "a\n-b", "a\t@b",
-        "-1", "-0.5", "+3", "-1e5", "'Tis", "Foo - bar", "a;b", "x'=y", "1-2"
-    )} == {
-        "=1+1": "'=1+1", "+1": "+1", "-x": "'-x", "@x": "'@x", "\tx": "'\tx", "\rx": "'\rx", " =x": "' =x",
-        '"=x"': "'\"=x\"", "'=x": "''=x", "''=x": "'''=x", "a;=b": "a;'=b", "a\n-b": "a\n'-b", "a\t@b": "a\t'@b",
-        "-1": "-1", "-0.5": "-0.5", "+3": "+3", "-1e5": "-1e5", "'Tis": "'Tis", "Foo - bar": "Foo - bar",
-        "a;b": "a;b", "x'=y": "x'=y", "1-2": "1-2",
+    assert {
+        value: csvcells.text(value)
+        for value in (
+            "=1+1",
+            "+1",
+            "-x",
+            "@x",
+            "\tx",
+            "\rx",
+            " =x",
+            '"=x"',
+            "'=x",
+            "''=x",
+            "a;=b",
+            "a\n-b",
+            "a\t@b",
+            "-1",
+            "-0.5",
+            "+3",
+            "-1e5",
+            "'Tis",
+            "Foo - bar",
+            "a;b",
+            "x'=y",
+            "1-2",
+        )
+    } == {
+        "=1+1": "'=1+1",
+        "+1": "+1",
+        "-x": "'-x",
+        "@x": "'@x",
+        "\tx": "'\tx",
+        "\rx": "'\rx",
+        " =x": "' =x",
+        '"=x"': '\'"=x"',
+        "'=x": "''=x",
+        "''=x": "'''=x",
+        "a;=b": "a;'=b",
+        "a\n-b": "a\n'-b",
+        "a\t@b": "a\t'@b",
+        "-1": "-1",
+        "-0.5": "-0.5",
+        "+3": "+3",
+        "-1e5": "-1e5",
+        "'Tis": "'Tis",
+        "Foo - bar": "Foo - bar",
+        "a;b": "a;b",
+        "x'=y": "x'=y",
+        "1-2": "1-2",
     }
     # numbers the writer formats are numbers; only one past a double's range is text
     assert [csvcells.cell(v) for v in (-0.5, -3, True, None, float("-inf"), float("nan"))] == [
-        "-0.5", "-3", "true", "", "'-inf", "nan"]
+        "-0.5",
+        "-3",
+        "true",
+        "",
+        "'-inf",
+        "nan",
+    ]
     # a cell written by hand with a quote before a formula is read as the formula's text
     assert csvcells.read("'=SUM(A1)") == "=SUM(A1)" and csvcells.read("'Tis") == "'Tis"
 
@@ -101,6 +152,7 @@ def test_what_is_quoted_and_what_is_not():
 # ---------------------------------------------------------------------------------
 # The commands
 # ---------------------------------------------------------------------------------
+
 
 def _formula_pool(root: Path) -> Path:
     """The shipped pool copy with formulas in an entry's texts and an exclusion's."""
@@ -111,7 +163,7 @@ def _formula_pool(root: Path) -> Path:
     path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
     path = root / "exclusions" / "e001.yaml"
     record = yaml.safe_load(path.read_text(encoding="utf-8"))
-    record |= {"title": "=WEBSERVICE(\"https://evil.example\")", "reason": "@x; -y"}
+    record |= {"title": '=WEBSERVICE("https://evil.example")', "reason": "@x; -y"}
     path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return root
 
@@ -130,7 +182,7 @@ def test_export_writes_formulas_as_text_and_import_csv_reads_them_back(run, pool
     assert {field: entry[field] for field in FORMULAS} == FORMULAS
     assert entry["authors"][0] == "=Liu, Shuo" and entry["authors"][-1] == "-Doe, Jane"
     excluded = yaml.safe_load((empty_pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8"))
-    assert (excluded["title"], excluded["reason"]) == ("=WEBSERVICE(\"https://evil.example\")", "@x; -y")
+    assert (excluded["title"], excluded["reason"]) == ('=WEBSERVICE("https://evil.example")', "@x; -y")
     # publish writes the same CSV
     assert run("publish", cwd=pool_copy).exit_code == 0
     assert runnable_cells((pool_copy / "build" / "entries.csv").read_text(encoding="utf-8")) == []
@@ -142,8 +194,13 @@ def test_export_writes_formulas_as_text_and_import_csv_reads_them_back(run, pool
 
 def test_trace_metrics_and_summary_write_a_traces_own_text_as_text(run, tmp_path):
     trace = json.loads(SWARM.read_text(encoding="utf-8"))
-    texts = {"trace_id": "=HYPERLINK(\"https://evil.example\")", "task_id": "@SUM(1)", "run": "-2+3+cmd|' /C calc'!A0",
-             "group": "\t=1+1", "system": "a;=b\r@c"}
+    texts = {
+        "trace_id": '=HYPERLINK("https://evil.example")',
+        "task_id": "@SUM(1)",
+        "run": "-2+3+cmd|' /C calc'!A0",
+        "group": "\t=1+1",
+        "system": "a;=b\r@c",
+    }
     lines = [json.dumps(trace | texts), json.dumps(trace | {"trace_id": "-1", "run": "+cmd"})]
     (tmp_path / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = run("trace", "metrics", "runs.jsonl", "--format", "csv", "-o", "rows.csv", cwd=tmp_path)

@@ -13,8 +13,9 @@ from .conftest import EXPECTED, TINY
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 @pytest.fixture
@@ -34,7 +35,8 @@ def change_the_pool(pool: Path) -> None:
     gamma.write_text(gamma.read_text(encoding="utf-8").replace("method: prompting", "method: rl"), encoding="utf-8")
     delta = (pool / "papers" / "delta.yaml").read_text(encoding="utf-8")
     (pool / "papers" / "zeta.yaml").write_text(
-        delta.replace("delta", "zeta").replace("Delta step rewards", "Zeta turn rewards"), encoding="utf-8")
+        delta.replace("delta", "zeta").replace("Delta step rewards", "Zeta turn rewards"), encoding="utf-8"
+    )
     (pool / "exclusions" / "x2.yaml").unlink()
 
 
@@ -62,7 +64,9 @@ def test_diff_refuses_an_unknown_revision(run, repo, snapshot):
     before = snapshot(repo)
     result = run("diff", "no-such-branch", cwd=repo)
     assert (result.exit_code, result.output) == (
-        1, "Error: git knows no revision 'no-such-branch'; give a commit, branch or tag (e.g. HEAD~1 or main)\n")
+        1,
+        "Error: git knows no revision 'no-such-branch'; give a commit, branch or tag (e.g. HEAD~1 or main)\n",
+    )
     assert snapshot(repo) == before
 
 
@@ -80,15 +84,22 @@ def test_diff_refuses_a_revision_whose_pool_is_invalid(run, repo):
     git(repo, "commit", "-qam", "broken")
     gamma.write_text(gamma.read_text(encoding="utf-8").replace("method: prompted", "method: prompting"), encoding="utf-8")
     result = run("diff", "HEAD", cwd=repo)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: at HEAD: the pool is not valid: papers/gamma.yaml:6: method: 'prompted' is not an allowed value; "
-        "did you mean 'prompting'? use one of rl, prompting, search; run paperpool validate\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: at HEAD: the pool is not valid: papers/gamma.yaml:6: method: 'prompted' is not an allowed value; "
+            "did you mean 'prompting'? use one of rl, prompting, search; run paperpool validate\n"
+        ),
+    )
 
 
 def _grafted(repo_root: Path, folder: str, tree: str) -> str:
     """A commit on top of HEAD whose pool/FOLDER/bomb is `tree`."""
+
     def out(*args: str, given: str | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     def with_entry(parent: str, name: str, mode: str, kind: str, obj: str) -> str:
         lines = [line for line in out("ls-tree", parent).splitlines() if not line.endswith(f"\t{name}")]
@@ -103,8 +114,11 @@ def _grafted(repo_root: Path, folder: str, tree: str) -> str:
 def _expanding_tree(repo_root: Path, levels: int) -> str:
     """A tree of 10**levels files, ten entries naming one tree at each level: a few
     objects, however many files."""
+
     def out(*args: str, given: str | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=repo_root, input=given, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     blob = out("hash-object", "-w", "--stdin", given="x")
     tree = out("mktree", given="".join(f"100644 blob {blob}\tf{i}\n" for i in range(10)))
@@ -128,9 +142,13 @@ def test_diff_writes_out_only_the_pools_own_files_of_a_revision(repo, run):
 def test_diff_refuses_a_revision_whose_records_expand_past_its_limit(repo, run):
     commit = _grafted(repo.parent, "papers", _expanding_tree(repo.parent, 6))
     result = run("diff", commit, cwd=repo)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
-        "diff does not write out (a tree made to expand?); compare with another revision\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
+            "diff does not write out (a tree made to expand?); compare with another revision\n"
+        ),
+    )
 
 
 def test_diff_of_the_shipped_pool_whose_registry_names_corpora_and_traces(tmp_path, run):
@@ -140,7 +158,9 @@ def test_diff_of_the_shipped_pool_whose_registry_names_corpora_and_traces(tmp_pa
     from .conftest import REPO
 
     root = tmp_path / "repo"
-    shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(".git", ".venv", "build", "site-build", "*.egg-info", "__pycache__"))
+    shutil.copytree(
+        REPO, root, ignore=shutil.ignore_patterns(".git", ".venv", "build", "site-build", "*.egg-info", "__pycache__")
+    )
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "the survey's pool")
@@ -152,37 +172,51 @@ def test_diff_refuses_a_revision_of_empty_trees_nested_past_its_limit(repo, run)
     """Sixteen names for one tree, eight deep, ending in the empty tree: no file at all,
     four billion trees (issue 39's fresh review: the files' count missed them, and git
     archive walked them all, for ever). Trees count as entries."""
+
     def out(*args: str, given: str = "") -> str:
-        return subprocess.run(["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     tree = out("hash-object", "-t", "tree", "-w", "--stdin")
     for _ in range(8):
         tree = out("mktree", given="".join(f"040000 tree {tree}\td{i}\n" for i in range(16)))
     commit = _grafted(repo.parent, "papers", tree)
     result = run("diff", commit, cwd=repo)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
-        "diff does not write out (a tree made to expand?); compare with another revision\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: the pool at {commit} holds more than 100,000 files or 1,024 MiB in its registry, records and claims, which "
+            "diff does not write out (a tree made to expand?); compare with another revision\n"
+        ),
+    )
 
 
 def test_diff_refuses_a_revision_whose_tree_names_an_entry_dot_dot(repo, run, tmp_path):
     """git mktree takes an entry named `..`, and a fetch checks nothing by default (issue
     39's fresh review: papers/../../../x.txt was written outside the temporary folder,
     anywhere the user may write): refused before anything leaves the folder."""
+
     def out(*args: str, given: str = "") -> str:
-        return subprocess.run(["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=repo.parent, input=given, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     blob = out("hash-object", "-w", "--stdin", given="written by diff\n")
     tree = out("mktree", given=f"100644 blob {blob}\tescaped.txt\n")
     for _ in range(6):
         tree = out("mktree", given=f"040000 tree {tree}\t..\n")
     papers = out("mktree", given=out("ls-tree", "HEAD:pool/papers") + f"\n040000 tree {tree}\t..\n")
-    pool = out("mktree", given="\n".join(line for line in out("ls-tree", "HEAD:pool").splitlines() if not line.endswith("\tpapers"))
-               + f"\n040000 tree {papers}\tpapers\n")
+    pool = out(
+        "mktree",
+        given="\n".join(line for line in out("ls-tree", "HEAD:pool").splitlines() if not line.endswith("\tpapers"))
+        + f"\n040000 tree {papers}\tpapers\n",
+    )
     root = out("mktree", given=f"040000 tree {pool}\tpool\n")
     commit = out("commit-tree", root, "-p", "HEAD", "-m", "an entry named ..")
     result = run("diff", commit, cwd=repo)
     assert result.exit_code == 1
     assert result.output.startswith(f"Error: the pool at {commit} names a file 'pool/papers/../../") and result.output.endswith(
-        "escaped.txt', a path out of its folder; compare with another revision\n"), result.output
+        "escaped.txt', a path out of its folder; compare with another revision\n"
+    ), result.output
     assert not list(Path("/tmp").glob("escaped.txt")) and not list(tmp_path.rglob("escaped.txt"))

@@ -42,8 +42,9 @@ DENIED = "permission denied; check the permissions of the file and of its folder
 
 def paperpool(*args: str | bytes, cwd: Path, prefix: tuple[str, ...] = ()) -> tuple[int, str, str]:
     """`paperpool ARGS` in its own process, as a user runs it: (exit status, stdout, stderr)."""
-    done = subprocess.run([*prefix, sys.executable, "-m", "paperpool", *args], cwd=cwd, capture_output=True, timeout=300,
-                          check=False)
+    done = subprocess.run(
+        [*prefix, sys.executable, "-m", "paperpool", *args], cwd=cwd, capture_output=True, timeout=300, check=False
+    )
     return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
 
 
@@ -62,6 +63,7 @@ def files_under(folder: Path) -> dict[str, tuple]:
 # ---------------------------------------------------------------------------------
 # Outputs: a regular file or an absent path, nothing else
 # ---------------------------------------------------------------------------------
+
 
 def lay(path: Path, kind: str) -> None:
     """Lay what is not a regular file where an output goes."""
@@ -115,7 +117,7 @@ def test_a_regular_file_is_replaced_keeping_its_permissions(tmp_path, run, tiny)
     out.chmod(0o640)
     result = run("export", "--format", "json", "-o", str(out), cwd=tiny)
     assert (result.exit_code, result.output) == (0, f"wrote {out}\n")
-    assert out.read_text(encoding="utf-8").startswith("{\n  \"survey\"") and stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert out.read_text(encoding="utf-8").startswith('{\n  "survey"') and stat.S_IMODE(out.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.json", "tiny"]
 
 
@@ -136,19 +138,25 @@ def workplace(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))
-@pytest.mark.parametrize("given, link", [
-    ("linkdir/x.json", "linkdir"),
-    ("linkdir/sub/x.json", "linkdir"),
-    ("../work/linkdir/x.json", "../work/linkdir"),
-    ("{work}/linkdir/x.json", "linkdir"),  # absolute, inside the current folder: named from it
-])
+@pytest.mark.parametrize(
+    "given, link",
+    [
+        ("linkdir/x.json", "linkdir"),
+        ("linkdir/sub/x.json", "linkdir"),
+        ("../work/linkdir/x.json", "../work/linkdir"),
+        ("{work}/linkdir/x.json", "linkdir"),  # absolute, inside the current folder: named from it
+    ],
+)
 def test_a_folder_on_the_way_that_is_a_link_is_refused(writer, given, link, workplace, run, tiny):
     """The review's case: `-o linkdir/x.json` wrote into the folder the link points at."""
     (workplace.parent / "elsewhere" / "sub").mkdir()
     output = given.replace("{work}", str(workplace))
     before = files_under(workplace.parent)
     result = run("--root", str(tiny), *WRITERS[writer], output, cwd=workplace)
-    assert (result.exit_code, result.output) == (1, f"Error: -o {output}: the folder {link} {LINKED_FOLDER} (nothing was written)\n")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: -o {output}: the folder {link} {LINKED_FOLDER} (nothing was written)\n",
+    )
     assert files_under(workplace.parent) == before
 
 
@@ -156,8 +164,10 @@ def test_a_link_outside_the_current_folder_is_refused_too(workplace, run, tiny):
     """An absolute path outside the current folder: its links count from its second folder on."""
     output = workplace / "linkdir" / "x.json"
     result = run("--root", str(tiny), *WRITERS["export"], str(output), cwd=tiny)
-    assert (result.exit_code, result.output) == (1, (f"Error: -o {output}: the folder {output.parent} {LINKED_FOLDER} "
-                                                     "(nothing was written)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (f"Error: -o {output}: the folder {output.parent} {LINKED_FOLDER} (nothing was written)\n"),
+    )
     assert list((workplace.parent / "elsewhere").iterdir()) == []
 
 
@@ -182,11 +192,14 @@ def test_the_first_folder_of_an_absolute_path_may_be_a_link():
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))
-@pytest.mark.parametrize("given, message", [
-    ("", "-o: the path is empty; leave out -o to write to standard output, or give the name of a file"),
-    ("-", "-o -: '-' is not taken for standard output here; leave out -o to write to standard output, or give a file name"),
-    ("missing/dir/x.json", "-o missing/dir/x.json: the folder missing/dir does not exist; create it first"),
-])
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ("", "-o: the path is empty; leave out -o to write to standard output, or give the name of a file"),
+        ("-", "-o -: '-' is not taken for standard output here; leave out -o to write to standard output, or give a file name"),
+        ("missing/dir/x.json", "-o missing/dir/x.json: the folder missing/dir does not exist; create it first"),
+    ],
+)
 def test_an_output_that_names_no_file_or_a_missing_folder_is_refused(writer, given, message, tmp_path, run, tiny):
     """`-o ''` was reported as `-o .: is a folder`, `-o -` wrote a file named `-`, and a
     missing folder was created (and left behind by a failed write)."""
@@ -208,13 +221,15 @@ def test_a_new_record_may_start_its_records_folder(tmp_path):
 # A full disk and a read-only file system: a real tmpfs of 64 KB
 # ---------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 64 KB tmpfs mounted in the test's folder (root only), unmounted afterwards."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True, text=True,
-                             check=False)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True, text=True, check=False
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.strip() or 'mount failed'}); it needs root")
     yield disk
@@ -247,10 +262,13 @@ def test_export_to_a_full_disk(small_disk, tmp_path, run, tiny):
     assert files_under(small_disk) == before
 
 
-@pytest.mark.parametrize("command, written", [
-    (["add", "--no-interactive", "zeta", "--set", "title=Zeta"], "papers/zeta.yaml"),
-    (["readme"], "README.md"),
-])
+@pytest.mark.parametrize(
+    "command, written",
+    [
+        (["add", "--no-interactive", "zeta", "--set", "title=Zeta"], "papers/zeta.yaml"),
+        (["readme"], "README.md"),
+    ],
+)
 def test_writing_the_pool_on_a_full_disk(command, written, small_disk, run):
     pool = tiny_on(small_disk)
     fill(small_disk)
@@ -260,11 +278,14 @@ def test_writing_the_pool_on_a_full_disk(command, written, small_disk, run):
     assert files_under(small_disk) == before
 
 
-@pytest.mark.parametrize("command, written", [
-    (["add", "--no-interactive", "zeta", "--set", "title=Zeta"], "papers/zeta.yaml"),
-    (["readme"], "README.md"),
-    (["export", "--format", "json", "-o", "pool.json"], "-o pool.json"),
-])
+@pytest.mark.parametrize(
+    "command, written",
+    [
+        (["add", "--no-interactive", "zeta", "--set", "title=Zeta"], "papers/zeta.yaml"),
+        (["readme"], "README.md"),
+        (["export", "--format", "json", "-o", "pool.json"], "-o pool.json"),
+    ],
+)
 def test_writing_on_a_read_only_file_system(command, written, small_disk, run):
     pool = tiny_on(small_disk)
     make_read_only(small_disk)
@@ -278,6 +299,7 @@ def test_writing_on_a_read_only_file_system(command, written, small_disk, run):
 # Permission denied, reading and writing
 # ---------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def without_root_powers() -> tuple[str, ...]:
     """The prefix that starts paperpool without the power to ignore permissions: none for
@@ -290,12 +312,20 @@ def without_root_powers() -> tuple[str, ...]:
     return ("setpriv", "--bounding-set=-dac_override,-dac_read_search")
 
 
-@pytest.mark.parametrize("command, locked, mode, message", [
-    (["claims"], "claims.yaml", 0o000, f"claims.yaml: {DENIED}"),
-    (["readme"], "README.md", 0o000, f"README.md: cannot read: {DENIED}"),
-    (["readme"], ".", 0o555, f"README.md: cannot write: {DENIED}"),
-    (["add", "--no-interactive", "zeta", "--set", "title=Zeta"], "papers", 0o555, f"papers/zeta.yaml: cannot write: {DENIED}"),
-])
+@pytest.mark.parametrize(
+    "command, locked, mode, message",
+    [
+        (["claims"], "claims.yaml", 0o000, f"claims.yaml: {DENIED}"),
+        (["readme"], "README.md", 0o000, f"README.md: cannot read: {DENIED}"),
+        (["readme"], ".", 0o555, f"README.md: cannot write: {DENIED}"),
+        (
+            ["add", "--no-interactive", "zeta", "--set", "title=Zeta"],
+            "papers",
+            0o555,
+            f"papers/zeta.yaml: cannot write: {DENIED}",
+        ),
+    ],
+)
 def test_permission_denied(command, locked, mode, message, tiny, without_root_powers):
     before = files_under(tiny.parent)
     (tiny / locked).chmod(mode)
@@ -320,8 +350,14 @@ def test_an_immutable_readme_as_root(tiny):
         status, out, err = paperpool("readme", cwd=tiny)
     finally:
         subprocess.run(["chattr", "-i", str(readme)], check=True)
-    assert (status, out, err) == (1, "", ("Error: README.md: cannot write: operation not permitted; check the permissions "
-                                          "and attributes of the file and of its folder (ls -l, lsattr)\n"))
+    assert (status, out, err) == (
+        1,
+        "",
+        (
+            "Error: README.md: cannot write: operation not permitted; check the permissions "
+            "and attributes of the file and of its folder (ls -l, lsattr)\n"
+        ),
+    )
     assert files_under(tiny) == before
 
 
@@ -332,7 +368,10 @@ def test_an_unreadable_page_stops_the_build_and_leaves_the_site(tiny, tmp_path, 
     page.chmod(0o000)
     status, out, err = paperpool("build", "--out", str(tmp_path / "built"), cwd=tiny, prefix=without_root_powers)
     assert (status, re.sub(r"\d+\.\d\d", "0.00", out), err) == (
-        1, " validate    0.00 s\n   traces    0.00 s\n  analyse    0.00 s\n", f"Error: site/method.md: {DENIED}\n")
+        1,
+        " validate    0.00 s\n   traces    0.00 s\n  analyse    0.00 s\n",
+        f"Error: site/method.md: {DENIED}\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny"]
 
 
@@ -364,6 +403,7 @@ def test_a_file_name_that_is_not_utf8(tiny):
 # ---------------------------------------------------------------------------------
 # No temporary file outlives its writer
 # ---------------------------------------------------------------------------------
+
 
 def test_the_temporary_file_has_no_name_until_it_is_complete(tmp_path):
     """On Linux the file is written unnamed (O_TMPFILE) and linked in once complete, so a
@@ -413,13 +453,22 @@ def test_a_writer_killed_mid_way_leaves_only_complete_files(tmp_path):
 def test_a_killed_import_bib_leaves_no_temporary_file(tiny):
     """The issue's case: `paperpool import-bib` killed while it writes its records."""
     bib = tiny.parent / "many.bib"
-    bib.write_text("".join(f"@article{{paper{n}, title={{Study number {n} of {n * 7919 % 1000} agents}}, "
-                           f"author={{Doe, Jane}}, year={{2026}}, url={{https://example.org/{n}}}}}\n" for n in range(400)),
-                   encoding="utf-8")
+    bib.write_text(
+        "".join(
+            f"@article{{paper{n}, title={{Study number {n} of {n * 7919 % 1000} agents}}, "
+            f"author={{Doe, Jane}}, year={{2026}}, url={{https://example.org/{n}}}}}\n"
+            for n in range(400)
+        ),
+        encoding="utf-8",
+    )
     papers = tiny / "papers"
     before = set(os.listdir(papers))
-    importer = subprocess.Popen([sys.executable, "-m", "paperpool", "import-bib", str(bib)], cwd=tiny,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    importer = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "import-bib", str(bib)],
+        cwd=tiny,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while len(os.listdir(papers)) < len(before) + 20 and importer.poll() is None:
             time.sleep(0.002)
@@ -464,14 +513,17 @@ def test_write_new_refuses_a_name_taken_by_a_link(tmp_path):
     (tmp_path / "record.yaml").symlink_to("elsewhere.yaml")
     with pytest.raises(PaperpoolError) as refused:
         yamlio.write_new(tmp_path / "record.yaml", "title: one\n", shown="papers/record.yaml")
-    assert refused.value.message == ("papers/record.yaml: is a symbolic link; paperpool never writes through one: "
-                                     "remove it, or choose another name (nothing was written)")
+    assert refused.value.message == (
+        "papers/record.yaml: is a symbolic link; paperpool never writes through one: "
+        "remove it, or choose another name (nothing was written)"
+    )
     assert sorted(os.listdir(tmp_path)) == ["record.yaml"]
 
 
 # ---------------------------------------------------------------------------------
 # serve: a request for a path the system cannot take
 # ---------------------------------------------------------------------------------
+
 
 def test_serve_answers_a_nul_byte_in_the_path_with_400_and_keeps_serving(tmp_path, capfd):
     from paperpool.sitegen.serve import _Quiet
@@ -480,6 +532,7 @@ def test_serve_answers_a_nul_byte_in_the_path_with_400_and_keeps_serving(tmp_pat
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
+
         def ask(method: str, path: str) -> tuple[int, bytes]:
             connection = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
             connection.request(method, path)
@@ -516,8 +569,11 @@ def test_serve_watches_the_pool_s_own_files_never_through_a_link(tmp_path):
 # diff: a revision holding a link out of the tree
 # ---------------------------------------------------------------------------------
 
+
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 @pytest.mark.parametrize("points_at", ["/etc/passwd", "../../../../../../etc/passwd"])
@@ -531,7 +587,11 @@ def test_diff_refuses_a_record_linked_out_of_the_tree_at_the_revision(points_at,
     (pool / "papers" / "leak.yaml").unlink()
     before = files_under(tmp_path)
     result = run("diff", "HEAD", cwd=pool)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: at HEAD: the pool is not valid: papers/leak.yaml:1: is a symbolic link; a record is a plain file: "
-        "replace the link with the file itself; run paperpool validate\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: at HEAD: the pool is not valid: papers/leak.yaml:1: is a symbolic link; a record is a plain file: "
+            "replace the link with the file itself; run paperpool validate\n"
+        ),
+    )
     assert files_under(tmp_path) == before

@@ -11,8 +11,18 @@ import yaml
 from .conftest import REPO
 
 # Hosts of a paper's own pages: its preprint, review forum, proceedings, publisher, code.
-PAPER_HOSTS = ("arxiv.org", "openreview.net", "aclanthology.org", "doi.org", "ojs.aaai.org", "papers.nips.cc",
-               "proceedings.neurips.cc", "nature.com", "github.com", ".github.io")
+PAPER_HOSTS = (
+    "arxiv.org",
+    "openreview.net",
+    "aclanthology.org",
+    "doi.org",
+    "ojs.aaai.org",
+    "papers.nips.cc",
+    "proceedings.neurips.cc",
+    "nature.com",
+    "github.com",
+    ".github.io",
+)
 
 
 def _entries() -> list[dict]:
@@ -60,7 +70,18 @@ def test_a_retagged_entry_keeps_what_it_was_at_publication():
 
 
 def test_new_records_ask_for_the_assessment(run, pool_copy):
-    result = run("add", "--no-interactive", "--set", "title=A new paper on routing", "--set", "authors=Doe, Jane",
-                 "--set", "year=2026", "--set", "urls=https://example.org/new", cwd=pool_copy)
+    result = run(
+        "add",
+        "--no-interactive",
+        "--set",
+        "title=A new paper on routing",
+        "--set",
+        "authors=Doe, Jane",
+        "--set",
+        "year=2026",
+        "--set",
+        "urls=https://example.org/new",
+        cwd=pool_copy,
+    )
     assert result.exit_code == 0
     assert "subdecision_evidence: TODO\n" in (pool_copy / "papers" / "doe2026paper.yaml").read_text(encoding="utf-8")

@@ -38,8 +38,11 @@ def built(tmp_path_factory):
     shutil.copytree(RL4LRM, root)
     runner = CliRunner()
     results = {}
-    for name, args in (("validate", ["validate", "--strict"]), ("claims", ["claims", "--check"]),
-                       ("build", ["build", "--out", str(tmp / "site")])):
+    for name, args in (
+        ("validate", ["validate", "--strict"]),
+        ("claims", ["claims", "--check"]),
+        ("build", ["build", "--out", str(tmp / "site")]),
+    ):
         result = runner.invoke(cli, ["--root", str(root), *args], catch_exceptions=False)
         results[name] = result
     return root, tmp / "site", results
@@ -108,10 +111,17 @@ def _snapshot() -> Path | None:
 def test_the_script_makes_the_committed_pool_from_the_snapshot():
     snapshot = _snapshot()
     if snapshot is None:
-        pytest.skip("no clone of https://github.com/TsinghuaC3I/Awesome-RL-for-LRMs here: set PAPERPOOL_RL4LRM_SNAPSHOT "
-                    "to one (holding commit 8e1040a) to check that scripts/examples/rl4lrm.py makes examples/rl4lrm")
-    done = subprocess.run([sys.executable, str(SCRIPT), str(snapshot), "--check"], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        pytest.skip(
+            "no clone of https://github.com/TsinghuaC3I/Awesome-RL-for-LRMs here: set PAPERPOOL_RL4LRM_SNAPSHOT "
+            "to one (holding commit 8e1040a) to check that scripts/examples/rl4lrm.py makes examples/rl4lrm"
+        )
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(snapshot), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -131,8 +141,10 @@ def test_a_code_repository_several_works_share_does_not_make_them_one_paper(run,
     result = run("validate", cwd=root)
     shown = url.removeprefix("https://")
     assert result.exit_code == 1
-    assert any(f"code: URL {shown} is also on papers/" in line and line.startswith(tuple(f"papers/{key}.yaml:" for key in keys))
-               for line in result.output.splitlines()), result.output
+    assert any(
+        f"code: URL {shown} is also on papers/" in line and line.startswith(tuple(f"papers/{key}.yaml:" for key in keys))
+        for line in result.output.splitlines()
+    ), result.output
 
 
 def test_a_pool_without_exclusions_or_dates_is_shown_without_them(built):
@@ -141,8 +153,9 @@ def test_a_pool_without_exclusions_or_dates_is_shown_without_them(built):
     _, site, _ = built
     assert not [name for name in ("exclusions.html", "recent.html", "feed.xml") if (site / name).exists()]
     pages = {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8") for path in site.rglob("*.html")}
-    linking = sorted(path for path, text in pages.items()
-                     if re.search(r'href="[^"]*(?:exclusions\.html|recent\.html|feed\.xml)"', text))
+    linking = sorted(
+        path for path, text in pages.items() if re.search(r'href="[^"]*(?:exclusions\.html|recent\.html|feed\.xml)"', text)
+    )
     assert linking == []
     for page in ("index.html", "statistics.html"):
         assert "records audited" not in pages[page] and "Audited (both)" not in pages[page], page

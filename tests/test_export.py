@@ -16,7 +16,9 @@ HOSTILE_TITLE = 'Costs {and} 100% of $x$ & y_1 #2 ~ \\emph{z} "quoted" Über'
 
 
 def _read_bib(text: str) -> dict:
-    library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
+    library = bibtexparser.parse_string(
+        text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()]
+    )
     assert not library.failed_blocks
     return {entry.key: {field.key: field.value for field in entry.fields} for entry in library.entries}
 
@@ -26,7 +28,11 @@ def _records(root) -> dict:
 
 
 def test_bib_export_reads_back_to_the_records(run, pool_copy):
-    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'", f"title: '{HOSTILE_TITLE}'")
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{HOSTILE_TITLE}'",
+    )
     result = run("export", "--format", "bib", cwd=pool_copy)
     assert result.exit_code == 0
     cited = _read_bib(result.output)
@@ -45,7 +51,11 @@ def test_bib_export_reads_back_to_the_records(run, pool_copy):
 
 
 def test_ris_export_reads_back_to_the_records(run, pool_copy):
-    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'", f"title: '{HOSTILE_TITLE}'")
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{HOSTILE_TITLE}'",
+    )
     result = run("export", "--format", "ris", cwd=pool_copy)
     assert result.exit_code == 0
     cited = {entry["id"]: entry for entry in rispy.loads(result.output)}
@@ -82,22 +92,29 @@ def test_export_to_a_file(run, pool_copy, tmp_path):
 def test_exclusions_only_as_csv(run, pool_copy):
     result = run("export", "--format", "ris", "--exclusions", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
-        1, "Error: --exclusions goes with --format csv; the other formats hold the whole pool or its entries (see paperpool export --help)\n")
-
+        1,
+        "Error: --exclusions goes with --format csv; the other formats hold the whole pool or its entries (see paperpool export --help)\n",
+    )
 
 
 def _exported_malt(run, root) -> str:
     exported = run("export", "--format", "bib", cwd=root).output
-    malt = exported[exported.index("@inproceedings{malt,"):]
-    return malt[:malt.index("\n}\n") + 3]
+    malt = exported[exported.index("@inproceedings{malt,") :]
+    return malt[: malt.index("\n}\n") + 3]
 
 
-MALT_AUTHORS = ("authors:\n- Motwani, Sumeet Ramesh\n- Smith, Chandler\n- Das, Rocktim Jyoti\n- Rafailov, Rafael\n- Laptev, Ivan\n"
-                "- Torr, Philip\n- Pizzati, Fabio\n- Clark, Ronald\n- Schroeder de Witt, Christian\nauthors_complete: true\n")
+MALT_AUTHORS = (
+    "authors:\n- Motwani, Sumeet Ramesh\n- Smith, Chandler\n- Das, Rocktim Jyoti\n- Rafailov, Rafael\n- Laptev, Ivan\n"
+    "- Torr, Philip\n- Pizzati, Fabio\n- Clark, Ronald\n- Schroeder de Witt, Christian\nauthors_complete: true\n"
+)
 
 
 def _set_malt_authors(root, names: list[str]) -> None:
-    edit(root / "papers" / "malt.yaml", MALT_AUTHORS, "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n")
+    edit(
+        root / "papers" / "malt.yaml",
+        MALT_AUTHORS,
+        "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n",
+    )
 
 
 def test_bib_export_braces_a_name_holding_the_word_and(run, pool_copy, empty_pool, tmp_path):
@@ -108,13 +125,20 @@ def test_bib_export_braces_a_name_holding_the_word_and(run, pool_copy, empty_poo
     assert "  author = {{Procter and Gamble Research} and Motwani, Sumeet Ramesh and {Research AND Development Team}},\n" in malt
 
     library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors()])
-    assert library.entries[0]["author"] == ["{Procter and Gamble Research}", "Motwani, Sumeet Ramesh", "{Research AND Development Team}"]
+    assert library.entries[0]["author"] == [
+        "{Procter and Gamble Research}",
+        "Motwani, Sumeet Ramesh",
+        "{Research AND Development Team}",
+    ]
 
     # import-bib reads the export back to the names the record holds
     (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
     assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
     stub = (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
-    assert "authors:\n- Procter and Gamble Research\n- Motwani, Sumeet Ramesh\n- Research AND Development Team\nauthors_complete: true\n" in stub
+    assert (
+        "authors:\n- Procter and Gamble Research\n- Motwani, Sumeet Ramesh\n- Research AND Development Team\nauthors_complete: true\n"
+        in stub
+    )
 
 
 def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
@@ -125,7 +149,11 @@ def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
     assert "  author = {Motwani, Sumeet Ramesh and {others} and {Lab, Dept. of CS, Univ. X, UK}},\n" in malt
     library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
     assert not library.failed_blocks  # three commas unbraced: "Too many commas"
-    assert [parts.last for parts in library.entries[0]["author"]] == [["Motwani"], ["{others}"], ["{Lab, Dept. of CS, Univ. X, UK}"]]
+    assert [parts.last for parts in library.entries[0]["author"]] == [
+        ["Motwani"],
+        ["{others}"],
+        ["{Lab, Dept. of CS, Univ. X, UK}"],
+    ]
 
 
 def test_bib_export_keeps_a_brace_that_does_not_pair_inside_its_field(run, pool_copy, empty_pool, tmp_path):
@@ -134,8 +162,11 @@ def test_bib_export_keeps_a_brace_that_does_not_pair_inside_its_field(run, pool_
     of `javascript:`). Unpaired braces are written as LaTeX's commands for them, and
     import-bib reads the title back as it was."""
     title = 'MALT}, url = "javascript:alert(1)", note = {x'
-    edit(pool_copy / "papers" / "malt.yaml", "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
-         f"title: '{title}'")
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{title}'",
+    )
     malt = _exported_malt(run, pool_copy)
     assert '  title = {MALT{\\textbraceright}, url = "javascript:alert(1)", note = {\\textbraceleft}x},\n' in malt
     library = bibtexparser.parse_string(malt)
@@ -162,7 +193,9 @@ def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(r
     """A brace that does not pair would break the record for BibTeX, which counts every
     brace, and a backslash before a brace hides it from bibtexparser: these, which no link
     may hold unencoded (RFC 3986), are percent-encoded; paired braces stay as they are."""
-    edit(pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", "urls:\n- 'https://example.org/a{b'\n")
+    edit(
+        pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", "urls:\n- 'https://example.org/a{b'\n"
+    )
     assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%7Bb}\n}\n")
     edit(pool_copy / "papers" / "malt.yaml", "- 'https://example.org/a{b'\n", "- 'https://example.org/a\\{b}'\n")
     assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%5C{b}}\n}\n")
@@ -171,17 +204,46 @@ def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(r
 # Names BibTeX would misread unless written with care: accents, LaTeX's special characters,
 # braces paired and not, the word "and", "others", companies, too many commas, other scripts.
 AWKWARD_NAMES = [
-    "Ünïcödé, Ærø", "% comment, X", "{Brace}, Bob", "Brace}, Bob", "{Open, Ann", "Smith & Sons, Ltd", "Back\\slash, Cy",
-    "Tilde~Name, Di", "Mañana, José", "$x$, Math", "#hash, Hal", "_under, Uma", "^caret, Cat", "Quote \"Q\", Quinn",
-    "\\emph{x}, Y", "Procter and Gamble Research", "Research AND Development Team", "and, Andy", "Anderson, Andrea",
-    "others", "Others", "Kimi Team", "Lab, Dept. of CS, Univ. X, UK", "de la Fuente, Juan", "Smith, Jr., John",
-    "张, 伟", "Иванов, Иван", "محمد, علي", "Łukasz, Żaneta", "Straße, Groß", "Ø, ø",
+    "Ünïcödé, Ærø",
+    "% comment, X",
+    "{Brace}, Bob",
+    "Brace}, Bob",
+    "{Open, Ann",
+    "Smith & Sons, Ltd",
+    "Back\\slash, Cy",
+    "Tilde~Name, Di",
+    "Mañana, José",
+    "$x$, Math",
+    "#hash, Hal",
+    "_under, Uma",
+    "^caret, Cat",
+    'Quote "Q", Quinn',
+    "\\emph{x}, Y",
+    "Procter and Gamble Research",
+    "Research AND Development Team",
+    "and, Andy",
+    "Anderson, Andrea",
+    "others",
+    "Others",
+    "Kimi Team",
+    "Lab, Dept. of CS, Univ. X, UK",
+    "de la Fuente, Juan",
+    "Smith, Jr., John",
+    "张, 伟",
+    "Иванов, Иван",
+    "محمد, علي",
+    "Łukasz, Żaneta",
+    "Straße, Groß",
+    "Ø, ø",
 ]
 
 
 def test_bib_export_and_import_give_back_the_same_authors(run, pool_copy, empty_pool, tmp_path):
-    edit(pool_copy / "papers" / "malt.yaml", MALT_AUTHORS,
-         "authors:\n" + "".join(f"- {json.dumps(name)}\n" for name in AWKWARD_NAMES) + "authors_complete: true\n")
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        MALT_AUTHORS,
+        "authors:\n" + "".join(f"- {json.dumps(name)}\n" for name in AWKWARD_NAMES) + "authors_complete: true\n",
+    )
     malt = _exported_malt(run, pool_copy)
     assert '  author = {{\\"U}n{\\"\\i}c{\\"o}d{\\\'e}, {\\AE}r{\\o} and {\\%} comment, X and \\{Brace\\}, Bob and ' in malt
     (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
@@ -195,7 +257,7 @@ def test_bib_export_writes_a_type_that_is_no_bibtex_type_as_misc(run, pool_copy)
     ended its record and started one of its own making): a type that is not a letter and
     then letters, digits, - or _ is written as misc."""
     edit(pool_copy / "registry.yaml", "  type: [bibtex.type]\n", "  type: [bibtex.key, bibtex.type]\n")
-    edit(pool_copy / "papers" / "malt.yaml", "  key: malt2025", "  key: \"misc{evil,\\n  url = {javascript:alert(1)}}\\n@misc\"")
+    edit(pool_copy / "papers" / "malt.yaml", "  key: malt2025", '  key: "misc{evil,\\n  url = {javascript:alert(1)}}\\n@misc"')
     assert run("validate", cwd=pool_copy).exit_code == 0
     exported = run("export", "--format", "bib", cwd=pool_copy).output
     library = bibtexparser.parse_string(exported)

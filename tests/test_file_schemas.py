@@ -40,7 +40,9 @@ def test_the_schemas_accept_every_file_of_the_pool(root):
         for path in sorted(registry.folder(kind).glob("*.yaml")):
             assert [error.message for error in validator.iter_errors(_data(path))] == [], path
             checked += 1
-    assert checked == len(list(registry.folder("entries").glob("*.yaml"))) + len(list(registry.folder("exclusions").glob("*.yaml")))
+    assert checked == len(list(registry.folder("entries").glob("*.yaml"))) + len(
+        list(registry.folder("exclusions").glob("*.yaml"))
+    )
     assert jsonschema_rs.validator_for(documents["claims.schema.json"]).is_valid(_data(registry.claims_path))
     assert jsonschema_rs.validator_for(documents["registry.schema.json"]).is_valid(_data(root / "registry.yaml"))
 
@@ -54,16 +56,22 @@ def test_the_pool_json_export_follows_its_schema(root, run):
     exported["entries"][0]["year"] = "soon"
     exported["exclusions"].append({"key": "e-broken"})
     found = {"/".join(map(str, error.instance_path)) for error in validator.iter_errors(exported)}
-    assert found == {"entries/0/year", f"exclusions/{len(exported['exclusions']) - 1}"}  # text for a year; required fields missing
+    assert found == {
+        "entries/0/year",
+        f"exclusions/{len(exported['exclusions']) - 1}",
+    }  # text for a year; required fields missing
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("method", "no-such-method"),  # a value outside its vocabulary
-    ("year", "2024"),  # text where a whole number belongs
-    ("nonsense", 1),  # a field the registry does not declare
-    ("urls", ["ftp://example.org"]),  # not an http(s) link
-    ("title", None),  # a required field left empty
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("method", "no-such-method"),  # a value outside its vocabulary
+        ("year", "2024"),  # text where a whole number belongs
+        ("nonsense", 1),  # a field the registry does not declare
+        ("urls", ["ftp://example.org"]),  # not an http(s) link
+        ("title", None),  # a required field left empty
+    ],
+)
 def test_the_record_schema_rejects_a_broken_record(field, value):
     registry = _registry(TINY)
     data = _data(registry.record_path("entries", "alpha"))  # holds method, year, urls and title
@@ -95,11 +103,17 @@ def test_the_claims_schema_names_what_the_claims_reader_reads():
 def test_paperpool_schemas_writes_them_and_check_says_when_the_registry_moved(run, tiny):
     assert run("schemas", "--check", cwd=tiny).exit_code == 1
     result = run("schemas", cwd=tiny)
-    assert result.output == ("schemas/: wrote registry.schema.json, claims.schema.json, entries.schema.json, exclusions.schema.json, "
-                             "pool.schema.json.\n")
+    assert result.output == (
+        "schemas/: wrote registry.schema.json, claims.schema.json, entries.schema.json, exclusions.schema.json, "
+        "pool.schema.json.\n"
+    )
     assert run("schemas", "--check", cwd=tiny).output == "schemas/: the schemas are up to date.\n"
     # a value added: the records' schema changes with the registry
-    edit(tiny / "registry.yaml", '- {id: search, label: "Search"}', '- {id: search, label: "Search"}\n      - {id: other, label: "Other"}')
+    edit(
+        tiny / "registry.yaml",
+        '- {id: search, label: "Search"}',
+        '- {id: search, label: "Search"}\n      - {id: other, label: "Other"}',
+    )
     result = run("schemas", "--check", cwd=tiny)
     assert result.exit_code == 1 and "entries.schema.json" in result.output and "run paperpool schemas" in result.output
     written = json.loads((tiny / "schemas" / "entries.schema.json").read_text(encoding="utf-8"))
@@ -109,6 +123,7 @@ def test_paperpool_schemas_writes_them_and_check_says_when_the_registry_moved(ru
 # ---------------------------------------------------------------------------------
 # new-survey's files name their schemas, and the records added later do too
 # ---------------------------------------------------------------------------------
+
 
 def _schema_named(path):
     """The schema a file's first line points editors at, resolved as the YAML language
@@ -123,8 +138,11 @@ def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_
     root = tmp_path / "wm"
     registry = _registry(root)
     assert {p.name: p.read_text(encoding="utf-8") for p in (root / "schemas").iterdir()} == fileschemas.texts(registry)
-    files = {root / "registry.yaml": "registry", root / "claims.yaml": "claims",
-             root / "papers" / "schulman2017proximal.yaml": "entries"}
+    files = {
+        root / "registry.yaml": "registry",
+        root / "claims.yaml": "claims",
+        root / "papers" / "schulman2017proximal.yaml": "entries",
+    }
     for path, what in files.items():
         schema_file = _schema_named(path)
         assert schema_file == (root / "schemas" / fileschemas.FILES[what]).resolve()
@@ -139,11 +157,31 @@ def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_
     for name in fileschemas.FILES.values():
         assert (site / "downloads" / "schemas" / name).read_bytes() == (root / "schemas" / name).read_bytes(), name
     # records added later start with the line too
-    assert run("add", "--no-interactive", "--set", "title=Marks in the tokens", "--set", "authors=Roe, Rick", "--set", "year=2026",
-               "--set", "urls=https://example.org/marks", "--set", "approach=training", "--set", "summary=Marks.", cwd=root).exit_code == 0
-    (tmp_path / "new.bib").write_text("@inproceedings{kirchenbauer2023watermark, title={A Watermark for Large Language Models},\n"
-                                      "  author={Kirchenbauer, John and Geiping, Jonas}, booktitle={ICML}, year={2023}}\n",
-                                      encoding="utf-8")
+    assert (
+        run(
+            "add",
+            "--no-interactive",
+            "--set",
+            "title=Marks in the tokens",
+            "--set",
+            "authors=Roe, Rick",
+            "--set",
+            "year=2026",
+            "--set",
+            "urls=https://example.org/marks",
+            "--set",
+            "approach=training",
+            "--set",
+            "summary=Marks.",
+            cwd=root,
+        ).exit_code
+        == 0
+    )
+    (tmp_path / "new.bib").write_text(
+        "@inproceedings{kirchenbauer2023watermark, title={A Watermark for Large Language Models},\n"
+        "  author={Kirchenbauer, John and Geiping, Jonas}, booktitle={ICML}, year={2023}}\n",
+        encoding="utf-8",
+    )
     assert run("import-bib", str(tmp_path / "new.bib"), cwd=root).exit_code == 0
     validator = jsonschema_rs.validator_for(fileschemas.record(registry, "entries"))
     added = sorted(set((root / "papers").glob("*.yaml")) - set(files))
@@ -155,8 +193,21 @@ def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_
 
 
 def test_a_pool_without_schemas_gets_records_without_the_line(run, tiny):
-    result = run("add", "--no-interactive", "--set", "title=Plain", "--set", "authors=Roe, Rick", "--set", "year=2026",
-                 "--set", "urls=https://example.org/plain", "--set", "method=rl", cwd=tiny)
+    result = run(
+        "add",
+        "--no-interactive",
+        "--set",
+        "title=Plain",
+        "--set",
+        "authors=Roe, Rick",
+        "--set",
+        "year=2026",
+        "--set",
+        "urls=https://example.org/plain",
+        "--set",
+        "method=rl",
+        cwd=tiny,
+    )
     assert result.exit_code == 0, result.output
     created = result.output.split("created ", 1)[1].split(".", 1)[0] + ".yaml"
     assert not (tiny / created).read_text(encoding="utf-8").startswith("#")

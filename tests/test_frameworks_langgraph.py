@@ -90,8 +90,13 @@ def test_a_langgraph_team_imports_with_its_fan_out_handoff_and_stop(run, tmp_pat
     assert orchestration(trace, metrics) == {
         "agents": ["LangGraph", "editor", "lead", "searcher#1", "searcher#2", "searcher#3", "writer"],
         "roles": {"LangGraph": 1, "editor": 1, "lead": 1, "searcher": 3, "writer": 1},
-        "spawns": [("LangGraph", "editor"), ("LangGraph", "lead"), ("LangGraph", "searcher#1"), ("LangGraph", "searcher#2"),
-                   ("LangGraph", "searcher#3")],
+        "spawns": [
+            ("LangGraph", "editor"),
+            ("LangGraph", "lead"),
+            ("LangGraph", "searcher#1"),
+            ("LangGraph", "searcher#2"),
+            ("LangGraph", "searcher#3"),
+        ],
         "delegations": [("editor", "spawn", "writer")],
         "max_fanout": 3,
         "stops": [("LangGraph", "the outermost agent's span ended")],

@@ -36,32 +36,43 @@ INPUT_TOKENS, OUTPUT_TOKENS = 120, 30
 
 
 def said(text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(id="msg", type="message", role="assistant", status="completed",
-                                 content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
+    return ResponseOutputMessage(
+        id="msg",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
 
 
 def called(tool: str, arguments: dict, number: int) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(id=f"fc{number}", call_id=f"call{number}", type="function_call", name=tool,
-                                    arguments=json.dumps(arguments))
+    return ResponseFunctionToolCall(
+        id=f"fc{number}", call_id=f"call{number}", type="function_call", name=tool, arguments=json.dumps(arguments)
+    )
 
 
 class Scripted(Model):
     """A Model that answers from a script, recording its call as a model implementation
     does (a generation span with its usage); `calls` counts the calls of every instance."""
+
     calls = 0
 
     def __init__(self, script):
         self.script, self.turn = script, 0
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
-                           **options):
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs, tracing, **options):
         usage = {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS}
         with generation_span(model="scripted", model_config={}, usage=usage):
             output = self.script(self.turn)
         self.turn += 1
         Scripted.calls += 1
-        return ModelResponse(output=output, usage=Usage(requests=1, input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS,
-                                                        total_tokens=INPUT_TOKENS + OUTPUT_TOKENS), response_id=None)
+        return ModelResponse(
+            output=output,
+            usage=Usage(
+                requests=1, input_tokens=INPUT_TOKENS, output_tokens=OUTPUT_TOKENS, total_tokens=INPUT_TOKENS + OUTPUT_TOKENS
+            ),
+            response_id=None,
+        )
 
     def stream_response(self, *args, **options):
         raise NotImplementedError("the program does not stream")
@@ -81,8 +92,14 @@ def lead_script(turn: int) -> list:
 def run_program() -> str:
     searcher = Agent(name="searcher", instructions="search", model=Scripted(lambda turn: [said("notes")]))
     writer = Agent(name="writer", instructions="write", model=Scripted(lambda turn: [said("the survey's answer")]))
-    lead = Agent(name="lead", instructions="lead", model=Scripted(lead_script), input_guardrails=[on_topic],
-                 tools=[searcher.as_tool(tool_name="search", tool_description="search the literature")], handoffs=[writer])
+    lead = Agent(
+        name="lead",
+        instructions="lead",
+        model=Scripted(lead_script),
+        input_guardrails=[on_topic],
+        tools=[searcher.as_tool(tool_name="search", tool_description="search the literature")],
+        handoffs=[writer],
+    )
     return asyncio.run(Runner.run(lead, "What do surveys say about credit assignment?")).final_output
 
 

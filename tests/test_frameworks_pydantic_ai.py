@@ -76,4 +76,13 @@ def test_a_pydantic_ai_team_imports_with_its_fan_out_handoff_and_stop(run, tmp_p
         "subdecisions": {"O1": 3, "O2": 2, "O3": 0, "O4": 2, "O5": 1},
     }
     assert [e["type"] for e in trace["events"] if e["agent"] == "lead"] == [
-        "orchestrator_decision", "tool_call", "spawn", "spawn", "spawn", "aggregate", "spawn", "aggregate", "stop"]
+        "orchestrator_decision",
+        "tool_call",
+        "spawn",
+        "spawn",
+        "spawn",
+        "aggregate",
+        "spawn",
+        "aggregate",
+        "stop",
+    ]

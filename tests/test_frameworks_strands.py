@@ -28,6 +28,7 @@ USAGE = {"inputTokens": 50, "outputTokens": 5, "totalTokens": 55}
 
 class ToRecording(SpanProcessor):
     """The global provider's one processor: each ended span goes to the current recording."""
+
     recording: Recording | None = None
 
     def on_end(self, span) -> None:
@@ -124,8 +125,14 @@ def test_a_strands_graph_and_swarm_import_with_their_fan_out_handoff_and_stop(ru
     assert orchestration(trace, metrics) == {
         "agents": ["editor", "invoke_graph", "invoke_swarm", "lead", "searcher#1", "searcher#2", "searcher#3", "writer"],
         "roles": {"editor": 1, "invoke_graph": 1, "invoke_swarm": 1, "lead": 1, "searcher": 3, "writer": 1},
-        "spawns": [("invoke_graph", "invoke_swarm"), ("invoke_graph", "lead"), ("invoke_graph", "searcher#1"),
-                   ("invoke_graph", "searcher#2"), ("invoke_graph", "searcher#3"), ("invoke_swarm", "editor")],
+        "spawns": [
+            ("invoke_graph", "invoke_swarm"),
+            ("invoke_graph", "lead"),
+            ("invoke_graph", "searcher#1"),
+            ("invoke_graph", "searcher#2"),
+            ("invoke_graph", "searcher#3"),
+            ("invoke_swarm", "editor"),
+        ],
         "delegations": [("editor", "spawn", "writer")],
         "max_fanout": 3,
         "stops": [("invoke_graph", "the outermost agent's span ended")],

@@ -55,13 +55,46 @@ def _accepted_or_explained(result) -> None:
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)  # lone surrogates cannot be UTF-8
 huge = st.builds(lambda piece, times: piece * times, st.text(min_size=1, max_size=4), st.integers(1_000, 300_000))
-tricky = st.sampled_from(["TODO", "", "yes", "no", "null", "~", "2025", "rl", "D1", "https://example.org/x", "javascript:alert(1)",
-                          "data:text/html,<b>x</b>", "\u202ertl", "<script>x</script>", "{{ 7*7 }}", "[a](b)", "| a |", "../x",
-                          "a\nb", "\x00", "\x1b[2J", "9" * 5000])
-scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-(10 ** 30), 10 ** 30), st.floats(), text, tricky, huge,
-                    st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)))
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text | tricky, inner, max_size=4),
-                      max_leaves=12)
+tricky = st.sampled_from(
+    [
+        "TODO",
+        "",
+        "yes",
+        "no",
+        "null",
+        "~",
+        "2025",
+        "rl",
+        "D1",
+        "https://example.org/x",
+        "javascript:alert(1)",
+        "data:text/html,<b>x</b>",
+        "\u202ertl",
+        "<script>x</script>",
+        "{{ 7*7 }}",
+        "[a](b)",
+        "| a |",
+        "../x",
+        "a\nb",
+        "\x00",
+        "\x1b[2J",
+        "9" * 5000,
+    ]
+)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(-(10**30), 10**30),
+    st.floats(),
+    text,
+    tricky,
+    huge,
+    st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)),
+)
+values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text | tricky, inner, max_size=4), max_leaves=12
+)
 
 
 @st.composite
@@ -75,7 +108,7 @@ def entries(draw) -> dict:
 
 
 def _dump(entry: dict) -> str:
-    return yaml.safe_dump(entry, allow_unicode=True, sort_keys=False, width=10 ** 9)
+    return yaml.safe_dump(entry, allow_unicode=True, sort_keys=False, width=10**9)
 
 
 def test_validate_accepts_or_explains_any_random_entry(tmp_path_factory):
@@ -99,13 +132,36 @@ def mangled(draw) -> bytes:
         at = draw(st.integers(0, len(data)))
         choice = draw(st.integers(0, 2))
         if choice == 0:
-            data[at:at] = draw(st.binary(min_size=1, max_size=8) | st.sampled_from(
-                [b"\t", b": ", b"- ", b"&a ", b"*a", b"!!python/object:os.system ", b"{", b"[", b"'", b'"', b"\n  ", b"---\n",
-                 b"\xef\xbb\xbf", b"\xff", b"%YAML 1.1\n", b"? ", b"<<: ", b"!!binary ", b"\\u202e"]))
+            data[at:at] = draw(
+                st.binary(min_size=1, max_size=8)
+                | st.sampled_from(
+                    [
+                        b"\t",
+                        b": ",
+                        b"- ",
+                        b"&a ",
+                        b"*a",
+                        b"!!python/object:os.system ",
+                        b"{",
+                        b"[",
+                        b"'",
+                        b'"',
+                        b"\n  ",
+                        b"---\n",
+                        b"\xef\xbb\xbf",
+                        b"\xff",
+                        b"%YAML 1.1\n",
+                        b"? ",
+                        b"<<: ",
+                        b"!!binary ",
+                        b"\\u202e",
+                    ]
+                )
+            )
         elif choice == 1:
-            del data[at:at + draw(st.integers(1, 10))]
+            del data[at : at + draw(st.integers(1, 10))]
         else:
-            data[at:at + 1] = bytes([draw(st.integers(0, 255))])
+            data[at : at + 1] = bytes([draw(st.integers(0, 255))])
     return bytes(data)
 
 
@@ -126,20 +182,29 @@ def test_validate_accepts_or_explains_any_mangled_file(tmp_path_factory):
 # Whatever validate accepts, build renders
 # ---------------------------------------------------------------------------------
 
-readable = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list("<>&\"'[](){}|*_`#!\\\u202e\n")),
-                   min_size=1, max_size=60).filter(lambda s: s.strip())
-valid_entries = st.fixed_dictionaries({
-    "key": st.just("fuzz"),
-    "title": readable,
-    "authors": st.lists(readable, min_size=1, max_size=3),
-    "year": st.integers(1900, dt.date.today().year),
-    "urls": st.lists(st.builds("https://example.org/{}".format, st.text("abc/?=&%#<>'\"", max_size=12)), min_size=1, max_size=2,
-                     unique=True),
-    "method": st.sampled_from(["rl", "prompting", "search"]),
-    "unit": st.sampled_from(["team", "agent", "step", None]),
-    "decisions": st.dictionaries(st.sampled_from(["D1", "D2"]), st.sampled_from(["trained", "designed"])),
-    "summary": readable,
-})
+readable = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list("<>&\"'[](){}|*_`#!\\\u202e\n")),
+    min_size=1,
+    max_size=60,
+).filter(lambda s: s.strip())
+valid_entries = st.fixed_dictionaries(
+    {
+        "key": st.just("fuzz"),
+        "title": readable,
+        "authors": st.lists(readable, min_size=1, max_size=3),
+        "year": st.integers(1900, dt.date.today().year),
+        "urls": st.lists(
+            st.builds("https://example.org/{}".format, st.text("abc/?=&%#<>'\"", max_size=12)),
+            min_size=1,
+            max_size=2,
+            unique=True,
+        ),
+        "method": st.sampled_from(["rl", "prompting", "search"]),
+        "unit": st.sampled_from(["team", "agent", "step", None]),
+        "decisions": st.dictionaries(st.sampled_from(["D1", "D2"]), st.sampled_from(["trained", "designed"])),
+        "summary": readable,
+    }
+)
 
 
 def test_whatever_validate_accepts_build_renders(tmp_path_factory):
@@ -168,10 +233,13 @@ def test_whatever_validate_accepts_build_renders(tmp_path_factory):
 TRACE_LINE = re.compile(r"^\S+\.json: \S")
 EXAMPLES = sorted((REPO / "traces").glob("*.json"))
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10 ** 20), 10 ** 20) | st.floats(allow_nan=False, allow_infinity=False) | text | tricky,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(text | st.sampled_from(["id", "t", "type", "src", "dst", "events", "edges"]),
-                                                                inner, max_size=5),
-    max_leaves=20)
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | text | tricky,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(text | st.sampled_from(["id", "t", "type", "src", "dst", "events", "edges"]), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
 
 
 def _trace_checked(root: Path, path: Path) -> None:

@@ -65,19 +65,44 @@ def usage(given: int, got: int) -> dict:
 
 
 def guardrail(component: str, verdict: str, action: str, target: str, subtype: str, **more) -> dict:
-    return {OPERATION: "run_guardrail", "gen_ai.guardrail.component.name": component, "gen_ai.guardrail.verdict.type": verdict,
-            "gen_ai.guardrail.action.type": action, "gen_ai.guardrail.target.type": target,
-            "gen_ai.guardrail.target.subtype": subtype, **more}
+    return {
+        OPERATION: "run_guardrail",
+        "gen_ai.guardrail.component.name": component,
+        "gen_ai.guardrail.verdict.type": verdict,
+        "gen_ai.guardrail.action.type": action,
+        "gen_ai.guardrail.target.type": target,
+        "gen_ai.guardrail.target.subtype": subtype,
+        **more,
+    }
 
 
-def run_of(agents, stops, *, roles=None, spawns=(), delegations=(), max_fanout=0, tool_calls=(), safety=(), tokens=None,
-           subdecisions=None) -> dict:
+def run_of(
+    agents,
+    stops,
+    *,
+    roles=None,
+    spawns=(),
+    delegations=(),
+    max_fanout=0,
+    tool_calls=(),
+    safety=(),
+    tokens=None,
+    subdecisions=None,
+) -> dict:
     """An orchestration() summary: what a run is expected to be, the rest left at nothing
     (tokens None: no event records a cost, so none are known, not 0)."""
-    return {"agents": sorted(agents), "roles": roles if roles is not None else dict.fromkeys(agents, 1),
-            "spawns": sorted(spawns), "delegations": sorted(delegations), "max_fanout": max_fanout, "stops": stops,
-            "tool_calls": sorted(tool_calls), "safety_events": sorted(safety), "tokens": {"events": tokens, "declared": tokens},
-            "subdecisions": {"O1": 0, "O2": 0, "O3": 0, "O4": 0, "O5": 1, **(subdecisions or {})}}
+    return {
+        "agents": sorted(agents),
+        "roles": roles if roles is not None else dict.fromkeys(agents, 1),
+        "spawns": sorted(spawns),
+        "delegations": sorted(delegations),
+        "max_fanout": max_fanout,
+        "stops": stops,
+        "tool_calls": sorted(tool_calls),
+        "safety_events": sorted(safety),
+        "tokens": {"events": tokens, "declared": tokens},
+        "subdecisions": {"O1": 0, "O2": 0, "O3": 0, "O4": 0, "O5": 1, **(subdecisions or {})},
+    }
 
 
 TOOL_USE = {"O2": 1}  # the sub-decisions a run with a tool call or a delegation in it measures
@@ -95,30 +120,62 @@ def test_openai_agents(tmp_path, run):
     workflow span with no agent spans under it."""
     scenario = Scenario(tmp_path, "reference-openai-agents")
     with scenario.span("invoke_agent test-agent", agent("test-agent", **{"gen_ai.request.model": "gpt-4o-mini"})) as span:
-        with scenario.span("execute_tool get_weather", tool("get_weather", **{"gen_ai.agent.name": "test-agent",
-                                                                              "gen_ai.tool.call.arguments": json.dumps({"location": "Seattle"})})):
+        with scenario.span(
+            "execute_tool get_weather",
+            tool(
+                "get_weather",
+                **{"gen_ai.agent.name": "test-agent", "gen_ai.tool.call.arguments": json.dumps({"location": "Seattle"})},
+            ),
+        ):
             pass
         span.set_attributes(usage(41, 12))
-    transfer = {"gen_ai.agent.name": "assistant", "gen_ai.transfer.mode": "return_to_caller",
-                "gen_ai.transfer.target.name": "weather-specialist"}
-    with (scenario.span("invoke_agent assistant", agent("assistant")),
-          scenario.span("execute_tool weather-specialist weather-specialist", tool("weather-specialist", **transfer)),
-          scenario.span("invoke_agent weather-specialist", agent("weather-specialist"))):
+    transfer = {
+        "gen_ai.agent.name": "assistant",
+        "gen_ai.transfer.mode": "return_to_caller",
+        "gen_ai.transfer.target.name": "weather-specialist",
+    }
+    with (
+        scenario.span("invoke_agent assistant", agent("assistant")),
+        scenario.span("execute_tool weather-specialist weather-specialist", tool("weather-specialist", **transfer)),
+        scenario.span("invoke_agent weather-specialist", agent("weather-specialist")),
+    ):
         pass
     for command in ("ls -1a", "cat missing-report.txt"):
-        with scenario.span("execute_tool exec_command bash", tool("exec_command", **{
-                "gen_ai.agent.name": "command-agent", "process.executable.name": "bash",
-                "gen_ai.tool.call.arguments": json.dumps({"cmd": command, "shell": "/bin/bash"})})):
+        with scenario.span(
+            "execute_tool exec_command bash",
+            tool(
+                "exec_command",
+                **{
+                    "gen_ai.agent.name": "command-agent",
+                    "process.executable.name": "bash",
+                    "gen_ai.tool.call.arguments": json.dumps({"cmd": command, "shell": "/bin/bash"}),
+                },
+            ),
+        ):
             pass
     with scenario.span("invoke_workflow sequential-agents", workflow("sequential-agents")):
         pass
 
     assert scenario.runs(run) == [
         run_of(["test-agent"], [("test-agent", OUTERMOST)], tool_calls=[("get_weather", 1)], tokens=53, subdecisions=TOOL_USE),
-        run_of(["assistant", "weather-specialist"], [("assistant", OUTERMOST)],
-               delegations=[("assistant", "spawn", "weather-specialist")], max_fanout=1, subdecisions=TOOL_USE),
-        *[run_of(["command-agent"], [("command-agent", OWN_ROOT)], roles={}, tool_calls=[("exec_command", 1)],
-                 tokens=0, subdecisions=TOOL_USE)] * 2,  # the tool's result costs seconds, and no tokens
+        run_of(
+            ["assistant", "weather-specialist"],
+            [("assistant", OUTERMOST)],
+            delegations=[("assistant", "spawn", "weather-specialist")],
+            max_fanout=1,
+            subdecisions=TOOL_USE,
+        ),
+        *[
+            run_of(
+                ["command-agent"],
+                [("command-agent", OWN_ROOT)],
+                roles={},
+                tool_calls=[("exec_command", 1)],
+                tokens=0,
+                subdecisions=TOOL_USE,
+            )
+        ]
+        * 2,  # the tool's result costs seconds, and no tokens
         run_of(["sequential-agents"], [("sequential-agents", OUTERMOST)]),
     ]
 
@@ -131,8 +188,10 @@ def test_google_adk(tmp_path, run):
     own with no orchestration in them."""
     scenario = Scenario(tmp_path, "reference-google-adk")
     session = {"gen_ai.provider.name": "gcp.gemini", "gen_ai.conversation.id": "session-1"}
-    with (scenario.span("invoke_workflow test_app", workflow("test_app")),
-          scenario.span("invoke_agent test_agent", agent("test_agent", **session)) as span):
+    with (
+        scenario.span("invoke_workflow test_app", workflow("test_app")),
+        scenario.span("invoke_agent test_agent", agent("test_agent", **session)) as span,
+    ):
         with scenario.span("chat gemini-2.0-flash", chat("gemini-2.0-flash", "gcp.gemini")) as call:
             with scenario.span("execute_tool get_weather", tool("get_weather")):
                 pass
@@ -144,8 +203,15 @@ def test_google_adk(tmp_path, run):
         pass
 
     assert scenario.runs(run) == [
-        run_of(["test_agent", "test_app"], [("test_app", OUTERMOST)], spawns=[("test_app", "test_agent")], max_fanout=1,
-               tool_calls=[("get_weather", 1)], tokens=39, subdecisions={"O1": 1, "O2": 1}),
+        run_of(
+            ["test_agent", "test_app"],
+            [("test_app", OUTERMOST)],
+            spawns=[("test_app", "test_agent")],
+            max_fanout=1,
+            tool_calls=[("get_weather", 1)],
+            tokens=39,
+            subdecisions={"O1": 1, "O2": 1},
+        ),
     ]
 
 
@@ -157,8 +223,10 @@ def test_crewai(tmp_path, run):
     Execution Planner) enclosing its chat spans (one, then three in the multi-call run),
     with the worker's chat span a root of its own after it."""
     scenario = Scenario(tmp_path, "reference-crewai")
-    with (scenario.span("invoke_workflow crew", workflow("crew")),
-          scenario.span("chat gpt-4o-mini", chat("gpt-4o-mini", "openai")) as call):
+    with (
+        scenario.span("invoke_workflow crew", workflow("crew")),
+        scenario.span("chat gpt-4o-mini", chat("gpt-4o-mini", "openai")) as call,
+    ):
         with scenario.span("execute_tool get_weather", tool("get_weather")):
             pass
         call.set_attributes(usage(50, 10))
@@ -194,8 +262,11 @@ def test_autogen(tmp_path, run):
     model calls, on the agent span alone (the openai client's own instrumentation owns
     the chat spans, which the scenario does not emit)."""
     scenario = Scenario(tmp_path, "reference-autogen")
-    with scenario.span("create_agent test_agent", {OPERATION: "create_agent", "gen_ai.agent.name": "test_agent",
-                                                   "gen_ai.provider.name": "openai"}, SpanKind.CLIENT):
+    with scenario.span(
+        "create_agent test_agent",
+        {OPERATION: "create_agent", "gen_ai.agent.name": "test_agent", "gen_ai.provider.name": "openai"},
+        SpanKind.CLIENT,
+    ):
         pass
     with scenario.span("invoke_agent test_agent", agent("test_agent")) as span:
         with scenario.span("execute_tool get_weather", tool("get_weather")):
@@ -209,8 +280,9 @@ def test_autogen(tmp_path, run):
     again = run("trace", "import", "--from", "otlp", "spans.jsonl", "-o", "again.json", cwd=tmp_path)
     assert again.exit_code == 0
     assert again.output.splitlines()[0].startswith("passed over trace ")
-    assert again.output.splitlines()[0].endswith(" of spans.jsonl: it converts to no events (nothing in it orchestrates: "
-                                                 "no agent, tool or model call)")
+    assert again.output.splitlines()[0].endswith(
+        " of spans.jsonl: it converts to no events (nothing in it orchestrates: no agent, tool or model call)"
+    )
 
 
 def test_langgraph(tmp_path, run):
@@ -245,16 +317,25 @@ def test_agent_framework(tmp_path, run):
         span.set_attributes(usage(140, 22))
     with scenario.span("workflow.run", {"workflow.name": "slogan_review_workflow", "workflow.id": "w1"}):
         for name in ("writer", "reviewer"):
-            with (scenario.span(f"executor.process {name}", {"executor.id": name, "executor.type": "AgentExecutor"}),
-                  scenario.span(f"invoke_agent {name}", agent(name)),
-                  scenario.span("chat gpt-4o-mini", chat("gpt-4o-mini", "openai", **usage(25, 5)))):
+            with (
+                scenario.span(f"executor.process {name}", {"executor.id": name, "executor.type": "AgentExecutor"}),
+                scenario.span(f"invoke_agent {name}", agent(name)),
+                scenario.span("chat gpt-4o-mini", chat("gpt-4o-mini", "openai", **usage(25, 5))),
+            ):
                 pass
 
     assert scenario.runs(run) == [
-        run_of(["WeatherAgent"], [("WeatherAgent", OUTERMOST)], tool_calls=[("get_weather", 1)], tokens=162,
-               subdecisions=TOOL_USE),
-        run_of(["reviewer", "workflow.run", "writer"], [("workflow.run", OUTERMOST)], tokens=60, max_fanout=1,
-               spawns=[("workflow.run", "reviewer"), ("workflow.run", "writer")], subdecisions={"O1": 2, "O4": 1}),
+        run_of(
+            ["WeatherAgent"], [("WeatherAgent", OUTERMOST)], tool_calls=[("get_weather", 1)], tokens=162, subdecisions=TOOL_USE
+        ),
+        run_of(
+            ["reviewer", "workflow.run", "writer"],
+            [("workflow.run", OUTERMOST)],
+            tokens=60,
+            max_fanout=1,
+            spawns=[("workflow.run", "reviewer"), ("workflow.run", "writer")],
+            subdecisions={"O1": 2, "O4": 1},
+        ),
     ]
 
 
@@ -269,17 +350,33 @@ def test_claude_agent_sdk(tmp_path, run):
     with scenario.span("chat claude", {OPERATION: "chat", "gen_ai.provider.name": "anthropic", **usage(12, 4)}):
         pass
     hook = "Claude Code PreToolUse hook"
-    with scenario.span(f"run_guardrail {hook}", guardrail(hook, "deny", "block", "input", "tool_call", **{
-            "gen_ai.provider.name": "anthropic", "gen_ai.guardrail.target.id": "toolu_1",
-            "gen_ai.guardrail.verdict.reason": "Destructive shell command blocked by policy",
-            "gen_ai.guardrail.security.risk.category": "excessive_agency"})):
+    with scenario.span(
+        f"run_guardrail {hook}",
+        guardrail(
+            hook,
+            "deny",
+            "block",
+            "input",
+            "tool_call",
+            **{
+                "gen_ai.provider.name": "anthropic",
+                "gen_ai.guardrail.target.id": "toolu_1",
+                "gen_ai.guardrail.verdict.reason": "Destructive shell command blocked by policy",
+                "gen_ai.guardrail.security.risk.category": "excessive_agency",
+            },
+        ),
+    ):
         pass
 
     service = "reference-claude-agent-sdk"
     assert scenario.runs(run) == [
         run_of([service], [(service, OWN_ROOT)], roles={}, tokens=16),
-        run_of([service], [(service, OWN_ROOT)], roles={},
-               safety=[(service, f"guardrail {hook} deny, block: Destructive shell command blocked by policy")]),
+        run_of(
+            [service],
+            [(service, OWN_ROOT)],
+            roles={},
+            safety=[(service, f"guardrail {hook} deny, block: Destructive shell command blocked by policy")],
+        ),
     ]
 
 
@@ -294,13 +391,21 @@ def test_openai_guardrails(tmp_path, run):
     for target in ("input", "output"):
         with scenario.span(f"run_guardrail {name}", guardrail(name, "allow", "allow", target, "llm")):
             pass
-    with scenario.span(f"run_guardrail {name}", guardrail(name, "deny", "block", "input", "llm", **{
-            "gen_ai.guardrail.verdict.reason": "email address detected"})):
+    with scenario.span(
+        f"run_guardrail {name}",
+        guardrail(name, "deny", "block", "input", "llm", **{"gen_ai.guardrail.verdict.reason": "email address detected"}),
+    ):
         pass
 
     service = "reference-openai-guardrails"
     passed = run_of([service], [(service, OWN_ROOT)], roles={}, safety=[(service, f"guardrail {name}")])
     assert scenario.runs(run) == [
-        passed, passed,
-        run_of([service], [(service, OWN_ROOT)], roles={}, safety=[(service, f"guardrail {name} deny, block: email address detected")]),
+        passed,
+        passed,
+        run_of(
+            [service],
+            [(service, OWN_ROOT)],
+            roles={},
+            safety=[(service, f"guardrail {name} deny, block: email address detected")],
+        ),
     ]

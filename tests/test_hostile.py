@@ -42,8 +42,11 @@ from .test_validate_cases import CASE_NAMES, CASES, lay_case
 CORPUS = REPO / "tests" / "hostile"
 EXPECTATIONS = "expected.yaml"  # in each command's folder: its files' cases
 # read strictly, so that a case written twice is an error rather than the second one silently winning
-EXPECTED = {f"{path.parent.name}/{name}": case for path in sorted(CORPUS.glob(f"*/{EXPECTATIONS}"))
-            for name, case in load_yaml(path, max_bytes=10_000_000).data.items()}
+EXPECTED = {
+    f"{path.parent.name}/{name}": case
+    for path in sorted(CORPUS.glob(f"*/{EXPECTATIONS}"))
+    for name, case in load_yaml(path, max_bytes=10_000_000).data.items()
+}
 NAMES = sorted(EXPECTED)
 TIMING = re.compile(r"(?m)^( *\w+  ) *\d+\.\d\d s$")  # a build's stage lines, whose times vary
 BIG = 16_000_000  # files larger than this are fingerprinted by size and time, not read
@@ -52,6 +55,7 @@ BIG = 16_000_000  # files larger than this are fingerprinted by size and time, n
 # ---------------------------------------------------------------------------------
 # The corpus
 # ---------------------------------------------------------------------------------
+
 
 def _state(root: Path) -> dict[str, tuple]:
     """Every folder, file and link under `root`, without following links (one may point
@@ -171,11 +175,23 @@ def test_hostile_input(name, tmp_path, run, request):
 
 
 def test_every_corpus_file_has_its_expected_output():
-    files = {path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*")
-             if path.is_file() and path.name != EXPECTATIONS and path.parent != CORPUS}
+    files = {
+        path.relative_to(CORPUS).as_posix()
+        for path in CORPUS.rglob("*")
+        if path.is_file() and path.name != EXPECTATIONS and path.parent != CORPUS
+    }
     assert files == set(EXPECTED)
-    assert {name.split("/")[0] for name in files} >= {"validate", "registry", "claims", "import-csv", "import-bib", "audit",
-                                                       "readme", "add", "build"}
+    assert {name.split("/")[0] for name in files} >= {
+        "validate",
+        "registry",
+        "claims",
+        "import-csv",
+        "import-bib",
+        "audit",
+        "readme",
+        "add",
+        "build",
+    }
 
 
 def test_the_corpus_holds_at_least_50_hostile_inputs():
@@ -190,8 +206,18 @@ def test_a_hostile_validate_case_also_stops_every_command_that_reads_the_pool(ru
     """The validate cases are the pool's corpus; the commands that need a valid pool refuse it with the same line."""
     lay_case(CASES / "python-object-tag", pool_copy)
     before = snapshot(pool_copy)
-    line = "papers/markov-games1994.yaml:32: notes: YAML tag '!!python/object/apply:os.system' is not allowed; write a plain value"
-    for args in (["export"], ["stats"], ["gaps"], ["claims"], ["readme"], ["audit"], ["export", "--format", "bib", "-o", "x.bib"]):
+    line = (
+        "papers/markov-games1994.yaml:32: notes: YAML tag '!!python/object/apply:os.system' is not allowed; write a plain value"
+    )
+    for args in (
+        ["export"],
+        ["stats"],
+        ["gaps"],
+        ["claims"],
+        ["readme"],
+        ["audit"],
+        ["export", "--format", "bib", "-o", "x.bib"],
+    ):
         result = run(*args, cwd=pool_copy)
         assert (result.exit_code, result.output) == (1, f"Error: the pool is not valid: {line}; run paperpool validate\n"), args
     assert snapshot(pool_copy) == before
@@ -202,8 +228,10 @@ def test_a_hostile_validate_case_also_stops_every_command_that_reads_the_pool(ru
 # ---------------------------------------------------------------------------------
 
 RLO = "\u202e"
-LONG_TITLE = (f"{RLO}gnp.exe | Cell | Break | ![i](data:image/svg+xml,<svg onload=alert(1)>) "
-              f"<a href=\"javascript:alert(1)\">x</a> {{{{ config }}}} {{% raw %}} " + "Long " * 600 + "end")
+LONG_TITLE = (
+    f"{RLO}gnp.exe | Cell | Break | ![i](data:image/svg+xml,<svg onload=alert(1)>) "
+    f'<a href="javascript:alert(1)">x</a> {{{{ config }}}} {{% raw %}} ' + "Long " * 600 + "end"
+)
 TABLE_SUMMARY = "| a | b |\n|---|---|\n| <script>alert(1)</script> | [x](data:text/html,<script>alert(1)</script>) |\n"
 PEOPLE = {
     "key": "for-people",
@@ -226,9 +254,17 @@ FORMULA_TEXT = {
     "authors": ["=cmd|' /C calc'!A0, Eve", "@SUM(1+1), Mallory", "-2+3, Trudy"],
     "summary": "+1+cmd|' /C calc'!A0; =2 after a semicolon\n@3 after a line break\t-4 after a tab",
 }
-FORMULAS = {"key": "formulas", **FORMULA_TEXT, "year": 2026, "urls": ["https://example.org/formulas"], "method": "rl",
-            "unit": "team", "decisions": {"D1": "designed"}, "added": "2026-05-03"}
-FORMULA_EXCLUSION = {"key": "x-formula", "title": " =WEBSERVICE(\"https://evil.example\")", "stage": "full_text"}
+FORMULAS = {
+    "key": "formulas",
+    **FORMULA_TEXT,
+    "year": 2026,
+    "urls": ["https://example.org/formulas"],
+    "method": "rl",
+    "unit": "team",
+    "decisions": {"D1": "designed"},
+    "added": "2026-05-03",
+}
+FORMULA_EXCLUSION = {"key": "x-formula", "title": ' =WEBSERVICE("https://evil.example")', "stage": "full_text"}
 CSV_LAYOUT = """
 csv:
   entries:
@@ -282,8 +318,11 @@ def people(tmp_path_factory):
 
 def test_no_output_for_people_holds_a_bidirectional_control(people, run):
     root, site = people
-    shown = {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8")
-             for path in site.rglob("*") if path.suffix in (".html", ".xml", ".js", ".bib", ".ris")}
+    shown = {
+        path.relative_to(site).as_posix(): path.read_text(encoding="utf-8")
+        for path in site.rglob("*")
+        if path.suffix in (".html", ".xml", ".js", ".bib", ".ris")
+    }
     shown["README.md"] = (root / "README.md").read_text(encoding="utf-8")
     for fmt in ("bib", "ris"):
         shown[f"export --format {fmt}"] = run("export", "--format", fmt, cwd=root).output
@@ -315,8 +354,10 @@ def test_the_feed_carries_the_titles_as_plain_text(people):
     feed = ET.parse(site / "feed.xml").getroot()
     titles = {entry.find(f"{atom}title").text for entry in feed.iter(f"{atom}entry")}
     assert LONG_TITLE.replace(RLO, "") in titles
-    assert all(link.get("href").startswith(("http://", "https://", "feed.xml", "recent.html", "entries/"))
-               for link in feed.iter(f"{atom}link"))
+    assert all(
+        link.get("href").startswith(("http://", "https://", "feed.xml", "recent.html", "entries/"))
+        for link in feed.iter(f"{atom}link")
+    )
 
 
 def test_the_readme_block_shows_the_hostile_entry_as_text(people):
@@ -329,15 +370,17 @@ def test_the_readme_block_shows_the_hostile_entry_as_text(people):
     assert {tag for tag, _ in elements.elements} <= {"h1", "h3", "h4", "p", "ul", "li", "strong", "em", "a", "br", "code"}
     assert {name for _, attrs in elements.elements for name in attrs} <= {"href"}
     assert {attrs["href"] for tag, attrs in elements.elements if tag == "a"} == {
-        f"https://example.org/{k}" for k in ("alpha", "beta", "gamma", "delta", "epsilon", "hostile?a=1&b=%3C2%3E", "for-people",
-                                             "formulas")}
+        f"https://example.org/{k}"
+        for k in ("alpha", "beta", "gamma", "delta", "epsilon", "hostile?a=1&b=%3C2%3E", "for-people", "formulas")
+    }
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "{{ config }}" in html
 
 
 def test_the_bibtex_and_ris_exports_read_back_to_the_text_without_its_controls(people, run):
     root, _ = people
-    library = bibtexparser.parse_string(run("export", "--format", "bib", cwd=root).output,
-                                        append_middleware=[middlewares.LatexDecodingMiddleware()])
+    library = bibtexparser.parse_string(
+        run("export", "--format", "bib", cwd=root).output, append_middleware=[middlewares.LatexDecodingMiddleware()]
+    )
     assert not library.failed_blocks
     cited = {entry.key: entry for entry in library.entries}
     assert cited["for-people"]["title"] == LONG_TITLE.replace(RLO, "")
@@ -370,12 +413,16 @@ def test_the_csv_downloads_and_exports_hold_no_formula_and_read_back_to_the_text
         assert result.exit_code == 0, result.output
         imported = load_yaml(empty / kind / f"{record['key']}.yaml").data
         assert {field: imported[field] for field in record if field not in ("added", "year")} == {
-            field: value.strip() if isinstance(value, str) else value for field, value in record.items() if field not in ("added", "year")}
+            field: value.strip() if isinstance(value, str) else value
+            for field, value in record.items()
+            if field not in ("added", "year")
+        }
 
 
 # ---------------------------------------------------------------------------------
 # Nothing lost
 # ---------------------------------------------------------------------------------
+
 
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
@@ -388,14 +435,20 @@ def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run
     root = hostile_pool(tmp_path / "pool")
     site = tmp_path / "site"
     assert run("build", "--out", str(site), cwd=root).exit_code == 0
-    edit(root / "papers" / "alpha.yaml", "title: \"Alpha: learning to split tasks\"", "title: \"Alpha, retitled\"")
+    edit(root / "papers" / "alpha.yaml", 'title: "Alpha: learning to split tasks"', 'title: "Alpha, retitled"')
     killed = False
     for _ in range(5):  # until a kill lands while the new site is being written (a build may finish first)
         before = _files(site)
-        build = subprocess.Popen([sys.executable, "-m", "paperpool", "build", "--out", str(site)], cwd=root,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        while build.poll() is None and not any(p.name.startswith(".site.building-") and any(p.rglob("*.md"))
-                                               for p in tmp_path.iterdir()):
+        build = subprocess.Popen(
+            [sys.executable, "-m", "paperpool", "build", "--out", str(site)],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        while build.poll() is None and not any(
+            p.name.startswith(".site.building-") and any(p.rglob("*.md")) for p in tmp_path.iterdir()
+        ):
             time.sleep(0.01)
         if build.poll() is None:
             os.killpg(build.pid, signal.SIGKILL)  # the build and the engine it started
@@ -419,8 +472,16 @@ def test_two_builds_at_once_in_one_pool_both_succeed(tmp_path):
     root = hostile_pool(tmp_path / "pool")
     site = root / "build" / "site"
     for _ in range(3):
-        builds = [subprocess.Popen([sys.executable, "-m", "paperpool", "build"], cwd=root, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True) for _ in range(2)]
+        builds = [
+            subprocess.Popen(
+                [sys.executable, "-m", "paperpool", "build"],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for _ in range(2)
+        ]
         outputs = [build.communicate(timeout=300)[0] for build in builds]
         assert [build.returncode for build in builds] == [0, 0], outputs
         assert (site / "statistics.html").is_file() and (site / "entries" / "alpha.html").is_file()
@@ -461,30 +522,73 @@ def test_readme_touches_nothing_outside_its_markers(run, tiny):
 
 NOT_UTF8 = "its name is not UTF-8 text, which paperpool cannot write into a page, a table or a message"
 NAME_CASES = {  # case: (folder, file name, command line, exact output)
-    "record": ("papers", b"alpha\xff.yaml", ["validate"],
-               f"papers/alpha\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml\n1 error, 0 warnings.\n"),
-    "exclusion": ("exclusions", b"x\xff.yaml", ["stats"],
-                  (f"Error: the pool is not valid: exclusions/x\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml; "
-                  "run paperpool validate\n")),
-    "pool trace, validate": ("traces", b"t\xff.json", ["validate"],
-                             f"traces/t\\xff.json:1: {NOT_UTF8}; rename it with UTF-8 characters\n1 error, 0 warnings.\n"),
-    "pool trace, build": ("traces", b"t\xff.json", ["build", "--out", "{site}"],
-                          f" validate    0.00 s\nError: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n"),
-    "pool trace, trace validate": ("traces", b"t\xff.json", ["trace", "validate"],
-                                   f"Error: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n"),
-    "corpus, metrics": ("corpora", b"c\xff.jsonl", ["trace", "metrics", "corpora"],
-                        f"Error: corpora/c\\xff.jsonl: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
-    "corpus, summary": ("corpora/deeper", b"c\xff.json.gz", ["trace", "summary", "corpora"],
-                        f"Error: corpora/deeper/c\\xff.json.gz: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
-    "corpus, export": ("corpora", b"c\xff.json", ["trace", "export", "corpora/*.json", "-o", "{site}"],
-                       f"Error: corpora/c\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n"),
-    "hand-written page": ("site", b"page\xff.md", ["build", "--out", "{site}"],
-                          (f"site/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n"
-                          "Error: mkdocs.yml or the hand-written pages are not accepted (1 problem above); nothing was built, "
-                          "the previous site is unchanged\n")),
-    "hand-written page, validate": ("site/deeper", b"page\xff.md", ["validate"],
-                                    (f"site/deeper/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n"
-                                    "1 error, 0 warnings.\n")),
+    "record": (
+        "papers",
+        b"alpha\xff.yaml",
+        ["validate"],
+        f"papers/alpha\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml\n1 error, 0 warnings.\n",
+    ),
+    "exclusion": (
+        "exclusions",
+        b"x\xff.yaml",
+        ["stats"],
+        (
+            f"Error: the pool is not valid: exclusions/x\\xff.yaml:1: {NOT_UTF8}; rename it to its key: KEY.yaml; "
+            "run paperpool validate\n"
+        ),
+    ),
+    "pool trace, validate": (
+        "traces",
+        b"t\xff.json",
+        ["validate"],
+        f"traces/t\\xff.json:1: {NOT_UTF8}; rename it with UTF-8 characters\n1 error, 0 warnings.\n",
+    ),
+    "pool trace, build": (
+        "traces",
+        b"t\xff.json",
+        ["build", "--out", "{site}"],
+        f" validate    0.00 s\nError: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n",
+    ),
+    "pool trace, trace validate": (
+        "traces",
+        b"t\xff.json",
+        ["trace", "validate"],
+        f"Error: traces/t\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters\n",
+    ),
+    "corpus, metrics": (
+        "corpora",
+        b"c\xff.jsonl",
+        ["trace", "metrics", "corpora"],
+        f"Error: corpora/c\\xff.jsonl: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n",
+    ),
+    "corpus, summary": (
+        "corpora/deeper",
+        b"c\xff.json.gz",
+        ["trace", "summary", "corpora"],
+        f"Error: corpora/deeper/c\\xff.json.gz: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n",
+    ),
+    "corpus, export": (
+        "corpora",
+        b"c\xff.json",
+        ["trace", "export", "corpora/*.json", "-o", "{site}"],
+        f"Error: corpora/c\\xff.json: {NOT_UTF8}; rename it with UTF-8 characters (nothing was read)\n",
+    ),
+    "hand-written page": (
+        "site",
+        b"page\xff.md",
+        ["build", "--out", "{site}"],
+        (
+            f"site/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n"
+            "Error: mkdocs.yml or the hand-written pages are not accepted (1 problem above); nothing was built, "
+            "the previous site is unchanged\n"
+        ),
+    ),
+    "hand-written page, validate": (
+        "site/deeper",
+        b"page\xff.md",
+        ["validate"],
+        (f"site/deeper/page\\xff.md:1: {NOT_UTF8}; rename it with UTF-8 characters\n1 error, 0 warnings.\n"),
+    ),
 }
 
 
@@ -499,6 +603,7 @@ def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(case, tmp_path, run
     source = REPO / "traces" / "debate-two-rounds.json" if ".json" in name.decode("latin-1") else TINY / "papers" / "alpha.yaml"
     if name.endswith(b".gz"):
         import gzip
+
         data = gzip.compress(source.read_bytes())
     else:
         data = source.read_bytes().replace(b"\n", b" ") if name.endswith(b".jsonl") else source.read_bytes()

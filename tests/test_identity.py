@@ -10,7 +10,21 @@ from rapidfuzz import fuzz
 
 from paperpool.pool import identity
 
-WORDS = ["agent", "reward", "credit", "team", "token", "learning", "multi", "orchestration", "policy", "debate", "swarm", "planner", "critic"]
+WORDS = [
+    "agent",
+    "reward",
+    "credit",
+    "team",
+    "token",
+    "learning",
+    "multi",
+    "orchestration",
+    "policy",
+    "debate",
+    "swarm",
+    "planner",
+    "critic",
+]
 
 
 @pytest.fixture(scope="module")
@@ -18,14 +32,18 @@ def titles() -> list[str]:
     rng = random.Random(3)
     keys = [" ".join(rng.choices(WORDS, k=rng.randint(2, 12))) for _ in range(1200)]
     # near-duplicates of every length: a letter added, dropped or changed
-    return keys + [key + "s" for key in keys[:60]] + [key[1:] for key in keys[60:120]] + [key.replace("a", "e", 1) for key in keys[120:180]]
+    return (
+        keys
+        + [key + "s" for key in keys[:60]]
+        + [key[1:] for key in keys[60:120]]
+        + [key.replace("a", "e", 1) for key in keys[120:180]]
+    )
 
 
 @pytest.mark.parametrize("blocks_from", [0, 10**9], ids=["blocks", "one-by-one"])
 def test_similar_pairs_are_exactly_those_every_pair_comparison_finds(titles, blocks_from, monkeypatch):
     monkeypatch.setattr(identity, "BLOCKS_FROM", blocks_from)
-    everything = {(i, j) for i in range(len(titles)) for j in range(i + 1, len(titles))
-                  if fuzz.ratio(titles[i], titles[j]) >= 93}
+    everything = {(i, j) for i in range(len(titles)) for j in range(i + 1, len(titles)) if fuzz.ratio(titles[i], titles[j]) >= 93}
     found = identity.similar_pairs(titles, 93)
     assert {(i, j) for i, j, _ in found} == everything and len(found) == len(everything) > 150
     assert all(score == pytest.approx(fuzz.ratio(titles[i], titles[j])) for i, j, score in found)
@@ -40,8 +58,9 @@ def test_the_character_bound_drops_no_pair_at_any_threshold(threshold, monkeypat
     alphabet = "abcdeéüß 强化学习多智能体 0123"
     base = ["".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(300)]
     titles = base + ["".join(c for c in key if rng.random() > 0.05) + rng.choice(alphabet) for key in base]
-    everything = {(i, j) for i in range(len(titles)) for j in range(i + 1, len(titles))
-                  if fuzz.ratio(titles[i], titles[j]) >= threshold}
+    everything = {
+        (i, j) for i in range(len(titles)) for j in range(i + 1, len(titles)) if fuzz.ratio(titles[i], titles[j]) >= threshold
+    }
     found = identity.similar_pairs(titles, threshold)
     assert {(i, j) for i, j, _ in found} == everything and len(found) == len(everything) > 0
 
@@ -56,6 +75,7 @@ def test_pairs_known_from_before_are_reused_only_among_keys_still_there(titles):
     earlier = [key for key in keys if key != added] + ["a title since deleted"]
     known_pairs = [pair for pair in fresh if added not in pair[:2]] + [("a title since deleted", gone, 99.0)]
     reused = identity.similar_key_pairs(keys, 93, known=(earlier, known_pairs))
+
     def unordered(pairs):
         return sorted((min(a, b), max(a, b), score) for a, b, score in pairs)
 

@@ -27,13 +27,15 @@ from paperpool.sitegen.configrules import EXTENSIONS
 from .conftest import REPO, TINY, edit
 
 # markup, an attribute break-out, template and markdown syntax, a CDATA end, a link
-HOSTILE = ("<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "
-           "[x](javascript:alert(4)) {: onclick=alert(5)} $alert(8)$ $$x$$ ==m== ^^i^^ ++ctrl+alt++ {++a++} [[wiki]] "
-           "~~s~~ https://evil.example/x www.evil.example @octocat \\[x\\] \U0001F916")  # an emoji: JSON writes it as two escapes
+HOSTILE = (
+    "<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "
+    "[x](javascript:alert(4)) {: onclick=alert(5)} $alert(8)$ $$x$$ ==m== ^^i^^ ++ctrl+alt++ {++a++} [[wiki]] "
+    "~~s~~ https://evil.example/x www.evil.example @octocat \\[x\\] \U0001f916"
+)  # an emoji: JSON writes it as two escapes
 MARKUP_ONLY = HOSTILE.split(" ]]>")[0]  # for names with a length limit (a trace's agents)
-AT_LINE_START = "!!! danger \"Hacked\""
+AT_LINE_START = '!!! danger "Hacked"'
 # mkdocs.yml's words may not hold `<` (validate refuses it), so they try the quotes instead
-ATTRIBUTE_BREAK = "Survey\" onmouseover=\"alert(6)\" x='"
+ATTRIBUTE_BREAK = 'Survey" onmouseover="alert(6)" x=\''
 MARKERS = ("alert(", "onerror", "onload", "onclick", "onmouseover")
 
 
@@ -61,14 +63,20 @@ def _hostile_registry(text: str) -> str:
     # settings, names and ids, which the pages show as code or in sentences (issue 39): a
     # backtick in them used to end the code span they are shown in
     registry["pool"]["unknown_marker"] = f"TODO`{MARKUP_ONLY}`"
-    registry["survey"]["publication"] = {"date": "2026-05-01", "version": f"v1`{MARKUP_ONLY}`",
-                                         "label": f"`{HOSTILE}", "citation": f"`{HOSTILE}"}
+    registry["survey"]["publication"] = {
+        "date": "2026-05-01",
+        "version": f"v1`{MARKUP_ONLY}`",
+        "label": f"`{HOSTILE}",
+        "citation": f"`{HOSTILE}",
+    }
     registry["exclusion_fields"]["screened"] = {"type": "date"}
     registry["pool"]["dated_by"] = {"entries": "added", "exclusions": "screened"}
     registry["survey"]["artifact"] = f"`{MARKUP_ONLY}`"  # (an arXiv id has a pattern, which validate checks)
     values = registry["vocabularies"]["method"]["values"]
     values[[value["id"] for value in values].index("search")]["id"] = HOSTILE_ID
-    registry["entry_fields"] = {(HOSTILE_NAME if name == "summary" else name): spec for name, spec in registry["entry_fields"].items()}
+    registry["entry_fields"] = {
+        (HOSTILE_NAME if name == "summary" else name): spec for name, spec in registry["entry_fields"].items()
+    }
     registry["statistics"]["entries"]["counts"].append(HOSTILE_NAME)
     return yaml.safe_dump(registry, sort_keys=False, allow_unicode=True, width=10_000)
 
@@ -99,7 +107,9 @@ def hostile_everywhere(root: Path) -> Path:
     shutil.copytree(TINY, root)
     registry = root / "registry.yaml"
     # dated entries: the recently added page and the feed hold their hostile titles
-    edit(registry, "  summary: {type: text, required: true}\n", "  summary: {type: text, required: true}\n  added: {type: date}\n")
+    edit(
+        registry, "  summary: {type: text, required: true}\n", "  summary: {type: text, required: true}\n  added: {type: date}\n"
+    )
     registry.write_text(_hostile_registry(registry.read_text(encoding="utf-8")), encoding="utf-8")
     _hostile_records(root)
     for number, path in enumerate(sorted((root / "papers").glob("*.yaml")), 1):
@@ -117,13 +127,21 @@ def hostile_everywhere(root: Path) -> Path:
     (root / "traces" / "debate.json").write_text(json.dumps(trace).replace('"con"', json.dumps(MARKUP_ONLY)), encoding="utf-8")
     _hostile_corpus(root, trace)
     (root / "site").mkdir()
-    (root / "site" / "notes \" onload=alert(7) x.md").write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
+    (root / "site" / 'notes " onload=alert(7) x.md').write_text("# Notes\n\nWritten by hand.\n", encoding="utf-8")
     # every extension a pool may turn on without --trust-config, so that the data meets them all
-    (root / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_author": ATTRIBUTE_BREAK,
-        "copyright": ATTRIBUTE_BREAK, "repo_name": ATTRIBUTE_BREAK, "theme": {"name": "material", "font": False},
-        "markdown_extensions": [{"pymdownx.arithmatex": {"generic": True}}] + sorted(set(EXTENSIONS) - {"pymdownx.arithmatex"})}),
-        encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        yaml.safe_dump(
+            {
+                "site_author": ATTRIBUTE_BREAK,
+                "copyright": ATTRIBUTE_BREAK,
+                "repo_name": ATTRIBUTE_BREAK,
+                "theme": {"name": "material", "font": False},
+                "markdown_extensions": [{"pymdownx.arithmatex": {"generic": True}}]
+                + sorted(set(EXTENSIONS) - {"pymdownx.arithmatex"}),
+            }
+        ),
+        encoding="utf-8",
+    )
     return root
 
 
@@ -139,10 +157,28 @@ def _hostile_corpus(root: Path, trace: dict) -> None:
     (root / "corpora").mkdir()
     (root / "corpora" / "hostile.jsonl.gz").write_bytes(gzip.compress("\n".join(lines).encode("utf-8") + b"\n", mtime=0))
     with (root / "registry.yaml").open("a", encoding="utf-8") as registry:
-        registry.write(yaml.safe_dump({"traces": {"corpora": [{
-            "name": "hostile", "path": "corpora/hostile.jsonl.gz", "title": f"Corpus {MARKUP_ONLY}", "about": f"{AT_LINE_START} {HOSTILE}",
-            "source": f"{AT_LINE_START} {HOSTILE}", "by": ["system"], "count": ["x_failure.agent", "description"]}]}},
-            sort_keys=False, allow_unicode=True, width=10_000))
+        registry.write(
+            yaml.safe_dump(
+                {
+                    "traces": {
+                        "corpora": [
+                            {
+                                "name": "hostile",
+                                "path": "corpora/hostile.jsonl.gz",
+                                "title": f"Corpus {MARKUP_ONLY}",
+                                "about": f"{AT_LINE_START} {HOSTILE}",
+                                "source": f"{AT_LINE_START} {HOSTILE}",
+                                "by": ["system"],
+                                "count": ["x_failure.agent", "description"],
+                            }
+                        ]
+                    }
+                },
+                sort_keys=False,
+                allow_unicode=True,
+                width=10_000,
+            )
+        )
 
 
 class _Markup(HTMLParser):
@@ -177,9 +213,13 @@ def live_markup(html: str) -> list[str]:
         if tag in ("img", "svg", "iframe") and (attrs.get("src") == "x" or "onload" in attrs):
             found.append(f"<{tag}> from the data")
         found += [f"<{tag} {name}>" for name in attrs if name.startswith("on") or any(m in name for m in MARKERS)]
-        found += [f"<{tag} {name}={value}>" for name, value in attrs.items()
-                  if name in ("href", "src", "action", "formaction", "content") and value
-                  and value.strip().lower().startswith(("javascript:", "data:text", "vbscript:"))]
+        found += [
+            f"<{tag} {name}={value}>"
+            for name, value in attrs.items()
+            if name in ("href", "src", "action", "formaction", "content")
+            and value
+            and value.strip().lower().startswith(("javascript:", "data:text", "vbscript:"))
+        ]
     found += [f"script: {text[:60]}" for text in page.scripts if any(marker in text for marker in MARKERS)]
     return found
 
@@ -216,8 +256,11 @@ def test_no_page_links_off_the_site_but_to_the_records_links(site):
     for page in built.rglob("*.html"):
         markup = _Markup()
         markup.feed(page.read_text(encoding="utf-8"))
-        found |= {attrs.get("href") or attrs.get("src") for _, attrs in markup.elements
-                  if (attrs.get("href") or attrs.get("src") or "").startswith(("http:", "https:", "//", "ftp:", "mailto:"))}
+        found |= {
+            attrs.get("href") or attrs.get("src")
+            for _, attrs in markup.elements
+            if (attrs.get("href") or attrs.get("src") or "").startswith(("http:", "https:", "//", "ftp:", "mailto:"))
+        }
     assert found - allowed == set()
 
 
@@ -257,10 +300,13 @@ def test_the_search_index_is_json_and_the_data_scripts_hold_no_markup(site):
     # Pagefind's index: a gzipped JSON fragment for each page, holding the page's words as
     # text; its script escapes < and > in the excerpts it shows and its UI writes titles
     # as text (tests/test_search.py searches for the hostile entry in a browser)
-    fragments = [json.loads(gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd"))
-                 for path in (built / "pagefind" / "fragment").glob("*.pf_fragment")]
-    assert {fragment["url"].lstrip("/") for fragment in fragments} == {path.relative_to(built).as_posix()
-                                                                        for path in built.rglob("*.html")}
+    fragments = [
+        json.loads(gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd"))
+        for path in (built / "pagefind" / "fragment").glob("*.pf_fragment")
+    ]
+    assert {fragment["url"].lstrip("/") for fragment in fragments} == {
+        path.relative_to(built).as_posix() for path in built.rglob("*.html")
+    }
     assert not (built / "search").exists()  # the engine's own index, which Pagefind replaces
     for script in (built / "assets" / "paperpool" / "data").glob("*.js"):
         text = script.read_text(encoding="utf-8")

@@ -37,7 +37,9 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
     _add_the_five(run, pool_copy)
     assert run("validate", cwd=pool_copy).output == "ok: 89 entries and 32 exclusions, no problems.\n"
     assert (run("claims", "--check", cwd=pool_copy).exit_code, run("claims", "--check", cwd=pool_copy).output) == (
-        0, "15 claims: all hold.\n")
+        0,
+        "15 claims: all hold.\n",
+    )
     assert run("readme", "--check", cwd=pool_copy).exit_code == 0
     assert (pool_copy / "claims.yaml").read_bytes() == ledger
     text = run("claims", cwd=pool_copy).output
@@ -50,7 +52,8 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
         f"  now:      89 (+5 since publication: {added})\n"
         "  rows:     84 records (agent-lightning, agent-qmix2026, agentdojo2024, agents-under-siege2025, agentspawn, ...)\n"
         "  boundary: Counts records retained after screening, of every category, including surveys, benchmarks, "
-        "classical MARL and industrial cases; not only RL methods.")
+        "classical MARL and industrial cases; not only RL methods."
+    )
     live = next(block for block in text.split("\n\n") if "stopping-trained-now" in block)
     assert live.splitlines()[1:4] == [
         "  kind:     live, counted over the pool now",
@@ -58,9 +61,10 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
         "  value:    9 of the 89 entries assessed on subdecisions (expected 9)",
     ]
     readme = (pool_copy / "README.md").read_text(encoding="utf-8")
-    assert ("Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 53 records retagged.\n"
-            "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
-            ) in readme
+    assert (
+        "Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 53 records retagged.\n"
+        "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
+    ) in readme
 
 
 def test_published_claims_keep_their_value_and_name_what_moved_them_since(run, pool_copy):
@@ -87,7 +91,9 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
     `changes`, the published orchestrator count holds and shows it leaving since."""
     path = pool_copy / "papers" / "hera.yaml"
     edit(path, "credit_granularity: orchestrator\ncredit_unit: orchestrator\n", "credit_granularity: agent\ncredit_unit: agent\n")
-    _add_change(path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n")
+    _add_change(
+        path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n"
+    )
     assert run("claims", "--check", cwd=pool_copy).output == "15 claims: all hold.\n"
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [
@@ -97,25 +103,31 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
 
 
 def test_a_retag_without_changes_fails_the_published_claim_and_says_how_to_fix_it(run, pool_copy):
-    edit(pool_copy / "papers" / "kimi-k2-5.yaml", "credit_granularity: orchestrator\ncredit_unit: orchestrator\n",
-         "credit_granularity: agent\ncredit_unit: agent\n")
+    edit(
+        pool_copy / "papers" / "kimi-k2-5.yaml",
+        "credit_granularity: orchestrator\ncredit_unit: orchestrator\n",
+        "credit_granularity: agent\ncredit_unit: agent\n",
+    )
     result = run("claims", "--check", cwd=pool_copy)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
         "claims.yaml:103: published claim 'orchestrator-credit-broad' no longer holds as of May 4, 2026 (arXiv 2605.02801v1): "
         "expected 8, found 7 (no longer matching: kimi-k2-5); it counts the pool as it stood then, so a record retagged "
-        "since keeps its earlier values in its `changes` (date, was, why); if the claim itself is wrong, correct it")
+        "since keeps its earlier values in its `changes` (date, was, why); if the claim itself is wrong, correct it"
+    )
 
 
 def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
     """HISTORY.md: kimi-k2-6 was retagged on 2026-04-30 (is_rl yes -> partial, reward
     orchestration -> NA, credit orchestrator -> NA): before that day it counts as it was."""
-    block = next(b for b in run("claims", "--as-of", "2026-04-29", cwd=pool_copy).output.split("\n\n")
-                 if "orchestrator-credit-broad" in b)
+    block = next(
+        b for b in run("claims", "--as-of", "2026-04-29", cwd=pool_copy).output.split("\n\n") if "orchestrator-credit-broad" in b
+    )
     assert block.splitlines()[4] == (
         "  as of:    2026-04-29: 8 (+1 before publication: kimi-k2-6 (retagged 2026-04-30: Uses RL, Reward type, Reward family, "
         "Credit granularity, Credit unit; retagged 2026-11-23: Sub-decisions); -1 before publication: wideseek-r1-2026 "
-        "(added 2026-05-04; retagged 2026-11-23: Sub-decisions, Reward type, Reward family, Strict explicit credit, Topology))")
+        "(added 2026-05-04; retagged 2026-11-23: Sub-decisions, Reward type, Reward family, Strict explicit credit, Topology))"
+    )
     stats = json.loads(run("stats", "--by", "is_rl", "--as-of", "2026-04-29", "--format", "json", cwd=pool_copy).output)
     now = json.loads(run("stats", "--by", "is_rl", "--format", "json", cwd=pool_copy).output)
     assert json.dumps(stats) != json.dumps(now)
@@ -124,35 +136,46 @@ def test_the_history_of_kimi_k2_6_restores_its_first_tags(run, pool_copy):
 def test_changes_are_checked_like_the_fields_they_restore(run, pool_copy):
     path = pool_copy / "papers" / "kimi-k2-6.yaml"
     text = path.read_text(encoding="utf-8").split("changes:")[0]
-    path.write_text(text + (
-        "changes:\n"
-        "- date: 2026-05-02\n  was: {reward_type: orchestrtion, titel: x}\n  why: ''\n"
-        "- date: 2026-05-01\n  was: {key: other, date_added: 2026-04-20}\n  why: out of order\n"
-        "- date: 2026-04-01\n  was: {is_rl: 'yes'}\n  why: before the entry\n"
-        "- date: 2099-01-01\n  was: {}\n  why: to come\n"), encoding="utf-8")
+    path.write_text(
+        text
+        + (
+            "changes:\n"
+            "- date: 2026-05-02\n  was: {reward_type: orchestrtion, titel: x}\n  why: ''\n"
+            "- date: 2026-05-01\n  was: {key: other, date_added: 2026-04-20}\n  why: out of order\n"
+            "- date: 2026-04-01\n  was: {is_rl: 'yes'}\n  why: before the entry\n"
+            "- date: 2099-01-01\n  was: {}\n  why: to come\n"
+        ),
+        encoding="utf-8",
+    )
     result = run("validate", cwd=pool_copy)
-    assert (result.exit_code, result.output) == (1, (
-        "papers/kimi-k2-6.yaml:77: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
-        "'orchestration'? use one of shared, individual, role, process, tool, debate, verifier, orchestration, hybrid, NA\n"
-        "papers/kimi-k2-6.yaml:77: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:78: changes.why: say why the record changed, e.g. why: \"the paper's section 4 trains the router\"\n"
-        "papers/kimi-k2-6.yaml:79: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
-        "papers/kimi-k2-6.yaml:80: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:80: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
-        "papers/kimi-k2-6.yaml:82: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
-        "papers/kimi-k2-6.yaml:85: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
-        "papers/kimi-k2-6.yaml:86: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
-        "9 errors, 0 warnings.\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "papers/kimi-k2-6.yaml:77: changes.was.reward_type: 'orchestrtion' is not an allowed value; did you mean "
+            "'orchestration'? use one of shared, individual, role, process, tool, debate, verifier, orchestration, hybrid, NA\n"
+            "papers/kimi-k2-6.yaml:77: changes.was.titel: 'titel' is not a field of the record; name the fields the change edited\n"
+            'papers/kimi-k2-6.yaml:78: changes.why: say why the record changed, e.g. why: "the paper\'s section 4 trains the router"\n'
+            "papers/kimi-k2-6.yaml:79: changes.date: 2026-05-01 is before the change above it (2026-05-02); list changes oldest first\n"
+            "papers/kimi-k2-6.yaml:80: changes.was.date_added: 'date_added' is not a field whose changes are recorded; name the fields the change edited\n"
+            "papers/kimi-k2-6.yaml:80: changes.was.key: 'key' is not a field whose changes are recorded; name the fields the change edited\n"
+            "papers/kimi-k2-6.yaml:82: changes.date: 2026-04-01 is before the record's date_added 2026-04-28; a change comes after the record entered the pool\n"
+            "papers/kimi-k2-6.yaml:85: changes.date: 2099-01-01 is in the future; use the day the record changed\n"
+            "papers/kimi-k2-6.yaml:86: changes.was: give the values before the change, e.g. was: {credit_unit: agent} (null: the field was not set)\n"
+            "9 errors, 0 warnings.\n"
+        ),
+    )
 
 
 def test_the_publication_is_checked(run, pool_copy):
     edit(pool_copy / "registry.yaml", "publication: {date: 2026-05-04, version:", "publication: {date: 2026-02-30, version:")
     assert run("validate", cwd=pool_copy).output == (
         "registry.yaml:16: survey.publication.date: '2026-02-30' is not a real date; correct it (dates are YYYY-MM-DD)\n"
-        "1 error, 0 warnings.\n")
-    edit(pool_copy / "registry.yaml", "date: 2026-02-30, version: \"arXiv 2605.02801v1\", ", "date: 2026-05-04, ")
+        "1 error, 0 warnings.\n"
+    )
+    edit(pool_copy / "registry.yaml", 'date: 2026-02-30, version: "arXiv 2605.02801v1", ', "date: 2026-05-04, ")
     assert run("validate", cwd=pool_copy).output.splitlines()[0] == (
-        "registry.yaml:16: survey.publication.version: missing `version`; add it (which version was published, e.g. arXiv 2605.02801v1)")
+        "registry.yaml:16: survey.publication.version: missing `version`; add it (which version was published, e.g. arXiv 2605.02801v1)"
+    )
 
 
 def test_a_published_claim_needs_a_publication(run, pool_copy):
@@ -160,7 +183,8 @@ def test_a_published_claim_needs_a_publication(run, pool_copy):
     result = run("validate", cwd=pool_copy)
     assert result.output.splitlines()[0] == (
         "claims.yaml:28: claims[0].kind: is published, but registry.yaml declares no survey.publication to count it at; "
-        "declare it (date and version) or make the claim live")
+        "declare it (date and version) or make the claim live"
+    )
     assert result.output.splitlines()[-1] == "14 errors, 0 warnings."
 
 
@@ -169,21 +193,30 @@ def test_a_claim_that_can_never_fail_is_a_warning(run, tiny):
     edit(tiny / "registry.yaml", "vocabulary: mode", "vocabulary: mode, missing_means: not_assessed")
     for name in ("alpha", "beta", "gamma"):
         path = tiny / "papers" / f"{name}.yaml"
-        path.write_text("".join(line for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
-                                if not line.startswith("decisions:")), encoding="utf-8")
+        path.write_text(
+            "".join(
+                line for line in path.read_text(encoding="utf-8").splitlines(keepends=True) if not line.startswith("decisions:")
+            ),
+            encoding="utf-8",
+        )
     edit(tiny / "claims.yaml", 'where: "unit = step"', 'where: "unit = step and unit = team"')
     result = run("validate", cwd=tiny)
-    assert (result.exit_code, result.output) == (0, (
-        "claims.yaml:10: claims[1].where: warning: counts over no assessed record: no record is assessed on decisions.trained, "
-        "so the claim can never fail; assess the records on it, or remove the claim\n"
-        "claims.yaml:15: claims[2].where: warning: no record could ever satisfy this query (it asks a field for values it "
-        "cannot hold at once, or for \"not assessed\" among assessed records), so the claim can never fail; correct the query\n"
-        "0 errors, 2 warnings.\n"))
+    assert (result.exit_code, result.output) == (
+        0,
+        (
+            "claims.yaml:10: claims[1].where: warning: counts over no assessed record: no record is assessed on decisions.trained, "
+            "so the claim can never fail; assess the records on it, or remove the claim\n"
+            "claims.yaml:15: claims[2].where: warning: no record could ever satisfy this query (it asks a field for values it "
+            'cannot hold at once, or for "not assessed" among assessed records), so the claim can never fail; correct the query\n'
+            "0 errors, 2 warnings.\n"
+        ),
+    )
 
 
 def test_gap_cells_are_empty_not_assessed_or_filled(run, tiny):
     """Halt x Trained has no entry: a gap while every entry is tagged on its decisions,
     not assessed once one is not, filled once one trains it."""
+
     def state():
         tables = json.loads(run("gaps", "--format", "json", cwd=tiny).output)["tables"]
         cell = tables[1]["cells"]["D2"]["trained"]
@@ -204,9 +237,10 @@ def test_the_gap_tables_mark_the_surveys_representatives(run):
     tables = {t["id"]: t for t in json.loads(run("gaps", "--format", "json", cwd=REPO).output)["tables"]}
     cell = tables["family-unit"]["cells"]["R1"]["agent"]
     assert (cell["count"], cell["representatives"]) == (11, ["dr-mas", "magrpo", "maporl"])
-    assert ("- R1 x agent (11): agent-qmix2026, collm-maac2026, coma2018, dr-mas*, ippo2020, magrpo*, maporl*, mappo2022, "
-            "qmix2018, shapley-q2020, vdn2018") \
-        in run("gaps", cwd=REPO).output
+    assert (
+        "- R1 x agent (11): agent-qmix2026, collm-maac2026, coma2018, dr-mas*, ippo2020, magrpo*, maporl*, mappo2022, "
+        "qmix2018, shapley-q2020, vdn2018"
+    ) in run("gaps", cwd=REPO).output
     strict = tables["credit-readings"]["cells"]["role"]["strict"]
     assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (3, "", 6)
 
@@ -217,13 +251,16 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     assert run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(pages), cwd=pool_copy).exit_code == 0
     home = (pages / "index.md").read_text(encoding="utf-8")
     since = home.split("## Since publication\n\n", 1)[1].split("\n## ", 1)[0].splitlines()
-    assert since[0] == ("The survey's published version is [arXiv 2605.02801v1](<https://arxiv.org/abs/2605.02801v1>), as of "
-                        "May 4, 2026. Its published claims are counted over the pool as it stood then.")
+    assert since[0] == (
+        "The survey's published version is [arXiv 2605.02801v1](<https://arxiv.org/abs/2605.02801v1>), as of "
+        "May 4, 2026. Its published claims are counted over the pool as it stood then."
+    )
     bullets = {line.split("**")[1]: line for line in since if line.startswith("- **")}
     assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
     assert bullets["53 records retagged"].startswith(
         "- **53 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
-        "(retagged 2026-11-23: Sub-decisions, Strict explicit credit), ")
+        "(retagged 2026-11-23: Sub-decisions, Strict explicit credit), "
+    )
     assert bullets["7 published claims"] == (
         "- **7 published claims** have a different value now: [retained-total](claims.md#claim-retained-total) (84 at "
         "publication, 89 now), [audited-total](claims.md#claim-audited-total) (116 at publication, 121 now), "
@@ -231,13 +268,18 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
         "[message-credit-strict](claims.md#claim-message-credit-strict) (1 at publication, 2 now), "
         "[orchestrator-credit-broad](claims.md#claim-orchestrator-credit-broad) (8 at publication, 10 now), "
         "[orchestrator-credit-strict](claims.md#claim-orchestrator-credit-strict) (5 at publication, 6 now, disputed), "
-        "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 9 of 89 now, disputed).")
-    assert bullets["59 gap cells"].startswith("- **59 gap cells** changed: [Shared team / outcome reward × Orchestrator decision]"
-                                              "(gaps/family-unit.md#cell-r1-orchestrator) in Reward family x credit unit "
-                                              "(0 empty → 1 sparse), ")
+        "[stopping-never-trained](claims.md#claim-stopping-never-trained) (0 of 17 assessed at publication, 9 of 89 now, disputed)."
+    )
+    assert bullets["59 gap cells"].startswith(
+        "- **59 gap cells** changed: [Shared team / outcome reward × Orchestrator decision]"
+        "(gaps/family-unit.md#cell-r1-orchestrator) in Reward family x credit unit "
+        "(0 empty → 1 sparse), "
+    )
     claims = (pages / "claims.md").read_text(encoding="utf-8")
-    assert ("- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
-            "entries assessed on Sub-decisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +") in claims
+    assert (
+        "- Published, counted over the pool as of May 4, 2026 (arXiv 2605.02801v1): value at publication **0** of the 17 "
+        "entries assessed on Sub-decisions; expected: **0**; holds.\n- Now: **9** of the 89 assessed; since publication +"
+    ) in claims
     assert '!!! warning "Disputed: 9 now"' in claims
     cell = (pages / "gaps" / "subdecisions.md").read_text(encoding="utf-8").split("{ #cell-o2-trained }")[1].split("###")[0]
     # the history folds into its counts; what came or went, and why, is one click away
@@ -246,8 +288,10 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     # its coordinator, not its trained planner, routes
     assert '<li>− <a href="../entries/owl2025.html">OWL: Optimized Workforce Learning' in cell
     assert "(retagged 2026-11-23: Sub-decisions, arXiv id)</li>" in cell
-    assert ('<li>+ <a href="../entries/w4s2025.html">Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors</a> '
-            "(added 2026-11-20)</li>") in cell
+    assert (
+        '<li>+ <a href="../entries/w4s2025.html">Weak-for-Strong: Training Weak Meta-Agent to Harness Strong Executors</a> '
+        "(added 2026-11-20)</li>"
+    ) in cell
 
 
 def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_copy):
@@ -257,25 +301,44 @@ def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_c
     published, live = claims["stopping-never-trained"], claims["stopping-trained-now"]
     assert (published["value"], published["assessed"], published["holds"]) == (0, 17, True)
     assert (published["now"]["value"], published["now"]["assessed"]) == (9, 84)
-    assert published["dispute"]["rows"] == live["rows"] == [
-        "collabuiagents2025", "context-folding", "dr-mas", "m-grpo", "matpo", "openai-codex", "puppeteer", "rema2025",
-        "wideseek-r1-2026"]
+    assert (
+        published["dispute"]["rows"]
+        == live["rows"]
+        == [
+            "collabuiagents2025",
+            "context-folding",
+            "dr-mas",
+            "m-grpo",
+            "matpo",
+            "openai-codex",
+            "puppeteer",
+            "rema2025",
+            "wideseek-r1-2026",
+        ]
+    )
     assert {item["about"] for item in published["dispute"]["evidence"]} == set(live["rows"])
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "] stopping-never-trained" in b)
     assert block.splitlines()[4].startswith("  disputed: Reading every entry for the sub-decision axis (2026-11-23) finds 9 ")
     # the dispute is checked like a value: a record that moves it fails the check
     edit(pool_copy / "papers" / "puppeteer.yaml", "  O5: trained\n", "  O5: designed\n")
     result = run("claims", "--check", cwd=pool_copy)
-    assert (result.exit_code, result.output.splitlines()[0]) == (1, (
-        "claims.yaml:125: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
-        "no longer matching: puppeteer; if the records are right, update the dispute's now and rows (and its note and evidence)"))
+    assert (result.exit_code, result.output.splitlines()[0]) == (
+        1,
+        (
+            "claims.yaml:125: the dispute of published claim 'stopping-never-trained' no longer matches the pool now: "
+            "no longer matching: puppeteer; if the records are right, update the dispute's now and rows (and its note and evidence)"
+        ),
+    )
 
 
 def test_the_publications_words_reach_the_site_as_text(run, pool_copy, tmp_path):
     """registry.yaml is part of a pull request: the publication's label and link are
     written as text and an inert link, never as markup."""
-    edit(pool_copy / "registry.yaml", 'label: "as of May 4, 2026", url: "https://arxiv.org/abs/2605.02801v1"',
-         'label: "as of <script>alert(5)</script> May", url: "https://x.y/)<script>alert(8)</script>[z](https://x.y/"')
+    edit(
+        pool_copy / "registry.yaml",
+        'label: "as of May 4, 2026", url: "https://arxiv.org/abs/2605.02801v1"',
+        'label: "as of <script>alert(5)</script> May", url: "https://x.y/)<script>alert(8)</script>[z](https://x.y/"',
+    )
     assert run("validate", cwd=pool_copy).exit_code == 0
     assert run("build", "--out", str(tmp_path / "site"), cwd=pool_copy).exit_code == 0
     pages = [path.read_text(encoding="utf-8") for path in (tmp_path / "site").rglob("*.html")]
@@ -284,11 +347,16 @@ def test_the_publications_words_reach_the_site_as_text(run, pool_copy, tmp_path)
 
 
 def test_a_dispute_that_disputes_nothing_is_a_warning(run, pool_copy):
-    edit(pool_copy / "claims.yaml", "    dispute:\n      now: 4\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer]\n",
-         "    dispute:\n      now: 5\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer, wideseek-r1-2026]\n")
+    edit(
+        pool_copy / "claims.yaml",
+        "    dispute:\n      now: 4\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer]\n",
+        "    dispute:\n      now: 5\n      rows: [kimi-k2-5, owl2025, paramanager, puppeteer, wideseek-r1-2026]\n",
+    )
     result = run("validate", cwd=pool_copy)
-    assert "claims.yaml:117: claims[10].dispute: warning: records the claim's own value and rows, so it disputes nothing; remove it, or " \
-           "record what the reading found" in result.output
+    assert (
+        "claims.yaml:117: claims[10].dispute: warning: records the claim's own value and rows, so it disputes nothing; remove it, or "
+        "record what the reading found" in result.output
+    )
 
 
 def test_a_bound_past_any_count_is_refused(run, tiny):

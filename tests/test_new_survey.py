@@ -24,20 +24,46 @@ def test_new_survey_validates_and_builds(run, tmp_path):
         "requirements.txt, .pre-commit-config.yaml's rev and the workflow's uses: name that placeholder; replace it in those "
         "three places with the repository paperpool is published at.\n"
         "next: cd halting, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
-        "paperpool validate and paperpool build.\n")
+        "paperpool validate and paperpool build.\n"
+    )
     root = tmp_path / "halting"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["halting"]  # no staging folder left
-    assert yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"] == 'Halting in agent systems: a "survey"'
-    assert (run("validate", cwd=root).output, run("claims", "--check", cwd=root).output, run("readme", "--check", cwd=root).output) == (
-        "ok: 1 entry and 0 exclusions, no problems.\n", "1 claim: all hold.\n", "README.md: the generated block is up to date.\n")
+    assert (
+        yaml.safe_load((root / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"]
+        == 'Halting in agent systems: a "survey"'
+    )
+    assert (
+        run("validate", cwd=root).output,
+        run("claims", "--check", cwd=root).output,
+        run("readme", "--check", cwd=root).output,
+    ) == (
+        "ok: 1 entry and 0 exclusions, no problems.\n",
+        "1 claim: all hold.\n",
+        "README.md: the generated block is up to date.\n",
+    )
     result = run("build", cwd=root)
     assert result.exit_code == 0, result.output
     assert result.output.endswith("/index.html\n") and (root / "build" / "site" / "index.html").is_file()
     assert (root / "build" / "site" / "entries" / "schulman2017proximal.html").is_file()
     assert "Approach x setting" in (root / "build" / "site" / "gaps.html").read_text(encoding="utf-8")
     # the pool takes new papers straight away
-    result = run("add", "--no-interactive", "--set", "title=Learning to halt", "--set", "authors=Roe, Rick", "--set", "year=2026",
-                 "--set", "urls=https://example.org/halt", "--set", "approach=training", "--set", "summary=Halts early.", cwd=root)
+    result = run(
+        "add",
+        "--no-interactive",
+        "--set",
+        "title=Learning to halt",
+        "--set",
+        "authors=Roe, Rick",
+        "--set",
+        "year=2026",
+        "--set",
+        "urls=https://example.org/halt",
+        "--set",
+        "approach=training",
+        "--set",
+        "summary=Halts early.",
+        cwd=root,
+    )
     assert result.exit_code == 0 and result.output.startswith("created papers/roe2026learning.yaml. Then:")
     assert run("validate", cwd=root).output == "ok: 2 entries and 0 exclusions, no problems.\n"
 
@@ -50,7 +76,8 @@ def test_new_survey_workflow_runs_the_checks(run, tmp_path):
     workflow = yaml.safe_load((tmp_path / "s" / ".github" / "workflows" / "paperpool.yml").read_text(encoding="utf-8"))
     assert workflow["jobs"]["check"]["steps"] == [
         {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}},
-        {"uses": this.action, "with": {"requirements-file": "requirements.txt"}}]
+        {"uses": this.action, "with": {"requirements-file": "requirements.txt"}},
+    ]
     assert this.action == f"{this.github}@v{this.version}" and this.repository == f"https://github.com/{this.github}"
     assert workflow["jobs"]["deploy"]["steps"][0]["uses"] == "actions/deploy-pages@v4"
     assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
@@ -59,8 +86,15 @@ def test_new_survey_workflow_runs_the_checks(run, tmp_path):
     readme = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
     assert "pip install -r requirements.txt" in readme and "paperpool==" not in readme and "paperpool @" not in readme
     hooks = yaml.safe_load((tmp_path / "s" / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    assert hooks == {"repos": [{"repo": this.repository, "rev": f"v{this.version}", "hooks": [
-        {"id": "paperpool-validate"}, {"id": "paperpool-claims"}, {"id": "paperpool-readme"}]}]}
+    assert hooks == {
+        "repos": [
+            {
+                "repo": this.repository,
+                "rev": f"v{this.version}",
+                "hooks": [{"id": "paperpool-validate"}, {"id": "paperpool-claims"}, {"id": "paperpool-readme"}],
+            }
+        ]
+    }
     assert yaml.safe_load((tmp_path / "s" / "registry.yaml").read_text(encoding="utf-8"))["survey"]["title"] == "The s survey"
 
 
@@ -70,13 +104,18 @@ def test_new_survey_refuses_a_folder_in_use(run, tmp_path, snapshot):
     before = snapshot(tmp_path)
     result = run("new-survey", "taken", cwd=tmp_path)
     assert (result.exit_code, result.output) == (
-        1, f"Error: {tmp_path / 'taken'}: already exists and is not empty; new-survey starts a pool in a new or empty folder\n")
+        1,
+        f"Error: {tmp_path / 'taken'}: already exists and is not empty; new-survey starts a pool in a new or empty folder\n",
+    )
     result = run("new-survey", "other", "--title", "two\nlines", cwd=tmp_path)
     assert (result.exit_code, result.output) == (1, "Error: --title: give the survey's title on one line\n")
     # the registry refuses controls: the new pool would not load (an internal error before)
     for title, code in (("A\x1b[2Jb", "001B"), ("A\u202eb", "202E")):
         result = run("new-survey", "other", "--title", title, cwd=tmp_path)
-        assert (result.exit_code, result.output) == (1, f"Error: --title: contains the invisible control character U+{code}; remove it\n")
+        assert (result.exit_code, result.output) == (
+            1,
+            f"Error: --title: contains the invisible control character U+{code}; remove it\n",
+        )
     assert snapshot(tmp_path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
@@ -94,7 +133,9 @@ def test_new_survey_refuses_a_folder_inside_a_pool(run, pool_copy, snapshot):
     before = snapshot(pool_copy)
     result = run("new-survey", "papers/sub", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
-        1, f"Error: {pool_copy / 'papers' / 'sub'}: inside the pool at {pool_copy}; start a new survey in a folder of its own\n")
+        1,
+        f"Error: {pool_copy / 'papers' / 'sub'}: inside the pool at {pool_copy}; start a new survey in a folder of its own\n",
+    )
     assert snapshot(pool_copy) == before
 
 
@@ -110,9 +151,16 @@ def test_new_survey_takes_the_site_url(run, tmp_path):
     result = run("new-survey", "s", "--site-url", "https://me.github.io/s/", cwd=tmp_path)
     assert result.exit_code == 0
     assert yaml.safe_load((tmp_path / "s" / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"] == "https://me.github.io/s/"
-    assert run("new-survey", "t", cwd=tmp_path).exit_code == 0  # no terminal, no --site-url: none, and a comment says where it goes
+    assert (
+        run("new-survey", "t", cwd=tmp_path).exit_code == 0
+    )  # no terminal, no --site-url: none, and a comment says where it goes
     assert '# site_url: "https://OWNER.github.io/REPO/"' in (tmp_path / "t" / "mkdocs.yml").read_text(encoding="utf-8")
     result = run("new-survey", "u", "--site-url", "javascript:alert(1)", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, ("Error: --site-url: 'javascript:alert(1)' is not an https:// address; give the "
-                                                    "address the site will be published at, such as https://OWNER.github.io/REPO/\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: --site-url: 'javascript:alert(1)' is not an https:// address; give the "
+            "address the site will be published at, such as https://OWNER.github.io/REPO/\n"
+        ),
+    )
     assert not (tmp_path / "u").exists()

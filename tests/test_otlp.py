@@ -45,13 +45,19 @@ def test_the_sdk_json_export_converts_to_a_valid_trace(sdk_spans):
     assert check_trace(converted).valid
     assert [(e["type"], e["agent"], e["t"]) for e in converted["events"]] == [
         ("orchestrator_decision", "lead", 1.9),  # the lead's first model call ends: its plan
-        ("spawn", "lead", 2.0), ("spawn", "lead", 2.1),
-        ("tool_call", "searcher_1", 2.3), ("tool_call", "searcher_2", 2.4),
-        ("tool_result", "paper_index", 3.9), ("tool_result", "web_search", 4.8),
-        ("return", "searcher_2", 5.8), ("return", "searcher_1", 7.0),
+        ("spawn", "lead", 2.0),
+        ("spawn", "lead", 2.1),
+        ("tool_call", "searcher_1", 2.3),
+        ("tool_call", "searcher_2", 2.4),
+        ("tool_result", "paper_index", 3.9),
+        ("tool_result", "web_search", 4.8),
+        ("return", "searcher_2", 5.8),
+        ("return", "searcher_1", 7.0),
         ("aggregate", "lead", 8.8),  # its next model call, after both returned
-        ("spawn", "lead", 9.0), ("return", "writer", 13.5),
-        ("aggregate", "lead", 15.0), ("stop", "lead", 15.2),
+        ("spawn", "lead", 9.0),
+        ("return", "writer", 13.5),
+        ("aggregate", "lead", 15.0),
+        ("stop", "lead", 15.2),
     ]
     # tokens: lead 1120 + 1480 + 1560, searcher_2 1710, searcher_1 2150, writer 3000
     assert converted["costs"] == {"tokens": 11020, "wall_clock_s": 15.2, "compute_s": 16.6, "tool_calls": 2, "messages": 0}
@@ -89,23 +95,41 @@ def test_import_otlp_to_standard_output(run, tmp_path, sdk_spans):
 
 
 def _one_span_export(**span) -> dict:
-    base = {"traceId": "0123456789abcdef0123456789abcdef", "spanId": "0123456789abcdef", "name": "invoke_agent solo",
-            "startTimeUnixNano": "1000", "endTimeUnixNano": "2000",
-            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}]}
+    base = {
+        "traceId": "0123456789abcdef0123456789abcdef",
+        "spanId": "0123456789abcdef",
+        "name": "invoke_agent solo",
+        "startTimeUnixNano": "1000",
+        "endTimeUnixNano": "2000",
+        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}],
+    }
     return {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [base | span]}]}]}
 
 
-@pytest.mark.parametrize(("document", "line"), [
-    ({"trace_id": "x", "events": [], "edges": []},
-      "Error: FILE: no resourceSpans list: this is not an OTLP/JSON trace export; export the spans with an OTLP JSON exporter"),
-    (_one_span_export(spanId="xyz"),
-     ("Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/spanId: 'xyz' is not a 8-byte id in hex (16 digits) or base64; "
-      "export the spans with an OTLP JSON exporter")),
-    (_one_span_export(startTimeUnixNano="soon"),
-     ("Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/startTimeUnixNano: 'soon' is not a time in nanoseconds; "
-      "write a whole number, as a string or not")),
-    ({"resourceSpans": []}, "Error: FILE: the export holds no spans; record a run first"),
-])
+@pytest.mark.parametrize(
+    ("document", "line"),
+    [
+        (
+            {"trace_id": "x", "events": [], "edges": []},
+            "Error: FILE: no resourceSpans list: this is not an OTLP/JSON trace export; export the spans with an OTLP JSON exporter",
+        ),
+        (
+            _one_span_export(spanId="xyz"),
+            (
+                "Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/spanId: 'xyz' is not a 8-byte id in hex (16 digits) or base64; "
+                "export the spans with an OTLP JSON exporter"
+            ),
+        ),
+        (
+            _one_span_export(startTimeUnixNano="soon"),
+            (
+                "Error: FILE: /resourceSpans/0/scopeSpans/0/spans/0/startTimeUnixNano: 'soon' is not a time in nanoseconds; "
+                "write a whole number, as a string or not"
+            ),
+        ),
+        ({"resourceSpans": []}, "Error: FILE: the export holds no spans; record a run first"),
+    ],
+)
 def test_bad_exports_are_one_clear_line(run, tmp_path, document, line):
     path = tmp_path / "FILE"
     path.write_text(json.dumps(document), encoding="utf-8")
@@ -122,68 +146,142 @@ def _with_attribute(key: str, value) -> dict:
     return _one_span_export(attributes=[OPERATION, {"key": key, "value": value}])
 
 
-@pytest.mark.parametrize(("document", "line"), [
-    # every AnyValue that OTLP/JSON does not allow: was an internal error (ValueError, OverflowError), or silently read
-    (_with_attribute("gen_ai.usage.input_tokens", {"intValue": "1e999"}),
-     (f"{SPAN}/attributes/1/value/intValue: '1e999' is not a 64-bit integer; write a whole number from "
-      "-9223372036854775808 to 9223372036854775807, as a string or not")),
-    (_with_attribute("x", {"intValue": "9223372036854775808"}),
-     (f"{SPAN}/attributes/1/value/intValue: '9223372036854775808' is not a 64-bit integer; write a whole number from "
-      "-9223372036854775808 to 9223372036854775807, as a string or not")),
-    (_with_attribute("x", {"intValue": 1.5}),
-     (f"{SPAN}/attributes/1/value/intValue: 1.5 is not a 64-bit integer; write a whole number from "
-      "-9223372036854775808 to 9223372036854775807, as a string or not")),
-    (_with_attribute("x", {"doubleValue": "lots"}),
-     (f"{SPAN}/attributes/1/value/doubleValue: 'lots' is not a number; write a number or, as protobuf's JSON mapping does, "
-      '"NaN", "Infinity" or "-Infinity"')),
-    (_with_attribute("x", {"doubleValue": True}),
-     (f"{SPAN}/attributes/1/value/doubleValue: true is not a number; write a number or, as protobuf's JSON mapping does, "
-      '"NaN", "Infinity" or "-Infinity"')),
-    (_with_attribute("x", {"boolValue": "true"}),
-     f"{SPAN}/attributes/1/value/boolValue: boolValue is the text 'true', where OTLP/JSON has true or false; {FIX}"),
-    (_with_attribute("x", {"stringValue": 5}),
-     f"{SPAN}/attributes/1/value/stringValue: stringValue is the number 5, where OTLP/JSON has text; {FIX}"),
-    (_with_attribute("x", {"bytesValue": "a!b"}), f"{SPAN}/attributes/1/value/bytesValue: 'a!b' is not base64; write the bytes in base64"),
-    (_with_attribute("x", {"arrayValue": {"values": "ab"}}),
-     f"{SPAN}/attributes/1/value/arrayValue/values: values is the text 'ab', where OTLP/JSON has a list of AnyValues; {FIX}"),
-    (_with_attribute("x", {"arrayValue": {"values": [{"intValue": "x"}]}}),
-     (f"{SPAN}/attributes/1/value/arrayValue/values/0/intValue: 'x' is not a 64-bit integer; write a whole number from "
-      "-9223372036854775808 to 9223372036854775807, as a string or not")),
-    (_with_attribute("x", {"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "a"}}, {"key": "k"}]}}),
-     (f"{SPAN}/attributes/1/value/kvlistValue/values/1/key: attribute 'k' is given again (first at "
-      f"{SPAN}/attributes/1/value/kvlistValue/values/0); an attribute has one value: keep one of them")),
-    (_with_attribute("x", {"stringValue": "a", "intValue": 1}),
-     f"{SPAN}/attributes/1/value: the value holds stringValue and intValue; an AnyValue holds one of them: keep one"),
-    (_with_attribute("x", {"intvalue": 1}), (f"{SPAN}/attributes/1/value/intvalue: 'intvalue' is no field of an AnyValue; "
-                                             "did you mean 'intValue'?")),
-    (_with_attribute("x", "plain"),
-     f"{SPAN}/attributes/1/value: value is the text 'plain', where OTLP/JSON has an AnyValue such as "
-     '{"stringValue": "..."}; ' + FIX),
-    # the attributes the conversion reads, as the GenAI conventions say they are
-    (_with_attribute("gen_ai.usage.output_tokens", {"doubleValue": "Infinity"}),
-     (f"{SPAN}/attributes/1/value: gen_ai.usage.output_tokens is the number Infinity, which counts no tokens; "
-      "record a whole number of tokens, 0 or more, as an intValue")),
-    (_with_attribute("gen_ai.usage.input_tokens", {"intValue": "-3"}),
-     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the number -3, which counts no tokens; "
-      "record a whole number of tokens, 0 or more, as an intValue")),
-    (_with_attribute("gen_ai.usage.input_tokens", {"stringValue": "12"}),
-     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the text '12', which counts no tokens; "
-      "record a whole number of tokens, 0 or more, as an intValue")),
-    (_with_attribute("gen_ai.usage.input_tokens", {"boolValue": True}),
-     (f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is true, which counts no tokens; "
-      "record a whole number of tokens, 0 or more, as an intValue")),
-    (_with_attribute("gen_ai.agent.name", {"arrayValue": {"values": [{"stringValue": "a"}]}}),
-     f"{SPAN}/attributes/1/value: gen_ai.agent.name is a list; the GenAI conventions make it text: record it as a stringValue"),
-    (_with_attribute("gen_ai.operation.name", {"stringValue": "chat"}),
-     (f"{SPAN}/attributes/1/key: attribute 'gen_ai.operation.name' is given again (first at {SPAN}/attributes/0); "
-      "an attribute has one value: keep one of them")),
-    # times, which are converted to seconds
-    (_one_span_export(endTimeUnixNano="1" + "0" * 400),
-     (f"{SPAN}/endTimeUnixNano: '10000000000000000000000000000000000... is past the latest time OTLP can hold "
-      "(2^64 - 1 ns, in 2554); write the time in nanoseconds since 1970")),
-    (_one_span_export(startTimeUnixNano="\u00b2"),
-     f"{SPAN}/startTimeUnixNano: '\u00b2' is not a time in nanoseconds; write a whole number, as a string or not"),
-])
+@pytest.mark.parametrize(
+    ("document", "line"),
+    [
+        # every AnyValue that OTLP/JSON does not allow: was an internal error (ValueError, OverflowError), or silently read
+        (
+            _with_attribute("gen_ai.usage.input_tokens", {"intValue": "1e999"}),
+            (
+                f"{SPAN}/attributes/1/value/intValue: '1e999' is not a 64-bit integer; write a whole number from "
+                "-9223372036854775808 to 9223372036854775807, as a string or not"
+            ),
+        ),
+        (
+            _with_attribute("x", {"intValue": "9223372036854775808"}),
+            (
+                f"{SPAN}/attributes/1/value/intValue: '9223372036854775808' is not a 64-bit integer; write a whole number from "
+                "-9223372036854775808 to 9223372036854775807, as a string or not"
+            ),
+        ),
+        (
+            _with_attribute("x", {"intValue": 1.5}),
+            (
+                f"{SPAN}/attributes/1/value/intValue: 1.5 is not a 64-bit integer; write a whole number from "
+                "-9223372036854775808 to 9223372036854775807, as a string or not"
+            ),
+        ),
+        (
+            _with_attribute("x", {"doubleValue": "lots"}),
+            (
+                f"{SPAN}/attributes/1/value/doubleValue: 'lots' is not a number; write a number or, as protobuf's JSON mapping does, "
+                '"NaN", "Infinity" or "-Infinity"'
+            ),
+        ),
+        (
+            _with_attribute("x", {"doubleValue": True}),
+            (
+                f"{SPAN}/attributes/1/value/doubleValue: true is not a number; write a number or, as protobuf's JSON mapping does, "
+                '"NaN", "Infinity" or "-Infinity"'
+            ),
+        ),
+        (
+            _with_attribute("x", {"boolValue": "true"}),
+            f"{SPAN}/attributes/1/value/boolValue: boolValue is the text 'true', where OTLP/JSON has true or false; {FIX}",
+        ),
+        (
+            _with_attribute("x", {"stringValue": 5}),
+            f"{SPAN}/attributes/1/value/stringValue: stringValue is the number 5, where OTLP/JSON has text; {FIX}",
+        ),
+        (
+            _with_attribute("x", {"bytesValue": "a!b"}),
+            f"{SPAN}/attributes/1/value/bytesValue: 'a!b' is not base64; write the bytes in base64",
+        ),
+        (
+            _with_attribute("x", {"arrayValue": {"values": "ab"}}),
+            f"{SPAN}/attributes/1/value/arrayValue/values: values is the text 'ab', where OTLP/JSON has a list of AnyValues; {FIX}",
+        ),
+        (
+            _with_attribute("x", {"arrayValue": {"values": [{"intValue": "x"}]}}),
+            (
+                f"{SPAN}/attributes/1/value/arrayValue/values/0/intValue: 'x' is not a 64-bit integer; write a whole number from "
+                "-9223372036854775808 to 9223372036854775807, as a string or not"
+            ),
+        ),
+        (
+            _with_attribute("x", {"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "a"}}, {"key": "k"}]}}),
+            (
+                f"{SPAN}/attributes/1/value/kvlistValue/values/1/key: attribute 'k' is given again (first at "
+                f"{SPAN}/attributes/1/value/kvlistValue/values/0); an attribute has one value: keep one of them"
+            ),
+        ),
+        (
+            _with_attribute("x", {"stringValue": "a", "intValue": 1}),
+            f"{SPAN}/attributes/1/value: the value holds stringValue and intValue; an AnyValue holds one of them: keep one",
+        ),
+        (
+            _with_attribute("x", {"intvalue": 1}),
+            (f"{SPAN}/attributes/1/value/intvalue: 'intvalue' is no field of an AnyValue; did you mean 'intValue'?"),
+        ),
+        (
+            _with_attribute("x", "plain"),
+            f"{SPAN}/attributes/1/value: value is the text 'plain', where OTLP/JSON has an AnyValue such as "
+            '{"stringValue": "..."}; ' + FIX,
+        ),
+        # the attributes the conversion reads, as the GenAI conventions say they are
+        (
+            _with_attribute("gen_ai.usage.output_tokens", {"doubleValue": "Infinity"}),
+            (
+                f"{SPAN}/attributes/1/value: gen_ai.usage.output_tokens is the number Infinity, which counts no tokens; "
+                "record a whole number of tokens, 0 or more, as an intValue"
+            ),
+        ),
+        (
+            _with_attribute("gen_ai.usage.input_tokens", {"intValue": "-3"}),
+            (
+                f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the number -3, which counts no tokens; "
+                "record a whole number of tokens, 0 or more, as an intValue"
+            ),
+        ),
+        (
+            _with_attribute("gen_ai.usage.input_tokens", {"stringValue": "12"}),
+            (
+                f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is the text '12', which counts no tokens; "
+                "record a whole number of tokens, 0 or more, as an intValue"
+            ),
+        ),
+        (
+            _with_attribute("gen_ai.usage.input_tokens", {"boolValue": True}),
+            (
+                f"{SPAN}/attributes/1/value: gen_ai.usage.input_tokens is true, which counts no tokens; "
+                "record a whole number of tokens, 0 or more, as an intValue"
+            ),
+        ),
+        (
+            _with_attribute("gen_ai.agent.name", {"arrayValue": {"values": [{"stringValue": "a"}]}}),
+            f"{SPAN}/attributes/1/value: gen_ai.agent.name is a list; the GenAI conventions make it text: record it as a stringValue",
+        ),
+        (
+            _with_attribute("gen_ai.operation.name", {"stringValue": "chat"}),
+            (
+                f"{SPAN}/attributes/1/key: attribute 'gen_ai.operation.name' is given again (first at {SPAN}/attributes/0); "
+                "an attribute has one value: keep one of them"
+            ),
+        ),
+        # times, which are converted to seconds
+        (
+            _one_span_export(endTimeUnixNano="1" + "0" * 400),
+            (
+                f"{SPAN}/endTimeUnixNano: '10000000000000000000000000000000000... is past the latest time OTLP can hold "
+                "(2^64 - 1 ns, in 2554); write the time in nanoseconds since 1970"
+            ),
+        ),
+        (
+            _one_span_export(startTimeUnixNano="\u00b2"),
+            f"{SPAN}/startTimeUnixNano: '\u00b2' is not a time in nanoseconds; write a whole number, as a string or not",
+        ),
+    ],
+)
 def test_a_value_otlp_json_does_not_allow_is_one_line(run, tmp_path, document, line):
     path = tmp_path / "FILE"
     path.write_text(json.dumps(document), encoding="utf-8")
@@ -203,39 +301,78 @@ def _broken(where: str, value) -> dict:
     return document
 
 
-@pytest.mark.parametrize(("where", "value", "line"), [
-    ("/resourceSpans/0", 5, ": resourceSpans[0] is the number 5, where OTLP/JSON has an object {resource, scopeSpans}"),
-    ("/resourceSpans/0", None, ": resourceSpans[0] is null, where OTLP/JSON has an object {resource, scopeSpans}"),
-    ("/resourceSpans/0/resource", [], ": resource is a list, where OTLP/JSON has an object {attributes}"),
-    ("/resourceSpans/0/resource/attributes", {}, ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}"),
-    ("/resourceSpans/0/scopeSpans", "x", ": scopeSpans is the text 'x', where OTLP/JSON has a list"),
-    ("/resourceSpans/0/scopeSpans/0", [], ": scopeSpans[0] is a list, where OTLP/JSON has an object {scope, spans}"),
-    ("/resourceSpans/0/scopeSpans/0/scope", "s", ": scope is the text 's', where OTLP/JSON has an object {name, version}"),
-    ("/resourceSpans/0/scopeSpans/0/spans", {"a": 1}, ": spans is an object, where OTLP/JSON has a list"),
-    (SPAN, "span", ": spans[0] is the text 'span', where OTLP/JSON has an object {traceId, spanId, name, startTimeUnixNano, ...}"),
-    (f"{SPAN}/attributes", "notalist", ": attributes is the text 'notalist', where OTLP/JSON has a list of attributes {key, value}"),
-    (f"{SPAN}/attributes", 5, ": attributes is the number 5, where OTLP/JSON has a list of attributes {key, value}"),
-    (f"{SPAN}/attributes", {"gen_ai.operation.name": "chat"},
-      ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}"),
-    (f"{SPAN}/attributes", [["gen_ai.operation.name", "chat"]], "/0: an attribute is {key, value}, its key text; correct it"),
-    (f"{SPAN}/name", 5, ": name is the number 5, where OTLP/JSON has text"),
-    (f"{SPAN}/kind", [1], ": kind is a list, where OTLP/JSON has a number or a name such as SPAN_KIND_INTERNAL"),
-    (f"{SPAN}/events", "x", ": events is the text 'x', where OTLP/JSON has a list of objects {timeUnixNano, name}"),
-    (f"{SPAN}/events", [7], "/0: events[0] is the number 7, where OTLP/JSON has an object {timeUnixNano, name}"),
-    (f"{SPAN}/events", [{"timeUnixNano": "soon"}],
-      "/0/timeUnixNano: 'soon' is not a time in nanoseconds; write a whole number, as a string or not"),
-    (f"{SPAN}/events", [{"name": "e", "attributes": "x"}],
-      "/0/attributes: attributes is the text 'x', where OTLP/JSON has a list of attributes {key, value}"),
-    (f"{SPAN}/links", {"a": 1}, ": links is an object, where OTLP/JSON has a list of objects {traceId, spanId}"),
-    (f"{SPAN}/links", [{"traceId": 5, "spanId": "0123456789abcdef"}],
-      "/0/traceId: 5 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter"),
-    (f"{SPAN}/status", [1], ": status is a list, where OTLP/JSON has an object {code, message}"),
-    (f"{SPAN}/status", {"code": [2]}, "/code: code is a list, where OTLP/JSON has a number or a name such as STATUS_CODE_OK"),
-    (f"{SPAN}/droppedAttributesCount", -1, ": droppedAttributesCount is the number -1, where OTLP/JSON has a whole number, 0 or more"),
-    (f"{SPAN}/parentSpanId", 0, ": 0 is not a 8-byte id in hex (16 digits) or base64; export the spans with an OTLP JSON exporter"),
-    (f"{SPAN}/traceId", 7, ": 7 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter"),
-    (f"{SPAN}/startTimeUnixNano", [], ": [] is not a time in nanoseconds; write a whole number, as a string or not"),
-])
+@pytest.mark.parametrize(
+    ("where", "value", "line"),
+    [
+        ("/resourceSpans/0", 5, ": resourceSpans[0] is the number 5, where OTLP/JSON has an object {resource, scopeSpans}"),
+        ("/resourceSpans/0", None, ": resourceSpans[0] is null, where OTLP/JSON has an object {resource, scopeSpans}"),
+        ("/resourceSpans/0/resource", [], ": resource is a list, where OTLP/JSON has an object {attributes}"),
+        (
+            "/resourceSpans/0/resource/attributes",
+            {},
+            ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}",
+        ),
+        ("/resourceSpans/0/scopeSpans", "x", ": scopeSpans is the text 'x', where OTLP/JSON has a list"),
+        ("/resourceSpans/0/scopeSpans/0", [], ": scopeSpans[0] is a list, where OTLP/JSON has an object {scope, spans}"),
+        ("/resourceSpans/0/scopeSpans/0/scope", "s", ": scope is the text 's', where OTLP/JSON has an object {name, version}"),
+        ("/resourceSpans/0/scopeSpans/0/spans", {"a": 1}, ": spans is an object, where OTLP/JSON has a list"),
+        (
+            SPAN,
+            "span",
+            ": spans[0] is the text 'span', where OTLP/JSON has an object {traceId, spanId, name, startTimeUnixNano, ...}",
+        ),
+        (
+            f"{SPAN}/attributes",
+            "notalist",
+            ": attributes is the text 'notalist', where OTLP/JSON has a list of attributes {key, value}",
+        ),
+        (f"{SPAN}/attributes", 5, ": attributes is the number 5, where OTLP/JSON has a list of attributes {key, value}"),
+        (
+            f"{SPAN}/attributes",
+            {"gen_ai.operation.name": "chat"},
+            ": attributes is an object, where OTLP/JSON has a list of attributes {key, value}",
+        ),
+        (f"{SPAN}/attributes", [["gen_ai.operation.name", "chat"]], "/0: an attribute is {key, value}, its key text; correct it"),
+        (f"{SPAN}/name", 5, ": name is the number 5, where OTLP/JSON has text"),
+        (f"{SPAN}/kind", [1], ": kind is a list, where OTLP/JSON has a number or a name such as SPAN_KIND_INTERNAL"),
+        (f"{SPAN}/events", "x", ": events is the text 'x', where OTLP/JSON has a list of objects {timeUnixNano, name}"),
+        (f"{SPAN}/events", [7], "/0: events[0] is the number 7, where OTLP/JSON has an object {timeUnixNano, name}"),
+        (
+            f"{SPAN}/events",
+            [{"timeUnixNano": "soon"}],
+            "/0/timeUnixNano: 'soon' is not a time in nanoseconds; write a whole number, as a string or not",
+        ),
+        (
+            f"{SPAN}/events",
+            [{"name": "e", "attributes": "x"}],
+            "/0/attributes: attributes is the text 'x', where OTLP/JSON has a list of attributes {key, value}",
+        ),
+        (f"{SPAN}/links", {"a": 1}, ": links is an object, where OTLP/JSON has a list of objects {traceId, spanId}"),
+        (
+            f"{SPAN}/links",
+            [{"traceId": 5, "spanId": "0123456789abcdef"}],
+            "/0/traceId: 5 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter",
+        ),
+        (f"{SPAN}/status", [1], ": status is a list, where OTLP/JSON has an object {code, message}"),
+        (f"{SPAN}/status", {"code": [2]}, "/code: code is a list, where OTLP/JSON has a number or a name such as STATUS_CODE_OK"),
+        (
+            f"{SPAN}/droppedAttributesCount",
+            -1,
+            ": droppedAttributesCount is the number -1, where OTLP/JSON has a whole number, 0 or more",
+        ),
+        (
+            f"{SPAN}/parentSpanId",
+            0,
+            ": 0 is not a 8-byte id in hex (16 digits) or base64; export the spans with an OTLP JSON exporter",
+        ),
+        (
+            f"{SPAN}/traceId",
+            7,
+            ": 7 is not a 16-byte id in hex (32 digits) or base64; export the spans with an OTLP JSON exporter",
+        ),
+        (f"{SPAN}/startTimeUnixNano", [], ": [] is not a time in nanoseconds; write a whole number, as a string or not"),
+    ],
+)
 def test_an_otlp_field_of_the_wrong_json_type_is_one_line(run, tmp_path, where, value, line):
     """Each was silently ignored (attributes dropped, events, links and status skipped, a
     falsy parent read as none): OTLP/JSON's structure is checked field by field."""
@@ -251,14 +388,15 @@ def test_a_span_missing_a_field_it_needs_is_one_line(run, tmp_path):
     del document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["endTimeUnixNano"]
     (tmp_path / "FILE").write_text(json.dumps(document), encoding="utf-8")
     assert run("trace", "import-otlp", "FILE", cwd=tmp_path).output == (
-        f"Error: FILE: {SPAN}: the span has no endTimeUnixNano, which every span needs; {FIX}\n")
+        f"Error: FILE: {SPAN}: the span has no endTimeUnixNano, which every span needs; {FIX}\n"
+    )
 
 
 def test_what_otlp_json_allows_is_read():
     """Protobuf's JSON mapping: 64-bit integers as strings or numbers, doubles also as
     "NaN" or "Infinity", bytes in base64 of either alphabet, padded or not, null fields
     and protobuf's own snake_case names; a whole double counts tokens too."""
-    assert otlp.any_value({"intValue": "-9223372036854775808"}) == -2**63
+    assert otlp.any_value({"intValue": "-9223372036854775808"}) == -(2**63)
     assert otlp.any_value({"intValue": 9223372036854775807}) == 2**63 - 1
     assert otlp.any_value({"doubleValue": "Infinity"}) == float("inf")
     assert otlp.any_value({"doubleValue": "2.5e3"}) == 2500.0
@@ -267,9 +405,17 @@ def test_what_otlp_json_allows_is_read():
     assert otlp.any_value({"string_value": "snake"}) == "snake"
     assert otlp.any_value({"arrayValue": {}}) == [] and otlp.any_value({}) is None
     assert otlp.any_value({"stringValue": None, "intValue": "3"}) == 3
-    document = _one_span_export(attributes=[OPERATION, {"key": "gen_ai.usage.input_tokens", "value": {"doubleValue": 12.0}},
-                                            {"key": "note", "value": {"doubleValue": "NaN"}}],
-                                parent_span_id="", events=None, status={"code": "STATUS_CODE_OK"}, kind=2)
+    document = _one_span_export(
+        attributes=[
+            OPERATION,
+            {"key": "gen_ai.usage.input_tokens", "value": {"doubleValue": 12.0}},
+            {"key": "note", "value": {"doubleValue": "NaN"}},
+        ],
+        parent_span_id="",
+        events=None,
+        status={"code": "STATUS_CODE_OK"},
+        kind=2,
+    )
     _, spans, _ = otlp.read_spans(document)
     assert spans[0].tokens == 12 and spans[0].parent_id is None
 
@@ -305,13 +451,24 @@ def test_spans_out_of_order_make_an_invalid_trace(run, tmp_path):
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("test")
-    lead = tracer.start_span("invoke_agent lead", start_time=5_000_000_000,
-                             attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"})
-    helper = tracer.start_span("invoke_agent helper", context=otel_trace.set_span_in_context(lead), start_time=6_000_000_000,
-                               attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"})
+    lead = tracer.start_span(
+        "invoke_agent lead",
+        start_time=5_000_000_000,
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "lead"},
+    )
+    helper = tracer.start_span(
+        "invoke_agent helper",
+        context=otel_trace.set_span_in_context(lead),
+        start_time=6_000_000_000,
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"},
+    )
     # the helper's tool call is stamped before the helper was invoked (a skewed clock)
-    tracer.start_span("execute_tool clock", context=otel_trace.set_span_in_context(helper), start_time=4_000_000_000,
-                      attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "clock"}).end(end_time=4_500_000_000)
+    tracer.start_span(
+        "execute_tool clock",
+        context=otel_trace.set_span_in_context(helper),
+        start_time=4_000_000_000,
+        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "clock"},
+    ).end(end_time=4_500_000_000)
     helper.end(end_time=7_000_000_000)
     lead.end(end_time=8_000_000_000)
     path = tmp_path / "skewed.json"
@@ -319,9 +476,11 @@ def test_spans_out_of_order_make_an_invalid_trace(run, tmp_path):
     result = run("trace", "import-otlp", "skewed.json", cwd=tmp_path)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[-1] == (f"Error: the trace converted from skewed.json is not a valid trace ({len(lines) - 1} "
-                         f"problem{'s' if len(lines) > 2 else ''} above); the spans' times or nesting do not make a "
-                         "consistent run; check the export")
+    assert lines[-1] == (
+        f"Error: the trace converted from skewed.json is not a valid trace ({len(lines) - 1} "
+        f"problem{'s' if len(lines) > 2 else ''} above); the spans' times or nesting do not make a "
+        "consistent run; check the export"
+    )
     assert any("acts at t=0, before the spawn that creates it" in line for line in lines)
 
 
@@ -338,10 +497,17 @@ def _nested_export(depth: int) -> dict:
     """Agents each invoked by the one before, `depth` spans deep: agent a1 spawns a2, ..."""
     spans = []
     for level in range(1, depth + 1):
-        span = {"traceId": "0123456789abcdef0123456789abcdef", "spanId": f"{level:016x}", "name": f"invoke_agent a{level}",
-                "startTimeUnixNano": str(level), "endTimeUnixNano": str(3 * depth - level),
-                "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
-                               {"key": "gen_ai.agent.name", "value": {"stringValue": f"a{level}"}}]}
+        span = {
+            "traceId": "0123456789abcdef0123456789abcdef",
+            "spanId": f"{level:016x}",
+            "name": f"invoke_agent a{level}",
+            "startTimeUnixNano": str(level),
+            "endTimeUnixNano": str(3 * depth - level),
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
+                {"key": "gen_ai.agent.name", "value": {"stringValue": f"a{level}"}},
+            ],
+        }
         if level > 1:
             span["parentSpanId"] = f"{level - 1:016x}"
         spans.append(span)
@@ -363,16 +529,21 @@ def test_spans_nested_deeper_than_pythons_recursion_limit_convert(run, tmp_path,
 def test_an_export_converting_to_no_events_is_an_error_naming_what_it_holds(run, tmp_path, snapshot):
     """Spans of other conventions (OpenInference's span kinds, no gen_ai.operation.name)
     gave an empty trace and exit 0; now: exit 1, nothing written, and what was found."""
-    document = _one_span_export(name="Agent.run", attributes=[
-        {"key": "openinference.span.kind", "value": {"stringValue": "AGENT"}}])
+    document = _one_span_export(
+        name="Agent.run", attributes=[{"key": "openinference.span.kind", "value": {"stringValue": "AGENT"}}]
+    )
     (tmp_path / "oi.json").write_text(json.dumps(document), encoding="utf-8")
     before = snapshot(tmp_path)
     result = run("trace", "import", "--from", "otlp", "oi.json", "-o", "out.json", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: oi.json: converted to a trace with no events, so nothing was written; --from otlp expects OpenTelemetry "
-        "spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, invoke_agent, execute_tool, "
-        "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans with "
-        "openinference.span.kind follow OpenInference's conventions: --from openinference)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: oi.json: converted to a trace with no events, so nothing was written; --from otlp expects OpenTelemetry "
+            "spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, invoke_agent, execute_tool, "
+            "chat); the input holds 1 spans named Agent.run (1); no span has gen_ai.operation.name (spans with "
+            "openinference.span.kind follow OpenInference's conventions: --from openinference)\n"
+        ),
+    )
     assert snapshot(tmp_path) == before
 
 
@@ -385,23 +556,27 @@ def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path)
     (tmp_path / "spans.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = run("trace", "import", "spans.jsonl", "-o", "runs", "--name", "{index}-{name}", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == ["1-invoke_agent-solo.json", "2-invoke_agent-other.json"]
+    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == [
+        "1-invoke_agent-solo.json",
+        "2-invoke_agent-other.json",
+    ]
     broken = run("trace", "import", "spans.jsonl", "--from", "otlp", cwd=tmp_path.parent / tmp_path.name)
     assert broken.exit_code == 1  # two runs, no -o folder
-    (tmp_path / "bad.jsonl").write_text(lines[0] + "\n{\"resourceSpans\": [\n", encoding="utf-8")
+    (tmp_path / "bad.jsonl").write_text(lines[0] + '\n{"resourceSpans": [\n', encoding="utf-8")
     bad = run("trace", "import", "bad.jsonl", cwd=tmp_path)
-    assert bad.output == ("Error: bad.jsonl:2: the JSON stops in the middle (column 20): the file is truncated; "
-                          "export or copy it again\n")
+    assert bad.output == (
+        "Error: bad.jsonl:2: the JSON stops in the middle (column 20): the file is truncated; export or copy it again\n"
+    )
 
 
 def test_an_unknown_format_is_named(run, tmp_path):
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
     result = run("trace", "import", "x.json", "--from", "pdf", cwd=tmp_path)
     start = "Error: --from pdf: not a format paperpool reads; use one of "
-    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-1].split(", "))
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start) : -1].split(", "))
     result = run("trace", "import", "x.json", cwd=tmp_path)
     start = "Error: x.json: not a trace export paperpool recognises; name its format with --from ("
-    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start):-2].split(", "))
+    assert result.output.startswith(start) and {"otlp", "openinference"} <= set(result.output[len(start) : -2].split(", "))
 
 
 def test_trace_import_reads_only_plain_files_and_writes_only_new_ones(run, tmp_path):
@@ -411,8 +586,9 @@ def test_trace_import_reads_only_plain_files_and_writes_only_new_ones(run, tmp_p
     assert (result.exit_code, result.output.startswith("Error: fifo: not a plain file")) == (1, True)
     same = run("trace", "import", "one.json", "-o", "one.json", cwd=tmp_path)
     assert same.output == "Error: -o one.json: one.json is one of the inputs; write the traces elsewhere (nothing was written)\n"
-    (tmp_path / "two.jsonl").write_text(json.dumps(_one_span_export()) + "\n" + json.dumps(_one_span_export(traceId="f" * 32)) + "\n",
-                                        encoding="utf-8")
+    (tmp_path / "two.jsonl").write_text(
+        json.dumps(_one_span_export()) + "\n" + json.dumps(_one_span_export(traceId="f" * 32)) + "\n", encoding="utf-8"
+    )
     for pattern in ("{name[x]}", "{name.__class__}", "{name:>3000000000}"):
         bad = run("trace", "import", "two.jsonl", "-o", "out", "--name", pattern, cwd=tmp_path)
         assert bad.exit_code == 1 and bad.output.startswith(f"Error: --name '{pattern}': "), pattern
@@ -424,22 +600,35 @@ def test_validate_names_the_importer_of_an_otlp_export(run, tmp_path, sdk_spans)
     lines = example.otlp_json(sdk_spans).replace("\n", " ")
     (tmp_path / "run.otlp.jsonl").write_text(lines + "\n" + lines + "\n", encoding="utf-8")  # JSON Lines: no JSON as a whole
     result = run("trace", "validate", "run.otlp.json", "run.otlp.jsonl", cwd=tmp_path)
-    said = ("is otlp input, not an orchestration trace: OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON "
-            "Lines); convert it first: paperpool trace import --from otlp {} -o TRACE.json")
-    assert (result.exit_code, result.output.splitlines()) == (1, [
-        "run.otlp.json: " + said.format("run.otlp.json"), "run.otlp.json: invalid, 1 problem.",
-        "run.otlp.jsonl: " + said.format("run.otlp.jsonl"), "run.otlp.jsonl: invalid, 1 problem.",
-        "2 files: 0 valid, 2 invalid.",
-    ])
+    said = (
+        "is otlp input, not an orchestration trace: OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON "
+        "Lines); convert it first: paperpool trace import --from otlp {} -o TRACE.json"
+    )
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            "run.otlp.json: " + said.format("run.otlp.json"),
+            "run.otlp.json: invalid, 1 problem.",
+            "run.otlp.jsonl: " + said.format("run.otlp.jsonl"),
+            "run.otlp.jsonl: invalid, 1 problem.",
+            "2 files: 0 valid, 2 invalid.",
+        ],
+    )
 
 
 def test_a_broken_trace_is_not_taken_for_an_importers_input(run, tmp_path):
     """Only a file with no trace's lists of events and edges is matched against the importers' formats."""
-    (tmp_path / "t.json").write_text(json.dumps({"trace_id": "t", "x_resourceSpans": [], "events": [{"id": "a"}], "edges": []}),
-                                     encoding="utf-8")
+    (tmp_path / "t.json").write_text(
+        json.dumps({"trace_id": "t", "x_resourceSpans": [], "events": [{"id": "a"}], "edges": []}), encoding="utf-8"
+    )
     result = run("trace", "validate", "t.json", cwd=tmp_path)
-    assert (result.exit_code, result.output.splitlines()[0]) == (1, ("t.json: /events/0/agent: missing: add `agent` (the agent "
-                                                                    "that acts (for a tool_result, the tool or the agent that called it))"))
+    assert (result.exit_code, result.output.splitlines()[0]) == (
+        1,
+        (
+            "t.json: /events/0/agent: missing: add `agent` (the agent "
+            "that acts (for a tool_result, the tool or the agent that called it))"
+        ),
+    )
 
 
 @pytest.mark.parametrize("output", ["traces", "traces/invoke_agent-lead.json"])
@@ -450,10 +639,16 @@ def test_an_import_never_replaces_a_file(tmp_path, run, output):
     theirs = tmp_path / "traces" / "invoke_agent-lead.json"
     theirs.write_text('{"mine": true}\n', encoding="utf-8")
     result = run("trace", "import", str(REPO / "traces" / "otlp" / "research-team.otlp.json"), "-o", output, cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: -o {output}: traces/invoke_agent-lead.json exists; an import writes new files only: remove it, or choose "
-        "another name (nothing was written)\n"))
-    assert theirs.read_text(encoding="utf-8") == '{"mine": true}\n' and os.listdir(tmp_path / "traces") == ["invoke_agent-lead.json"]
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: -o {output}: traces/invoke_agent-lead.json exists; an import writes new files only: remove it, or choose "
+            "another name (nothing was written)\n"
+        ),
+    )
+    assert theirs.read_text(encoding="utf-8") == '{"mine": true}\n' and os.listdir(tmp_path / "traces") == [
+        "invoke_agent-lead.json"
+    ]
 
 
 def _array_value(depth: int, members: list) -> dict:
@@ -473,10 +668,15 @@ def test_many_broken_values_deep_in_an_attribute_give_the_first_hundred(run, tmp
     lines = result.output.splitlines()
     deep = "/resourceSpans/0/scopeSpans/0/spans/0/attributes/0/value" + "/arrayValue/values/0" * 300 + "/arrayValue/values"
     assert result.exit_code == 1 and len(lines) == 101 and not (tmp_path / "out.json").exists()
-    assert lines[:100] == [f"deep.json: {deep}/{k}: values[{k}] is the number 1, where OTLP/JSON has an AnyValue such as "
-                           '{"stringValue": "..."}; correct it, or export the spans with an OTLP JSON exporter' for k in range(100)]
-    assert lines[-1] == ("Error: deep.json: more than 100 problems (the first 100 above; past them problems are not looked for: "
-                         "fix these, often one mistake repeated, and import it again)")
+    assert lines[:100] == [
+        f"deep.json: {deep}/{k}: values[{k}] is the number 1, where OTLP/JSON has an AnyValue such as "
+        '{"stringValue": "..."}; correct it, or export the spans with an OTLP JSON exporter'
+        for k in range(100)
+    ]
+    assert lines[-1] == (
+        "Error: deep.json: more than 100 problems (the first 100 above; past them problems are not looked for: "
+        "fix these, often one mistake repeated, and import it again)"
+    )
 
 
 def test_unknown_fields_of_many_values_give_the_first_hundred(run, tmp_path):
@@ -506,23 +706,31 @@ def test_a_problem_in_json_lines_names_its_line(run, tmp_path):
     other["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"][0]["value"] = {"stringValue": 5}
     (tmp_path / "spans.jsonl").write_text(f"{good}\n\n\n{json.dumps(other)}\n", encoding="utf-8")
     result = run("trace", "import", "spans.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, ("Error: spans.jsonl:4: /resourceSpans/0/scopeSpans/0/spans/0/attributes/0/"
-                                                    "value/stringValue: stringValue is the number 5, where OTLP/JSON has text; "
-                                                    "correct it, or export the spans with an OTLP JSON exporter\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: spans.jsonl:4: /resourceSpans/0/scopeSpans/0/spans/0/attributes/0/"
+            "value/stringValue: stringValue is the number 5, where OTLP/JSON has text; "
+            "correct it, or export the spans with an OTLP JSON exporter\n"
+        ),
+    )
     twice = good.replace('"name"', '"name": "x", "name"')
     (tmp_path / "twice.jsonl").write_text(f"{good}\n\n{twice}\n", encoding="utf-8")
     result = run("trace", "import", "twice.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
     assert result.output.startswith("Error: twice.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/name: 'name' is given twice")
     (tmp_path / "again.jsonl").write_text(f"{good}\n\n{good}\n", encoding="utf-8")
     result = run("trace", "import", "again.jsonl", "--from", "otlp", "-o", "runs", cwd=tmp_path)
-    assert result.output == ("Error: again.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/spanId: span id 0123456789abcdef is "
-                             "also the id of /resourceSpans/0/scopeSpans/0/spans/0 on line 1; every span of a trace needs its "
-                             "own id: export the spans again\n")
+    assert result.output == (
+        "Error: again.jsonl:3: /resourceSpans/0/scopeSpans/0/spans/0/spanId: span id 0123456789abcdef is "
+        "also the id of /resourceSpans/0/scopeSpans/0/spans/0 on line 1; every span of a trace needs its "
+        "own id: export the spans again\n"
+    )
 
 
 def _export_of_traces(count: int) -> dict:
-    spans = [_one_span_export(traceId=f"{k + 1:032x}", name="x")["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
-             for k in range(count)]
+    spans = [
+        _one_span_export(traceId=f"{k + 1:032x}", name="x")["resourceSpans"][0]["scopeSpans"][0]["spans"][0] for k in range(count)
+    ]
     return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
 
 
@@ -531,9 +739,14 @@ def test_an_import_writes_at_most_a_thousand_files(run, tmp_path):
     past 1,000 it is refused before any is converted or written."""
     (tmp_path / "many.json").write_text(json.dumps(_export_of_traces(1001)), encoding="utf-8")
     result = run("trace", "import", "many.json", "-o", "runs", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, ("Error: many.json: the inputs hold 1,001 traces, more than the 1,000 "
-                                                    "files one import writes; choose one with --trace-id, or split the input "
-                                                    "and import each part (nothing was written)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: many.json: the inputs hold 1,001 traces, more than the 1,000 "
+            "files one import writes; choose one with --trace-id, or split the input "
+            "and import each part (nothing was written)\n"
+        ),
+    )
     assert not (tmp_path / "runs").exists()
     chosen = run("trace", "import", "many.json", "--trace-id", f"{7:032x}", "-o", "one.json", cwd=tmp_path)
     assert chosen.exit_code == 0 and (tmp_path / "one.json").exists()

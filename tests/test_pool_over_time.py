@@ -29,18 +29,30 @@ D = dt.date
 # Periods
 # ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("first, last, unit, labels", [
-    (D(2026, 4, 28), D(2026, 5, 4), "day",
-     ["2026-04-28", "2026-04-29", "2026-04-30", "2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04"]),
-    (D(2026, 3, 3), D(2026, 3, 3), "day", ["2026-03-03"]),
-    (D(2026, 1, 1), D(2026, 2, 5), "day", None),  # 36 days: the most that are days
-    (D(2026, 1, 1), D(2026, 2, 6), "month", ["Jan 2026", "Feb 2026"]),
-    (D(2024, 1, 31), D(2026, 12, 1), "month", None),  # 36 months
-    (D(2023, 1, 1), D(2026, 5, 4), "quarter", [f"Q{q} {y}" for y in (2023, 2024, 2025) for q in (1, 2, 3, 4)]
-     + ["Q1 2026", "Q2 2026"]),
-    (D(1994, 6, 1), D(2026, 5, 4), "year", [str(year) for year in range(1994, 2027)]),
-    (D(1900, 1, 1), D(2026, 5, 4), "5 years", [f"{y}–{y + 4}" for y in range(1900, 2030, 5)]),
-])
+
+@pytest.mark.parametrize(
+    "first, last, unit, labels",
+    [
+        (
+            D(2026, 4, 28),
+            D(2026, 5, 4),
+            "day",
+            ["2026-04-28", "2026-04-29", "2026-04-30", "2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04"],
+        ),
+        (D(2026, 3, 3), D(2026, 3, 3), "day", ["2026-03-03"]),
+        (D(2026, 1, 1), D(2026, 2, 5), "day", None),  # 36 days: the most that are days
+        (D(2026, 1, 1), D(2026, 2, 6), "month", ["Jan 2026", "Feb 2026"]),
+        (D(2024, 1, 31), D(2026, 12, 1), "month", None),  # 36 months
+        (
+            D(2023, 1, 1),
+            D(2026, 5, 4),
+            "quarter",
+            [f"Q{q} {y}" for y in (2023, 2024, 2025) for q in (1, 2, 3, 4)] + ["Q1 2026", "Q2 2026"],
+        ),
+        (D(1994, 6, 1), D(2026, 5, 4), "year", [str(year) for year in range(1994, 2027)]),
+        (D(1900, 1, 1), D(2026, 5, 4), "5 years", [f"{y}–{y + 4}" for y in range(1900, 2030, 5)]),
+    ],
+)
 def test_the_finest_period_that_keeps_to_36_bars_with_every_period_between(first, last, unit, labels):
     found = periods.periods([last, first])
     assert found.unit == unit
@@ -73,17 +85,27 @@ def test_ten_thousand_entries_over_three_years_make_fourteen_quarters_and_a_read
     daily = [D(2026, 1, 1) + dt.timedelta(days=rng.randrange(36)) for _ in range(10_000)]
     by_day = periods.periods(daily)
     assert (by_day.unit, len(by_day)) == ("day", 36)
-    chart = charts.stacked_bars("size", "Pool size", by_day.labels, [("All", periods.running(periods.counts(by_day, daily)))],
-                                "Date added (by day)", "Entries", cumulative=True)
+    chart = charts.stacked_bars(
+        "size",
+        "Pool size",
+        by_day.labels,
+        [("All", periods.running(periods.counts(by_day, daily)))],
+        "Date added (by day)",
+        "Entries",
+        cumulative=True,
+    )
     totals = [text for text in ET.fromstring(chart.light).iter("{http://www.w3.org/2000/svg}text") if text.text == "10000"]
     assert len(totals) == 1 and "rotate(-90" in totals[0].get("transform", "")
-    assert chart.alt.startswith("Stacked bar chart: Pool size. Entries, a running total along Date added (by day), "
-                                "stacked by 1 series. At 2026-02-05, by series: All 10000. Totals: 2026-01-01 ")
+    assert chart.alt.startswith(
+        "Stacked bar chart: Pool size. Entries, a running total along Date added (by day), "
+        "stacked by 1 series. At 2026-02-05, by series: All 10000. Totals: 2026-01-01 "
+    )
 
 
 # ---------------------------------------------------------------------------------
 # The shipped pool: 73 entries of 2026-04-28, 11 added on 2026-05-04
 # ---------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def shipped():
@@ -97,17 +119,31 @@ HEADERS = ["Date added (by day)", "RL method", "Survey", "Benchmark", "Framework
 
 def test_entries_by_date_added_per_day_and_category(shipped):
     figure = shipped["entries-by-date-added"]
-    assert figure.chart.arguments == ("Entries by date added, by category", DAYS, [
-        ("RL method", [30, 0, 0, 0, 0, 0, 11]), ("Survey", [5, 0, 0, 0, 0, 0, 0]), ("Benchmark", [18, 0, 0, 0, 0, 0, 0]),
-        ("Framework", [4, 0, 0, 0, 0, 0, 0]), ("Industry", [6, 0, 0, 0, 0, 0, 0]),
-        ("Classical MARL", [10, 0, 0, 0, 0, 0, 0])], "Date added (by day)", "Entries")
+    assert figure.chart.arguments == (
+        "Entries by date added, by category",
+        DAYS,
+        [
+            ("RL method", [30, 0, 0, 0, 0, 0, 11]),
+            ("Survey", [5, 0, 0, 0, 0, 0, 0]),
+            ("Benchmark", [18, 0, 0, 0, 0, 0, 0]),
+            ("Framework", [4, 0, 0, 0, 0, 0, 0]),
+            ("Industry", [6, 0, 0, 0, 0, 0, 0]),
+            ("Classical MARL", [10, 0, 0, 0, 0, 0, 0]),
+        ],
+        "Date added (by day)",
+        "Entries",
+    )
     assert figure.chart.alt == (
         "Stacked bar chart: Entries by date added, by category. Entries by Date added (by day), stacked by 6 series. "
         "By series: RL method 41, Survey 5, Benchmark 18, Framework 4, Industry 6, Classical MARL 10. Totals: "
-        "2026-04-28 73, 2026-04-29 0, 2026-04-30 0, 2026-05-01 0, 2026-05-02 0, 2026-05-03 0, 2026-05-04 11.")
-    assert figure.table == (HEADERS, [["2026-04-28", "30", "5", "18", "4", "6", "10", "73"]]
-                            + [[day, "0", "0", "0", "0", "0", "0", "0"] for day in DAYS[1:-1]]
-                            + [["2026-05-04", "11", "0", "0", "0", "0", "0", "11"]])
+        "2026-04-28 73, 2026-04-29 0, 2026-04-30 0, 2026-05-01 0, 2026-05-02 0, 2026-05-03 0, 2026-05-04 11."
+    )
+    assert figure.table == (
+        HEADERS,
+        [["2026-04-28", "30", "5", "18", "4", "6", "10", "73"]]
+        + [[day, "0", "0", "0", "0", "0", "0", "0"] for day in DAYS[1:-1]]
+        + [["2026-05-04", "11", "0", "0", "0", "0", "0", "11"]],
+    )
     assert figure.note == ""
 
 
@@ -122,7 +158,8 @@ def test_the_pool_s_size_over_time(shipped):
         "Stacked bar chart: Pool size over time, by category. Entries, a running total along Date added (by day), "
         "stacked by 6 series. At 2026-05-04, by series: RL method 41, Survey 5, Benchmark 18, Framework 4, Industry 6, "
         "Classical MARL 10. Totals: 2026-04-28 73, 2026-04-29 73, 2026-04-30 73, 2026-05-01 73, 2026-05-02 73, "
-        "2026-05-03 73, 2026-05-04 84.")
+        "2026-05-03 73, 2026-05-04 84."
+    )
     assert [row[-1] for row in figure.table[1]] == ["73"] * 6 + ["84"]
 
 
@@ -136,11 +173,15 @@ def test_entries_per_year_are_unchanged(shipped):
 # Another pool's dates, and the page
 # ---------------------------------------------------------------------------------
 
+
 def dated_pool(root: Path, chart: str) -> Path:
     """The tiny pool with a date added on four of its five entries, a month apart or more."""
     shutil.copytree(TINY, root)
-    edit(root / "registry.yaml", "  summary: {type: text, required: true}\n",
-         "  summary: {type: text, required: true}\n  added: {type: date, label: \"Added\"}\n")
+    edit(
+        root / "registry.yaml",
+        "  summary: {type: text, required: true}\n",
+        '  summary: {type: text, required: true}\n  added: {type: date, label: "Added"}\n',
+    )
     edit(root / "registry.yaml", "display:\n", f"site:\n  charts:\n    - {chart}\ndisplay:\n")
     for key, day in (("alpha", "2026-01-15"), ("beta", "2026-01-20"), ("gamma", "2026-03-02"), ("delta", "2026-03-31")):
         with open(root / "papers" / f"{key}.yaml", "a", encoding="utf-8") as record:
@@ -155,17 +196,19 @@ def test_months_when_the_days_are_too_many_and_the_undated_entries_said(tmp_path
     assert result.exit_code == 0, result.output
     page = (kept / "statistics.md").read_text(encoding="utf-8")
     start = page.index("![Stacked bar chart")
-    assert page[start:page.index("## Counts per field")] == (
+    assert page[start : page.index("## Counts per field")] == (
         "![{alt}](assets/paperpool/charts/growth-light.svg#only-light){{ .pp-chart }}\n"
         "![{alt}](assets/paperpool/charts/growth-dark.svg#only-dark){{ .pp-chart }}\n\n"
         "1 of 5 entries have no value for Added and are not counted.\n\n"
-        "<details class=\"pp-numbers\"><summary>The chart's numbers</summary>\n<table>\n"
-        "<thead><tr><th>Added (by month)</th><th class=\"pp-num\">Reinforcement learning</th>"
-        "<th class=\"pp-num\">Prompting</th><th class=\"pp-num\">Total</th></tr></thead>\n<tbody>\n"
-        "<tr><td>Jan 2026</td><td class=\"pp-num\">2</td><td class=\"pp-num\">0</td><td class=\"pp-num\">2</td></tr>\n"
-        "<tr><td>Feb 2026</td><td class=\"pp-num\">2</td><td class=\"pp-num\">0</td><td class=\"pp-num\">2</td></tr>\n"
-        "<tr><td>Mar 2026</td><td class=\"pp-num\">3</td><td class=\"pp-num\">1</td><td class=\"pp-num\">4</td></tr>\n"
+        '<details class="pp-numbers"><summary>The chart\'s numbers</summary>\n<table>\n'
+        '<thead><tr><th>Added (by month)</th><th class="pp-num">Reinforcement learning</th>'
+        '<th class="pp-num">Prompting</th><th class="pp-num">Total</th></tr></thead>\n<tbody>\n'
+        '<tr><td>Jan 2026</td><td class="pp-num">2</td><td class="pp-num">0</td><td class="pp-num">2</td></tr>\n'
+        '<tr><td>Feb 2026</td><td class="pp-num">2</td><td class="pp-num">0</td><td class="pp-num">2</td></tr>\n'
+        '<tr><td>Mar 2026</td><td class="pp-num">3</td><td class="pp-num">1</td><td class="pp-num">4</td></tr>\n'
         "</tbody>\n</table>\n</details>\n\n\n"
-    ).format(alt="Stacked bar chart: added by method. Entries, a running total along Added (by month), stacked by 2 "
-                 "series. At Mar 2026, by series: Reinforcement learning 3, Prompting 1. Totals: Jan 2026 2, Feb 2026 2, "
-                 "Mar 2026 4.")
+    ).format(
+        alt="Stacked bar chart: added by method. Entries, a running total along Added (by month), stacked by 2 "
+        "series. At Mar 2026, by series: Reinforcement learning 3, Prompting 1. Totals: Jan 2026 2, Feb 2026 2, "
+        "Mar 2026 4."
+    )

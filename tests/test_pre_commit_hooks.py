@@ -23,8 +23,13 @@ HOOKS = ["paperpool-validate", "paperpool-claims", "paperpool-readme"]
 
 
 def _git(*args: str, cwd: Path) -> str:
-    environment = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    environment = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=environment).stdout
 
 
@@ -51,8 +56,15 @@ def paperpool_repository(tmp_path_factory) -> tuple[Path, str]:
 
 def _run_hooks(survey: Path, home: Path) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"], check=False, cwd=survey,
-                          capture_output=True, text=True, env=environment, timeout=1800)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        check=False,
+        cwd=survey,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=1800,
+    )
 
 
 def test_the_hooks_check_another_surveys_repository(tmp_path, paperpool_repository):
@@ -65,7 +77,8 @@ def test_the_hooks_check_another_surveys_repository(tmp_path, paperpool_reposito
     config = yaml.safe_load((survey / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     this = release.current()
     assert [(repo["repo"], repo["rev"], [hook["id"] for hook in repo["hooks"]]) for repo in config["repos"]] == [
-        (this.repository, this.tag, HOOKS)]
+        (this.repository, this.tag, HOOKS)
+    ]
     config["repos"][0].update(repo=str(repository), rev=commit)
     (survey / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     _committed(survey)
@@ -73,8 +86,9 @@ def test_the_hooks_check_another_surveys_repository(tmp_path, paperpool_reposito
 
     passed = _run_hooks(survey, home)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert [line.rsplit(".", 1)[-1] for line in passed.stdout.splitlines() if line.startswith("paperpool ")] == \
-        ["Passed"] * len(HOOKS)
+    assert [line.rsplit(".", 1)[-1] for line in passed.stdout.splitlines() if line.startswith("paperpool ")] == ["Passed"] * len(
+        HOOKS
+    )
 
     record = next((survey / "papers").glob("*.yaml"))
     record.write_text(record.read_text(encoding="utf-8").replace("year: ", "year: soon # ", 1), encoding="utf-8")

@@ -14,30 +14,65 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     assert result.exit_code == 0, result.output
     out = tiny / "build"
     assert sorted(path.name for path in out.iterdir()) == [  # the tiny registry has no CSV layout, so no CSV
-        "claims.json", "claims.txt", "gaps.json", "gaps.md", "pool.bib", "pool.csljson", "pool.json", "pool.ris", "site", "stats.json",
-        "stats.md"]
-    for name, args in {"stats.json": ["stats", "--format", "json"], "stats.md": ["stats"], "gaps.json": ["gaps", "--format", "json"],
-                       "gaps.md": ["gaps"], "claims.json": ["claims", "--format", "json"], "claims.txt": ["claims"],
-                       "pool.json": ["export", "--format", "json"], "pool.bib": ["export", "--format", "bib"],
-                       "pool.ris": ["export", "--format", "ris"], "pool.csljson": ["export", "--format", "csljson"]}.items():
+        "claims.json",
+        "claims.txt",
+        "gaps.json",
+        "gaps.md",
+        "pool.bib",
+        "pool.csljson",
+        "pool.json",
+        "pool.ris",
+        "site",
+        "stats.json",
+        "stats.md",
+    ]
+    for name, args in {
+        "stats.json": ["stats", "--format", "json"],
+        "stats.md": ["stats"],
+        "gaps.json": ["gaps", "--format", "json"],
+        "gaps.md": ["gaps"],
+        "claims.json": ["claims", "--format", "json"],
+        "claims.txt": ["claims"],
+        "pool.json": ["export", "--format", "json"],
+        "pool.bib": ["export", "--format", "bib"],
+        "pool.ris": ["export", "--format", "ris"],
+        "pool.csljson": ["export", "--format", "csljson"],
+    }.items():
         assert (out / name).read_text(encoding="utf-8") == run(*args, cwd=tiny).output, name
-    assert json.loads((out / "stats.json").read_text(encoding="utf-8"))["totals"]["retained"] == len(list((tiny / "papers").glob("*.yaml")))
+    assert json.loads((out / "stats.json").read_text(encoding="utf-8"))["totals"]["retained"] == len(
+        list((tiny / "papers").glob("*.yaml"))
+    )
     assert run("readme", "--check", cwd=tiny).exit_code == 0  # the block was rewritten
     assert (out / "site" / "index.html").is_file()
     lines = result.output.splitlines()
-    assert [line.split()[0] for line in lines[:-2]] == ["validate", "traces", "analyse", "render", "write", "mkdocs", "search", "charts",
-                                                         "replace"]
-    assert lines[-2] == (f"wrote 10 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
-                         "pool.bib, pool.ris, pool.csljson) and README.md's generated block, and CITATION.cff")
+    assert [line.split()[0] for line in lines[:-2]] == [
+        "validate",
+        "traces",
+        "analyse",
+        "render",
+        "write",
+        "mkdocs",
+        "search",
+        "charts",
+        "replace",
+    ]
+    assert lines[-2] == (
+        f"wrote 10 files to {out} (stats.json, stats.md, gaps.json, gaps.md, claims.json, claims.txt, pool.json, "
+        "pool.bib, pool.ris, pool.csljson) and README.md's generated block, and CITATION.cff"
+    )
     assert lines[-1].startswith("built ") and lines[-1].endswith(f"{out / 'site' / 'index.html'}")
 
 
 def test_publish_writes_the_csv_of_each_kind_the_registry_lays_out(run, pool_copy):
     result = run("publish", cwd=pool_copy)
     assert result.exit_code == 0
-    assert result.output.splitlines()[-2].endswith("(no README.md, so no generated block), and CITATION.cff")  # this copy has no README
+    assert result.output.splitlines()[-2].endswith(
+        "(no README.md, so no generated block), and CITATION.cff"
+    )  # this copy has no README
     assert (pool_copy / "build" / "entries.csv").read_text(encoding="utf-8") == run("export", cwd=pool_copy).output
-    assert (pool_copy / "build" / "exclusions.csv").read_text(encoding="utf-8") == run("export", "--exclusions", cwd=pool_copy).output
+    assert (pool_copy / "build" / "exclusions.csv").read_text(encoding="utf-8") == run(
+        "export", "--exclusions", cwd=pool_copy
+    ).output
 
 
 def test_publish_writes_nothing_when_a_claim_no_longer_holds(run, tiny, snapshot):
@@ -67,7 +102,9 @@ def test_the_shared_options_have_one_spelling_and_add_keeps_its_old_one_hidden(r
         shown = run(command, "--help", cwd=pool_copy).output
         assert "--date-added YYYY-MM-DD" in shown and "--dry-run" in shown, command
     old = run("add", "--no-interactive", "--dry-run", "--exclusion", "--set", "title=A screened paper", "screened", cwd=pool_copy)
-    new = run("add", "--no-interactive", "--dry-run", "--exclusions", "--set", "title=A screened paper", "screened", cwd=pool_copy)
+    new = run(
+        "add", "--no-interactive", "--dry-run", "--exclusions", "--set", "title=A screened paper", "screened", cwd=pool_copy
+    )
     assert old.exit_code == new.exit_code == 0
     assert old.output == new.output and "would create exclusions/screened.yaml" in new.output
 
@@ -105,8 +142,12 @@ def test_publish_replaces_no_committed_file_in_its_folder(run, tiny):
     for command in (["git", "init", "-q"], ["git", "add", "-A"], [*git, "commit", "-qm", "mine"]):
         subprocess.run(command, cwd=tiny, check=True)
     result = run("publish", "--out", "o", cwd=tiny)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: --out {tiny / 'o'}: stats.md is committed to the repository, and publish replaces only its own outputs; "
-        "choose another folder, such as build (nothing was written)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: --out {tiny / 'o'}: stats.md is committed to the repository, and publish replaces only its own outputs; "
+            "choose another folder, such as build (nothing was written)\n"
+        ),
+    )
     changed = subprocess.run(["git", "status", "--porcelain"], cwd=tiny, capture_output=True, text=True, check=True).stdout
     assert changed == ""

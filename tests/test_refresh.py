@@ -26,7 +26,7 @@ EMPTY_FEED = (FIXTURES / "arxiv-empty.xml").read_text(encoding="utf-8")
 
 
 def _entry(feed: str) -> str:
-    return feed[feed.index("<entry>"):feed.index("</entry>") + len("</entry>")] + "\n"
+    return feed[feed.index("<entry>") : feed.index("</entry>") + len("</entry>")] + "\n"
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
         ids = request.args["id_list"].split(",")  # none (arXiv knows nothing of its publication), the others are not listed
         asked.append(len(ids))
         entries = "".join(listed[one] for one in ids if one in listed)
-        feed = EMPTY_FEED.replace('xmlns:opensearch=', 'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:opensearch=')
+        feed = EMPTY_FEED.replace("xmlns:opensearch=", 'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:opensearch=')
         return Response(feed.replace("</feed>", entries + "</feed>"), content_type=XML)
 
     def openalex_works(request):  # the version of record of Greshake et al.'s preprint; no other work
@@ -52,8 +52,8 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     server.expect_request("/api/query").respond_with_handler(arxiv_batch)
     server.expect_request("/openalex/works").respond_with_handler(openalex_works)
     server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
-        (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"),
-        content_type=JSON)
+        (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"), content_type=JSON
+    )
     server.expect_request("/gone").respond_with_data("Not Found", status=404)
     # every other DOI: Crossref does not hold it
     server.expect_request(re.compile("^/crossref/")).respond_with_data("Resource not found.", status=404)
@@ -63,8 +63,9 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     (tmp_path / "cache" / "links.json").write_text(json.dumps({gone: time.time() - 8 * 86400}), encoding="utf-8")
     real = client.Client.link_failure
     # the pool's other links are on the real web, which the tests never reach
-    monkeypatch.setattr(client.Client, "link_failure",
-                        lambda self, service, url: real(self, service, url) if url == gone else None)
+    monkeypatch.setattr(
+        client.Client, "link_failure", lambda self, service, url: real(self, service, url) if url == gone else None
+    )
     request.node.arxiv_batches = asked
     return pool_copy, gone
 
@@ -73,18 +74,28 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
     pool, gone = planted
     before = snapshot(pool)
     result = run("refresh", "--check", cwd=pool)
-    assert (result.exit_code, result.output) == (1, (
-        "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
-        "Agents 2026, doi 10.5555/planted.2026.42\n"
-        "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
-        "10.1287/moor.planted.retraction (2026-10-01) (not changed by --write: for a maintainer to judge)\n"
-        f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
-        "3 changes found outside the pool.\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
+            "Agents 2026, doi 10.5555/planted.2026.42\n"
+            "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
+            "10.1287/moor.planted.retraction (2026-10-01) (not changed by --write: for a maintainer to judge)\n"
+            f"papers/agentspawn.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404)\n"
+            "3 changes found outside the pool.\n"
+        ),
+    )
     assert snapshot(pool) == before
-    named = {m for path in (pool / "papers").glob("*.yaml")
-             for m in re.findall(r"^arxiv_id: '([^']+)'$", path.read_text(encoding="utf-8"), re.MULTILINE)}
-    named |= {m for path in (pool / "exclusions").glob("*.yaml")
-              for m in re.findall(r"^identifier: arXiv:(\S+)$", path.read_text(encoding="utf-8"), re.MULTILINE)}
+    named = {
+        m
+        for path in (pool / "papers").glob("*.yaml")
+        for m in re.findall(r"^arxiv_id: '([^']+)'$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    named |= {
+        m
+        for path in (pool / "exclusions").glob("*.yaml")
+        for m in re.findall(r"^identifier: arXiv:(\S+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
     # every arXiv id of the entries and the exclusions, 50 to a request, not one request each
     assert request.node.arxiv_batches == [50, len(named) - 50]
 
@@ -97,8 +108,10 @@ def test_an_exclusions_dead_link_is_reported_and_kept(run, planted):
     edit(pool / "exclusions" / "e001.yaml", "url: https://arxiv.org/abs/2305.14325", f"url: {gone}")
     result = run("refresh", "--check", cwd=pool)
     assert result.exit_code == 1
-    assert (f"exclusions/e001.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404) (not changed by --write: for a "
-            "maintainer to judge)") in result.output.splitlines()
+    assert (
+        f"exclusions/e001.yaml: dead_link: {gone} failed twice, 7+ days apart (HTTP 404) (not changed by --write: for a "
+        "maintainer to judge)"
+    ) in result.output.splitlines()
     before = (pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8")
     assert run("refresh", "--write", cwd=pool).exit_code == 0
     assert (pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8") == before
@@ -117,7 +130,8 @@ def test_refresh_write_applies_the_facts_and_records_them(run, planted):
     assert lightning.endswith(
         "  was:\n    venue: arXiv\n    doi: null\n"
         "  why: 'refresh: arXiv 2508.03680 is now published: venue Planted Conference on Agents 2026, doi "
-        "10.5555/planted.2026.42'\n")
+        "10.5555/planted.2026.42'\n"
+    )
     spawn = (pool / "papers" / "agentspawn.yaml").read_text(encoding="utf-8")
     assert "\nurls:\n- https://arxiv.org/abs/2602.07072\ncategory:" in spawn  # the dead link gone, in `was` only
     assert f"  was:\n    urls:\n    - {gone}\n    - https://arxiv.org/abs/2602.07072\n" in spawn
@@ -141,9 +155,9 @@ def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypat
     assert result.exit_code == 1
     assert result.output.startswith("Error: none of the pool's ") and result.output.endswith(
         " links answered (the first: could not be reached (offline)); check the network connection, or run "
-        "refresh --no-links. Nothing was written.\n")
+        "refresh --no-links. Nothing was written.\n"
+    )
     assert snapshot(pool) == before
-
 
 
 def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, planted):
@@ -156,14 +170,18 @@ def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, pla
     edit(path, "\ndoi: 10.1145/3605764.3623985\n", "\ndoi: null\n")
     result = run("refresh", "--check", cwd=pool)
     assert result.exit_code == 1
-    assert ("papers/greshake2023.yaml: published: arXiv 2302.12173 is now published (venue and doi of its version of "
-            "record, as OpenAlex lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985") in result.output.splitlines()
+    assert (
+        "papers/greshake2023.yaml: published: arXiv 2302.12173 is now published (venue and doi of its version of "
+        "record, as OpenAlex lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985"
+    ) in result.output.splitlines()
     assert result.output.endswith("4 changes found outside the pool.\n")
     assert run("refresh", "--write", cwd=pool).exit_code == 0
     record = path.read_text(encoding="utf-8")
     assert "\nvenue: ACM AISec 2023\n" in record and "\ndoi: 10.1145/3605764.3623985\n" in record
-    assert record.endswith("  was:\n    venue: arXiv\n    doi: null\n  why: 'refresh: arXiv 2302.12173 is now published (venue "
-                           "and doi of its version of record, as OpenAlex\n    lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985'\n")
+    assert record.endswith(
+        "  was:\n    venue: arXiv\n    doi: null\n  why: 'refresh: arXiv 2302.12173 is now published (venue "
+        "and doi of its version of record, as OpenAlex\n    lists it): venue ACM AISec 2023, doi 10.1145/3605764.3623985'\n"
+    )
     result = run("validate", cwd=pool)
     assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
 
@@ -172,10 +190,15 @@ def test_an_exclusions_withdrawn_paper_is_reported_for_a_maintainer(run, planted
     """An exclusion names its paper by a prefixed identifier (arXiv:2305.14325): arXiv is
     asked about it too. Planted: arXiv lists that paper as withdrawn."""
     pool, _ = planted
-    withdrawn = _entry(GRESHAKE).replace("2302.12173", "2305.14325").replace(
-        "</entry>", "  <arxiv:comment>This paper has been withdrawn by the authors.</arxiv:comment>\n  </entry>")
+    withdrawn = (
+        _entry(GRESHAKE)
+        .replace("2302.12173", "2305.14325")
+        .replace("</entry>", "  <arxiv:comment>This paper has been withdrawn by the authors.</arxiv:comment>\n  </entry>")
+    )
     request.node.arxiv_listed["2305.14325"] = withdrawn
     result = run("refresh", "--check", "--no-links", cwd=pool)
     assert result.exit_code == 1
-    assert ("exclusions/e001.yaml: withdrawn: arXiv 2305.14325v2 says: This paper has been withdrawn by the authors. "
-            "(not changed by --write: for a maintainer to judge)") in result.output.splitlines()
+    assert (
+        "exclusions/e001.yaml: withdrawn: arXiv 2305.14325v2 says: This paper has been withdrawn by the authors. "
+        "(not changed by --write: for a maintainer to judge)"
+    ) in result.output.splitlines()

@@ -36,10 +36,18 @@ INPUT = ".pagefind-ui__search-input"
 STATE = ".pp-search__body[data-pp-search-state]"
 # the three entries that delegate; `auction`, a method of their own, is the tag searched for
 DELEGATING = {
-    "okonkwo2025": ("Learning whom to ask", ["Okonkwo, Adaeze", "Bell, Bo"], "auction",
-                    "The orchestrator delegates each sub-task to a specialist agent."),
-    "lindqvist2024": ("Routing work by bids", ["Lindqvist, Maja"], "auction",
-                      "Sub-tasks are delegated by auction among the agents."),
+    "okonkwo2025": (
+        "Learning whom to ask",
+        ["Okonkwo, Adaeze", "Bell, Bo"],
+        "auction",
+        "The orchestrator delegates each sub-task to a specialist agent.",
+    ),
+    "lindqvist2024": (
+        "Routing work by bids",
+        ["Lindqvist, Maja"],
+        "auction",
+        "Sub-tasks are delegated by auction among the agents.",
+    ),
     "delegation2026": ("Delegation without training", ["Abara, Chi"], "rl", "Hands whole tasks to one worker."),
 }
 # the words Pagefind reduces to the stem of "delegation": every word starting "deleg"
@@ -48,12 +56,17 @@ DELEG = re.compile(r"\bdeleg\w*", re.IGNORECASE)
 
 def delegating_pool(root: Path) -> Path:
     hostile_pool(root)
-    edit(root / "registry.yaml", '      - {id: search, label: "Search"}\n',
-         '      - {id: search, label: "Search"}\n      - {id: auction, label: "Auction"}\n')
+    edit(
+        root / "registry.yaml",
+        '      - {id: search, label: "Search"}\n',
+        '      - {id: search, label: "Search"}\n      - {id: auction, label: "Auction"}\n',
+    )
     for key, (title, authors, method, summary) in DELEGATING.items():
         (root / "papers" / f"{key}.yaml").write_text(
             f"key: {key}\ntitle: {title}\nauthors: {authors}\nyear: 2025\nurls: ['https://example.org/{key}']\n"
-            f"method: {method}\nunit: agent\nsummary: {summary}\n", encoding="utf-8")
+            f"method: {method}\nunit: agent\nsummary: {summary}\n",
+            encoding="utf-8",
+        )
     return root
 
 
@@ -69,6 +82,7 @@ def site(tmp_path_factory):
 # ---------------------------------------------------------------------------------
 # What a search must find, read off the built pages
 # ---------------------------------------------------------------------------------
+
 
 def content(page: Path) -> str:
     """A built page's content as text: its article (what the search indexes), without
@@ -102,6 +116,7 @@ def search_for(page: Page, words: str, root: str) -> list[str]:
 # ---------------------------------------------------------------------------------
 # What the build writes
 # ---------------------------------------------------------------------------------
+
 
 def test_the_build_writes_pagefinds_index_and_no_engine_index(site):
     index = site.folder / search.INDEX
@@ -138,8 +153,9 @@ def test_a_pagefind_yml_of_the_pool_changes_nothing(tmp_path, monkeypatch):
     shutil.copytree(TINY, root)
     for folder in (root, root / "site"):
         folder.mkdir(exist_ok=True)
-        (folder / "pagefind.yml").write_text("output_subdir: hijacked\nroot_selector: footer\nexclude_selectors: [h1]\n",
-                                             encoding="utf-8")
+        (folder / "pagefind.yml").write_text(
+            "output_subdir: hijacked\nroot_selector: footer\nexclude_selectors: [h1]\n", encoding="utf-8"
+        )
     monkeypatch.chdir(root)
     folder = tmp_path / "site"
     result = CliRunner().invoke(cli, ["--root", str(root), "build", "--out", str(folder)])
@@ -152,6 +168,7 @@ def test_a_pagefind_yml_of_the_pool_changes_nothing(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------------
 # Over http
 # ---------------------------------------------------------------------------------
+
 
 def test_delegation_finds_every_page_that_says_delegate_or_delegated(tab, site):
     expected = pages_matching(site, DELEG)
@@ -170,8 +187,11 @@ def test_an_authors_surname_finds_their_entry_first(tab, site):
 
 
 def test_a_tag_finds_the_entries_that_carry_it(tab, site):
-    tagged = {f"entries/{key}.html" for key, data in
-              ((entry.key, entry.data) for entry in require_pool(site.root).entries) if data["method"] == "auction"}
+    tagged = {
+        f"entries/{key}.html"
+        for key, data in ((entry.key, entry.data) for entry in require_pool(site.root).entries)
+        if data["method"] == "auction"
+    }
     assert len(tagged) == 2
     page = tab.open("entries/delegation2026.html")
     found = search_for(page, "Auction", site.url)
@@ -220,6 +240,7 @@ def test_the_hostile_entry_shows_as_text_in_the_results(tab, site):
 # From disk
 # ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", ["index.html", "entries/okonkwo2025.html", "browse.html"])
 def test_from_disk_the_search_says_it_needs_the_served_site_and_loads_nothing(tab, site, path):
     requests = []
@@ -228,7 +249,7 @@ def test_from_disk_the_search_says_it_needs_the_served_site_and_loads_nothing(ta
     page.goto((site.folder / path).as_uri())
     page.wait_for_load_state("load")
     page.locator(OPEN).click()
-    message = page.locator(f'{STATE.replace("]", "=offline]")} .pp-search__message').first
+    message = page.locator(f"{STATE.replace(']', '=offline]')} .pp-search__message").first
     expect(message).to_be_visible()
     assert "paperpool serve" in message.text_content() and "http://127.0.0.1:8000/" in message.text_content()
     assert page.get_by_text("Initializing search").count() == 0

@@ -14,8 +14,13 @@ pytestmark = pytest.mark.skipif(not sharing.available(), reason="forked copies a
 
 def test_every_part_is_done_once_and_the_results_come_in_order():
     here = os.getpid()
-    results, extra = sharing.share(lambda part: [(item * 2, os.getpid() == here) for item in part], list(range(1000)), 7,
-                                   copies=2, meanwhile=lambda: "read meanwhile")
+    results, extra = sharing.share(
+        lambda part: [(item * 2, os.getpid() == here) for item in part],
+        list(range(1000)),
+        7,
+        copies=2,
+        meanwhile=lambda: "read meanwhile",
+    )
     assert [value for value, _ in results] == [item * 2 for item in range(1000)]
     assert extra == "read meanwhile"
 

@@ -53,8 +53,11 @@ STAGES = ("validate", "traces", "analyse", "render", "write", "mkdocs", "search"
 
 def hostile_pool(root: Path) -> Path:
     shutil.copytree(TINY, root)
-    edit(root / "registry.yaml", "  summary: {type: text, required: true}\n",
-         "  summary: {type: text, required: true}\n  added: {type: date, label: \"Added\"}\n")
+    edit(
+        root / "registry.yaml",
+        "  summary: {type: text, required: true}\n",
+        '  summary: {type: text, required: true}\n  added: {type: date, label: "Added"}\n',
+    )
     (root / "papers" / "hostile.yaml").write_text(HOSTILE, encoding="utf-8")
     shutil.copytree(REPO / "traces", root / "traces", ignore=shutil.ignore_patterns("otlp", "who-and-when"))
     trace = json.loads((root / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
@@ -64,7 +67,7 @@ def hostile_pool(root: Path) -> Path:
     return root
 
 
-HOSTILE_TRACE_TEXT = '<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) {{ 7*7 }}'
+HOSTILE_TRACE_TEXT = "<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) {{ 7*7 }}"
 HOSTILE_AGENT = "con\u202etxt.exe<b>"  # a right-to-left override and markup in an agent's name
 
 
@@ -105,9 +108,25 @@ def test_build_reports_each_stage_and_where_the_site_is(built):
 
 def test_every_page_the_issue_names_is_built(built):
     _, site, _, _ = built
-    for page in ("index", "browse", "statistics", "gaps", "claims", "exclusions", "recent", "downloads", "traces",
-                 "contributing", "axes/method", "axes/method/rl", "axes/unit/step", "axes/decisions/d2",
-                 "entries/alpha", "entries/hostile", "gaps/method-unit"):
+    for page in (
+        "index",
+        "browse",
+        "statistics",
+        "gaps",
+        "claims",
+        "exclusions",
+        "recent",
+        "downloads",
+        "traces",
+        "contributing",
+        "axes/method",
+        "axes/method/rl",
+        "axes/unit/step",
+        "axes/decisions/d2",
+        "entries/alpha",
+        "entries/hostile",
+        "gaps/method-unit",
+    ):
         assert (site / f"{page}.html").is_file(), page
     for download in ("feed.xml", "downloads/pool.bib", "downloads/pool.json", "assets/paperpool/charts/per-method-light.svg"):
         assert (site / download).is_file(), download
@@ -127,9 +146,11 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
     # the measures are trace metrics' own: the debate has 8 events, 3 agents, no stop
     assert "| [example-debate](#trace-debate-two-rounds) | debate | 8 | 3 | 2.17 | no stop event |" in page
     # a Who&When trace: its labelled failing step said under its description and ringed in its drawing
-    assert ("**Labelled failing step** (ringed in the drawing): step 5 (step-5), by Validation\\_Expert: The agent fabricated "
-            "the population figures for Seattle and Colville, resulting in an incorrect calculation of the population "
-            "difference.") in page
+    assert (
+        "**Labelled failing step** (ringed in the drawing): step 5 (step-5), by Validation\\_Expert: The agent fabricated "
+        "the population figures for Seattle and Colville, resulting in an incorrect calculation of the population "
+        "difference."
+    ) in page
     drawing = (site / "traces" / "who-and-when-algorithm-generated-10-light.svg").read_text(encoding="utf-8")
     assert '<circle cx="' in drawing and 'r="9" fill="none" stroke="#e45756"' in drawing and ">failing step 5</text>" in drawing
     html = (site / "traces.html").read_text(encoding="utf-8")
@@ -138,7 +159,10 @@ def test_the_trace_gallery_draws_and_measures_every_trace(built):
     assert "contxt.exe&lt;b&gt;" in timeline
     assert "\u202e" not in timeline and "\u202e" not in html
     schema = (site / "trace-schema.html").read_text(encoding="utf-8")
-    assert "urn:paperpool:schema:orchestration-trace:1.0.0" in schema and (site / "traces" / "orchestration-trace.v1.schema.json").is_file()
+    assert (
+        "urn:paperpool:schema:orchestration-trace:1.0.0" in schema
+        and (site / "traces" / "orchestration-trace.v1.schema.json").is_file()
+    )
 
 
 def _figure(value) -> str:
@@ -150,6 +174,7 @@ def _figure(value) -> str:
 def _pipe_rows(text: str) -> str:
     """The HTML table rows of a page (a corpus page's tables scroll in a region of their
     own) written as pipe rows, `| a | b |`, each cell's text unescaped."""
+
     def row(match):
         cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", match.group(1))
         return "| " + " | ".join(html.unescape(cell) for cell in cells) + " |"
@@ -165,16 +190,23 @@ def test_a_corpus_page_shows_the_corpus_figures_as_the_data_has_them(built):
     import numpy as np
 
     root, site, kept, _ = built
-    traces = [json.loads(line) for line in gzip.decompress((root / "corpora" / "who-and-when.jsonl.gz").read_bytes()).splitlines()]
+    traces = [
+        json.loads(line) for line in gzip.decompress((root / "corpora" / "who-and-when.jsonl.gz").read_bytes()).splitlines()
+    ]
     assert len(traces) == 184
     page = _pipe_rows((kept / "trace-corpora" / "who-and-when.md").read_text(encoding="utf-8"))
     assert (site / "trace-corpora" / "who-and-when.html").is_file()
-    assert ("Corpora of traces, each summarised on a page of its own: [Who&amp;When](trace-corpora/who-and-when.md) (184 traces)."
-            in (kept / "traces.md").read_text(encoding="utf-8"))
+    assert (
+        "Corpora of traces, each summarised on a page of its own: [Who&amp;When](trace-corpora/who-and-when.md) (184 traces)."
+        in (kept / "traces.md").read_text(encoding="utf-8")
+    )
     assert "**184 traces**, 184 valid and 0 invalid" in page
     systems = Counter(trace["system"] for trace in traces)
     assert systems == {"CaptainAgent group chat": 126, "Magentic-One": 58}
-    assert f"Valid traces by system: CaptainAgent group chat {systems['CaptainAgent group chat']}, Magentic-One {systems['Magentic-One']}." in page
+    assert (
+        f"Valid traces by system: CaptainAgent group chat {systems['CaptainAgent group chat']}, Magentic-One {systems['Magentic-One']}."
+        in page
+    )
     assert "Their time unit (the `time_unit` the traces declare; times and durations below count it): steps (184 traces)." in page
     # a measure's distribution: the events of each trace, by system
     for number, system in enumerate(sorted(systems)):
@@ -196,8 +228,10 @@ def test_a_corpus_page_shows_the_corpus_figures_as_the_data_has_them(built):
         assert f"| Magentic-One | {agent} | {count} | {100 * count / 58:.1f} % |" in page
     captain = Counter(trace["x_failure"]["agent"] for trace in traces if trace["system"] == "CaptainAgent group chat")
     others = sorted(captain.items(), key=lambda item: (-item[1], item[0]))[12:]
-    assert (f"| CaptainAgent group chat | {len(others)} other values, together | {sum(n for _, n in others)} | "
-            f"{100 * sum(n for _, n in others) / 126:.1f} % |") in page
+    assert (
+        f"| CaptainAgent group chat | {len(others)} other values, together | {sum(n for _, n in others)} | "
+        f"{100 * sum(n for _, n in others) / 126:.1f} % |"
+    ) in page
 
 
 def test_an_invalid_trace_stops_the_build(tmp_path, run, snapshot):
@@ -205,12 +239,16 @@ def test_an_invalid_trace_stops_the_build(tmp_path, run, snapshot):
     assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
     before = snapshot(tmp_path / "site")
     declared = '"schema": "urn:paperpool:schema:orchestration-trace:1.0.0"'  # held to all of paperpool's rules
-    (root / "traces" / "broken.json").write_text('{' + declared + ', "trace_id": "x", "events": [], '
-                                                 '"edges": [{"src": "a", "dst": "b", "type": "causal"}]}', encoding="utf-8")
+    (root / "traces" / "broken.json").write_text(
+        "{" + declared + ', "trace_id": "x", "events": [], "edges": [{"src": "a", "dst": "b", "type": "causal"}]}',
+        encoding="utf-8",
+    )
     result = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert result.exit_code == 1
-    assert result.output.splitlines()[-1] == ("Error: traces/broken.json is not a valid trace (2 problems above); "
-                                              "fix it first: paperpool trace validate traces/broken.json")
+    assert result.output.splitlines()[-1] == (
+        "Error: traces/broken.json is not a valid trace (2 problems above); "
+        "fix it first: paperpool trace validate traces/broken.json"
+    )
     assert snapshot(tmp_path / "site") == before
 
 
@@ -223,7 +261,7 @@ def test_entry_pages_are_not_in_the_navigation(built):
     _, site, _, _ = built
     home = (site / "index.html").read_text(encoding="utf-8")
     # mkdocs-material's sidebars come before the content: the primary one is the navigation
-    nav = home[home.index("md-sidebar--primary"):home.index("md-sidebar--secondary")]
+    nav = home[home.index("md-sidebar--primary") : home.index("md-sidebar--secondary")]
     assert "browse.html" in nav and "axes/method.html" in nav
     assert "entries/" not in nav and "axes/method/rl.html" not in nav
 
@@ -252,7 +290,9 @@ def test_hostile_text_is_shown_as_text_on_every_page(built):
         name = path.relative_to(site).as_posix()
         assert not [tag for tag, _ in page.elements if tag in ("iframe", "b")], name
         assert not [(tag, a) for tag, attrs in page.elements for a in attrs if a.startswith("on")], name
-        assert not [v for _, attrs in page.elements for v in attrs.values() if v and v.strip().lower().startswith("javascript:")], name
+        assert not [
+            v for _, attrs in page.elements for v in attrs.values() if v and v.strip().lower().startswith("javascript:")
+        ], name
         assert not [text for text in page.scripts if "pwned" in text], name
     page = (site / "entries" / "hostile.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in page
@@ -281,8 +321,9 @@ def test_the_feed_is_atom_with_titles_as_text(built):
 
 def test_the_bibtex_download_reads_back_as_the_records(built):
     root, site, _, _ = built
-    library = bibtexparser.parse_string((site / "downloads" / "pool.bib").read_text(encoding="utf-8"),
-                                        append_middleware=[middlewares.LatexDecodingMiddleware()])
+    library = bibtexparser.parse_string(
+        (site / "downloads" / "pool.bib").read_text(encoding="utf-8"), append_middleware=[middlewares.LatexDecodingMiddleware()]
+    )
     assert not library.failed_blocks
     titles = {entry.key: entry["title"] for entry in library.entries}
     pool = require_pool(root)
@@ -295,9 +336,15 @@ def test_gap_cells_on_the_site_are_the_gaps_command_s(built, run):
     shown = {}
     for table in expected["tables"]:
         page = (kept / "gaps" / f"{table['id']}.md").read_text(encoding="utf-8")
-        shown[table["id"]] = {(row, col): int(n) for row, col, n in re.findall(r'<a class="pp-gap[^"]*" href="[^"#]*#cell-([a-z0-9-]+?)-([a-z0-9-]+)"[^>]*>(\d+)</a>', page)}
-        assert shown[table["id"]] == {(row.lower(), col.lower()): cell["count"] for row, cells in table["cells"].items()
-                                      for col, cell in cells.items()}
+        shown[table["id"]] = {
+            (row, col): int(n)
+            for row, col, n in re.findall(
+                r'<a class="pp-gap[^"]*" href="[^"#]*#cell-([a-z0-9-]+?)-([a-z0-9-]+)"[^>]*>(\d+)</a>', page
+            )
+        }
+        assert shown[table["id"]] == {
+            (row.lower(), col.lower()): cell["count"] for row, cells in table["cells"].items() for col, cell in cells.items()
+        }
 
 
 def test_claims_page_shows_every_claim_with_its_values(built, run):
@@ -325,7 +372,9 @@ def test_golden_pages(tmp_path, run):
     """The whole generated markdown of the tiny pool's build, byte for byte (see the
     module's docstring for the command that regenerates it)."""
     kept = tmp_path / "pages"
-    assert run("--root", str(TINY), "build", "--out", str(tmp_path / "site"), "--keep-pages", str(kept), cwd=tmp_path).exit_code == 0
+    assert (
+        run("--root", str(TINY), "build", "--out", str(tmp_path / "site"), "--keep-pages", str(kept), cwd=tmp_path).exit_code == 0
+    )
     expected_dir = EXPECTED / "site"
     produced = {p.relative_to(kept).as_posix() for p in kept.rglob("*") if p.is_file() and p.name != MARKER}
     expected = {p.relative_to(expected_dir).as_posix() for p in expected_dir.rglob("*") if p.is_file() and p.name != MARKER}
@@ -337,6 +386,7 @@ def test_golden_pages(tmp_path, run):
 # ---------------------------------------------------------------------------------
 # Failures leave the last good site as it was
 # ---------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def pool_and_site(tmp_path, run):
@@ -432,11 +482,14 @@ def test_a_build_removes_and_replaces_only_what_it_made(pool_and_site, run):
     assert sorted(p.name for p in site.parent.iterdir()) == sorted(["pool", "site", *(folder.name for folder in theirs)])
 
 
-@pytest.mark.parametrize("target, message", [
-    (".", "would replace the pool's own files; choose a folder of its own, such as build/site"),
-    ("papers/..", "would replace the pool's own files; choose a folder of its own, such as build/site"),
-    ("foreign", "holds files paperpool did not build; choose an empty or new folder (nothing was changed)"),
-])
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        (".", "would replace the pool's own files; choose a folder of its own, such as build/site"),
+        ("papers/..", "would replace the pool's own files; choose a folder of its own, such as build/site"),
+        ("foreign", "holds files paperpool did not build; choose an empty or new folder (nothing was changed)"),
+    ],
+)
 def test_out_is_never_a_folder_paperpool_did_not_build(tmp_path, run, target, message):
     root = hostile_pool(tmp_path / "pool")
     (root / "foreign").mkdir()
@@ -464,11 +517,16 @@ def test_a_marker_a_pull_request_laid_does_not_make_the_records_a_site(tmp_path,
         subprocess.run([*git, "commit", "-qm", "pull request"], cwd=root, check=True)
     records = sorted(path.name for path in (root / "papers").iterdir())
     result = run("build", "--out", "papers", cwd=root)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: --out {root / 'papers'}: holds files committed to the repository (.paperpool-site and {len(records) - 1} more), "
-        "which a build never replaces; choose a folder of its own, such as build/site (nothing was changed)\n" if in_git else
-        f"Error: --out {root / 'papers'}: the pool is read from papers, which building there would replace; choose a "
-        "folder of its own, such as build/site (nothing was changed)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: --out {root / 'papers'}: holds files committed to the repository (.paperpool-site and {len(records) - 1} more), "
+            "which a build never replaces; choose a folder of its own, such as build/site (nothing was changed)\n"
+            if in_git
+            else f"Error: --out {root / 'papers'}: the pool is read from papers, which building there would replace; choose a "
+            "folder of its own, such as build/site (nothing was changed)\n"
+        ),
+    )
     result = run("build", "--out", "notes", cwd=root)
     assert result.exit_code == (1 if in_git else 0), result.output
     assert sorted(path.name for path in (root / "papers").iterdir()) == records
@@ -480,9 +538,13 @@ def test_a_handwritten_page_may_not_take_a_generated_page_s_name(tmp_path, run):
     (root / "site").mkdir()
     (root / "site" / "browse.md").write_text("# Mine\n", encoding="utf-8")
     result = run("build", "--out", str(tmp_path / "out"), cwd=root)
-    assert (result.exit_code, result.output.splitlines()) == (1, [
-        "site/browse.md:1: the build writes this path itself; rename or move your file",
-        "Error: mkdocs.yml or the hand-written pages are not accepted (1 problem above); nothing was built, the previous site is unchanged"])
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            "site/browse.md:1: the build writes this path itself; rename or move your file",
+            "Error: mkdocs.yml or the hand-written pages are not accepted (1 problem above); nothing was built, the previous site is unchanged",
+        ],
+    )
 
 
 def test_handwritten_pages_and_the_intro_are_used(tmp_path, run):
@@ -528,8 +590,13 @@ def test_serve_rebuilds_when_an_entry_changes(tmp_path):
     import urllib.request
 
     root = hostile_pool(tmp_path / "pool")
-    server = subprocess.Popen([sys.executable, "-m", "paperpool", "serve", "--port", "0", "--out", str(tmp_path / "site")],
-                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "serve", "--port", "0", "--out", str(tmp_path / "site")],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         first = server.stdout.readline()
         url = re.search(r"at (http://127\.0\.0\.1:\d+/)", first).group(1)
@@ -564,8 +631,11 @@ def test_charts_that_fail_to_draw_stop_the_build_and_leave_the_site(tmp_path, ru
     monkeypatch.setattr("paperpool.sitegen.chartdraw.svgs", broken)  # the drawing process is forked with it
     result = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert result.exit_code == 1
-    assert re.fullmatch(r"Error: drawing the charts failed \(RuntimeError: no ink at test_site\.py:\d+\); "
-                        r"the previous site was left as it was", result.output.splitlines()[-1])
+    assert re.fullmatch(
+        r"Error: drawing the charts failed \(RuntimeError: no ink at test_site\.py:\d+\); "
+        r"the previous site was left as it was",
+        result.output.splitlines()[-1],
+    )
     assert snapshot(tmp_path / "site") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool", "site"]
 
@@ -580,6 +650,7 @@ def test_the_built_site_holds_the_drawn_charts_not_their_placeholders(built):
 # ---------------------------------------------------------------------------------
 # Citing and discovery
 # ---------------------------------------------------------------------------------
+
 
 def _coins(page: str) -> dict[str, list[str]]:
     """The ContextObject of a page's COinS span, decoded as Zotero decodes it."""
@@ -605,7 +676,10 @@ def test_an_entry_page_cites_in_three_formats_with_coins_and_no_scholar_tags(bui
         assert (downloads / f"{record.key}.csljson").read_text(encoding="utf-8") == entry_csljson(pool.registry, record.data)
         page = (site / "entries" / f"{record.key}.html").read_text(encoding="utf-8")
         for name, fmt in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "csljson")):
-            assert f'<a download="{record.key}.{fmt}" href="../downloads/entries/{record.key}.{fmt}">Download {record.key}.{fmt}</a>' in page, name
+            assert (
+                f'<a download="{record.key}.{fmt}" href="../downloads/entries/{record.key}.{fmt}">Download {record.key}.{fmt}</a>'
+                in page
+            ), name
         assert 'name="citation_' not in page  # no Google Scholar tags: the page is about the paper, not the paper
         coins = _coins(page)
         assert coins["ctx_ver"] == ["Z39.88-2004"]
@@ -633,27 +707,40 @@ def test_every_page_links_the_feed_in_its_head(built):
     for path in pages:
         head = path.read_text(encoding="utf-8").split("</head>")[0]
         root = "../" * (len(path.relative_to(site).parts) - 1)
-        link = (f'<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" '
-                f'href="{root}feed.xml">')
+        link = (
+            f'<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" '
+            f'href="{root}feed.xml">'
+        )
         assert head.count('rel="alternate"') == 1 and link in head, path
 
 
 def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_the_pool_changed(pool_copy, tmp_path, run):
-    edit(pool_copy / "registry.yaml", '  arxiv_id: "2605.02801"\n', '  arxiv_id: "2605.02801"\n'
-         "  repository: https://github.com/example/pool\n  suggest_url: https://github.com/example/pool/issues/new\n")
-    edit(pool_copy / "registry.yaml", 'citation: "Chenchen Zhang. Reinforcement Learning for LLM-based Multi-Agent Systems through '
-         'Orchestration Traces. arXiv:2605.02801v1, 2026."', 'citation: "@article{zhang2026,\\n  title = {Reinforcement Learning '
-         '<b>for</b> LLM-based Multi-Agent Systems},\\n  year = {2026}\\n}"')
+    edit(
+        pool_copy / "registry.yaml",
+        '  arxiv_id: "2605.02801"\n',
+        '  arxiv_id: "2605.02801"\n'
+        "  repository: https://github.com/example/pool\n  suggest_url: https://github.com/example/pool/issues/new\n",
+    )
+    edit(
+        pool_copy / "registry.yaml",
+        'citation: "Chenchen Zhang. Reinforcement Learning for LLM-based Multi-Agent Systems through '
+        'Orchestration Traces. arXiv:2605.02801v1, 2026."',
+        'citation: "@article{zhang2026,\\n  title = {Reinforcement Learning '
+        '<b>for</b> LLM-based Multi-Agent Systems},\\n  year = {2026}\\n}"',
+    )
     assert run("build", "--out", str(tmp_path / "site"), cwd=pool_copy).exit_code == 0
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     # the latest date_added or change of any record: the retaggings of 2026-11-23
-    assert ('<p>The survey: <a href="https://arxiv.org/abs/2605.02801v1">arXiv 2605.02801v1</a> · '
-            '<a href="https://github.com/example/pool">repository</a> · '
-            '<a href="https://github.com/example/pool/issues/new">suggest a paper</a> · '
-            "Pool last changed: 2026-11-23 (the latest day a record entered the pool or was changed, as the records say)</p>") in home
+    assert (
+        '<p>The survey: <a href="https://arxiv.org/abs/2605.02801v1">arXiv 2605.02801v1</a> · '
+        '<a href="https://github.com/example/pool">repository</a> · '
+        '<a href="https://github.com/example/pool/issues/new">suggest a paper</a> · '
+        "Pool last changed: 2026-11-23 (the latest day a record entered the pool or was changed, as the records say)</p>"
+    ) in home
     block = home.split('id="cite-this-survey"')[1].split("</code>")[0]
     assert html.unescape(re.sub(r"<[^>]+>", "", block.split("<code>")[1])) == (
-        "@article{zhang2026,\n  title = {Reinforcement Learning <b>for</b> LLM-based Multi-Agent Systems},\n  year = {2026}\n}\n")
+        "@article{zhang2026,\n  title = {Reinforcement Learning <b>for</b> LLM-based Multi-Agent Systems},\n  year = {2026}\n}\n"
+    )
     assert "<b>for</b>" not in block  # shown as text
 
 
@@ -670,22 +757,32 @@ def test_with_site_url_the_sitemap_lists_every_page_and_the_feed_links_are_absol
     assert run("build", "--out", str(site), *(["--site-url", url] if given == "--site-url" else []), cwd=root).exit_code == 0
     sitemap = ET.parse(site / "sitemap.xml").getroot()
     listed = sorted(loc.text for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc"))
-    pages = sorted(f"https://example.org/tiny/{path.relative_to(site).as_posix()}" for path in site.rglob("*.html")
-                   if path.name != "404.html")
+    pages = sorted(
+        f"https://example.org/tiny/{path.relative_to(site).as_posix()}"
+        for path in site.rglob("*.html")
+        if path.name != "404.html"
+    )
     assert listed == pages and len(pages) >= 30
     feed = ET.parse(site / "feed.xml").getroot()
     hrefs = [link.get("href") for link in feed.iter("{http://www.w3.org/2005/Atom}link")]
     assert hrefs and all(href.startswith("https://") for href in hrefs)
-    assert '<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" ' \
-           'href="https://example.org/tiny/feed.xml">' in (site / "entries" / "alpha.html").read_text(encoding="utf-8")
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="A tiny survey of tool-using agents: recently added" '
+        'href="https://example.org/tiny/feed.xml">' in (site / "entries" / "alpha.html").read_text(encoding="utf-8")
+    )
 
 
 def test_a_site_url_that_is_not_a_web_address_is_refused(tmp_path, run):
     root = hostile_pool(tmp_path / "pool")
     result = run("build", "--out", str(tmp_path / "site"), "--site-url", "javascript:alert(1)", cwd=root)
-    assert (result.exit_code, result.output) == (1, ("Error: --site-url: 'javascript:alert(1)' is not an http(s) address; give the "
-                                                    "address the site will be published at, such as "
-                                                    "https://owner.github.io/repository/\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: --site-url: 'javascript:alert(1)' is not an http(s) address; give the "
+            "address the site will be published at, such as "
+            "https://owner.github.io/repository/\n"
+        ),
+    )
     assert not (tmp_path / "site").exists()
 
 
@@ -710,11 +807,21 @@ def test_a_browse_data_set_is_written_record_by_record_within_its_size():
     from paperpool.files.problems import PaperpoolError
     from paperpool.sitegen import datasets
 
-    data = {"noun": ["entry", "entries"], "facets": [], "records": [{"key": f"k{i}", "cells": {"t": "é<" * i}} for i in range(50)]}
+    data = {
+        "noun": ["entry", "entries"],
+        "facets": [],
+        "records": [{"key": f"k{i}", "cells": {"t": "é<" * i}} for i in range(50)],
+    }
     expected = _json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
-    assert datasets.script("entries", data) == f'window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData["entries"]={expected};\n'
+    assert (
+        datasets.script("entries", data)
+        == f'window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData["entries"]={expected};\n'
+    )
     label = "é" * 2000
-    big = {"noun": ["exclusion", "exclusions"], "records": [{"key": f"x{i}", "cells": {"tags": [label] * 100}} for i in range(500)]}
+    big = {
+        "noun": ["exclusion", "exclusions"],
+        "records": [{"key": f"x{i}", "cells": {"tags": [label] * 100}} for i in range(500)],
+    }
     with pytest.raises(PaperpoolError) as refused:
         datasets.script("exclusions", big)
     assert str(refused.value).startswith("the Browse pages' data passes 64 MB at the exclusions' x")

@@ -12,9 +12,11 @@ from paperpool.files.yamlio import load_yaml
 from .conftest import REPO, TINY
 
 BUILD_CASES = REPO / "tests" / "hostile" / "build"
-CONFIG_CASES = sorted(name for name, case in load_yaml(BUILD_CASES / "expected.yaml").data.items()
-                      if case.get("place") == "mkdocs.yml" and "append" not in case and case["args"][0] == "build"
-                      and "--out" in case["args"])
+CONFIG_CASES = sorted(
+    name
+    for name, case in load_yaml(BUILD_CASES / "expected.yaml").data.items()
+    if case.get("place") == "mkdocs.yml" and "append" not in case and case["args"][0] == "build" and "--out" in case["args"]
+)
 
 
 @pytest.mark.parametrize("name", CONFIG_CASES)
@@ -38,12 +40,16 @@ def test_a_hook_runs_only_with_trust_config(tmp_path, run):
     root = shutil.copytree(TINY, tmp_path / "pool")
     marker = tmp_path / "hook-ran"
     (root / "hook.py").write_text(f"def on_config(config):\n    open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
-    (root / "mkdocs.yml").write_text(f"site_name: A tiny survey of tool-using agents\nhooks:\n  - {root / 'hook.py'}\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        f"site_name: A tiny survey of tool-using agents\nhooks:\n  - {root / 'hook.py'}\n", encoding="utf-8"
+    )
     refused = run("build", "--out", str(tmp_path / "site"), cwd=root)
     assert refused.exit_code == 1 and not marker.exists() and not (tmp_path / "site").exists()
-    assert refused.output.splitlines()[0] == ("mkdocs.yml:2: hooks: runs the Python files it names when the site is built; "
-                                              "remove it, or pass --trust-config if the maintainers accept that "
-                                              "(README: what a pull request can do)")
+    assert refused.output.splitlines()[0] == (
+        "mkdocs.yml:2: hooks: runs the Python files it names when the site is built; "
+        "remove it, or pass --trust-config if the maintainers accept that "
+        "(README: what a pull request can do)"
+    )
     assert run("validate", "--trust-config", cwd=root).exit_code == 0
     trusted = run("build", "--trust-config", "--out", str(tmp_path / "site"), cwd=root)
     assert trusted.exit_code == 0, trusted.output
@@ -54,7 +60,11 @@ def test_kept_pages_may_not_go_where_the_next_build_would_publish_them(tmp_path,
     root = shutil.copytree(TINY, tmp_path / "pool")
     (root / "site").mkdir()
     result = run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(root / "site" / "kept"), cwd=root)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: --keep-pages {root}/site/kept: is inside the hand-written pages (site/), which every build copies onto "
-        "the site; choose a folder outside it, such as build/pages\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: --keep-pages {root}/site/kept: is inside the hand-written pages (site/), which every build copies onto "
+            "the site; choose a folder outside it, such as build/pages\n"
+        ),
+    )
     assert not (root / "site" / "kept").exists() and not (tmp_path / "site").exists()

@@ -88,7 +88,9 @@ def test_another_surveys_pool_works_as_template(tmp_path, run):
 
 def test_an_empty_folder_is_used(tmp_path):
     (tmp_path / "empty").mkdir()
-    result = CliRunner().invoke(synthpool.main, ["--entries", "5", "--exclusions", "0", "--from", str(REPO), "-o", str(tmp_path / "empty")])
+    result = CliRunner().invoke(
+        synthpool.main, ["--entries", "5", "--exclusions", "0", "--from", str(REPO), "-o", str(tmp_path / "empty")]
+    )
     assert (result.exit_code, result.output) == (0, f"wrote {tmp_path / 'empty'}: 5 entries, 0 exclusions\n")
     assert len(list((tmp_path / "empty" / "papers").iterdir())) == 5
 
@@ -100,5 +102,7 @@ def test_refuses_a_folder_in_use(tmp_path, snapshot):
     before = snapshot(tmp_path)
     result = CliRunner().invoke(synthpool.main, ["--entries", "5", "--from", str(REPO), "-o", str(out)])
     assert (result.exit_code, result.output) == (
-        1, f"Error: -o {out}: already exists and is not an empty folder; choose a new or empty one (nothing was written)\n")
+        1,
+        f"Error: -o {out}: already exists and is not an empty folder; choose a new or empty one (nothing was written)\n",
+    )
     assert snapshot(tmp_path) == before

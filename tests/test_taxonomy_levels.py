@@ -41,8 +41,10 @@ def test_a_topic_without_its_area_is_reported_with_the_fix(run, pool, snapshot):
     before = snapshot(pool)
     result = run("validate", cwd=pool)
     assert result.exit_code == 1
-    assert (f"papers/{path.name}:{line}: topic: topic '{topic}' is part of area '{area}', which area does not hold; add it: "
-            f"`area: [{other_area}, {area}]`") in result.output.splitlines()
+    assert (
+        f"papers/{path.name}:{line}: topic: topic '{topic}' is part of area '{area}', which area does not hold; add it: "
+        f"`area: [{other_area}, {area}]`"
+    ) in result.output.splitlines()
     assert snapshot(pool) == before
 
 
@@ -51,7 +53,8 @@ def test_the_registry_names_a_parent_field_that_is_not_one(run, pool):
     result = run("validate", cwd=pool)
     assert result.exit_code == 1
     assert result.output.splitlines()[0].endswith(
-        "entry_fields.topic.parent_field: 'areas' is not another choice or choice_list field of the record; did you mean 'area'?")
+        "entry_fields.topic.parent_field: 'areas' is not another choice or choice_list field of the record; did you mean 'area'?"
+    )
 
 
 def test_a_value_whose_parent_is_unknown_or_missing_is_reported(run, pool):
@@ -60,22 +63,30 @@ def test_a_value_whose_parent_is_unknown_or_missing_is_reported(run, pool):
     edit(pool / "registry.yaml", f"  parent: {first['parent']}\n", f"  parent: {first['parent']}x\n")
     result = run("validate", cwd=pool)
     assert result.exit_code == 1
-    assert (f"vocabularies.topic.values.0.parent: '{first['parent']}x', the parent of value '{first['id']}', is not a value of "
-            f"vocabulary 'area' (field 'topic' has parent_field 'area'); did you mean '{first['parent']}'?") in result.output
+    assert (
+        f"vocabularies.topic.values.0.parent: '{first['parent']}x', the parent of value '{first['id']}', is not a value of "
+        f"vocabulary 'area' (field 'topic' has parent_field 'area'); did you mean '{first['parent']}'?"
+    ) in result.output
     edit(pool / "registry.yaml", f"\n      parent: {first['parent']}x\n", "\n")
     result = run("validate", cwd=pool)
-    assert (f"vocabularies.topic.values.0: value '{first['id']}' names no `parent`, which field 'topic' needs (its "
-            "parent_field is 'area'); give it `parent:` one of ") in result.output
+    assert (
+        f"vocabularies.topic.values.0: value '{first['id']}' names no `parent`, which field 'topic' needs (its "
+        "parent_field is 'area'); give it `parent:` one of "
+    ) in result.output
 
 
 def test_levels_that_go_round_are_reported_once(run, pool):
-    edit(pool / "registry.yaml", "  area:\n    type: choice_list\n    vocabulary: area\n",
-         "  area:\n    type: choice_list\n    vocabulary: area\n    parent_field: topic\n")
+    edit(
+        pool / "registry.yaml",
+        "  area:\n    type: choice_list\n    vocabulary: area\n",
+        "  area:\n    type: choice_list\n    vocabulary: area\n    parent_field: topic\n",
+    )
     result = run("validate", cwd=pool)
     assert result.exit_code == 1
     assert result.output.splitlines()[0].endswith(
         "entry_fields.area.parent_field: the levels go round: area -> topic -> area; a taxonomy's levels go one way, so "
-        "remove parent_field from the top level")
+        "remove parent_field from the top level"
+    )
     assert result.output.endswith("\n1 error, 0 warnings.\n")
 
 
@@ -85,4 +96,5 @@ def test_only_a_link_or_identifier_field_may_say_whether_it_identifies(run, pool
     assert result.exit_code == 1
     assert result.output.splitlines()[0].endswith(
         "entry_fields.title.identifies: only a url, url_list or identifier field can tell papers apart, and 'title' is a "
-        "text; remove `identifies`")
+        "text; remove `identifies`"
+    )

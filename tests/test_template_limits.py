@@ -39,28 +39,59 @@ def refusal(root, text: str) -> str:
     return refused.value.message
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{{ ("x" * 2000000000) | length }}',
-     ("repeating a string of 1 character 2,000,000,000 times would make 2,000,000,000 characters, over the limit of "
-     "10,000,000; repeat it fewer times")),
-    ('{{ 5000000 * "abc" }}',
-     ("repeating a string of 3 characters 5,000,000 times would make 15,000,000 characters, over the limit of "
-     "10,000,000; repeat it fewer times")),
-    ("{{ 3 * [1, 2] * 2000000 }}",
-     ("repeating a list of 6 items 2,000,000 times would make 12,000,000 items, over the limit of 10,000,000; "
-     "repeat it fewer times")),
-    ('{{ ("x" * 6000000 + "y" * 6000000) | length }}',
-     ("joining a string of 6,000,000 characters and a string of 6,000,000 characters would make 12,000,000 characters, "
-     "over the limit of 10,000,000; join shorter ones")),
-    ("{{ 2 ** 200000 }}",
-     "2 ** 200000 would be a number of about 200,000 bits, over the limit of 100,000; use a smaller power"),
-    # padding and formatting to a width (issue 39's fresh review: 60 bytes of template took 2 GB)
-    *((text, "a width of 1,000,000,000 would make a string over the limit of 10,000,000 characters; use a smaller width")
-      for text in ('{{ "x".center(1000000000) }}', '{{ "7".zfill(1000000000) }}', '{{ "%0*d" % (1000000000, 1) }}',
-                   '{{ "%01000000000d" % 1 }}', '{{ "{:>1000000000}".format(1) }}', '{{ "{:>{}}".format(1, 1000000000) }}',
-                   '{{ "{a:>1000000000}".format_map({"a": 1}) }}', '{{ "x" | center(1000000000) }}',
-                   '{{ "%01000000000d" | format(1) }}', '{{ "a" | indent(1000000000) }}')),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{{ ("x" * 2000000000) | length }}',
+            (
+                "repeating a string of 1 character 2,000,000,000 times would make 2,000,000,000 characters, over the limit of "
+                "10,000,000; repeat it fewer times"
+            ),
+        ),
+        (
+            '{{ 5000000 * "abc" }}',
+            (
+                "repeating a string of 3 characters 5,000,000 times would make 15,000,000 characters, over the limit of "
+                "10,000,000; repeat it fewer times"
+            ),
+        ),
+        (
+            "{{ 3 * [1, 2] * 2000000 }}",
+            (
+                "repeating a list of 6 items 2,000,000 times would make 12,000,000 items, over the limit of 10,000,000; "
+                "repeat it fewer times"
+            ),
+        ),
+        (
+            '{{ ("x" * 6000000 + "y" * 6000000) | length }}',
+            (
+                "joining a string of 6,000,000 characters and a string of 6,000,000 characters would make 12,000,000 characters, "
+                "over the limit of 10,000,000; join shorter ones"
+            ),
+        ),
+        (
+            "{{ 2 ** 200000 }}",
+            "2 ** 200000 would be a number of about 200,000 bits, over the limit of 100,000; use a smaller power",
+        ),
+        # padding and formatting to a width (issue 39's fresh review: 60 bytes of template took 2 GB)
+        *(
+            (text, "a width of 1,000,000,000 would make a string over the limit of 10,000,000 characters; use a smaller width")
+            for text in (
+                '{{ "x".center(1000000000) }}',
+                '{{ "7".zfill(1000000000) }}',
+                '{{ "%0*d" % (1000000000, 1) }}',
+                '{{ "%01000000000d" % 1 }}',
+                '{{ "{:>1000000000}".format(1) }}',
+                '{{ "{:>{}}".format(1, 1000000000) }}',
+                '{{ "{a:>1000000000}".format_map({"a": 1}) }}',
+                '{{ "x" | center(1000000000) }}',
+                '{{ "%01000000000d" | format(1) }}',
+                '{{ "a" | indent(1000000000) }}',
+            )
+        ),
+    ],
+)
 def test_a_value_too_big_to_show_is_refused_before_it_is_made(text, message, tmp_path):
     assert refusal(tmp_path, text) == f"templates/page.md.j2:1: template error: {message}"
 
@@ -75,8 +106,12 @@ def test_texts_come_back_from_the_child_exactly(tmp_path):
     """Every character (a lone surrogate and a NUL too), a text of megabytes, and the
     order of the pages, as rendering in this process gives them."""
     renderer = renderer_with(tmp_path, page="{{ text }}", other="[{{ text | length }}]\n")
-    items = [("page.md.j2", {"text": "é 😀 \ud800 \x00 <b>\r\n"}), ("other.md.j2", {"text": "x" * 5_000_000}),
-             ("page.md.j2", {"text": "y" * 3_000_000}), ("page.md.j2", {"text": ""})]
+    items = [
+        ("page.md.j2", {"text": "é 😀 \ud800 \x00 <b>\r\n"}),
+        ("other.md.j2", {"text": "x" * 5_000_000}),
+        ("page.md.j2", {"text": "y" * 3_000_000}),
+        ("page.md.j2", {"text": ""}),
+    ]
     texts = renderer.render_all(items)
     assert texts == [renderer.render(name, **context) for name, context in items]
     assert texts[:2] == ["é 😀 \ud800 \x00 <b>\r\n", "[5000000]\n"] and len(texts[2]) == 3_000_000
@@ -85,23 +120,30 @@ def test_texts_come_back_from_the_child_exactly(tmp_path):
 def test_the_limits_are_the_childs_alone(tmp_path):
     before = [resource.getrlimit(kind) for kind in (resource.RLIMIT_CPU, resource.RLIMIT_AS)], signal.getsignal(signal.SIGXCPU)
     assert renderer_with(tmp_path, page="ok").render_all([("page.md.j2", {})]) == ["ok"]
-    assert ([resource.getrlimit(kind) for kind in (resource.RLIMIT_CPU, resource.RLIMIT_AS)], signal.getsignal(signal.SIGXCPU)) == before
+    assert (
+        [resource.getrlimit(kind) for kind in (resource.RLIMIT_CPU, resource.RLIMIT_AS)],
+        signal.getsignal(signal.SIGXCPU),
+    ) == before
 
 
 def test_an_error_in_a_page_names_its_template_and_returns_no_page(tmp_path):
     renderer = renderer_with(tmp_path, good="fine", bad="{{ nothing.here }}")
     with pytest.raises(PaperpoolError) as refused:
         renderer.render_all([("good.md.j2", {}), ("bad.md.j2", {})])
-    assert refused.value.message == ("templates/bad.md.j2:1: template error while rendering: UndefinedError: 'nothing' is "
-                                     "undefined; fix the template")
+    assert refused.value.message == (
+        "templates/bad.md.j2:1: template error while rendering: UndefinedError: 'nothing' is undefined; fix the template"
+    )
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory limit is set where the system tells a process's size")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the memory limit is set where the system tells a process's size"
+)
 def test_a_template_that_asks_for_gigabytes_runs_out_of_memory(tmp_path):
     """3 GB asked for at once (3,000,000 lines each indented by 1,000 characters: no width
     the sandbox checks): refused by the system at the child's limit, never touched."""
     assert refusal(tmp_path, '{{ ("a\\n" * 3000000) | indent("x" * 1000) | length }}') == (
-        f"templates/page.md.j2:1: template error: {OUT_OF_MEMORY}")
+        f"templates/page.md.j2:1: template error: {OUT_OF_MEMORY}"
+    )
 
 
 def test_a_template_stuck_in_one_long_operation_is_stopped(tmp_path):
@@ -119,14 +161,17 @@ def test_what_templates_write_has_a_limit(tmp_path):
     """900 MB of README block was written, and 300 MB pages kept the engine busy past
     five minutes: a page may be 5,000,000 characters, and all of them a few kilobytes each."""
     text = '{% set s = "x" * 9000000 %}{% for i in range(100) %}{{ s }}{% endfor %}'
-    assert refusal(tmp_path, text) == ("templates/page.md.j2: template error: wrote 900,000,000 characters for one page, "
-                                       "over the limit of 5,000,000; make the template write less")
+    assert refusal(tmp_path, text) == (
+        "templates/page.md.j2: template error: wrote 900,000,000 characters for one page, "
+        "over the limit of 5,000,000; make the template write less"
+    )
     (tmp_path / "many").mkdir()
     many = renderer_with(tmp_path / "many", page='{{ "x" * 4000000 }}')
     with pytest.raises(PaperpoolError) as refused:
         many.render_all([("page.md.j2", {})] * 20)
-    assert refused.value.message == ("templates/page.md.j2: template error: wrote more than the pages' limit together; "
-                                     "make the template write less")
+    assert refused.value.message == (
+        "templates/page.md.j2: template error: wrote more than the pages' limit together; make the template write less"
+    )
 
 
 def test_an_engine_that_does_not_finish_is_stopped(tmp_path, run, monkeypatch):
@@ -146,5 +191,6 @@ def test_an_engine_that_does_not_finish_is_stopped(tmp_path, run, monkeypatch):
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == (
         "Error: mkdocs build did not finish in 5 s (5 s and 0 s a page); a page's markdown may be pathological (thousands "
-        "of brackets from a template or a hand-written page); the previous site was left as it was")
+        "of brackets from a template or a hand-written page); the previous site was left as it was"
+    )
     assert {path: path.read_bytes() for path in site.rglob("*") if path.is_file()} == before

@@ -53,13 +53,16 @@ def _compare(records: list[corpus.Record], size: int = 64) -> int:
     the batch measured itself."""
     here = 0
     for start in range(0, len(records), size):
-        chunk = records[start:start + size]
+        chunk = records[start : start + size]
         measured = batch.measure(chunk, MAPPING)
         alone = [rows.measure(record, MAPPING) for record in chunk]
         assert measured.problems == [one.problem for one in alone if one.problem]
         for k, (record, one) in enumerate(zip(chunk, alone, strict=True)):
-            differ = {name: (one.row.get(name), measured.table[name][k]) for name in NAMES
-                      if not _same(one.row.get(name), measured.table[name][k])}
+            differ = {
+                name: (one.row.get(name), measured.table[name][k])
+                for name in NAMES
+                if not _same(one.row.get(name), measured.table[name][k])
+            }
             assert not differ, f"{record.label}: (alone, in a batch) {differ}"
         here += measured.here
     return here
@@ -71,8 +74,13 @@ def _lines(path: Path, traces: list) -> list[corpus.Record]:
 
 
 def test_real_traces_have_the_same_rows_in_a_batch():
-    inputs = [REPO / "traces", REPO / "corpora", REPO / "tests" / "traces", REPO / "tests" / "hostile" / "trace-validate",
-              REPO / "tests" / "hostile" / "trace-metrics"]
+    inputs = [
+        REPO / "traces",
+        REPO / "corpora",
+        REPO / "tests" / "traces",
+        REPO / "tests" / "hostile" / "trace-validate",
+        REPO / "tests" / "hostile" / "trace-metrics",
+    ]
     past_limits = ("blank-lines", "compression-bomb")  # past a corpus's lines, past its compression ratio
     files = [path for path in corpus.expand([str(path) for path in inputs]) if not any(name in path.name for name in past_limits)]
     records = list(corpus.records(files))
@@ -106,12 +114,20 @@ def _made_up(rng: random.Random, k: int) -> dict:
         t += rng.choice([0.0, 0.0, 0.25, 1.0, 3.5])
         event = {"id": f"e{len(events)}", "t": t, "type": kind, "agent": agent, **fields}
         if rng.random() < 0.6:
-            event["cost"] = rng.choice([{"tokens": rng.randint(0, 900), "seconds": rng.random()}, {"tokens": 7}, {"seconds": 0.5}, {}])
+            event["cost"] = rng.choice(
+                [{"tokens": rng.randint(0, 900), "seconds": rng.random()}, {"tokens": 7}, {"seconds": 0.5}, {}]
+            )
         if rng.random() < 0.2:
             event["decision"] = rng.choice(["O1", "O2", "O3", "O4", "O5", "X9"])
         if rng.random() < 0.2:
-            event["rewards"] = [{"channel": rng.choice(["team", "tool", "judge"]), "unit": rng.choice(["team", "agent", "tool", "token"]),
-                                 "value": rng.uniform(-1, 1)} for _ in range(rng.randint(1, 3))]
+            event["rewards"] = [
+                {
+                    "channel": rng.choice(["team", "tool", "judge"]),
+                    "unit": rng.choice(["team", "agent", "tool", "token"]),
+                    "value": rng.uniform(-1, 1),
+                }
+                for _ in range(rng.randint(1, 3))
+            ]
         events.append(event)
         position = len(events) - 1
         if agent in last and rng.random() < 0.8:
@@ -124,8 +140,11 @@ def _made_up(rng: random.Random, k: int) -> dict:
         parent = rng.choice(agents)
         child = f"w{len(agents)}"
         spawn = add("spawn", parent, to=child)
-        edges.append({"src": f"e{spawn}", "dst": f"e{spawn}", "type": "spawn"} if rng.random() < 0.02 else
-                     {"src": f"e{spawn}", "dst": f"e{len(events)}", "type": "spawn"})
+        edges.append(
+            {"src": f"e{spawn}", "dst": f"e{spawn}", "type": "spawn"}
+            if rng.random() < 0.02
+            else {"src": f"e{spawn}", "dst": f"e{len(events)}", "type": "spawn"}
+        )
         agents.append(child)
         add("orchestrator_decision", child)
     for _ in range(rng.randint(1, 25)):
@@ -153,13 +172,24 @@ def _made_up(rng: random.Random, k: int) -> dict:
         add("stop", "lead", reason="done")
     for _ in range(rng.randint(0, 4)):  # edges at random: forward, at one time, or backwards
         a, b = rng.randrange(len(events)), rng.randrange(len(events))
-        edges.append({"src": f"e{min(a, b)}" if rng.random() < 0.9 else f"e{a}", "dst": f"e{max(a, b)}" if rng.random() < 0.9 else f"e{b}",
-                      "type": rng.choice(schema.edge_types())})
+        edges.append(
+            {
+                "src": f"e{min(a, b)}" if rng.random() < 0.9 else f"e{a}",
+                "dst": f"e{max(a, b)}" if rng.random() < 0.9 else f"e{b}",
+                "type": rng.choice(schema.edge_types()),
+            }
+        )
     if rng.random() < 0.1:  # written out of time order (the batch's ranks then come from a sort)
         rng.shuffle(events)
     trace = {"schema": SCHEMA_ID, "trace_id": f"made-{k}", "events": events, "edges": edges}
-    for field, value in (("task_id", f"task-{k % 3}"), ("run", "r"), ("step", k), ("group", "g"), ("time_unit", "seconds"),
-                         ("topology", "hierarchical")):
+    for field, value in (
+        ("task_id", f"task-{k % 3}"),
+        ("run", "r"),
+        ("step", k),
+        ("group", "g"),
+        ("time_unit", "seconds"),
+        ("topology", "hierarchical"),
+    ):
         if rng.random() < 0.7:
             trace[field] = value
     if rng.random() < 0.5:
@@ -178,19 +208,38 @@ CORNERS = [
     # one event: a chain of one, no dependency needed
     {"schema": SCHEMA_ID, "trace_id": "one", "events": [_event(0, 0, "stop", "lead")], "edges": []},
     # two agents that spawn each other at one time: the spawn tree never settles
-    {"schema": SCHEMA_ID, "trace_id": "loop", "events": [_event(0, 1, "spawn", "a", to="b"), _event(1, 1, "spawn", "b", to="a")],
-     "edges": []},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "loop",
+        "events": [_event(0, 1, "spawn", "a", to="b"), _event(1, 1, "spawn", "b", to="a")],
+        "edges": [],
+    },
     # a spawn chain deeper than the batch's 64 passes, written latest first: metrics walks it
-    {"schema": SCHEMA_ID, "trace_id": "deep", "events": [_event(k, k, "spawn", str(k), to=str(k + 1)) for k in range(100)][::-1],
-     "edges": []},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "deep",
+        "events": [_event(k, k, "spawn", str(k), to=str(k + 1)) for k in range(100)][::-1],
+        "edges": [],
+    },
     # events at one time, the ordering edge against the file's order
-    {"schema": SCHEMA_ID, "trace_id": "tie", "events": [_event(0, 2, "orchestrator_decision", "lead"), _event(1, 2, "stop", "lead")],
-     "edges": [{"src": "e1", "dst": "e0", "type": "causal"}]},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "tie",
+        "events": [_event(0, 2, "orchestrator_decision", "lead"), _event(1, 2, "stop", "lead")],
+        "edges": [{"src": "e1", "dst": "e0", "type": "causal"}],
+    },
     # a result answered through an edge only, and one with no call to be found but by its tool
-    {"schema": SCHEMA_ID, "trace_id": "calls", "events": [
-        _event(0, 0, "tool_call", "lead", tool="search"), _event(1, 1, "tool_result", "search", tool="search"),
-        _event(2, 2, "tool_call", "lead", tool="python"), _event(3, 3, "tool_result", "python", tool="python")],
-     "edges": [{"src": "e0", "dst": "e1", "type": "tool_dependency"}]},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "calls",
+        "events": [
+            _event(0, 0, "tool_call", "lead", tool="search"),
+            _event(1, 1, "tool_result", "search", tool="search"),
+            _event(2, 2, "tool_call", "lead", tool="python"),
+            _event(3, 3, "tool_result", "python", tool="python"),
+        ],
+        "edges": [{"src": "e0", "dst": "e1", "type": "tool_dependency"}],
+    },
 ]
 
 
@@ -209,19 +258,43 @@ SUMS = [
     _costed({"seconds": 0.4184335}, {"seconds": 0.1607393}, {"seconds": 2.8169857}),
     # and the declared total on the edge of what the events add up to: invalid one way, valid the other
     _costed({"seconds": 0.4184335}, {"seconds": 0.1607393}, {"seconds": 2.8169857}, costs={"compute_s": 3.3961584966038414}),
-    _costed({"tokens": 2 ** 53}, {"tokens": 1}, {"tokens": 1}),
+    _costed({"tokens": 2**53}, {"tokens": 1}, {"tokens": 1}),
     _costed({"tokens": -0.0, "seconds": -0.0}),
     # busy times summed over agents: the same three values, one per agent
-    {"schema": SCHEMA_ID, "trace_id": "busy", "edges": [], "events": [
-        _event(0, 0, "message", "A", to="A"), _event(1, 0, "message", "B", to="A"), _event(2, 0, "message", "C", to="A"),
-        _event(3, 0.4184335, "message", "A", to="A"), _event(4, 0.1607393, "message", "B", to="A"),
-        _event(5, 2.8169857, "message", "C", to="A")]},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "busy",
+        "edges": [],
+        "events": [
+            _event(0, 0, "message", "A", to="A"),
+            _event(1, 0, "message", "B", to="A"),
+            _event(2, 0, "message", "C", to="A"),
+            _event(3, 0.4184335, "message", "A", to="A"),
+            _event(4, 0.1607393, "message", "B", to="A"),
+            _event(5, 2.8169857, "message", "C", to="A"),
+        ],
+    },
     # rewards past a double's range: in one channel, and in two channels of one unit
-    {"schema": SCHEMA_ID, "trace_id": "huge", "edges": [], "events": [
-        _event(0, 0, "stop", "a", rewards=[{"channel": "team", "unit": "team", "value": 1e308}] * 2)]},
-    {"schema": SCHEMA_ID, "trace_id": "huger", "edges": [], "events": [
-        _event(0, 0, "stop", "a", rewards=[{"channel": "c1", "unit": "team", "value": 1e308},
-                                             {"channel": "c2", "unit": "team", "value": 1e308}])]},
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "huge",
+        "edges": [],
+        "events": [_event(0, 0, "stop", "a", rewards=[{"channel": "team", "unit": "team", "value": 1e308}] * 2)],
+    },
+    {
+        "schema": SCHEMA_ID,
+        "trace_id": "huger",
+        "edges": [],
+        "events": [
+            _event(
+                0,
+                0,
+                "stop",
+                "a",
+                rewards=[{"channel": "c1", "unit": "team", "value": 1e308}, {"channel": "c2", "unit": "team", "value": 1e308}],
+            )
+        ],
+    },
 ]
 
 
@@ -229,7 +302,7 @@ def test_sums_are_added_in_the_order_of_the_single_trace_path(tmp_path):
     records = _lines(tmp_path / "sums.jsonl", SUMS)
     assert _compare(records, size=len(records)) == 4  # not the invalid one, nor the two whose rewards cannot be added up
     measured = batch.measure(records, MAPPING).table
-    assert measured["compute_s"][0] == 3.396159 and measured["valid"][1] is False and measured["tokens"][2] == 2.0 ** 53
+    assert measured["compute_s"][0] == 3.396159 and measured["valid"][1] is False and measured["tokens"][2] == 2.0**53
     assert measured["reward_team"][5:] == [None, None]
     assert "/rewards/by_unit/team: not a finite number" in measured["notes"][6]
 
@@ -250,8 +323,7 @@ def test_traces_made_at_random_have_the_same_rows_in_a_batch(tmp_path):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(artifact_traces(), min_size=1, max_size=4), st.lists(paperpool_events(), min_size=1, max_size=6),
-       st.booleans())
+@given(st.lists(artifact_traces(), min_size=1, max_size=4), st.lists(paperpool_events(), min_size=1, max_size=6), st.booleans())
 def test_hypothesis_traces_have_the_same_rows_in_a_batch(tmp_path_factory, artifacts, events, declared):
     made = [{**trace, "schema": SCHEMA_ID} if declared else trace for trace in artifacts]
     made.append({"schema": SCHEMA_ID, "trace_id": "p", "events": events, "edges": []})

@@ -27,8 +27,9 @@ from .conftest import REPO, children, edit
 
 
 def _write(path: Path, events: list, edges: list) -> Path:
-    path.write_text(json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": edges}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": edges}), encoding="utf-8"
+    )
     return path
 
 
@@ -41,6 +42,7 @@ def _closed_chain(path: Path, events: int, closing: int) -> Path:
 
 # ---- F1: many edges closing one long cycle ------------------------------------------
 
+
 def test_many_edges_closing_a_long_cycle_give_the_first_hundred_each_shortened(run, tmp_path):
     """3,000 copies of one edge close a cycle of 3,000 events: each was a copy of the
     search's path (20,000 x 20,000 took 3 GB); now the first hundred cycles are built,
@@ -50,9 +52,11 @@ def test_many_edges_closing_a_long_cycle_give_the_first_hundred_each_shortened(r
     lines = result.output.splitlines()
     assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
     assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}" for k in range(2999, 3099)]
-    assert lines[0] == (f"{path}: /edges/2999: causal, spawn, return and aggregate edges form a cycle 0 -> 1 -> 2 -> 3 -> "
-                        "4 -> 5 -> 6 -> (2,991 more events) -> 2998 -> 2999 -> 0; an event cannot wait on itself: "
-                        "remove or reverse one of these edges")
+    assert lines[0] == (
+        f"{path}: /edges/2999: causal, spawn, return and aggregate edges form a cycle 0 -> 1 -> 2 -> 3 -> "
+        "4 -> 5 -> 6 -> (2,991 more events) -> 2998 -> 2999 -> 0; an event cannot wait on itself: "
+        "remove or reverse one of these edges"
+    )
     assert lines[-1].startswith(f"{path}: invalid, more than 100 problems")
 
 
@@ -82,6 +86,7 @@ def test_find_cycles_gives_each_closing_edges_cycle_in_order_of_the_edge():
 
 # ---- F2: guessing at unknown names ---------------------------------------------------
 
+
 def _ab(generator: random.Random, length: int) -> str:
     return "".join(generator.choice("ab") for _ in range(length))
 
@@ -97,17 +102,20 @@ def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
     lines = result.output.splitlines()
     assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
     assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}/src" for k in range(100)]
-    assert all(line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
-               for line, edge in zip(lines[:-1], edges, strict=True))
+    assert all(
+        line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
+        for line, edge in zip(lines[:-1], edges, strict=True)
+    )
 
 
 def test_suggest_gives_difflibs_answer_for_ordinary_names():
     """Short names among a few hundred: the closest by difflib, or the one that differs only in case, as before the bounds."""
     generator = random.Random(39)
     for _ in range(2000):
-        letters = "abcdefghijklmnopqrstuvwxyz_"[:generator.randint(2, 27)]
-        words = ["".join(generator.choice(letters) for _ in range(generator.randint(1, 20)))
-                 for _ in range(generator.randint(1, 300))]
+        letters = "abcdefghijklmnopqrstuvwxyz_"[: generator.randint(2, 27)]
+        words = [
+            "".join(generator.choice(letters) for _ in range(generator.randint(1, 20))) for _ in range(generator.randint(1, 300))
+        ]
         name = words.pop()
         same = [word for word in words if word.casefold() == name.casefold()]
         close = same or difflib.get_close_matches(name, words, n=1)
@@ -130,6 +138,7 @@ def test_suggest_past_its_bounds():
 
 
 # ---- F3: a spawn tree deeper than numpy's passes --------------------------------------
+
 
 def _spawn_chain(length: int, loop: bool = False) -> list[dict]:
     """Agent i spawns agent i+1 at t=i, written latest first; with `loop`, the last spawns the first."""
@@ -174,10 +183,14 @@ def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_
     path = tmp_path / "bomb.jsonl.gz"
     path.write_bytes(gzip.compress(_padded(32 << 20)))
     result = run("trace", "metrics", str(path), cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        f"Error: {path}:1: the file decompresses to more than 200 bytes for each compressed byte by this line; a corpus "
-        "compresses some 10 to 20 times and a compression bomb thousands: raise traces.limits.compression_ratio in the "
-        "pool's registry.yaml if it is meant to be this large\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: {path}:1: the file decompresses to more than 200 bytes for each compressed byte by this line; a corpus "
+            "compresses some 10 to 20 times and a compression bomb thousands: raise traces.limits.compression_ratio in the "
+            "pool's registry.yaml if it is meant to be this large\n"
+        ),
+    )
     edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {compression_ratio: 2000}\n")
     result = run("trace", "metrics", str(path), cwd=pool_copy)
     assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
@@ -192,11 +205,20 @@ def test_the_first_16_mib_are_read_whatever_their_ratio(run, tmp_path):
 
 def _paperpool(*args: str, cwd: Path, memory: int | None = None) -> subprocess.CompletedProcess:
     """paperpool in a process of its own, its address space limited to `memory` bytes."""
+
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    return subprocess.run([sys.executable, "-m", "paperpool", *args], check=False, cwd=cwd, capture_output=True, text=True,
-                          preexec_fn=limit if memory else None, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "paperpool", *args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit if memory else None,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -206,15 +228,25 @@ def test_a_trace_past_the_memory_is_one_line_naming_it(tmp_path, jobs):
     path = tmp_path / "big.jsonl"
     path.write_bytes(_padded(128 << 20))
     done = _paperpool("trace", "metrics", str(path), "--jobs", jobs, cwd=tmp_path, memory=800 << 20)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
-        f"Error: {path}:1: measuring the traces from this line on, it ran out of memory, and the rows before it are on "
-        "standard output; a trace needs some five times its bytes of memory in each of the --jobs processes: give fewer "
-        "--jobs or more memory, or split the longest traces\n"))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        (
+            f"Error: {path}:1: measuring the traces from this line on, it ran out of memory, and the rows before it are on "
+            "standard output; a trace needs some five times its bytes of memory in each of the --jobs processes: give fewer "
+            "--jobs or more memory, or split the longest traces\n"
+        ),
+    )
     single = path.rename(tmp_path / "big.json")
     done = _paperpool("trace", "validate", str(single), cwd=tmp_path, memory=800 << 20)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
-        f"Error: {single}: not enough memory to read this trace (it needs some five times its bytes); give paperpool "
-        "more memory, or split the trace into several\n"))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        (
+            f"Error: {single}: not enough memory to read this trace (it needs some five times its bytes); give paperpool "
+            "more memory, or split the trace into several\n"
+        ),
+    )
 
 
 def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
@@ -222,24 +254,34 @@ def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
     internal error. The corpus is long enough for the kill to come while it is measured."""
     events = [{"id": f"e{i}", "t": i, "type": "message", "agent": f"a{i % 7}", "to": "a0"} for i in range(10_000)]
     path = tmp_path / "corpus.jsonl"
-    path.write_text((json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": []}) + "\n") * 150,
-                    encoding="utf-8")
+    path.write_text(
+        (json.dumps({"trace_id": "t", "schema": schema.schema_id(), "events": events, "edges": []}) + "\n") * 150,
+        encoding="utf-8",
+    )
     output = tmp_path / "rows.csv"
-    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", str(path), "--jobs", "2", "-o",
-                                str(output)], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "metrics", str(path), "--jobs", "2", "-o", str(output)],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     while command.poll() is None and not (workers := children(command.pid)):
         time.sleep(0.01)
     os.kill(min(workers), signal.SIGKILL)
     _, stderr = command.communicate(timeout=300)
     assert command.returncode == 1 and not output.exists()
-    assert re.fullmatch(rf"Error: {re.escape(str(path))}:\d+: measuring the traces from this line on, its process was killed "
-                        r"\(the system kills one when memory runs out\), and nothing was written; a trace needs some five "
-                        r"times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, or "
-                        r"split the longest traces\n", stderr)
+    assert re.fullmatch(
+        rf"Error: {re.escape(str(path))}:\d+: measuring the traces from this line on, its process was killed "
+        r"\(the system kills one when memory runs out\), and nothing was written; a trace needs some five "
+        r"times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, or "
+        r"split the longest traces\n",
+        stderr,
+    )
 
 
 # ---- a fresh review (issue 39, last rounds) ---------------------------------------------
+
 
 def test_a_quote_in_a_long_name_is_grouped_in_one_pass(run, tmp_path):
     """A trace without a schema whose edge names a missing event of 100 kB after a quote:
@@ -247,17 +289,29 @@ def test_a_quote_in_a_long_name_is_grouped_in_one_pass(run, tmp_path):
     name (a minute of CPU for 100 kB); each is said, once."""
     name = "x'" + "a" * 100_000  # no digit after it: the pattern's part for numbers tried every place
     path = tmp_path / "quoted.json"
-    path.write_text(json.dumps({"trace_id": "t", "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
-                                "edges": [{"src": "e", "dst": name + "b" * k, "type": "message"} for k in range(3)]}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "trace_id": "t",
+                "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
+                "edges": [{"src": "e", "dst": name + "b" * k, "type": "message"} for k in range(3)],
+            }
+        ),
+        encoding="utf-8",
+    )
     result = run("trace", "validate", str(path), cwd=tmp_path)
     lines = result.output.splitlines()
     assert result.exit_code == 0
-    assert lines[-1] == (f"{path}: valid: 1 event, 3 edges; 2 warnings (it declares no schema, so what paperpool's format "
-                         "asks beyond the survey artifact's is a warning).")
+    assert lines[-1] == (
+        f"{path}: valid: 1 event, 3 edges; 2 warnings (it declares no schema, so what paperpool's format "
+        "asks beyond the survey artifact's is a warning)."
+    )
     assert [line for line in lines if "no event has id" in line] == [
-        (f"{path}: warning: /edges/0/dst: no event has id '{name}'; name an event of this trace, or add the event (and 2 "
-         "more edges like it)")]
+        (
+            f"{path}: warning: /edges/0/dst: no event has id '{name}'; name an event of this trace, or add the event (and 2 "
+            "more edges like it)"
+        )
+    ]
 
 
 def test_empty_events_without_edges_are_checked_an_event_at_a_time(run, tmp_path):
@@ -270,7 +324,8 @@ def test_empty_events_without_edges_are_checked_an_event_at_a_time(run, tmp_path
     assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
     assert lines[0].startswith(f"{path}: /events/0/agent: missing: add `agent`")
     assert [line.split(": ")[1] for line in lines[:-1]] == [
-        f"/events/{k}/{field}" for k in range(25) for field in ("agent", "id", "t", "type")]
+        f"/events/{k}/{field}" for k in range(25) for field in ("agent", "id", "t", "type")
+    ]
     assert lines[-1].startswith(f"{path}: invalid, more than 100 problems")
 
 
@@ -281,7 +336,9 @@ def test_a_top_level_of_many_unknown_fields_words_the_first_ones(tmp_path):
     trace = {"trace_id": "t", "events": [], "edges": [], **{f"k{i}": 0 for i in range(300_000)}}
     found = schema.first_findings(schema._validator(), trace, schema.MOST_PROBLEMS)
     assert len(found) == 300_000  # every one counted
-    assert found[0] == schema.Finding("/k0", "unknown field 'k0'; remove it, or prefix its name with x_ to keep it as an extension")
+    assert found[0] == schema.Finding(
+        "/k0", "unknown field 'k0'; remove it, or prefix its name with x_ to keep it as an extension"
+    )
     close = schema.first_findings(schema._validator(), {"trace_ib": "t", **trace}, schema.MOST_PROBLEMS)
     assert [f.message for f in close if f.pointer == "/trace_ib"] == ["unknown field 'trace_ib'; did you mean 'trace_id'?"]
     checked = validation.check_trace(trace)
@@ -293,10 +350,14 @@ def test_a_trace_without_edges_is_held_to_the_events_limit(run, tmp_path, pool_c
     path = pool_copy / "many.json"
     path.write_text(json.dumps({"trace_id": "t", "events": [[]] * 1001}), encoding="utf-8")
     result = run("--root", str(pool_copy), "trace", "validate", "many.json", cwd=pool_copy)
-    assert (result.exit_code, result.output) == (1, (
-        "many.json: /events: the trace has 1,001 events, over the limit of 1,000; split the run into several traces, or "
-        "raise traces.limits.trace_events in the pool's registry.yaml if it is meant to be this large\n"
-        "many.json: invalid, 1 problem.\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "many.json: /events: the trace has 1,001 events, over the limit of 1,000; split the run into several traces, or "
+            "raise traces.limits.trace_events in the pool's registry.yaml if it is meant to be this large\n"
+            "many.json: invalid, 1 problem.\n"
+        ),
+    )
 
 
 # ---- a fresh review (issue 39, last rounds): OTLP imports -------------------------------
@@ -305,15 +366,22 @@ T0 = 1767225600000000000
 
 
 def _span(number: int, parent: int | None, start: int, end: int, **attributes) -> dict:
-    return {"traceId": "7e5ea7c4000000000000000000000001", "spanId": f"{number:016x}",
-            **({"parentSpanId": f"{parent:016x}"} if parent else {}), "name": str(attributes.get("gen_ai.operation.name", "")),
-            "startTimeUnixNano": str(T0 + start), "endTimeUnixNano": str(T0 + end),
-            "attributes": [{"key": key.replace("__", "."), "value": {"stringValue": value}} for key, value in attributes.items()]}
+    return {
+        "traceId": "7e5ea7c4000000000000000000000001",
+        "spanId": f"{number:016x}",
+        **({"parentSpanId": f"{parent:016x}"} if parent else {}),
+        "name": str(attributes.get("gen_ai.operation.name", "")),
+        "startTimeUnixNano": str(T0 + start),
+        "endTimeUnixNano": str(T0 + end),
+        "attributes": [{"key": key.replace("__", "."), "value": {"stringValue": value}} for key, value in attributes.items()],
+    }
 
 
 def _export(path: Path, spans: list[dict]) -> Path:
-    path.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans": spans}]}]},
-                               ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans": spans}]}]}, ensure_ascii=False),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -326,8 +394,10 @@ def test_handoffs_under_a_chain_of_agents_of_one_name_pass_the_chain_once(run, t
     under the deepest: each handoff walked the whole chain again (16,000: 82 s)."""
     count = 3000
     spans = [_agent(k, k - 1 or None, 0, 10**9, "x") for k in range(1, count + 1)]
-    spans += [_span(count + 1 + k, count, 0, 1, **{"gen_ai.operation.name": "agent_handoff", "gen_ai.handoff.to_agent": "x"})
-              for k in range(count)]
+    spans += [
+        _span(count + 1 + k, count, 0, 1, **{"gen_ai.operation.name": "agent_handoff", "gen_ai.handoff.to_agent": "x"})
+        for k in range(count)
+    ]
     result = run("trace", "import", str(_export(tmp_path / "chain.json", spans)), "-o", "out.json", cwd=tmp_path)
     assert (result.exit_code, result.output) == (0, "wrote out.json: 8,999 events, 11,997 edges\n")
 
@@ -344,24 +414,41 @@ def test_an_attribute_of_json_nested_past_pythons_stack_is_no_transfer(run, tmp_
     """A transfer tool's arguments nested 200,000 deep: Python's json raised RecursionError,
     an internal error; such arguments name no agent, as any that are not JSON."""
     deep = "[" * 200_000 + "]" * 200_000
-    spans = [_agent(1, None, 0, 10**9, "lead"),
-             _span(2, 1, 1, 2, **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer_to_agent",
-                                  "gen_ai.tool.call.arguments": deep})]
+    spans = [
+        _agent(1, None, 0, 10**9, "lead"),
+        _span(
+            2,
+            1,
+            1,
+            2,
+            **{
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "transfer_to_agent",
+                "gen_ai.tool.call.arguments": deep,
+            },
+        ),
+    ]
     result = run("trace", "import", str(_export(tmp_path / "deep.json", spans)), "-o", "out.json", cwd=tmp_path)
     assert (result.exit_code, result.output) == (0, "wrote out.json: 3 events, 2 edges\n")
 
 
 def test_a_handoff_to_an_agent_named_in_another_script_finds_that_agent(run, tmp_path):
     """Agents named in Chinese letters all had one empty key: a handoff to 作家 started 研究者."""
-    spans = [_agent(1, None, 0, 100, "lead"),
-             _span(2, 1, 10, 11, **{"gen_ai.operation.name": "agent_handoff", "gen_ai.handoff.to_agent": "作家"}),
-             _agent(3, 1, 20, 50, "研究者")]
+    spans = [
+        _agent(1, None, 0, 100, "lead"),
+        _span(2, 1, 10, 11, **{"gen_ai.operation.name": "agent_handoff", "gen_ai.handoff.to_agent": "作家"}),
+        _agent(3, 1, 20, 50, "研究者"),
+    ]
     result = run("trace", "import", str(_export(tmp_path / "names.json", spans)), "-o", "out.json", cwd=tmp_path)
     assert result.exit_code == 0, result.output
     events = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["events"]
     # no agent 作家 ran: the handoff is a message to it, and 研究者 is started on its own
     assert [(event["type"], event.get("to")) for event in events] == [
-        ("message", "作家"), ("spawn", "研究者"), ("return", "lead"), ("stop", None)]
+        ("message", "作家"),
+        ("spawn", "研究者"),
+        ("return", "lead"),
+        ("stop", None),
+    ]
 
 
 def test_export_never_writes_through_a_linked_folder_on_its_way(run, tmp_path):
@@ -370,9 +457,13 @@ def test_export_never_writes_through_a_linked_folder_on_its_way(run, tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to("real")
     result = run("trace", "export", str(REPO / "traces" / "debate-two-rounds.json"), "-o", "link/tables", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: -o link/tables: the folder link is a symbolic link; paperpool never writes through one: give the path the "
-        "link leads to, or another one (nothing was written)\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: -o link/tables: the folder link is a symbolic link; paperpool never writes through one: give the path the "
+            "link leads to, or another one (nothing was written)\n"
+        ),
+    )
     assert list((tmp_path / "real").iterdir()) == []
 
 
@@ -382,9 +473,13 @@ def test_a_partition_value_that_reads_back_as_missing_is_refused(run, tmp_path):
     trace = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
     (tmp_path / "c.jsonl").write_text(json.dumps({**trace, "run": "__HIVE_DEFAULT_PARTITION__"}) + "\n", encoding="utf-8")
     result = run("trace", "export", "c.jsonl", "-o", "tables", "--partition-by", "run", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: c.jsonl:1: /run: '__HIVE_DEFAULT_PARTITION__' names the folder of the traces without a run, and readers "
-        "would take this one for missing; --partition-by another field, or rename the run\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: c.jsonl:1: /run: '__HIVE_DEFAULT_PARTITION__' names the folder of the traces without a run, and readers "
+            "would take this one for missing; --partition-by another field, or rename the run\n"
+        ),
+    )
     assert not (tmp_path / "tables").exists()
 
 

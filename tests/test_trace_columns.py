@@ -20,23 +20,26 @@ class _Key(str):
         return str.__hash__(self)
 
 
-@pytest.mark.parametrize(("change", "why"), [
-    (lambda events, edges: events.append(events[0]), "an id given twice"),
-    (lambda events, edges: edges[0].update(dst="nowhere"), "an edge naming no event"),
-    (lambda events, edges: events[1].update(t=True), "a time that is not a number"),
-    (lambda events, edges: events[1].update(agent=["a"]), "an agent that is not a name"),
-    (lambda events, edges: events[1].update(tool={"a": 1}), "a tool that is not a name"),
-    (lambda events, edges: events[2].update(cost=[1]), "a cost that is not an object"),
-    (lambda events, edges: events[2].update(cost={"tokens": "many"}), "tokens that are not a number"),
-    (lambda events, edges: events[2].update(rewards=["a"]), "a reward that is not an object"),
-    (lambda events, edges: events[2].update(rewards=[{"unit": 1, "channel": "c", "value": 1}]), "a unit that is not a name"),
-    (lambda events, edges: events[2].update(rewards=[{"unit": "team", "channel": "c", "value": None}]), "no value"),
-    (lambda events, edges: events.__setitem__(1, ["e1"]), "an event that is not an object"),
-    (lambda events, edges: events[-1].update(type="unknown"), "an event type outside the schema"),
-    (lambda events, edges: events[1].update(type=["stop"]), "an event type that cannot be looked up"),
-    (lambda events, edges: edges[0].update(type={}), "an edge type that cannot be looked up"),
-    (lambda events, edges: events.__setitem__(1, {_Key("x_note"): 1, **events[1]}), "a key that is a str of another class"),
-])
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda events, edges: events.append(events[0]), "an id given twice"),
+        (lambda events, edges: edges[0].update(dst="nowhere"), "an edge naming no event"),
+        (lambda events, edges: events[1].update(t=True), "a time that is not a number"),
+        (lambda events, edges: events[1].update(agent=["a"]), "an agent that is not a name"),
+        (lambda events, edges: events[1].update(tool={"a": 1}), "a tool that is not a name"),
+        (lambda events, edges: events[2].update(cost=[1]), "a cost that is not an object"),
+        (lambda events, edges: events[2].update(cost={"tokens": "many"}), "tokens that are not a number"),
+        (lambda events, edges: events[2].update(rewards=["a"]), "a reward that is not an object"),
+        (lambda events, edges: events[2].update(rewards=[{"unit": 1, "channel": "c", "value": 1}]), "a unit that is not a name"),
+        (lambda events, edges: events[2].update(rewards=[{"unit": "team", "channel": "c", "value": None}]), "no value"),
+        (lambda events, edges: events.__setitem__(1, ["e1"]), "an event that is not an object"),
+        (lambda events, edges: events[-1].update(type="unknown"), "an event type outside the schema"),
+        (lambda events, edges: events[1].update(type=["stop"]), "an event type that cannot be looked up"),
+        (lambda events, edges: edges[0].update(type={}), "an edge type that cannot be looked up"),
+        (lambda events, edges: events.__setitem__(1, {_Key("x_note"): 1, **events[1]}), "a key that is a str of another class"),
+    ],
+)
 def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     """The schema rules these out before the reader, which checks each value again: a
     trace it refuses leaves the batch's columns as they were, and nothing crashes."""
@@ -46,9 +49,10 @@ def test_a_value_of_another_type_is_refused_and_adds_nothing(change, why):
     assert batch._native.read(first, first["events"], first["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 0
     before = {name: list(value) for name, value in vars(columns).items() if not isinstance(value, (dict, int))}
     change(second["events"], second["edges"])
-    assert batch._native.read(second, second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, why
+    assert batch._native.read(second, second["events"], second["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1) == 1, (
+        why
+    )
     assert {name: list(value) for name, value in vars(columns).items() if not isinstance(value, (dict, int))} == before, why
-
 
 
 def test_segment_sums_are_numpy_sums_to_the_last_bit():

@@ -46,7 +46,8 @@ def corpus(tmp_path) -> Path:
     with gzip.open(folder / "more" / "c.jsonl.gz", "wb") as handle:
         handle.write(b"".join(orjson.dumps(t) + b"\n" for t in _rollouts(2, 1)))
     (folder / "more" / "d.ndjson.zst").write_bytes(
-        zstandard.ZstdCompressor().compress(b"".join(orjson.dumps(t) + b"\n" for t in _rollouts(2, 2))))
+        zstandard.ZstdCompressor().compress(b"".join(orjson.dumps(t) + b"\n" for t in _rollouts(2, 2)))
+    )
     (folder / "notes.txt").write_text("not a trace\n")
     (folder / ".hidden.json").write_text("{}")
     return folder
@@ -63,11 +64,16 @@ def _expected_rows(run, corpus: Path, tmp_path: Path) -> list[dict]:
     expected = []
     sources = [(corpus / "a-swarm.json", None, SWARM.read_bytes())]
     sources += [(corpus / "b.jsonl", n, line) for n, line in enumerate((corpus / "b.jsonl").read_bytes().split(b"\n"), 1)]
-    sources += [(corpus / "more" / "c.jsonl.gz", n, line)
-                for n, line in enumerate(gzip.decompress((corpus / "more" / "c.jsonl.gz").read_bytes()).split(b"\n"), 1)]
-    sources += [(corpus / "more" / "d.ndjson.zst", n, line)
-                for n, line in enumerate(zstandard.ZstdDecompressor().decompress((corpus / "more" / "d.ndjson.zst").read_bytes())
-                                         .split(b"\n"), 1)]
+    sources += [
+        (corpus / "more" / "c.jsonl.gz", n, line)
+        for n, line in enumerate(gzip.decompress((corpus / "more" / "c.jsonl.gz").read_bytes()).split(b"\n"), 1)
+    ]
+    sources += [
+        (corpus / "more" / "d.ndjson.zst", n, line)
+        for n, line in enumerate(
+            zstandard.ZstdDecompressor().decompress((corpus / "more" / "d.ndjson.zst").read_bytes()).split(b"\n"), 1
+        )
+    ]
     for file, line, data in sources:
         if not data.strip() or data in (b"not json", BAD_LINE):
             continue
@@ -75,9 +81,15 @@ def _expected_rows(run, corpus: Path, tmp_path: Path) -> list[dict]:
         alone.write_bytes(data)
         measured = _single(run, alone, tmp_path)
         trace = orjson.loads(data)
-        row = {"file": str(file), "line": line, **{k: trace.get(k) for k in ("trace_id", "task_id", "run", "step", "group",
-                                                                              "system", "topology", "time_unit")},
-               "valid": True, "problem": None, "problems": 0, "warnings": 0}
+        row = {
+            "file": str(file),
+            "line": line,
+            **{k: trace.get(k) for k in ("trace_id", "task_id", "run", "step", "group", "system", "topology", "time_unit")},
+            "valid": True,
+            "problem": None,
+            "problems": 0,
+            "warnings": 0,
+        }
         row.update(rows.flatten(measured))
         expected.append(row)
     return expected
@@ -92,16 +104,24 @@ def test_a_corpus_gives_one_row_per_trace_as_the_single_trace_command_measures_i
     b = corpus / "b.jsonl"
     assert said == [
         f"{b}:4: not JSON at column 1: invalid literal, expected 'null'; check that the file is a JSON trace",
-        (f'{b}:5: /schema: "nope" is not this schema; write "urn:paperpool:schema:orchestration-trace:1.0.0" or leave the '
-         "field out"),
+        (
+            f'{b}:5: /schema: "nope" is not this schema; write "urn:paperpool:schema:orchestration-trace:1.0.0" or leave the '
+            "field out"
+        ),
         "10 traces: 8 valid, 2 invalid.",
     ]
     assert said[-1] == "10 traces: 8 valid, 2 invalid."
     assert [(row["file"], row["line"], row["valid"]) for row in found] == [
         (str(corpus / "a-swarm.json"), None, True),
-        (str(b), 1, True), (str(b), 3, True), (str(b), 4, False), (str(b), 5, False), (str(b), 6, True),
-        (str(corpus / "more" / "c.jsonl.gz"), 1, True), (str(corpus / "more" / "c.jsonl.gz"), 2, True),
-        (str(corpus / "more" / "d.ndjson.zst"), 1, True), (str(corpus / "more" / "d.ndjson.zst"), 2, True),
+        (str(b), 1, True),
+        (str(b), 3, True),
+        (str(b), 4, False),
+        (str(b), 5, False),
+        (str(b), 6, True),
+        (str(corpus / "more" / "c.jsonl.gz"), 1, True),
+        (str(corpus / "more" / "c.jsonl.gz"), 2, True),
+        (str(corpus / "more" / "d.ndjson.zst"), 1, True),
+        (str(corpus / "more" / "d.ndjson.zst"), 2, True),
     ]
     names = [column.name for column in rows.columns(default())]
     assert all(list(row) == names for row in found)
@@ -127,23 +147,47 @@ def test_csv_and_parquet_hold_the_same_rows_read_back_by_duckdb_and_pandas(run, 
     read = list(csv.DictReader(io.StringIO((tmp_path / "rows.csv").read_text())))
     assert [row["trace_id"] for row in read] == [row["trace_id"] or "" for row in expected]
     assert [row["parallelism_speedup"] for row in read] == [
-        "" if row["parallelism_speedup"] is None else str(row["parallelism_speedup"]) for row in expected]
+        "" if row["parallelism_speedup"] is None else str(row["parallelism_speedup"]) for row in expected
+    ]
 
 
 def test_globs_files_and_folders_mix_and_each_file_is_read_once(run, corpus, tmp_path):
-    result = run("trace", "metrics", str(corpus / "**" / "*.jsonl*"), str(corpus / "b.jsonl"), str(corpus / "a-swarm.json"),
-                 "--format", "csv", "-o", "rows.csv", cwd=tmp_path)
+    result = run(
+        "trace",
+        "metrics",
+        str(corpus / "**" / "*.jsonl*"),
+        str(corpus / "b.jsonl"),
+        str(corpus / "a-swarm.json"),
+        "--format",
+        "csv",
+        "-o",
+        "rows.csv",
+        cwd=tmp_path,
+    )
     assert result.output.splitlines()[-1] == "8 traces to rows.csv: 6 valid, 2 invalid."
     files = [row["file"] for row in csv.DictReader(io.StringIO((tmp_path / "rows.csv").read_text()))]
     assert files == [str(corpus / "b.jsonl")] * 5 + [str(corpus / "more" / "c.jsonl.gz")] * 2 + [str(corpus / "a-swarm.json")]
 
 
-@pytest.mark.parametrize("given, said", [
-    ("missing", ("Error: missing: no such file or folder; name trace files (.json, .jsonl or .ndjson, each optionally .gz "
-                 "or .zst), folders of them, or a glob pattern")),
-    ("*.nothing", ("Error: *.nothing: the pattern matches no file; check it (quote it, so that paperpool expands it rather "
-                   "than the shell)")),
-])
+@pytest.mark.parametrize(
+    "given, said",
+    [
+        (
+            "missing",
+            (
+                "Error: missing: no such file or folder; name trace files (.json, .jsonl or .ndjson, each optionally .gz "
+                "or .zst), folders of them, or a glob pattern"
+            ),
+        ),
+        (
+            "*.nothing",
+            (
+                "Error: *.nothing: the pattern matches no file; check it (quote it, so that paperpool expands it rather "
+                "than the shell)"
+            ),
+        ),
+    ],
+)
 def test_an_input_that_names_nothing_is_an_error(run, tmp_path, given, said):
     result = run("trace", "metrics", given, "--format", "jsonl", cwd=tmp_path)
     assert (result.exit_code, result.output.strip()) == (1, said)
@@ -172,8 +216,9 @@ def test_one_trace_file_keeps_the_single_trace_report(run, tmp_path):
     result = run("trace", "metrics", str(SWARM), cwd=tmp_path)
     assert result.exit_code == 0 and result.output.startswith("trace example-swarm (swarm)\n")
     refused = run("trace", "metrics", str(SWARM), str(SWARM), "--format", "text", cwd=tmp_path)
-    assert refused.output.strip() == ("Error: --format text reports on one trace file; for a corpus give --format jsonl, "
-                                      "csv or parquet")
+    assert refused.output.strip() == (
+        "Error: --format text reports on one trace file; for a corpus give --format jsonl, csv or parquet"
+    )
 
 
 def test_export_writes_four_tables_that_duckdb_and_pandas_read(run, corpus, tmp_path):
@@ -181,7 +226,11 @@ def test_export_writes_four_tables_that_duckdb_and_pandas_read(run, corpus, tmp_
     assert result.exit_code == 1 and result.output.splitlines()[-1] == "10 traces to tables: 8 valid, 2 invalid."
     tables = tmp_path / "tables"
     assert sorted(str(p.relative_to(tables)) for p in tables.rglob("*.parquet")) == [
-        "edges/part-0.parquet", "events/part-0.parquet", "rewards/part-0.parquet", "traces/part-0.parquet"]
+        "edges/part-0.parquet",
+        "events/part-0.parquet",
+        "rewards/part-0.parquet",
+        "traces/part-0.parquet",
+    ]
     traces = pd.read_parquet(tables / "traces")
     events = pd.read_parquet(tables / "events")
     edges = duckdb.sql(f"SELECT count(*) FROM '{tables}/edges/*.parquet'").fetchall()[0][0]
@@ -203,8 +252,10 @@ def test_export_partitions_by_run_and_step(run, corpus, tmp_path):
     assert run("trace", "export", str(corpus / "more"), "-o", "tables", "--partition-by", "run,step", cwd=tmp_path).exit_code == 0
     found = sorted(str(p.parent.relative_to(tmp_path / "tables")) for p in (tmp_path / "tables").rglob("*.parquet"))
     assert found == [f"{table}/run=run-{seed}/step=0" for table in ("edges", "events", "rewards", "traces") for seed in (1, 2)]
-    counted = duckdb.sql(f"SELECT run, count(*) FROM read_parquet('{tmp_path}/tables/traces/**/*.parquet', "
-                         "hive_partitioning = true) GROUP BY run ORDER BY run").fetchall()
+    counted = duckdb.sql(
+        f"SELECT run, count(*) FROM read_parquet('{tmp_path}/tables/traces/**/*.parquet', "
+        "hive_partitioning = true) GROUP BY run ORDER BY run"
+    ).fetchall()
     assert counted == [("run-1", 2), ("run-2", 2)]
     refused = run("trace", "export", str(corpus), "-o", "other", "--partition-by", "rn", cwd=tmp_path)
     assert refused.output.strip() == "Error: --partition-by rn: not a trace field to partition by; did you mean 'run'?"
@@ -229,17 +280,22 @@ def test_summary_gives_the_distributions_numpy_gives(run, corpus, tmp_path):
     events = pd.read_parquet(tmp_path / "tables" / "events")
     counts = {(r["run"], r["type"]): r["events"] for r in found["event_types"]}
     merged = events.merge(traces[["file", "line", "trace_id", "run"]], on=["file", "line", "trace_id"], how="left")
-    assert counts == {(None if pd.isna(k[0]) else k[0], k[1]): v
-                      for k, v in merged.groupby(["run", "type"], dropna=False).size().to_dict().items()}
+    assert counts == {
+        (None if pd.isna(k[0]) else k[0], k[1]): v
+        for k, v in merged.groupby(["run", "type"], dropna=False).size().to_dict().items()
+    }
 
 
 def test_summary_of_a_corpus_exports_it_first_and_reports_markdown(run, corpus, tmp_path):
     result = run("trace", "summary", str(corpus / "more"), cwd=tmp_path)
     lines = result.output.splitlines()
     assert lines[0] == "4 traces: 4 valid, 0 invalid."
-    assert lines[1:5] == ["## Measures (valid traces)", "",
-                          "| measure | traces | count | mean | min | p10 | p25 | p50 | p75 | p90 | max |",
-                          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    assert lines[1:5] == [
+        "## Measures (valid traces)",
+        "",
+        "| measure | traces | count | mean | min | p10 | p25 | p50 | p75 | p90 | max |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     assert lines[5].startswith("| events | 4 | 4 | 30.0 | 30 |") or lines[5].startswith("| events | 4 | 4 | 30.0 | 30.0 |")
     unknown = run("trace", "summary", str(corpus / "more"), "--by", "stepp", cwd=tmp_path)
     assert unknown.output.splitlines()[-1] == "Error: --by stepp: not a column of the traces table; did you mean 'step'?"
@@ -247,7 +303,7 @@ def test_summary_of_a_corpus_exports_it_first_and_reports_markdown(run, corpus, 
 
 def test_the_readme_lists_every_column_of_a_row():
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Corpora: many traces at once"):text.index("### Examples")]
+    section = text[text.index("### Corpora: many traces at once") : text.index("### Examples")]
     listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
     fixed = [column.name for column in (*rows.IDENTITY, *rows.MEASURES)]
     assert listed == [*fixed, "n_TYPE", "subdecision_ID", "reward_UNIT"]
@@ -267,7 +323,9 @@ def test_blocks_of_lines_hold_the_records_read_a_line_at_a_time(tmp_path, monkey
     monkeypatch.setattr(corpus, "MAX_LINES", max_lines)
     rng = random.Random(block)
     for trial in range(60):
-        lines = [rng.choice([b"", b"   ", b"\t\r\x0b\x0c ", b"  x", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))]
+        lines = [
+            rng.choice([b"", b"   ", b"\t\r\x0b\x0c ", b"  x", b"x" * rng.randint(1, 60)]) for _ in range(rng.randint(0, 30))
+        ]
         path = tmp_path / f"t{trial}.jsonl"
         path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))
         limit = replace(limits.default(), trace_bytes=rng.choice([5, 20, 40, 1000]))
@@ -290,15 +348,17 @@ def test_a_cut_off_or_mislabelled_compressed_file_keeps_its_whole_lines_and_says
     lines = b"".join(orjson.dumps(trace) + b"\n" for trace in _rollouts(40, 3))  # zstd gives its output a block at a time
     packed = gzip.compress(lines) if compression == "gzip" else zstandard.ZstdCompressor().compress(lines)
     suffix = {"gzip": "gz", "zstd": "zst"}[compression]
-    (tmp_path / f"cut.jsonl.{suffix}").write_bytes(packed[:len(packed) * 2 // 3])
+    (tmp_path / f"cut.jsonl.{suffix}").write_bytes(packed[: len(packed) * 2 // 3])
     (tmp_path / f"plain.jsonl.{suffix}").write_bytes(lines)
     result = run("trace", "metrics", f"cut.jsonl.{suffix}", f"plain.jsonl.{suffix}", "-o", "rows.jsonl", cwd=tmp_path)
     rows_of = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     kept = [row for row in rows_of if row["valid"]]
     assert 0 < len(kept) < 40 and [row["line"] for row in kept] == list(range(1, len(kept) + 1))
     said = result.output.splitlines()
-    assert said[0] == (f"cut.jsonl.{suffix}:{len(kept) + 1}: cannot read the file: the compressed stream ends in the "
-                       "middle: the file is truncated; check that it is complete")
+    assert said[0] == (
+        f"cut.jsonl.{suffix}:{len(kept) + 1}: cannot read the file: the compressed stream ends in the "
+        "middle: the file is truncated; check that it is complete"
+    )
     assert said[1].startswith(f"plain.jsonl.{suffix}:1: cannot read the file: not the compression its name says (")
     assert result.exit_code == 1
 
@@ -308,32 +368,58 @@ def test_a_trace_nested_past_what_the_schema_reads_is_one_invalid_row(run, tmp_p
     (tmp_path / "deep.jsonl").write_bytes(deep + b"\n" + orjson.dumps(_rollouts(1, 5)[0]) + b"\n")
     result = run("trace", "metrics", "deep.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
     assert result.output.splitlines() == [
-        ("deep.jsonl:1: nesting is deeper than 255 levels, where the schema check stops; a trace nests only a few levels: "
-         "remove the extra brackets"), "2 traces to rows.jsonl: 1 valid, 1 invalid."]
+        (
+            "deep.jsonl:1: nesting is deeper than 255 levels, where the schema check stops; a trace nests only a few levels: "
+            "remove the extra brackets"
+        ),
+        "2 traces to rows.jsonl: 1 valid, 1 invalid.",
+    ]
 
 
 def test_identity_fields_are_held_as_their_columns_type_in_every_format(run, tmp_path):
     base = _rollouts(3, 6)
-    given = [base[0] | {"step": 2.0}, base[1] | {"step": 2 ** 63}, base[2] | {"run": 7}]
+    given = [base[0] | {"step": 2.0}, base[1] | {"step": 2**63}, base[2] | {"run": 7}]
     (tmp_path / "c.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in given))
     for fmt in ("jsonl", "parquet"):
         result = run("trace", "metrics", "c.jsonl", "--format", fmt, "-o", f"rows.{fmt}", cwd=tmp_path)
         assert result.exit_code == 1
-        table = pd.read_parquet(tmp_path / "rows.parquet") if fmt == "parquet" else pd.read_json(tmp_path / "rows.jsonl", lines=True)
-        found = [(row["valid"], None if pd.isna(row["step"]) else int(row["step"]), row["run"] if isinstance(row["run"], str) else None)
-                 for row in table.to_dict("records")]
+        table = (
+            pd.read_parquet(tmp_path / "rows.parquet") if fmt == "parquet" else pd.read_json(tmp_path / "rows.jsonl", lines=True)
+        )
+        found = [
+            (
+                row["valid"],
+                None if pd.isna(row["step"]) else int(row["step"]),
+                row["run"] if isinstance(row["run"], str) else None,
+            )
+            for row in table.to_dict("records")
+        ]
         assert found == [(True, 2, base[0]["run"]), (False, None, base[1]["run"]), (False, base[2]["step"], None)]
-    assert result.output.splitlines()[0] == ("c.jsonl:2: /step: 9223372036854775808 is above the maximum "
-                                             "9,223,372,036,854,775,807; write 9,223,372,036,854,775,807 or less")
+    assert result.output.splitlines()[0] == (
+        "c.jsonl:2: /step: 9223372036854775808 is above the maximum "
+        "9,223,372,036,854,775,807; write 9,223,372,036,854,775,807 or less"
+    )
 
 
 def test_export_keeps_each_row_to_its_own_trace(run, tmp_path):
     """An edge's or a reward's keys cannot claim another trace's file, line or trace_id
     (a trace in the artifact's format may give them any key, with a warning)."""
-    spoof = {"trace_id": "art", "events": [{"id": "e0", "t": 0, "type": "stop", "agent": "a", "rewards": [
-        {"channel": "c", "unit": "team", "value": 2.0, "trace_id": "honest", "file": "other.jsonl", "line": 9}]},
-        {"id": "e1", "t": 1, "type": "stop", "agent": "a", "rewards": 5}], "edges": [
-        {"src": "e0", "dst": "e1", "type": "causal"}]}
+    spoof = {
+        "trace_id": "art",
+        "events": [
+            {
+                "id": "e0",
+                "t": 0,
+                "type": "stop",
+                "agent": "a",
+                "rewards": [
+                    {"channel": "c", "unit": "team", "value": 2.0, "trace_id": "honest", "file": "other.jsonl", "line": 9}
+                ],
+            },
+            {"id": "e1", "t": 1, "type": "stop", "agent": "a", "rewards": 5},
+        ],
+        "edges": [{"src": "e0", "dst": "e1", "type": "causal"}],
+    }
     (tmp_path / "s.jsonl").write_bytes(orjson.dumps(spoof) + b"\n")
     assert run("trace", "export", "s.jsonl", "-o", "tables", cwd=tmp_path).exit_code == 0
     rewards = pd.read_parquet(tmp_path / "tables" / "rewards")
@@ -346,9 +432,13 @@ def test_a_partition_value_that_cannot_name_a_folder_is_an_error_naming_the_trac
     traces = [trace | {"run": run_name} for trace, run_name in zip(_rollouts(2, 7), ["ok", "a\x00b"], strict=True)]
     (tmp_path / "p.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in traces))
     result = run("trace", "export", "p.jsonl", "-o", "tables", "--partition-by", "run,run", cwd=tmp_path)
-    assert (result.exit_code, result.output.strip()) == (1, (
-        "Error: p.jsonl:2: /run: cannot name a partition's folder (too long once encoded, or a control character); "
-        "--partition-by another field, or shorten the run"))
+    assert (result.exit_code, result.output.strip()) == (
+        1,
+        (
+            "Error: p.jsonl:2: /run: cannot name a partition's folder (too long once encoded, or a control character); "
+            "--partition-by another field, or shorten the run"
+        ),
+    )
     assert not (tmp_path / "tables").exists()
 
 
@@ -362,14 +452,22 @@ def test_a_run_of_its_own_per_trace_is_refused_past_the_partitions_and_groups(ru
     traces = [trace | {"run": f"r{number}"} for number, trace in enumerate(_rollouts(MAX_PARTITIONS + 1, 9))]
     (tmp_path / "runs.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in traces))
     result = run("trace", "export", "runs.jsonl", "-o", "tables", "--partition-by", "run", cwd=tmp_path)
-    assert (result.exit_code, result.output.strip()) == (1, (
-        f"Error: runs.jsonl:{MAX_PARTITIONS + 1}: --partition-by run: past {MAX_PARTITIONS:,} partitions, a folder of files "
-        "each; partition by a field with fewer values"))
+    assert (result.exit_code, result.output.strip()) == (
+        1,
+        (
+            f"Error: runs.jsonl:{MAX_PARTITIONS + 1}: --partition-by run: past {MAX_PARTITIONS:,} partitions, a folder of files "
+            "each; partition by a field with fewer values"
+        ),
+    )
     assert not (tmp_path / "tables").exists()
     result = run("trace", "summary", "runs.jsonl", "--by", "run", cwd=tmp_path)
-    assert (result.exit_code, result.output.splitlines()[-1]) == (1, (
-        f"Error: by run: the valid traces fall into {MAX_PARTITIONS + 1:,} groups, over the {MAX_GROUPS:,} a summary shows "
-        "(a row per group and measure); group by a field with fewer values"))
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        1,
+        (
+            f"Error: by run: the valid traces fall into {MAX_PARTITIONS + 1:,} groups, over the {MAX_GROUPS:,} a summary shows "
+            "(a row per group and measure); group by a field with fewer values"
+        ),
+    )
 
 
 def test_a_glob_never_follows_a_link_to_a_folder_and_the_output_is_never_an_input(run, tmp_path):
@@ -379,8 +477,9 @@ def test_a_glob_never_follows_a_link_to_a_folder_and_the_output_is_never_an_inpu
     result = run("trace", "metrics", "loop/**/*.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
     assert result.output.strip() == "1 trace to rows.jsonl: 1 valid, 0 invalid."
     refused = run("trace", "metrics", "loop/a.jsonl", "-o", "loop/a.jsonl", cwd=tmp_path)
-    assert refused.output.strip() == ("Error: -o loop/a.jsonl: is one of the inputs; write the rows to another file "
-                                      "(nothing was written)")
+    assert refused.output.strip() == (
+        "Error: -o loop/a.jsonl: is one of the inputs; write the rows to another file (nothing was written)"
+    )
 
 
 def test_summary_json_holds_no_infinity_and_says_when_traces_were_invalid(run, tmp_path):
@@ -390,7 +489,7 @@ def test_summary_json_holds_no_infinity_and_says_when_traces_were_invalid(run, t
     (tmp_path / "h.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in huge) + BAD_LINE + b"\n")
     result = run("trace", "summary", "h.jsonl", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 1
-    found = json.loads(result.output[result.output.index("{"):], parse_constant=lambda name: pytest.fail(name))
+    found = json.loads(result.output[result.output.index("{") :], parse_constant=lambda name: pytest.fail(name))
     tokens = next(row for row in found["metrics"] if row["measure"] == "tokens")
     assert (tokens["count"], tokens["mean"]) == (2, None)
 
@@ -398,12 +497,16 @@ def test_summary_json_holds_no_infinity_and_says_when_traces_were_invalid(run, t
 def test_an_importers_input_is_named_as_such_by_metrics_as_by_validate(run, tmp_path):
     log = tmp_path / "W&W log.json"
     shutil.copy(REPO / "traces" / "who-and-when" / "Algorithm-Generated" / "1.json", log)
-    hint = (f"{log.name}: is who-and-when input, not an orchestration trace: Who&When multi-agent failure logs "
-            f"(Magentic-One runs, CaptainAgent group chats); convert it first: paperpool trace import --from who-and-when "
-            f"'{log.name}' -o TRACE.json")
+    hint = (
+        f"{log.name}: is who-and-when input, not an orchestration trace: Who&When multi-agent failure logs "
+        f"(Magentic-One runs, CaptainAgent group chats); convert it first: paperpool trace import --from who-and-when "
+        f"'{log.name}' -o TRACE.json"
+    )
     single = run("trace", "metrics", log.name, cwd=tmp_path)
-    assert (single.exit_code, single.output.splitlines()) == (1, [
-        hint, f"Error: {log.name} is not a valid trace (1 problem above); convert it first, as above"])
+    assert (single.exit_code, single.output.splitlines()) == (
+        1,
+        [hint, f"Error: {log.name} is not a valid trace (1 problem above); convert it first, as above"],
+    )
     corpus = run("trace", "metrics", log.name, str(SWARM), "-o", "rows.jsonl", cwd=tmp_path)
     assert corpus.output.splitlines() == [hint, "2 traces to rows.jsonl: 1 valid, 1 invalid."]
 
@@ -423,8 +526,9 @@ def test_a_partitioned_table_without_rows_still_holds_a_file_and_pandas_reads_nu
     (tmp_path / "q.jsonl").write_bytes(b"".join(orjson.dumps(trace) + b"\n" for trace in plain))
     assert run("trace", "export", "q.jsonl", "-o", "bare", "--partition-by", "run", cwd=tmp_path).exit_code == 0
     assert (tmp_path / "bare" / "rewards" / "part-0.parquet").is_file()
-    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path}/bare/rewards/**/*.parquet', "
-                      "hive_partitioning = true)").fetchall() == [(0,)]
+    assert duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{tmp_path}/bare/rewards/**/*.parquet', hive_partitioning = true)"
+    ).fetchall() == [(0,)]
 
 
 def test_json_lines_rows_escape_what_a_terminal_acts_on_and_read_back_the_same(run, tmp_path):
@@ -448,8 +552,9 @@ def test_a_row_holds_the_run_s_declared_reward_and_totals(run, tmp_path):
     assert found[0]["messages_declared"] == 4.0
     assert found[0]["tool_calls_declared"] == float(first["costs"]["tool_calls"])
     summary = run("trace", "summary", "r.jsonl", "--format", "json", cwd=tmp_path)
-    reward = next(row for row in json.loads(summary.output[summary.output.index("{"):])["metrics"]
-                  if row["measure"] == "reward_declared")
+    reward = next(
+        row for row in json.loads(summary.output[summary.output.index("{") :])["metrics"] if row["measure"] == "reward_declared"
+    )
     assert (reward["traces"], reward["count"], reward["mean"]) == (2, 1, 0.75)
 
 
@@ -463,8 +568,12 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
     import sys
 
     _corpus_file(tmp_path / "c.jsonl", 3000)  # rows beyond what a pipe holds
-    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "metrics", "c.jsonl"], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "metrics", "c.jsonl"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert command.stdout.readline().startswith(b'{"file":"c.jsonl","line":1,')
     command.stdout.close()  # as `| head -1` does
     assert (command.wait(timeout=120), command.stderr.read()) == (141, b"")
@@ -479,8 +588,12 @@ def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(t
 
     _corpus_file(tmp_path / "c.jsonl", 3000)
     said = (tmp_path.parent / f"{tmp_path.name}.stderr").open("w+b")  # a file: a worker left behind would hold a pipe open
-    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "export", "c.jsonl", "-o", "tables"],
-                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=said)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "export", "c.jsonl", "-o", "tables"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=said,
+    )
     while command.poll() is None and not any(p.name.startswith(".tables") for p in tmp_path.iterdir()):
         time.sleep(0.01)
     time.sleep(0.5)  # its workers started
@@ -501,24 +614,35 @@ def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(t
 def test_summary_takes_an_export_folder_alone(run, corpus, tmp_path):
     assert run("trace", "export", str(corpus / "more"), "-o", "tables", cwd=tmp_path).exit_code == 0
     result = run("trace", "summary", "tables", str(SWARM), cwd=tmp_path)
-    assert (result.exit_code, result.output.strip()) == (1, (
-        "Error: tables: the tables of `trace export` are summarised alone; give the folder as the only input, or the "
-        "traces it was exported from with the others"))
+    assert (result.exit_code, result.output.strip()) == (
+        1,
+        (
+            "Error: tables: the tables of `trace export` are summarised alone; give the folder as the only input, or the "
+            "traces it was exported from with the others"
+        ),
+    )
 
 
 def test_what_is_wrong_with_a_line_is_said_of_the_line(run, tmp_path):
     (tmp_path / "m.jsonl").write_bytes(b'{"trace_id": "x\xffy", "events": [], "edges": []}\n[1]\n{\n  "trace_id": "p"\n}\n')
     result = run("trace", "metrics", "m.jsonl", "-o", "rows.jsonl", cwd=tmp_path)
     assert result.output.splitlines()[:3] == [
-        ("m.jsonl:1: byte 0xff at column 16 is not UTF-8; a trace is UTF-8 text: save the file as UTF-8 (or fix the "
-         "program that wrote it)"),
+        (
+            "m.jsonl:1: byte 0xff at column 16 is not UTF-8; a trace is UTF-8 text: save the file as UTF-8 (or fix the "
+            "program that wrote it)"
+        ),
         "m.jsonl:2: the line holds a list, not a trace; a trace is a JSON object with trace_id, events and edges",
-        ("m.jsonl:3: the JSON stops in the middle (line 2, column 1): a JSON Lines file holds one whole trace per line "
-         "(one written over several lines belongs in a .json file), or the file is truncated")]
+        (
+            "m.jsonl:3: the JSON stops in the middle (line 2, column 1): a JSON Lines file holds one whole trace per line "
+            "(one written over several lines belongs in a .json file), or the file is truncated"
+        ),
+    ]
     (tmp_path / "u.json").write_bytes(b'{"trace_id": "a",\n "task_id": "b\xc3"}')
     said = run("trace", "validate", "u.json", cwd=tmp_path)
-    assert said.output.splitlines()[0] == ("u.json: byte 0xc3 at line 2, column 15 is not UTF-8; a trace is UTF-8 text: "
-                                           "save the file as UTF-8 (or fix the program that wrote it)")
+    assert said.output.splitlines()[0] == (
+        "u.json: byte 0xc3 at line 2, column 15 is not UTF-8; a trace is UTF-8 text: "
+        "save the file as UTF-8 (or fix the program that wrote it)"
+    )
 
 
 @pytest.mark.parametrize("compression", [None, "gzip"])
@@ -533,12 +657,24 @@ def test_a_corpus_past_its_lines_or_bytes_stops_at_the_line_that_crosses_it(run,
     few = replace(limits.default(), corpus_lines=8)
     with pytest.raises(limits.CorpusTooLarge) as caught:
         list(corpus.pieces([first, second], 200, few))
-    assert caught.value.message == (f"{second}:6: the corpus is over the limit of 8 lines by this line; raise "
-                                    "traces.limits.corpus_lines in the pool's registry.yaml if it is meant to be this large")
-    assert len([record for piece in corpus.pieces([first, second], 200, replace(few, corpus_lines=10))
-                for record in corpus.unpack(piece)]) == 6
+    assert caught.value.message == (
+        f"{second}:6: the corpus is over the limit of 8 lines by this line; raise "
+        "traces.limits.corpus_lines in the pool's registry.yaml if it is meant to be this large"
+    )
+    assert (
+        len(
+            [
+                record
+                for piece in corpus.pieces([first, second], 200, replace(few, corpus_lines=10))
+                for record in corpus.unpack(piece)
+            ]
+        )
+        == 6
+    )
     small = replace(limits.default(), corpus_bytes=len(line) * 4 + 4)  # the second file's fourth line crosses it
-    with pytest.raises(limits.CorpusTooLarge, match=r"over the limit of [\d,]+ bytes by this line; raise traces.limits.corpus_bytes"):
+    with pytest.raises(
+        limits.CorpusTooLarge, match=r"over the limit of [\d,]+ bytes by this line; raise traces.limits.corpus_bytes"
+    ):
         list(corpus.records([first, second], small))
 
 
@@ -549,8 +685,9 @@ def test_a_trace_with_more_problems_than_the_cap_is_one_line_and_a_row_without_a
     lines = result.output.splitlines()
     assert result.exit_code == 1 and len(lines) == 3, lines  # the row, the trace's line, the total
     said, row = (lines[0], lines[1]) if lines[1].startswith("{") else (lines[1], lines[0])
-    assert said.endswith("(and more than 99: `paperpool trace validate` lists the first 100, given the line saved as a "
-                         "file of its own)")
+    assert said.endswith(
+        "(and more than 99: `paperpool trace validate` lists the first 100, given the line saved as a file of its own)"
+    )
     assert json.loads(row)["problems"] is None
 
 

@@ -13,8 +13,12 @@ import pytest
 from paperpool.traces import duplicates, links, synth, validation
 from paperpool.traces.index import Builder
 
-WAYS = {"whole": {"apart_above": 2**62}, "apart": {"apart_above": 0},
-        "chunked": {"apart_above": 2**62, "chunk_above": 0, "chunk": 2}, "chunked apart": {"apart_above": 0, "chunk_above": 0, "chunk": 2}}
+WAYS = {
+    "whole": {"apart_above": 2**62},
+    "apart": {"apart_above": 0},
+    "chunked": {"apart_above": 2**62, "chunk_above": 0, "chunk": 2},
+    "chunked apart": {"apart_above": 0, "chunk_above": 0, "chunk": 2},
+}
 WHY = "JSON readers differ on which value they keep: keep one of them"
 EVENT = '{"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"'
 STOP = '{"id": "e2", "t": 1, "type": "stop", "agent": "lead"}'
@@ -22,29 +26,46 @@ EDGE = '{"src": "e1", "dst": "e2", "type": "causal"}'
 
 
 def _trace(top: str = "", event: str = "", edge: str = "") -> str:
-    return (f'{{"trace_id": "t"{top}, "events": [{EVENT}{event}}}, {STOP}], '
-            f'"edges": [{EDGE[:-1]}{edge}}}]}}')
+    return f'{{"trace_id": "t"{top}, "events": [{EVENT}{event}}}, {STOP}], "edges": [{EDGE[:-1]}{edge}}}]}}'
 
 
-@pytest.mark.parametrize(("text", "lines"), [
-    ('{"trace_id": "a", "trace_id": "b", "events": [], "edges": []}', ["/trace_id: 'trace_id' is given twice in one object"]),
-    (_trace(event=', "agent": "worker"'), ["/events/0/agent: 'agent' is given twice in one object"]),
-    (_trace(event=', "cost": {"tokens": 1, "tokens": 100, "tokens": 2}'), ["/events/0/cost/tokens: 'tokens' is given 3 times in one object"]),
-    (_trace(edge=', "dst": "e1"'), ["/edges/0/dst: 'dst' is given twice in one object"]),
-    (_trace(top=', "costs": {"tokens": 1, "tokens": 2}'), ["/costs/tokens: 'tokens' is given twice in one object"]),
-    (_trace(top=', "events": []'), ["/events: 'events' is given twice in one object"]),
-    (_trace(event=', "x_note": {"a": {"b": 1, "b": 2}}', edge=', "x_w": [{"k": 1, "k": 1}]'),
-     ["/events/0/x_note/a/b: 'b' is given twice in one object", "/edges/0/x_w/0/k: 'k' is given twice in one object"]),
-    # each hides a key from one count: colons in text (\" : and a colon written \u003a) are no keys
-    (_trace(event=', "reason": "a\\" : b\\": c", "reason": "d"'), ["/events/0/reason: 'reason' is given twice in one object"]),
-    (_trace(event=', "reason": "\\u003a\\u003A", "reason": "d"'), ["/events/0/reason: 'reason' is given twice in one object"]),
-    ('{"trace_id": "t", "events": {"a": 1, "a": 2}}', ["/events/a: 'a' is given twice in one object"]),
-    ('[{"a": 1, "a": 2}]', ["/0/a: 'a' is given twice in one object"]),
-])
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ('{"trace_id": "a", "trace_id": "b", "events": [], "edges": []}', ["/trace_id: 'trace_id' is given twice in one object"]),
+        (_trace(event=', "agent": "worker"'), ["/events/0/agent: 'agent' is given twice in one object"]),
+        (
+            _trace(event=', "cost": {"tokens": 1, "tokens": 100, "tokens": 2}'),
+            ["/events/0/cost/tokens: 'tokens' is given 3 times in one object"],
+        ),
+        (_trace(edge=', "dst": "e1"'), ["/edges/0/dst: 'dst' is given twice in one object"]),
+        (_trace(top=', "costs": {"tokens": 1, "tokens": 2}'), ["/costs/tokens: 'tokens' is given twice in one object"]),
+        (_trace(top=', "events": []'), ["/events: 'events' is given twice in one object"]),
+        (
+            _trace(event=', "x_note": {"a": {"b": 1, "b": 2}}', edge=', "x_w": [{"k": 1, "k": 1}]'),
+            ["/events/0/x_note/a/b: 'b' is given twice in one object", "/edges/0/x_w/0/k: 'k' is given twice in one object"],
+        ),
+        # each hides a key from one count: colons in text (\" : and a colon written \u003a) are no keys
+        (
+            _trace(event=', "reason": "a\\" : b\\": c", "reason": "d"'),
+            ["/events/0/reason: 'reason' is given twice in one object"],
+        ),
+        (
+            _trace(event=', "reason": "\\u003a\\u003A", "reason": "d"'),
+            ["/events/0/reason: 'reason' is given twice in one object"],
+        ),
+        ('{"trace_id": "t", "events": {"a": 1, "a": 2}}', ["/events/a: 'a' is given twice in one object"]),
+        ('[{"a": 1, "a": 2}]', ["/0/a: 'a' is given twice in one object"]),
+    ],
+)
 def test_a_key_given_twice_is_refused_by_its_pointer_however_the_file_is_read(tmp_path, text, lines):
     path = tmp_path / "trace.json"
     path.write_text(text, encoding="utf-8")
-    expected = (False, [f"trace.json: {line}; {WHY}" for line in lines] + [f"trace.json: invalid, {len(lines)} problem{'s' * (len(lines) > 1)}."])
+    expected = (
+        False,
+        [f"trace.json: {line}; {WHY}" for line in lines]
+        + [f"trace.json: invalid, {len(lines)} problem{'s' * (len(lines) > 1)}."],
+    )
     for way, options in WAYS.items():
         assert validation.report("trace.json", path, **options) == expected, way
 
@@ -67,8 +88,10 @@ def test_values_that_look_like_keys_are_not_keys(tmp_path):
     deep = '{"k": 1}'
     for _ in range(1000):
         deep = f"[{deep}]"
-    text = _trace(top=f', "x_deep": {deep}, "x_spaced" :\n {{"a" : 1, "b"\t:2}}',
-                  event=', "reason": "a\\" : b \\u003a \\": c", "x_k": {"a\\"": 1, "a": 2}')
+    text = _trace(
+        top=f', "x_deep": {deep}, "x_spaced" :\n {{"a" : 1, "b"\t:2}}',
+        event=', "reason": "a\\" : b \\u003a \\": c", "x_k": {"a\\"": 1, "a": 2}',
+    )
     path = tmp_path / "trace.json"
     path.write_text(text, encoding="utf-8")
     for way, options in WAYS.items():
@@ -126,8 +149,9 @@ def test_keys_given_twice_a_thousand_levels_down_give_the_first_hundred(run, tmp
     hundred and one."""
     objects = "[" + ",".join(['{"a": 0, "a": 0}'] * 3000) + "]"
     path = tmp_path / "deep.json"
-    path.write_text('{"trace_id": "t", "events": [], "edges": [], "x_a": ' + "[" * 1000 + objects + "]" * 1000 + "}",
-                    encoding="utf-8")
+    path.write_text(
+        '{"trace_id": "t", "events": [], "edges": [], "x_a": ' + "[" * 1000 + objects + "]" * 1000 + "}", encoding="utf-8"
+    )
     result = run("trace", "validate", "deep.json", cwd=tmp_path)
     lines = result.output.splitlines()
     deep = "/x_a" + "/0" * 1000

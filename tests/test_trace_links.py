@@ -60,7 +60,14 @@ def test_a_trace_not_shaped_for_typed_reading_has_no_links():
     assert links.resolve(b'{"events": [{"id": "a", "t": "soon"}], "edges": []}') is None
     assert links.resolve(b'{"events": [], "edges": [{"src": "a", "dst": "b"}]}') is None
     assert links.resolve(b"[1, 2]") is None
-    found = links.resolve(b'{"events": [{"id": "a", "t": 0}, {"id": "a", "t": 1, "call": "b"}], '
-                          b'"edges": [{"src": "a", "dst": "z", "type": "odd"}]}')
+    found = links.resolve(
+        b'{"events": [{"id": "a", "t": 0}, {"id": "a", "t": 1, "call": "b"}], "edges": [{"src": "a", "dst": "z", "type": "odd"}]}'
+    )
     assert (found.unique, found.src.tolist(), found.dst.tolist(), found.edge_code.tolist(), found.call.tolist(), found.chain) == (
-        False, [0], [links.MISSING], [-1], [links.MISSING, links.MISSING], (1, 0.0, 0))
+        False,
+        [0],
+        [links.MISSING],
+        [-1],
+        [links.MISSING, links.MISSING],
+        (1, 0.0, 0),
+    )

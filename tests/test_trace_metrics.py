@@ -20,10 +20,36 @@ NO_COSTS = [{"key": f"/costs/{key}/events", "why": metrics.NO_COSTS} for key in 
 
 EXAMPLES = REPO / "traces"
 SCHEMA_ID = schema_id()  # a trace that declares it is held to all of paperpool's rules
-KEYS = ["trace_id", "topology", "events", "edges", "agents", "spawns", "max_fanout", "depth", "messages", "tool_calls",
-        "aggregations", "event_types", "stopped", "stop_t", "subdecisions", "total_work_events", "critical_path_events",
-        "parallelism_speedup_events", "total_work_s", "critical_path_s", "parallelism_speedup", "protocol_overhead",
-        "costs", "rewards", "agent_share", "notes", "time_unit", "warnings"]
+KEYS = [
+    "trace_id",
+    "topology",
+    "events",
+    "edges",
+    "agents",
+    "spawns",
+    "max_fanout",
+    "depth",
+    "messages",
+    "tool_calls",
+    "aggregations",
+    "event_types",
+    "stopped",
+    "stop_t",
+    "subdecisions",
+    "total_work_events",
+    "critical_path_events",
+    "parallelism_speedup_events",
+    "total_work_s",
+    "critical_path_s",
+    "parallelism_speedup",
+    "protocol_overhead",
+    "costs",
+    "rewards",
+    "agent_share",
+    "notes",
+    "time_unit",
+    "warnings",
+]
 
 
 def measure(run, path, cwd) -> dict:
@@ -52,14 +78,20 @@ def test_the_fixture_trace(run, tmp_path):
     assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (12, 6, 2)
     assert m["protocol_overhead"] == 1  # 1 message per 1 tool call
     # tokens 100 + 50 + 200, seconds 1 + 2
-    assert m["costs"] == {"tokens": {"events": 350, "declared": 400}, "seconds": {"events": 3, "declared": 3},
-                          "wall_clock_s": {"declared": 6}, "tool_calls": {"events": 1, "declared": 1},
-                          "messages": {"events": 1, "declared": 1}}
+    assert m["costs"] == {
+        "tokens": {"events": 350, "declared": 400},
+        "seconds": {"events": 3, "declared": 3},
+        "wall_clock_s": {"declared": 6},
+        "tool_calls": {"events": 1, "declared": 1},
+        "messages": {"events": 1, "declared": 1},
+    }
     assert m["rewards"] == {"declared": {"team": 1}, "by_unit": {"team": {"team": 1}, "tool": {"tool": 0.5}}}
     # events 5/10, 3/10, 2/10; busy 6/12, 3/12, 3/12
-    assert m["agent_share"] == {"lead": {"events": 5, "share": 0.5, "busy_s": 6, "share_s": 0.5},
-                                "worker_a": {"events": 3, "share": 0.3, "busy_s": 3, "share_s": 0.25},
-                                "worker_b": {"events": 2, "share": 0.2, "busy_s": 3, "share_s": 0.25}}
+    assert m["agent_share"] == {
+        "lead": {"events": 5, "share": 0.5, "busy_s": 6, "share_s": 0.5},
+        "worker_a": {"events": 3, "share": 0.3, "busy_s": 3, "share_s": 0.25},
+        "worker_b": {"events": 2, "share": 0.2, "busy_s": 3, "share_s": 0.25},
+    }
 
 
 def test_centralized_parallel_readers(run):
@@ -75,10 +107,12 @@ def test_centralized_parallel_readers(run):
     assert m["rewards"]["by_unit"] == {"team": {"team": 1}, "orchestrator": {"orchestration": 0.6}, "agent": {"coverage": 1}}
     assert m["costs"]["tokens"] == {"events": 5300, "declared": 5300}  # 600 + 1200 + 1500 + 1100 + 900
     # lead 6 of 15 events, 10 of 28 s; readers 3 events each, 6, 5 and 7 of 28 s
-    assert m["agent_share"] == {"lead": {"events": 6, "share": 0.4, "busy_s": 10, "share_s": 0.357143},
-                                "reader_1": {"events": 3, "share": 0.2, "busy_s": 6, "share_s": 0.214286},
-                                "reader_2": {"events": 3, "share": 0.2, "busy_s": 5, "share_s": 0.178571},
-                                "reader_3": {"events": 3, "share": 0.2, "busy_s": 7, "share_s": 0.25}}
+    assert m["agent_share"] == {
+        "lead": {"events": 6, "share": 0.4, "busy_s": 10, "share_s": 0.357143},
+        "reader_1": {"events": 3, "share": 0.2, "busy_s": 6, "share_s": 0.214286},
+        "reader_2": {"events": 3, "share": 0.2, "busy_s": 5, "share_s": 0.178571},
+        "reader_3": {"events": 3, "share": 0.2, "busy_s": 7, "share_s": 0.25},
+    }
 
 
 def test_swarm(run):
@@ -110,8 +144,12 @@ def test_hierarchical_depth_and_fanout(run):
     assert m["event_types"]["safety_event"] == 1 and m["event_types"]["human_intervention"] == 1
     # O1: 5 spawns + d1 + d2; O2: 3 tool calls + d3 (decision O2)
     assert m["subdecisions"] == {"O1": 7, "O2": 4, "O3": 1, "O4": 3, "O5": 1}
-    assert m["rewards"]["by_unit"] == {"team": {"team": 0.8}, "orchestrator": {"orchestration": 0.5},
-                                       "turn": {"process": 0.9}, "token": {"efficiency": -0.05}}
+    assert m["rewards"]["by_unit"] == {
+        "team": {"team": 0.8},
+        "orchestrator": {"orchestration": 0.5},
+        "turn": {"process": 0.9},
+        "token": {"efficiency": -0.05},
+    }
 
 
 @pytest.mark.skipif(not SOURCE_EXAMPLE.is_file(), reason="the source artifact (shared/) is not beside this clone")
@@ -166,21 +204,30 @@ def test_an_invalid_registry_is_reported_not_ignored(run, pool_copy):
     edit(pool_copy / "registry.yaml", "    O2: [tool_call]\n", "    O2: [tool_cal]\n")
     result = run("trace", "metrics", str(FIXTURES / "valid.json"), cwd=pool_copy)
     assert result.exit_code == 1
-    assert result.output.splitlines()[-1] == ("Error: registry.yaml is not valid (problems above); fix it, or run outside the "
-                                              "pool to use paperpool's default sub-decision mapping")
+    assert result.output.splitlines()[-1] == (
+        "Error: registry.yaml is not valid (problems above); fix it, or run outside the "
+        "pool to use paperpool's default sub-decision mapping"
+    )
 
 
 def test_metrics_refuse_an_invalid_trace(run, tmp_path):
     name = str(FIXTURES / "cycle.json")
     result = run("trace", "metrics", name, cwd=tmp_path)
     assert result.exit_code == 1
-    assert result.output.splitlines()[-1] == (f"Error: {name} is not a valid trace (1 problem above); "
-                                              f"fix it first: paperpool trace validate {name}")
+    assert result.output.splitlines()[-1] == (
+        f"Error: {name} is not a valid trace (1 problem above); fix it first: paperpool trace validate {name}"
+    )
 
 
 def test_the_default_mapping_is_data():
     default = mapping.default()
-    assert default.events == {"O1": ["spawn", "despawn"], "O2": ["tool_call"], "O3": ["message"], "O4": ["aggregate"], "O5": ["stop"]}
+    assert default.events == {
+        "O1": ["spawn", "despawn"],
+        "O2": ["tool_call"],
+        "O3": ["message"],
+        "O4": ["aggregate"],
+        "O5": ["stop"],
+    }
     assert default.source == "paperpool's subdecisions.yaml"
 
 
@@ -209,12 +256,14 @@ def test_the_same_measures_from_a_file_read_in_chunks(tmp_path):
     whole = check_file(path)
     chunked = check_file(path, chunk_above=0, chunk=700)  # eight chunks, the last one short
     assert whole.valid and chunked.valid
-    assert (metrics.compute(whole.index, whole.top, mapping.default())
-            == metrics.compute(chunked.index, chunked.top, mapping.default()))
+    assert metrics.compute(whole.index, whole.top, mapping.default()) == metrics.compute(
+        chunked.index, chunked.top, mapping.default()
+    )
 
 
 def _strict_json(text: str) -> dict:
     """JSON as the standard has it: NaN and Infinity, which Python's json reads by default, refused."""
+
     def refuse(constant: str):
         raise ValueError(f"{constant} is not JSON")
 
@@ -225,20 +274,25 @@ def _write_trace(path, events: list[dict], edges: list[dict]) -> None:
     path.write_text(json.dumps({"trace_id": "edge-of-double", "events": events, "edges": edges}), encoding="utf-8")
 
 
-NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up, subtract or divide within a double's "
-              "range (about 1.8e308)")
+NOT_FINITE = (
+    "not a finite number: the trace's numbers are too large to add up, subtract or divide within a double's range (about 1.8e308)"
+)
 
 
 def test_sums_past_a_doubles_range_are_null_with_a_note(run, tmp_path):
     """Each number is finite, as validate requires, but two lanes of 1.5e308 s add up to
     more than a double holds, and so do two rewards and two token counts of 1e308."""
     big = {"cost": {"tokens": 1e308}, "rewards": [{"channel": "team", "unit": "team", "value": 1e308}]}
-    _write_trace(tmp_path / "big.json", [
-        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", **big},
-        {"id": "b", "t": 1.5e308, "type": "message", "agent": "lead", "to": "w", **big},
-        {"id": "c", "t": 0, "type": "message", "agent": "w"},
-        {"id": "d", "t": 1.5e308, "type": "stop", "agent": "w"},
-    ], [{"src": "a", "dst": "b", "type": "causal"}])
+    _write_trace(
+        tmp_path / "big.json",
+        [
+            {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", **big},
+            {"id": "b", "t": 1.5e308, "type": "message", "agent": "lead", "to": "w", **big},
+            {"id": "c", "t": 0, "type": "message", "agent": "w"},
+            {"id": "d", "t": 1.5e308, "type": "stop", "agent": "w"},
+        ],
+        [{"src": "a", "dst": "b", "type": "causal"}],
+    )
     result = run("trace", "metrics", "big.json", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 0 and "Warning" not in result.output
     m = _strict_json(result.output)
@@ -246,24 +300,32 @@ def test_sums_past_a_doubles_range_are_null_with_a_note(run, tmp_path):
     assert (m["costs"]["tokens"], m["rewards"]["by_unit"]) == ({"events": None, "declared": None}, {"team": {"team": None}})
     # each lane's 1.5e308 s is a double still; its share of an unknown total is unknown
     assert m["agent_share"]["lead"] == {"events": 2, "share": 0.5, "busy_s": 1.5e308, "share_s": None}
-    assert m["notes"] == [{"key": key, "why": NOT_FINITE}
-                          for key in ("/total_work_s", "/parallelism_speedup", "/costs/tokens/events", "/rewards/by_unit/team/team")]
+    assert m["notes"] == [
+        {"key": key, "why": NOT_FINITE}
+        for key in ("/total_work_s", "/parallelism_speedup", "/costs/tokens/events", "/rewards/by_unit/team/team")
+    ]
     text = run("trace", "metrics", "big.json", cwd=tmp_path).output
     assert "inf" not in text and "nan" not in text
     assert "): n/a of work, 1.5e+308 on the critical path, speedup n/a\n" in text
-    assert text.endswith(f"notes (measures shown as n/a):\n  /total_work_s: {NOT_FINITE}\n  /parallelism_speedup: {NOT_FINITE}\n"
-                         f"  /costs/tokens/events: {NOT_FINITE}\n  /rewards/by_unit/team/team: {NOT_FINITE}\n")
+    assert text.endswith(
+        f"notes (measures shown as n/a):\n  /total_work_s: {NOT_FINITE}\n  /parallelism_speedup: {NOT_FINITE}\n"
+        f"  /costs/tokens/events: {NOT_FINITE}\n  /rewards/by_unit/team/team: {NOT_FINITE}\n"
+    )
 
 
 def test_a_ratio_over_a_near_zero_critical_path_is_null_with_a_note(run, tmp_path):
     """A critical path of 5e-324 s (the smallest double) under 1e300 s of work: the
     speedup divides past a double's range."""
-    _write_trace(tmp_path / "ratio.json", [
-        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
-        {"id": "b", "t": 5e-324, "type": "message", "agent": "lead", "to": "w"},
-        {"id": "c", "t": 0, "type": "message", "agent": "w"},
-        {"id": "d", "t": 1e300, "type": "stop", "agent": "w"},
-    ], [{"src": "a", "dst": "b", "type": "causal"}])
+    _write_trace(
+        tmp_path / "ratio.json",
+        [
+            {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "b", "t": 5e-324, "type": "message", "agent": "lead", "to": "w"},
+            {"id": "c", "t": 0, "type": "message", "agent": "w"},
+            {"id": "d", "t": 1e300, "type": "stop", "agent": "w"},
+        ],
+        [{"src": "a", "dst": "b", "type": "causal"}],
+    )
     m = _strict_json(run("trace", "metrics", "ratio.json", "--format", "json", cwd=tmp_path).output)
     assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (1e300, 0.0, None)
     assert m["notes"] == [*NO_COSTS, {"key": "/parallelism_speedup", "why": NOT_FINITE}]
@@ -278,27 +340,43 @@ def test_sums_past_a_doubles_range_print_no_warning(tmp_path):
     """numpy reports an overflow as a RuntimeWarning on stderr, with a line of its own source:
     validate and metrics say what overflowed in their own words and print nothing else. Run
     as processes, since pytest would catch the warnings."""
-    costly = [{"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}},
-              {"id": "b", "t": 1, "type": "stop", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}}]
+    costly = [
+        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}},
+        {"id": "b", "t": 1, "type": "stop", "agent": "lead", "cost": {"tokens": 1e308, "seconds": 1e308}},
+    ]
     _write_trace(tmp_path / "costly.json", costly, [{"src": "a", "dst": "b", "type": "causal"}])
-    declared = {"schema": SCHEMA_ID, "trace_id": "declared", "events": costly, "edges": [], "costs": {"tokens": 1e308, "compute_s": 5}}
+    declared = {
+        "schema": SCHEMA_ID,
+        "trace_id": "declared",
+        "events": costly,
+        "edges": [],
+        "costs": {"tokens": 1e308, "compute_s": 5},
+    }
     (tmp_path / "declared.json").write_text(json.dumps(declared), encoding="utf-8")
 
     def paperpool(*args):
-        done = subprocess.run([sys.executable, "-m", "paperpool", "trace", *args], cwd=tmp_path, capture_output=True,
-                              text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "paperpool", "trace", *args], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
         return done.returncode, done.stdout, done.stderr
 
     assert paperpool("validate", "costly.json") == (0, "costly.json: valid: 2 events, 1 edge.\n", "")
     code, out, err = paperpool("metrics", "costly.json", "--format", "json")
     assert (code, err) == (0, "")
-    assert _strict_json(out)["notes"] == [{"key": key, "why": NOT_FINITE} for key in ("/costs/tokens/events", "/costs/seconds/events")]
-    assert paperpool("validate", "declared.json") == (1, (
-        "declared.json: /costs/compute_s: the events' costs add up to more than 1.8e308 s, more than the declared 5 s of compute; "
-        "correct the total or the events' costs\n"
-        "declared.json: /costs/tokens: the events' costs add up to more than 1.8e308 tokens, more than the declared 1e+308; "
-        "correct the total or the events' costs\n"
-        "declared.json: invalid, 2 problems.\n"), "")
+    assert _strict_json(out)["notes"] == [
+        {"key": key, "why": NOT_FINITE} for key in ("/costs/tokens/events", "/costs/seconds/events")
+    ]
+    assert paperpool("validate", "declared.json") == (
+        1,
+        (
+            "declared.json: /costs/compute_s: the events' costs add up to more than 1.8e308 s, more than the declared 5 s of compute; "
+            "correct the total or the events' costs\n"
+            "declared.json: /costs/tokens: the events' costs add up to more than 1.8e308 tokens, more than the declared 1e+308; "
+            "correct the total or the events' costs\n"
+            "declared.json: invalid, 2 problems.\n"
+        ),
+        "",
+    )
     code, out, err = paperpool("metrics", "declared.json")
     assert (code, out) == (1, "") and "Warning" not in err and err.endswith("paperpool trace validate declared.json\n")
 
@@ -308,8 +386,9 @@ def test_times_far_apart_resolved_apart_warn_nothing():
     """The second process finds the critical path before the schema has judged the times:
     -1e308 and 1e308 are 2e308 apart, past a double's range, and say so with no warning
     (which would reach the terminal from the child)."""
-    data = json.dumps({"events": [{"id": "a", "t": -1e308}, {"id": "b", "t": 1e308}],
-                       "edges": [{"src": "a", "dst": "b", "type": "causal"}]}).encode()
+    data = json.dumps(
+        {"events": [{"id": "a", "t": -1e308}, {"id": "b", "t": 1e308}], "edges": [{"src": "a", "dst": "b", "type": "causal"}]}
+    ).encode()
     assert links.resolve(data).chain == (2, float("inf"), 1)
 
 
@@ -319,8 +398,10 @@ def _six_events_without_edges(path, **top) -> None:
     path.write_text(json.dumps({"schema": SCHEMA_ID, "trace_id": "six", **top, "events": events, "edges": []}), encoding="utf-8")
 
 
-NO_DEPENDENCIES = ("unknown: the trace has no dependencies (no causal, spawn, return or aggregate edge, and no other edge "
-                   "forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+NO_DEPENDENCIES = (
+    "unknown: the trace has no dependencies (no causal, spawn, return or aggregate edge, and no other edge "
+    "forward in time), so no chain of dependencies, and no critical path, can be known; add its edges"
+)
 
 
 def test_without_dependencies_the_critical_path_is_unknown(run, tmp_path):
@@ -329,13 +410,15 @@ def test_without_dependencies_the_critical_path_is_unknown(run, tmp_path):
     m = _strict_json(run("trace", "metrics", "six.json", "--format", "json", cwd=tmp_path).output)
     assert (m["total_work_events"], m["critical_path_events"], m["parallelism_speedup_events"]) == (6, None, None)
     assert (m["total_work_s"], m["critical_path_s"], m["parallelism_speedup"]) == (3, None, None)  # three lanes of 1
-    assert m["notes"] == NO_COSTS + [{"key": key, "why": NO_DEPENDENCIES} for key in
-                                     ("/critical_path_events", "/parallelism_speedup_events", "/critical_path_s",
-                                      "/parallelism_speedup")]
+    assert m["notes"] == NO_COSTS + [
+        {"key": key, "why": NO_DEPENDENCIES}
+        for key in ("/critical_path_events", "/parallelism_speedup_events", "/critical_path_s", "/parallelism_speedup")
+    ]
     text = run("trace", "metrics", "six.json", cwd=tmp_path).output.splitlines()
-    assert text[12:14] == ["  in events: 6 of work, n/a on the critical path, speedup n/a",
-                           ("  in time (unit not declared: time_unit would say seconds or steps): 3 of work, n/a on the critical path, "
-                           "speedup n/a")]
+    assert text[12:14] == [
+        "  in events: 6 of work, n/a on the critical path, speedup n/a",
+        ("  in time (unit not declared: time_unit would say seconds or steps): 3 of work, n/a on the critical path, speedup n/a"),
+    ]
 
 
 def test_one_edge_forward_in_time_is_a_dependency(run, tmp_path):
@@ -362,11 +445,23 @@ def test_the_events_costs_are_unknown_when_no_event_declares_one(run, tmp_path):
     assert [note["key"] for note in m["notes"]][:1] != ["/costs/tokens/events"]
 
 
-@pytest.mark.parametrize(("unit", "in_time", "stopped", "busy"), [
-    ("seconds", "  in time (seconds): 12 s of work, 6 s on the critical path, speedup 2", "  stopped: yes, at t=6 s", "busy s"),
-    ("steps", "  in time (steps): 12 steps of work, 6 steps on the critical path, speedup 2", "  stopped: yes, at t=6 steps",
-     "busy steps"),
-])
+@pytest.mark.parametrize(
+    ("unit", "in_time", "stopped", "busy"),
+    [
+        (
+            "seconds",
+            "  in time (seconds): 12 s of work, 6 s on the critical path, speedup 2",
+            "  stopped: yes, at t=6 s",
+            "busy s",
+        ),
+        (
+            "steps",
+            "  in time (steps): 12 steps of work, 6 steps on the critical path, speedup 2",
+            "  stopped: yes, at t=6 steps",
+            "busy steps",
+        ),
+    ],
+)
 def test_times_are_given_in_the_declared_unit(run, tmp_path, unit, in_time, stopped, busy):
     trace = json.loads((FIXTURES / "valid.json").read_text(encoding="utf-8"))
     (tmp_path / "t.json").write_text(json.dumps({**trace, "time_unit": unit}), encoding="utf-8")
@@ -387,7 +482,9 @@ def test_a_unit_the_schema_does_not_know_is_refused(run, tmp_path):
     (tmp_path / "t.json").write_text(json.dumps({**trace, "time_unit": "minutes"}), encoding="utf-8")
     result = run("trace", "validate", "t.json", cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (
-        1, "t.json: /time_unit: \"minutes\" is not a known value of time_unit; use one of seconds, steps")
+        1,
+        't.json: /time_unit: "minutes" is not a known value of time_unit; use one of seconds, steps',
+    )
 
 
 def test_a_hierarchy_as_deep_as_synth_builds_is_valid_and_a_deeper_one_is_one_line(tmp_path):
@@ -395,9 +492,19 @@ def test_a_hierarchy_as_deep_as_synth_builds_is_valid_and_a_deeper_one_is_one_li
     RecursionError's traceback; now past MAX_DEPTH it is refused in one line."""
     deepest = synth.generate(2 * synth.MAX_DEPTH + 10, "hierarchical", fanout=1, depth=synth.MAX_DEPTH)
     assert check_trace(deepest).valid
-    done = subprocess.run([sys.executable, "-m", "paperpool.traces.synth", "--events", "5000", "--depth", "2000", "--fanout",
-                           "1", "-o", "s.json"], cwd=tmp_path, capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
-        "Error: Invalid value for '--depth': a hierarchy of 2,000 levels is deeper than the 500 synth builds; give --depth "
-        "500 or fewer (see python -m paperpool.traces.synth --help)\n"))
+    done = subprocess.run(
+        [sys.executable, "-m", "paperpool.traces.synth", "--events", "5000", "--depth", "2000", "--fanout", "1", "-o", "s.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        (
+            "Error: Invalid value for '--depth': a hierarchy of 2,000 levels is deeper than the 500 synth builds; give --depth "
+            "500 or fewer (see python -m paperpool.traces.synth --help)\n"
+        ),
+    )
     assert not (tmp_path / "s.json").exists()

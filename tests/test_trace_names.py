@@ -143,9 +143,23 @@ def test_each_trace_is_shown_by_its_file_name_as_text(built):
 
 
 def test_site_names_are_short_unique_slugs():
-    assert site_names(["Plan", "plan", "PLAN", "a.b", "a-b", "a\u2215b", "..", "\u6e2c\u8a66", "-", "x" * 300, "a", "a-2", "A"]) == [
-        "plan", "plan-2", "plan-3", "a-b", "a-b-2", "a-b-3", "value", "value-2", "value-3", "x" * MAX_SITE_NAME,
-        "a", "a-2", "a-3"]
+    assert site_names(
+        ["Plan", "plan", "PLAN", "a.b", "a-b", "a\u2215b", "..", "\u6e2c\u8a66", "-", "x" * 300, "a", "a-2", "A"]
+    ) == [
+        "plan",
+        "plan-2",
+        "plan-3",
+        "a-b",
+        "a-b-2",
+        "a-b-3",
+        "value",
+        "value-2",
+        "value-3",
+        "x" * MAX_SITE_NAME,
+        "a",
+        "a-2",
+        "a-3",
+    ]
     # cut where the slug has a dash: no name ends in one
     assert site_names(["x" * (MAX_SITE_NAME - 1) + ".y"]) == ["x" * (MAX_SITE_NAME - 1)]
 
@@ -174,22 +188,30 @@ def test_validate_escapes_a_file_name(run, tmp_path, hostile_file):
     hostile_file.write_text("{}", encoding="utf-8")
     result = run("trace", "validate", hostile_file.name, cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0], result.output.splitlines()[-1]) == (
-        1, f"{shown}: /trace_id: missing: add `trace_id` (the trace's own identifier, unique among the traces of a collection)",
-        f"{shown}: invalid, 3 problems.")
+        1,
+        f"{shown}: /trace_id: missing: add `trace_id` (the trace's own identifier, unique among the traces of a collection)",
+        f"{shown}: invalid, 3 problems.",
+    )
     hostile_file.write_text("<html>", encoding="utf-8")
     result = run("trace", "validate", hostile_file.name, cwd=tmp_path)
-    assert result.output == (f"{shown}: not JSON at line 1, column 1: unexpected character, expected a JSON value; "
-                             f"check that the file is a JSON trace\n{shown}: invalid, 1 problem.\n")
+    assert result.output == (
+        f"{shown}: not JSON at line 1, column 1: unexpected character, expected a JSON value; "
+        f"check that the file is a JSON trace\n{shown}: invalid, 1 problem.\n"
+    )
 
 
 def test_metrics_escape_a_file_name(run, tmp_path, hostile_file):
     shown = f"esc{SHOWN_ESCAPES}.json"
     hostile_file.write_text('{"trace_id": "t", "events": [], "edges": [], "x_n": NaN}', encoding="utf-8")
     result = run("trace", "metrics", hostile_file.name, cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        f"{shown}: /x_n: NaN is not a finite number, which JSON and traces require; write a finite number "
-        "(costs and rewards must be finite)\n"
-        f"Error: {shown} is not a valid trace (1 problem above); fix it first: paperpool trace validate '{shown}'\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"{shown}: /x_n: NaN is not a finite number, which JSON and traces require; write a finite number "
+            "(costs and rewards must be finite)\n"
+            f"Error: {shown} is not a valid trace (1 problem above); fix it first: paperpool trace validate '{shown}'\n"
+        ),
+    )
 
 
 def test_import_otlp_escapes_a_file_name(run, tmp_path, hostile_file):
@@ -202,21 +224,35 @@ def test_import_otlp_escapes_a_file_name(run, tmp_path, hostile_file):
 def test_import_otlp_escapes_the_file_name_of_a_conversion_that_breaks_a_rule(run, tmp_path, hostile_file):
     """A helper's tool span stamped before the helper was invoked (a skewed clock): the
     converted trace has the helper act before its spawn."""
-    spans = [{"traceId": "ab" * 16, "spanId": f"{n:016x}", "startTimeUnixNano": f"{start}00000000",
-              "endTimeUnixNano": f"{end}00000000", "attributes": [
-                  {"key": "gen_ai.operation.name", "value": {"stringValue": operation}},
-                  {"key": "gen_ai.agent.name", "value": {"stringValue": agent}}],
-              **({"parentSpanId": f"{n - 1:016x}"} if n > 1 else {})}
-             for n, operation, agent, start, end in [(1, "invoke_agent", "lead", 50, 80), (2, "invoke_agent", "helper", 60, 70),
-                                                     (3, "execute_tool", "helper", 40, 45)]]
+    spans = [
+        {
+            "traceId": "ab" * 16,
+            "spanId": f"{n:016x}",
+            "startTimeUnixNano": f"{start}00000000",
+            "endTimeUnixNano": f"{end}00000000",
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": operation}},
+                {"key": "gen_ai.agent.name", "value": {"stringValue": agent}},
+            ],
+            **({"parentSpanId": f"{n - 1:016x}"} if n > 1 else {}),
+        }
+        for n, operation, agent, start, end in [
+            (1, "invoke_agent", "lead", 50, 80),
+            (2, "invoke_agent", "helper", 60, 70),
+            (3, "execute_tool", "helper", 40, 45),
+        ]
+    ]
     hostile_file.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
     result = run("trace", "import-otlp", hostile_file.name, cwd=tmp_path)
     assert result.exit_code == 1
     *problems, last = result.output.splitlines()
-    assert last == (f"Error: the trace converted from esc{SHOWN_ESCAPES}.json is not a valid trace (3 problems above); "
-                    "the spans' times or nesting do not make a consistent run; check the export")
-    assert len(problems) == 3 and all(line.startswith(f"the trace converted from esc{SHOWN_ESCAPES}.json: /events/")
-                                      for line in problems), problems
+    assert last == (
+        f"Error: the trace converted from esc{SHOWN_ESCAPES}.json is not a valid trace (3 problems above); "
+        "the spans' times or nesting do not make a consistent run; check the export"
+    )
+    assert len(problems) == 3 and all(
+        line.startswith(f"the trace converted from esc{SHOWN_ESCAPES}.json: /events/") for line in problems
+    ), problems
 
 
 def test_metrics_text_escapes_the_names_a_trace_holds(run, tmp_path):

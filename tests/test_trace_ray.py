@@ -76,8 +76,10 @@ def test_export_is_the_local_tables(ray_local, corpus, tmp_path):
     local, ray = both(tmp_path, "trace", "export", str(corpus), "-o", "tables")
     same_outcome(local, ray)
     for table in ("traces", "events", "edges", "rewards"):
-        files = [sorted(p.relative_to(tmp_path / engine).as_posix() for p in (tmp_path / engine).rglob("*.parquet"))
-                 for engine in ("local", "ray")]
+        files = [
+            sorted(p.relative_to(tmp_path / engine).as_posix() for p in (tmp_path / engine).rglob("*.parquet"))
+            for engine in ("local", "ray")
+        ]
         assert files[0] == files[1]
         expected = pq.read_table(tmp_path / "local" / "tables" / table / "part-0.parquet")
         got = pq.read_table(tmp_path / "ray" / "tables" / table / "part-0.parquet")
@@ -91,12 +93,19 @@ def test_partitioned_export_is_the_local_tables(ray_local, corpus, tmp_path):
     local, ray = both(tmp_path, "trace", "export", str(corpus), "-o", "tables", "--partition-by", "run,step")
     same_outcome(local, ray)
     # the same partitions (how many files each holds is how the engine batched the corpus)
-    folders = [sorted({p.parent.relative_to(tmp_path / engine).as_posix() for p in (tmp_path / engine).rglob("*.parquet")})
-               for engine in ("local", "ray")]
+    folders = [
+        sorted({p.parent.relative_to(tmp_path / engine).as_posix() for p in (tmp_path / engine).rglob("*.parquet")})
+        for engine in ("local", "ray")
+    ]
     assert folders[0] == folders[1] and "tables/events/run=run-1/step=0" in folders[0]
     for table in ("traces", "events", "edges", "rewards"):
-        read = [duckdb.sql(f"SELECT * FROM read_parquet('{tmp_path / engine / 'tables' / table}/**/*.parquet', "
-                           "hive_partitioning = true) ORDER BY ALL").fetchall() for engine in ("local", "ray")]
+        read = [
+            duckdb.sql(
+                f"SELECT * FROM read_parquet('{tmp_path / engine / 'tables' / table}/**/*.parquet', "
+                "hive_partitioning = true) ORDER BY ALL"
+            ).fetchall()
+            for engine in ("local", "ray")
+        ]
         assert read[0] == read[1] and read[0], table
 
 
@@ -107,8 +116,14 @@ def test_a_cluster_named_by_ray_address_gives_the_local_rows(ray_local, corpus, 
 
     local = paperpool(tmp_path, "trace", "metrics", str(corpus))
     env = {**os.environ, "RAY_ADDRESS": ray_local.get_runtime_context().gcs_address}
-    ray = subprocess.run([sys.executable, "-m", "paperpool", "trace", "metrics", str(corpus), "--engine", "ray"],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    ray = subprocess.run(
+        [sys.executable, "-m", "paperpool", "trace", "metrics", str(corpus), "--engine", "ray"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
     assert (ray.returncode, ray.stdout, ray.stderr) == (local.exit_code, local.stdout, local.stderr)
     assert len(ray.stdout.splitlines()) == 23
 

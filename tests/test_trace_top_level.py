@@ -14,8 +14,12 @@ from paperpool.traces import synth, validation
 from paperpool.traces.source import MAX_TOP_BYTES
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "traces" / "centralized-parallel-readers.json"
-WAYS = {"whole": {"apart_above": 2**62}, "apart": {"apart_above": 0},
-        "chunked": {"apart_above": 2**62, "chunk_above": 0}, "chunked apart": {"apart_above": 0, "chunk_above": 0}}
+WAYS = {
+    "whole": {"apart_above": 2**62},
+    "apart": {"apart_above": 0},
+    "chunked": {"apart_above": 2**62, "chunk_above": 0},
+    "chunked apart": {"apart_above": 0, "chunk_above": 0},
+}
 FIX = "over the limit of 16 MB; keep large data in events, or in a file of its own"
 
 
@@ -46,8 +50,10 @@ def test_the_largest_field_is_named_only_when_it_is_most_of_the_top_level(tmp_pa
     note = '"x_note": "' + "n" * 1_000_000 + '"'  # 1 MB, given 18 times
     path.write_text(text + ", " + ", ".join([note] * 18) + "}", encoding="utf-8")
     for way, options in WAYS.items():
-        assert validation.report("repeated.json", path, **options)[1][0] == \
-            f"repeated.json: the trace's fields other than events and edges take 18 MB, {FIX}", way
+        assert (
+            validation.report("repeated.json", path, **options)[1][0]
+            == f"repeated.json: the trace's fields other than events and edges take 18 MB, {FIX}"
+        ), way
 
 
 def test_a_large_trace_with_a_top_level_under_the_limit_is_read_as_before(tmp_path):
@@ -57,5 +63,6 @@ def test_a_large_trace_with_a_top_level_under_the_limit_is_read_as_before(tmp_pa
     synth.write(trace, path)
     assert path.stat().st_size > 2 * MAX_TOP_BYTES
     for way, options in WAYS.items():
-        assert validation.report("large.json", path, **(options | {"chunk": 30_000} if "chunk_above" in options else options)) == \
-            (True, ["large.json: valid: 80,000 events, " + f"{len(trace['edges']):,} edges."]), way
+        assert validation.report(
+            "large.json", path, **(options | {"chunk": 30_000} if "chunk_above" in options else options)
+        ) == (True, ["large.json: valid: 80,000 events, " + f"{len(trace['edges']):,} edges."]), way

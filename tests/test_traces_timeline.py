@@ -34,8 +34,11 @@ def test_lanes_spawn_and_return_arrows():
     drawing = timeline.draw(load("centralized-parallel-readers.json"))
     root = ET.fromstring(drawing)
     # lane labels: right-aligned text holding the full name as a tooltip, then the name
-    lanes = [text.find(f"{SVG}title").tail for text in root.iter(f"{SVG}text") if text.get("text-anchor") == "end"
-             and text.find(f"{SVG}title") is not None]
+    lanes = [
+        text.find(f"{SVG}title").tail
+        for text in root.iter(f"{SVG}text")
+        if text.get("text-anchor") == "end" and text.find(f"{SVG}title") is not None
+    ]
     assert lanes == ["lead", "reader_1", "reader_2", "reader_3"]
     arrows = [line.find(f"{SVG}title").text for line in root.iter(f"{SVG}line") if line.get("marker-end")]
     assert arrows == ["spawn"] * 3 + ["return"] * 3
@@ -70,6 +73,7 @@ def test_control_characters_in_names_keep_the_drawing_well_formed():
 def test_ids_differ_between_traces():
     first = timeline.draw(load("debate-two-rounds.json"))
     second = timeline.draw(load("swarm-six-workers.json"))
+
     def ids(drawing):
         return {element.get("id") for element in ET.fromstring(drawing).iter() if element.get("id")}
 
@@ -108,8 +112,11 @@ def test_time_runs_from_the_start_of_the_run():
     assert min(event["t"] for event in trace["events"]) == 1.9
     assert _ticks(timeline.draw(trace)) == (["0", "5", "10", "15"], "t (s)")
     first = min(trace["events"], key=lambda event: event["t"])
-    marks = [shape for shape in ET.fromstring(timeline.draw(trace)).iter()
-             if shape.find(f"{SVG}title") is not None and (shape.find(f"{SVG}title").text or "").endswith(" at t=1.9")]
+    marks = [
+        shape
+        for shape in ET.fromstring(timeline.draw(trace)).iter()
+        if shape.find(f"{SVG}title") is not None and (shape.find(f"{SVG}title").text or "").endswith(" at t=1.9")
+    ]
     assert first["type"] == "orchestrator_decision" and len(marks) == 1
     # the mark stands 1.9 / 15.2 of the way along the plot, not at its left end
     plot = timeline.WIDTH - timeline.LABELS - timeline.RIGHT
@@ -131,7 +138,8 @@ def test_readable_names():
     assert timeline.readable_name(trace, "research-team-otlp") == "research-team-otlp"  # not the hex id
     assert timeline.readable_name({**trace, "trace_id": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"}, "file") == "file"
     assert timeline.readable_name({**trace, "title": "Literature review by a research team"}, "file") == (
-        "Literature review by a research team")
+        "Literature review by a research team"
+    )
     assert timeline.readable_name(load("swarm-six-workers.json"), "file") == "example-swarm"
 
 
@@ -143,11 +151,16 @@ def test_the_gallery_names_every_shipped_trace_readably():
     assert problems == []
     cards = gallery(registry)
     assert [card.name for card in cards] == [
-        "example-centralized-readers", "example-debate", "example-hierarchical", "example-planner-executor-critic",
-        "research-team-otlp", "example-swarm",
+        "example-centralized-readers",
+        "example-debate",
+        "example-hierarchical",
+        "example-planner-executor-critic",
+        "research-team-otlp",
+        "example-swarm",
         "Who&When algorithm-generated 1: This spreadsheet contains a list of clients for a retractable awnin…",
         "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between…",
-        "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es…"]
+        "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es…",
+    ]
     assert not any(timeline.OPAQUE_ID.fullmatch(card.name) for card in cards)
     otlp = next(card for card in cards if card.file == "traces/research-team-otlp.json")
     assert otlp.trace_id == "7e5ea7c4000000000000000000000001"

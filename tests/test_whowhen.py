@@ -31,8 +31,11 @@ DATASET = REPO.parent / "shared" / "real-traces" / "who-and-when"
 LOGS = DATASET / "Who&When"
 SHIPPED = REPO / "traces" / "who-and-when"
 # the shipped logs (paths as in the dataset) and the traces made from them
-EXAMPLES = {"Hand-Crafted/14.json": "who-and-when-hand-crafted-14", "Algorithm-Generated/1.json": "who-and-when-algorithm-generated-1",
-            "Algorithm-Generated/10.json": "who-and-when-algorithm-generated-10"}
+EXAMPLES = {
+    "Hand-Crafted/14.json": "who-and-when-hand-crafted-14",
+    "Algorithm-Generated/1.json": "who-and-when-algorithm-generated-1",
+    "Algorithm-Generated/10.json": "who-and-when-algorithm-generated-10",
+}
 needs_dataset = pytest.mark.skipif(not LOGS.is_dir(), reason="the Who&When dataset (shared/real-traces) is not beside this clone")
 KNOWN = {"otlp": otlp_format.FORMAT, "who-and-when": whowhen.FORMAT}  # as the entry points register them
 
@@ -46,6 +49,7 @@ def dataset_logs() -> list[Path]:
 
 
 # The real dataset: every log
+
 
 @needs_dataset
 def test_every_log_of_the_dataset_converts_to_a_valid_trace():
@@ -62,14 +66,21 @@ def test_every_log_of_the_dataset_converts_to_a_valid_trace():
         assert [event["id"] for event in item.trace["events"]] == [f"step-{step}" for step in range(steps)]
 
     def counted(part: str, key: str) -> dict:
-        return dict(Counter(thing["type"] for item in imported if item.trace["x_source"]["part"] == part
-                            for thing in item.trace[key]))
+        return dict(
+            Counter(thing["type"] for item in imported if item.trace["x_source"]["part"] == part for thing in item.trace[key])
+        )
 
     # Magentic-One: 1,563 thoughts; 679 instructions to agents (the delegations, O2), of which
     # 10 to the code executor are tool calls; 58 tasks from the human; 642 replies; 31 runs
     # end on a termination condition
-    assert counted("hand-crafted", "events") == {"message": 737, "orchestrator_decision": 1563, "return": 642, "stop": 31,
-                                                 "tool_call": 10, "tool_result": 10}
+    assert counted("hand-crafted", "events") == {
+        "message": 737,
+        "orchestrator_decision": 1563,
+        "return": 642,
+        "stop": 31,
+        "tool_call": 10,
+        "tool_result": 10,
+    }
     assert sum(event.get("decision") == "O2" for item in imported for event in item.trace["events"]) == 679
     # the group chats: 238 steps with code that the executor ran next, 79 chats ending on TERMINATE
     assert counted("algorithm-generated", "events") == {"message": 544, "stop": 79, "tool_call": 238, "tool_result": 238}
@@ -101,8 +112,12 @@ def test_the_failure_labels_are_kept_as_given():
     for item in imported:
         failure = item.trace["x_failure"]
         log = json.loads(item.source.read_bytes())
-        assert failure == {"agent": log["mistake_agent"], "step": int(log["mistake_step"]), "event": f"step-{log['mistake_step']}",
-                           "reason": log["mistake_reason"]}
+        assert failure == {
+            "agent": log["mistake_agent"],
+            "step": int(log["mistake_step"]),
+            "event": f"step-{log['mistake_step']}",
+            "reason": log["mistake_reason"],
+        }
         event = item.trace["events"][failure["step"]]
         if event["agent"] != failure["agent"]:
             differ.append((item.trace["x_source"]["log"], failure["agent"], event["type"], event["agent"], event.get("to")))
@@ -137,6 +152,7 @@ def test_the_shipped_logs_are_unchanged_copies_with_the_licence():
 
 # The shipped examples
 
+
 def test_the_shipped_traces_are_what_the_import_makes_of_the_shipped_logs():
     imported = convert(*(SHIPPED / log for log in EXAMPLES))
     assert [item.name for item in imported] == list(EXAMPLES.values())
@@ -148,9 +164,14 @@ def test_the_readmes_command_remakes_the_shipped_traces(run, tmp_path):
     shutil.copytree(SHIPPED, tmp_path / "traces" / "who-and-when")
     inputs = [f"traces/who-and-when/{log}" for log in EXAMPLES]
     result = run("trace", "import", *inputs, "-o", "traces", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (0, ("wrote traces/who-and-when-hand-crafted-14.json: 32 events, 41 edges\n"
-                                                    "wrote traces/who-and-when-algorithm-generated-1.json: 6 events, 5 edges\n"
-                                                    "wrote traces/who-and-when-algorithm-generated-10.json: 10 events, 10 edges\n"))
+    assert (result.exit_code, result.output) == (
+        0,
+        (
+            "wrote traces/who-and-when-hand-crafted-14.json: 32 events, 41 edges\n"
+            "wrote traces/who-and-when-algorithm-generated-1.json: 6 events, 5 edges\n"
+            "wrote traces/who-and-when-algorithm-generated-10.json: 10 events, 10 edges\n"
+        ),
+    )
     for name in EXAMPLES.values():
         assert (tmp_path / "traces" / f"{name}.json").read_bytes() == (REPO / "traces" / f"{name}.json").read_bytes()
     command = "paperpool trace import " + " ".join(inputs) + " -o traces"
@@ -168,30 +189,59 @@ def test_a_group_chat_step_by_step():
     TERMINATE: the stop. Each step leads to the next, which reads it."""
     trace = shipped("who-and-when-algorithm-generated-10")
     assert [(event["type"], event["agent"]) for event in trace["events"]] == [
-        ("message", "Validation_Expert"), ("message", "Computer_terminal"), ("message", "Validation_Expert"),
-        ("message", "Validation_Expert"), ("message", "Validation_Expert"), ("tool_call", "Validation_Expert"),
-        ("tool_result", "Computer_terminal"), ("tool_call", "Validation_Expert"), ("tool_result", "Computer_terminal"),
-        ("stop", "Validation_Expert")]
-    assert trace["events"][6] == {"id": "step-6", "t": 6, "type": "tool_result", "agent": "Computer_terminal",
-                                  "tool": "Computer_terminal", "call": "step-5",
-                                  "content_ref": "Algorithm-Generated/10.json#/history/6"}
+        ("message", "Validation_Expert"),
+        ("message", "Computer_terminal"),
+        ("message", "Validation_Expert"),
+        ("message", "Validation_Expert"),
+        ("message", "Validation_Expert"),
+        ("tool_call", "Validation_Expert"),
+        ("tool_result", "Computer_terminal"),
+        ("tool_call", "Validation_Expert"),
+        ("tool_result", "Computer_terminal"),
+        ("stop", "Validation_Expert"),
+    ]
+    assert trace["events"][6] == {
+        "id": "step-6",
+        "t": 6,
+        "type": "tool_result",
+        "agent": "Computer_terminal",
+        "tool": "Computer_terminal",
+        "call": "step-5",
+        "content_ref": "Algorithm-Generated/10.json#/history/6",
+    }
     assert trace["events"][9]["reason"] == "the message ends with TERMINATE, which ends the chat"
     assert [(edge["src"], edge["dst"], edge["type"]) for edge in trace["edges"]] == [
-        ("step-0", "step-1", "message"), ("step-0", "step-2", "causal"), ("step-1", "step-2", "message"),
-        ("step-2", "step-3", "causal"), ("step-3", "step-4", "causal"), ("step-4", "step-5", "causal"),
-        ("step-5", "step-6", "tool_dependency"), ("step-6", "step-7", "causal"), ("step-7", "step-8", "tool_dependency"),
-        ("step-8", "step-9", "causal")]
+        ("step-0", "step-1", "message"),
+        ("step-0", "step-2", "causal"),
+        ("step-1", "step-2", "message"),
+        ("step-2", "step-3", "causal"),
+        ("step-3", "step-4", "causal"),
+        ("step-4", "step-5", "causal"),
+        ("step-5", "step-6", "tool_dependency"),
+        ("step-6", "step-7", "causal"),
+        ("step-7", "step-8", "tool_dependency"),
+        ("step-8", "step-9", "causal"),
+    ]
     assert {key: trace[key] for key in ("trace_id", "task_id", "system", "x_failure", "x_source")} == {
-        "trace_id": "who-and-when-algorithm-generated-10", "task_id": "d1af70ea-a9a4-421a-b9cc-94b5e02f1788",
+        "trace_id": "who-and-when-algorithm-generated-10",
+        "task_id": "d1af70ea-a9a4-421a-b9cc-94b5e02f1788",
         "system": "CaptainAgent group chat",
-        "x_failure": {"agent": "Validation_Expert", "step": 5, "event": "step-5", "reason": (
-            "The agent fabricated the population figures for Seattle and Colville, resulting in an incorrect calculation "
-            "of the population difference.")},
-        "x_source": {"format": "who-and-when", "part": "algorithm-generated", "log": "Algorithm-Generated/10.json"}}
+        "x_failure": {
+            "agent": "Validation_Expert",
+            "step": 5,
+            "event": "step-5",
+            "reason": (
+                "The agent fabricated the population figures for Seattle and Colville, resulting in an incorrect calculation "
+                "of the population difference."
+            ),
+        },
+        "x_source": {"format": "who-and-when", "part": "algorithm-generated", "log": "Algorithm-Generated/10.json"},
+    }
     assert "topology" not in trace  # the logs do not say who picks each speaker
     assert trace["description"].startswith(
         "Converted by paperpool from the Who&When log Algorithm-Generated/10.json (algorithm-generated part, CaptainAgent "
-        "group chat): 10 steps, one event each, t counting steps. The task: As of the 2020 census, what was the population")
+        "group chat): 10 steps, one event each, t counting steps. The task: As of the 2020 census, what was the population"
+    )
 
 
 def test_a_magentic_one_run_step_by_step():
@@ -201,25 +251,60 @@ def test_a_magentic_one_run_step_by_step():
     condition is the stop."""
     trace = shipped("who-and-when-hand-crafted-14")
     events = trace["events"]
-    assert events[0] == {"id": "step-0", "t": 0, "type": "message", "agent": "human", "to": "Orchestrator",
-                         "content_ref": "Hand-Crafted/14.json#/history/0"}
+    assert events[0] == {
+        "id": "step-0",
+        "t": 0,
+        "type": "message",
+        "agent": "human",
+        "to": "Orchestrator",
+        "content_ref": "Hand-Crafted/14.json#/history/0",
+    }
     # the Orchestrator's steps: T a thought, M an instruction to an agent, C a call of the executor, S the stop
     letters = {"orchestrator_decision": "T", "message": "M", "tool_call": "C", "stop": "S"}
     assert "".join(letters[event["type"]] for event in events if event["agent"] == "Orchestrator") == "TTMTMTTCTTCTTMTTMTTMTTTS"
-    assert events[6] == {"id": "step-6", "t": 6, "type": "message", "agent": "Orchestrator", "to": "FileSurfer",
-                         "decision": "O2", "content_ref": "Hand-Crafted/14.json#/history/6"}
-    assert events[8] == {"id": "step-8", "t": 8, "type": "return", "agent": "FileSurfer", "to": "Orchestrator",
-                         "content_ref": "Hand-Crafted/14.json#/history/8"}
-    assert [(event["id"], event["type"], event.get("call")) for event in events if event["agent"] == "ComputerTerminal"
-            or event.get("tool") == "ComputerTerminal"] == [
-        ("step-10", "tool_call", None), ("step-12", "tool_result", "step-10"),
-        ("step-14", "tool_call", None), ("step-16", "tool_result", "step-14")]
-    assert events[-1] == {"id": "step-31", "t": 31, "type": "stop", "agent": "Orchestrator", "reason": "No agent selected.",
-                          "content_ref": "Hand-Crafted/14.json#/history/31"}
+    assert events[6] == {
+        "id": "step-6",
+        "t": 6,
+        "type": "message",
+        "agent": "Orchestrator",
+        "to": "FileSurfer",
+        "decision": "O2",
+        "content_ref": "Hand-Crafted/14.json#/history/6",
+    }
+    assert events[8] == {
+        "id": "step-8",
+        "t": 8,
+        "type": "return",
+        "agent": "FileSurfer",
+        "to": "Orchestrator",
+        "content_ref": "Hand-Crafted/14.json#/history/8",
+    }
+    assert [
+        (event["id"], event["type"], event.get("call"))
+        for event in events
+        if event["agent"] == "ComputerTerminal" or event.get("tool") == "ComputerTerminal"
+    ] == [
+        ("step-10", "tool_call", None),
+        ("step-12", "tool_result", "step-10"),
+        ("step-14", "tool_call", None),
+        ("step-16", "tool_result", "step-14"),
+    ]
+    assert events[-1] == {
+        "id": "step-31",
+        "t": 31,
+        "type": "stop",
+        "agent": "Orchestrator",
+        "reason": "No agent selected.",
+        "content_ref": "Hand-Crafted/14.json#/history/31",
+    }
     edges = {(edge["src"], edge["dst"]): edge["type"] for edge in trace["edges"]}
-    assert (edges[("step-0", "step-1")], edges[("step-6", "step-8")], edges[("step-8", "step-9")],
-            edges[("step-10", "step-12")], edges[("step-12", "step-13")]) == ("message", "message", "return", "tool_dependency",
-                                                                              "causal")
+    assert (
+        edges[("step-0", "step-1")],
+        edges[("step-6", "step-8")],
+        edges[("step-8", "step-9")],
+        edges[("step-10", "step-12")],
+        edges[("step-12", "step-13")],
+    ) == ("message", "message", "return", "tool_dependency", "causal")
     assert (trace["topology"], trace["system"]) == ("centralized", "Magentic-One")
     assert trace["x_failure"] == {"agent": "Orchestrator", "step": 14, "event": "step-14", "reason": "The code is wrong."}
 
@@ -229,10 +314,32 @@ def test_the_measures_of_a_magentic_one_run(run, tmp_path):
     tool calls (5 + 2), the human's task for O3, the termination for O5."""
     result = run("trace", "metrics", str(REPO / "traces" / "who-and-when-hand-crafted-14.json"), "--format", "json", cwd=tmp_path)
     measured = json.loads(result.output)
-    assert {key: measured[key] for key in ("events", "edges", "agents", "spawns", "messages", "tool_calls", "stopped", "stop_t",
-                                          "subdecisions", "critical_path_events")} == {
-        "events": 32, "edges": 41, "agents": 4, "spawns": 0, "messages": 6, "tool_calls": 2, "stopped": True, "stop_t": 31,
-        "subdecisions": {"O1": 0, "O2": 7, "O3": 1, "O4": 0, "O5": 1}, "critical_path_events": 28}
+    assert {
+        key: measured[key]
+        for key in (
+            "events",
+            "edges",
+            "agents",
+            "spawns",
+            "messages",
+            "tool_calls",
+            "stopped",
+            "stop_t",
+            "subdecisions",
+            "critical_path_events",
+        )
+    } == {
+        "events": 32,
+        "edges": 41,
+        "agents": 4,
+        "spawns": 0,
+        "messages": 6,
+        "tool_calls": 2,
+        "stopped": True,
+        "stop_t": 31,
+        "subdecisions": {"O1": 0, "O2": 7, "O3": 1, "O4": 0, "O5": 1},
+        "critical_path_events": 28,
+    }
     assert list(measured["agent_share"]) == ["human", "Orchestrator", "WebSurfer", "FileSurfer"]
 
 
@@ -250,8 +357,9 @@ def test_time_counts_steps_and_says_so_where_the_schema_can():
     converted = convert(SHIPPED / "Algorithm-Generated" / "1.json")[0].trace
     fields = schema.schema()["properties"]
     assert converted.get("time_unit") == ("steps" if "time_unit" in fields else None)
-    assert converted.get("title") == (whowhen.title(whowhen.read_log(SHIPPED / "Algorithm-Generated" / "1.json"))
-                                      if "title" in fields else None)
+    assert converted.get("title") == (
+        whowhen.title(whowhen.read_log(SHIPPED / "Algorithm-Generated" / "1.json")) if "title" in fields else None
+    )
 
 
 def test_a_title_people_read():
@@ -260,7 +368,8 @@ def test_a_title_people_read():
     assert titles == [
         "Who&When hand-crafted 14: What percentage of the total penguin population according to the upper es\u2026",
         "Who&When algorithm-generated 1: This spreadsheet contains a list of clients for a retractable awnin\u2026",
-        "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between\u2026"]
+        "Who&When algorithm-generated 10: As of the 2020 census, what was the population difference between\u2026",
+    ]
     assert [len(title) for title in titles] == [100, 100, 99]  # a space before the cut is dropped
 
 
@@ -285,9 +394,18 @@ def test_the_format_is_registered():
 
 # Logs that are not right: one line per problem, naming the file and the place
 
-LOG = {"history": [{"content": "What is 2 + 2?", "role": "human"}, {"content": "Plan: ask the assistant.", "role": "Orchestrator (thought)"},
-                   {"content": "Add 2 and 2.", "role": "Orchestrator (-> Assistant)"}, {"content": "4", "role": "Assistant"}],
-       "question": "What is 2 + 2?", "mistake_agent": "Assistant", "mistake_step": "3", "mistake_reason": "It is right."}
+LOG = {
+    "history": [
+        {"content": "What is 2 + 2?", "role": "human"},
+        {"content": "Plan: ask the assistant.", "role": "Orchestrator (thought)"},
+        {"content": "Add 2 and 2.", "role": "Orchestrator (-> Assistant)"},
+        {"content": "4", "role": "Assistant"},
+    ],
+    "question": "What is 2 + 2?",
+    "mistake_agent": "Assistant",
+    "mistake_step": "3",
+    "mistake_reason": "It is right.",
+}
 
 
 def changed(**fields) -> dict:
@@ -300,45 +418,83 @@ def step(position: int, **fields) -> dict:
     return changed(history=history)
 
 
-SHAPE = ("a JSON object whose `history` lists the run's steps ({content, role} or {content, role, name}), with the failure "
-         "labels mistake_agent, mistake_step and mistake_reason")
+SHAPE = (
+    "a JSON object whose `history` lists the run's steps ({content, role} or {content, role, name}), with the failure "
+    "labels mistake_agent, mistake_step and mistake_reason"
+)
 NO_STEP = "write the index in `history` of the failing step, counting from 0"
 
 
-@pytest.mark.parametrize(("document", "line"), [
-    ([LOG], f": the file holds a list, not a Who&When log; a log is {SHAPE}"),
-    (changed(history=...), (": /history: missing: a Who&When log lists the run's steps in `history`; add it, or name the input's "
-                           "format with --from")),
-    (changed(history={"0": {}}), ": /history: is an object, not a list of steps {content, role}; write the run's steps as a list"),
-    (step(1, content=...), ": /history/1/content: missing: a step has `content`; add it"),
-    (step(1, content=["x"]), ": /history/1/content: is a list, not text; write the step's content as text"),
-    (step(1, role=None), ": /history/1/role: is null, not text; write the step's role as text"),
-    (step(1, role=""), ": /history/1/role: the name is empty; write who it is"),
-    (step(1, role="Orchestrator (plan)"), (": /history/1/role: 'Orchestrator (plan)' is no step of a Magentic-One log; a step's "
-                                          "role is an agent's name, human, or NAME (thought), NAME (-> AGENT) or NAME "
-                                          "(termination condition)")),
-    (step(2, role="Orchestrator (-> " + "A" * 201 + ")"),
-     ": /history/2/role: the name after -> is 201 characters long, over the limit of 200; shorten it"),
-    (step(3, name="Assistant"), (": /history/3/name: a step of a Magentic-One log (the hand-crafted part, whose first step has no "
-                                "name) says who acts in `role`; remove it")),
-    (changed(history=[{"content": "x", "role": "user", "name": "A"}, {"content": "y", "role": "user"}], mistake_step=0),
-     (": /history/1/name: missing: every step of a group chat log (the algorithm-generated part) names its speaker, as its "
-     "first step does; add it")),
-    (changed(history=[{"content": "x", "role": "user", "name": 7}], mistake_step=0),
-     ": /history/0/name: is the number 7, not text; write the step's name as text"),
-    (step(0, content="x") | {"history": LOG["history"][:3] + [5]}, (": /history/3: is the number 5, not a step {content, role}; "
-                                                                  "write the step as an object")),
-    (changed(mistake_reason=...), (": /mistake_reason: missing: the failure labels go together (mistake_agent, mistake_step, "
-                                  "mistake_reason): add it, or remove mistake_agent and mistake_step")),
-    (changed(mistake_step="three"), f": /mistake_step: 'three' is not a step number; {NO_STEP}"),
-    (changed(mistake_step=-1), f": /mistake_step: -1 is not a step number; {NO_STEP}"),
-    (changed(mistake_step=True), f": /mistake_step: true is not a step number; {NO_STEP}"),
-    (changed(mistake_step="4"), f": /mistake_step: step 4 is past the log's last step, 3; {NO_STEP}"),
-    (changed(mistake_agent=["Assistant"]), ": /mistake_agent: is a list, not text; write the name as text"),
-    (changed(mistake_reason=None), ": /mistake_reason: is null, not text; write why the step failed, as text"),
-    (changed(question_ID=12), ": /question_ID: is the number 12, not text; write the name as text"),
-    (changed(question=["?"]), ": /question: is a list, not text; write it as text, or leave it out"),
-])
+@pytest.mark.parametrize(
+    ("document", "line"),
+    [
+        ([LOG], f": the file holds a list, not a Who&When log; a log is {SHAPE}"),
+        (
+            changed(history=...),
+            (
+                ": /history: missing: a Who&When log lists the run's steps in `history`; add it, or name the input's "
+                "format with --from"
+            ),
+        ),
+        (
+            changed(history={"0": {}}),
+            ": /history: is an object, not a list of steps {content, role}; write the run's steps as a list",
+        ),
+        (step(1, content=...), ": /history/1/content: missing: a step has `content`; add it"),
+        (step(1, content=["x"]), ": /history/1/content: is a list, not text; write the step's content as text"),
+        (step(1, role=None), ": /history/1/role: is null, not text; write the step's role as text"),
+        (step(1, role=""), ": /history/1/role: the name is empty; write who it is"),
+        (
+            step(1, role="Orchestrator (plan)"),
+            (
+                ": /history/1/role: 'Orchestrator (plan)' is no step of a Magentic-One log; a step's "
+                "role is an agent's name, human, or NAME (thought), NAME (-> AGENT) or NAME "
+                "(termination condition)"
+            ),
+        ),
+        (
+            step(2, role="Orchestrator (-> " + "A" * 201 + ")"),
+            ": /history/2/role: the name after -> is 201 characters long, over the limit of 200; shorten it",
+        ),
+        (
+            step(3, name="Assistant"),
+            (
+                ": /history/3/name: a step of a Magentic-One log (the hand-crafted part, whose first step has no "
+                "name) says who acts in `role`; remove it"
+            ),
+        ),
+        (
+            changed(history=[{"content": "x", "role": "user", "name": "A"}, {"content": "y", "role": "user"}], mistake_step=0),
+            (
+                ": /history/1/name: missing: every step of a group chat log (the algorithm-generated part) names its speaker, as its "
+                "first step does; add it"
+            ),
+        ),
+        (
+            changed(history=[{"content": "x", "role": "user", "name": 7}], mistake_step=0),
+            ": /history/0/name: is the number 7, not text; write the step's name as text",
+        ),
+        (
+            step(0, content="x") | {"history": LOG["history"][:3] + [5]},
+            (": /history/3: is the number 5, not a step {content, role}; write the step as an object"),
+        ),
+        (
+            changed(mistake_reason=...),
+            (
+                ": /mistake_reason: missing: the failure labels go together (mistake_agent, mistake_step, "
+                "mistake_reason): add it, or remove mistake_agent and mistake_step"
+            ),
+        ),
+        (changed(mistake_step="three"), f": /mistake_step: 'three' is not a step number; {NO_STEP}"),
+        (changed(mistake_step=-1), f": /mistake_step: -1 is not a step number; {NO_STEP}"),
+        (changed(mistake_step=True), f": /mistake_step: true is not a step number; {NO_STEP}"),
+        (changed(mistake_step="4"), f": /mistake_step: step 4 is past the log's last step, 3; {NO_STEP}"),
+        (changed(mistake_agent=["Assistant"]), ": /mistake_agent: is a list, not text; write the name as text"),
+        (changed(mistake_reason=None), ": /mistake_reason: is null, not text; write why the step failed, as text"),
+        (changed(question_ID=12), ": /question_ID: is the number 12, not text; write the name as text"),
+        (changed(question=["?"]), ": /question: is a list, not text; write it as text, or leave it out"),
+    ],
+)
 def test_a_bad_log_is_one_line_and_nothing_is_written(run, tmp_path, snapshot, document, line):
     (tmp_path / "log.json").write_text(json.dumps(document), encoding="utf-8")
     before = snapshot(tmp_path)
@@ -352,22 +508,31 @@ def test_every_problem_of_a_log_is_listed(run, tmp_path):
     document["history"].append(7)
     (tmp_path / "log.json").write_text(json.dumps(document), encoding="utf-8")
     result = run("trace", "import", "--from", "who-and-when", "log.json", "-o", "out.json", cwd=tmp_path)
-    assert (result.exit_code, result.output.splitlines()) == (1, [
-        "log.json: /history/1/content: is the number 5, not text; write the step's content as text",
-        ("log.json: /history/1/role: 'Orchestrator (dance)' is no step of a Magentic-One log; a step's role is an agent's name, "
-        "human, or NAME (thought), NAME (-> AGENT) or NAME (termination condition)"),
-        "log.json: /history/4: is the number 7, not a step {content, role}; write the step as an object",
-        f"Error: log.json: /mistake_step: step 9 is past the log's last step, 4; {NO_STEP}",
-    ])
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            "log.json: /history/1/content: is the number 5, not text; write the step's content as text",
+            (
+                "log.json: /history/1/role: 'Orchestrator (dance)' is no step of a Magentic-One log; a step's role is an agent's name, "
+                "human, or NAME (thought), NAME (-> AGENT) or NAME (termination condition)"
+            ),
+            "log.json: /history/4: is the number 7, not a step {content, role}; write the step as an object",
+            f"Error: log.json: /mistake_step: step 9 is past the log's last step, 4; {NO_STEP}",
+        ],
+    )
     assert not (tmp_path / "out.json").exists()
 
 
 def test_an_empty_history_is_an_error_naming_what_was_expected(run, tmp_path):
     (tmp_path / "log.json").write_text(json.dumps(changed(history=[], mistake_step=0)), encoding="utf-8")
     result = run("trace", "import", "--from", "who-and-when", "log.json", "-o", "out.json", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, (
-        "Error: log.json: converted to a trace with no events, so nothing was written; --from who-and-when expects a Who&When "
-        f"log: {SHAPE}; the input holds log.json: a history of 0 steps\n"))
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "Error: log.json: converted to a trace with no events, so nothing was written; --from who-and-when expects a Who&When "
+            f"log: {SHAPE}; the input holds log.json: a history of 0 steps\n"
+        ),
+    )
     assert not (tmp_path / "out.json").exists()
 
 
@@ -376,7 +541,10 @@ def test_one_bad_log_among_good_ones_writes_nothing(run, tmp_path, snapshot):
     (tmp_path / "logs" / "bad.json").write_text(json.dumps(changed(mistake_step="40")), encoding="utf-8")
     before = snapshot(tmp_path)
     result = run("trace", "import", "logs/Hand-Crafted/14.json", "logs/bad.json", "-o", "out", cwd=tmp_path)
-    assert (result.exit_code, result.output) == (1, f"Error: logs/bad.json: /mistake_step: step 40 is past the log's last step, 3; {NO_STEP}\n")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: logs/bad.json: /mistake_step: step 40 is past the log's last step, 3; {NO_STEP}\n",
+    )
     assert snapshot(tmp_path) == before
 
 
@@ -385,16 +553,23 @@ def test_a_small_log_converts_and_is_recognised_without_from(run, tmp_path):
     result = run("trace", "import", "run.json", cwd=tmp_path)
     trace = json.loads(result.output)
     assert [(event["type"], event["agent"], event.get("to")) for event in trace["events"]] == [
-        ("message", "human", "Orchestrator"), ("orchestrator_decision", "Orchestrator", None),
-        ("message", "Orchestrator", "Assistant"), ("return", "Assistant", "Orchestrator")]
+        ("message", "human", "Orchestrator"),
+        ("orchestrator_decision", "Orchestrator", None),
+        ("message", "Orchestrator", "Assistant"),
+        ("return", "Assistant", "Orchestrator"),
+    ]
     assert trace["trace_id"] == "who-and-when-hand-crafted-run" and trace["x_source"]["log"] == "Hand-Crafted/run.json"
-    assert trace["description"] == ("Converted by paperpool from the Who&When log Hand-Crafted/run.json (hand-crafted part, "
-                                    "Magentic-One): 4 steps, one event each, t counting steps. The task: What is 2 + 2?")
+    assert trace["description"] == (
+        "Converted by paperpool from the Who&When log Hand-Crafted/run.json (hand-crafted part, "
+        "Magentic-One): 4 steps, one event each, t counting steps. The task: What is 2 + 2?"
+    )
 
 
 def test_a_log_without_labels_converts_without_x_failure(run, tmp_path):
     """The labels go together or not at all: an unlabelled log in this format is a run like any other."""
-    (tmp_path / "run.json").write_text(json.dumps(changed(mistake_agent=..., mistake_step=..., mistake_reason=...)), encoding="utf-8")
+    (tmp_path / "run.json").write_text(
+        json.dumps(changed(mistake_agent=..., mistake_step=..., mistake_reason=...)), encoding="utf-8"
+    )
     result = run("trace", "import", "--from", "who-and-when", "run.json", cwd=tmp_path)
     assert result.exit_code == 0 and "x_failure" not in json.loads(result.output)
     detected = run("trace", "import", "run.json", cwd=tmp_path)  # not recognised without the labels
@@ -404,21 +579,33 @@ def test_a_log_without_labels_converts_without_x_failure(run, tmp_path):
 def test_a_step_after_nobody_addressed_it_is_a_message_to_everyone(tmp_path):
     """An agent speaking unasked, and a code executor's output with no call before it,
     are messages: neither a return nor a result can be paired with what never came."""
-    history = [{"content": "go", "role": "human"}, {"content": "hello", "role": "WebSurfer"},
-               {"content": "ok", "role": "Orchestrator (thought)"}, {"content": "exit 0", "role": "ComputerTerminal"},
-               {"content": "Max rounds (30) reached.\nFINAL ANSWER: 4", "role": "Orchestrator (termination condition)"}]
+    history = [
+        {"content": "go", "role": "human"},
+        {"content": "hello", "role": "WebSurfer"},
+        {"content": "ok", "role": "Orchestrator (thought)"},
+        {"content": "exit 0", "role": "ComputerTerminal"},
+        {"content": "Max rounds (30) reached.\nFINAL ANSWER: 4", "role": "Orchestrator (termination condition)"},
+    ]
     (tmp_path / "run.json").write_text(json.dumps(changed(history=history, mistake_step=1)), encoding="utf-8")
     trace = convert(tmp_path / "run.json")[0].trace
     assert [(event["type"], event["agent"]) for event in trace["events"]] == [
-        ("message", "human"), ("message", "WebSurfer"), ("orchestrator_decision", "Orchestrator"),
-        ("message", "ComputerTerminal"), ("stop", "Orchestrator")]
+        ("message", "human"),
+        ("message", "WebSurfer"),
+        ("orchestrator_decision", "Orchestrator"),
+        ("message", "ComputerTerminal"),
+        ("stop", "Orchestrator"),
+    ]
     assert trace["events"][-1]["reason"] == "Max rounds (30) reached."
     assert [(edge["src"], edge["dst"], edge["type"]) for edge in trace["edges"]] == [
-        ("step-0", "step-2", "message"), ("step-1", "step-2", "message"), ("step-2", "step-4", "causal"),
-        ("step-3", "step-4", "message")]
+        ("step-0", "step-2", "message"),
+        ("step-1", "step-2", "message"),
+        ("step-2", "step-4", "causal"),
+        ("step-3", "step-4", "message"),
+    ]
 
 
 # The gallery's mark
+
 
 def test_the_drawing_rings_the_failing_step_on_its_agents_lane():
     trace = shipped("who-and-when-algorithm-generated-10")
@@ -426,16 +613,22 @@ def test_the_drawing_rings_the_failing_step_on_its_agents_lane():
     root = ET.fromstring(drawing)
     svg = "{http://www.w3.org/2000/svg}"
     rings = [circle for circle in root.iter(f"{svg}circle") if circle.get("r") == "9"]
-    marks = {circle.find(f"{svg}title").text: (circle.get("cx"), circle.get("cy")) for circle in root.iter(f"{svg}circle")
-             if circle.find(f"{svg}title") is not None and circle.get("r") == "4.0"}
+    marks = {
+        circle.find(f"{svg}title").text: (circle.get("cx"), circle.get("cy"))
+        for circle in root.iter(f"{svg}circle")
+        if circle.find(f"{svg}title") is not None and circle.get("r") == "4.0"
+    }
     assert len(rings) == 1 and (rings[0].get("cx"), rings[0].get("cy")) == marks["tool_call by Validation_Expert at t=5"]
     assert rings[0].find(f"{svg}title").text == (
         "labelled failing step 5 (step-5), by Validation_Expert: The agent fabricated the population figures for Seattle and "
-        "Colville, resulting in an incorrect calculation of the population difference.")
+        "Colville, resulting in an incorrect calculation of the population difference."
+    )
     assert [text.text for text in root.iter(f"{svg}text") if text.get("fill") == timeline.FAILURE] == ["failing step 5"]
-    assert root.find(f"{svg}desc").text.endswith(" Labelled failing step 5 (step-5), by Validation_Expert: The agent "
-                                                 "fabricated the population figures for Seattle and Colville, resulting in "
-                                                 "an incorrect calculation of the population difference.")
+    assert root.find(f"{svg}desc").text.endswith(
+        " Labelled failing step 5 (step-5), by Validation_Expert: The agent "
+        "fabricated the population figures for Seattle and Colville, resulting in "
+        "an incorrect calculation of the population difference."
+    )
     assert "labelled failing step</text>" in drawing  # in the legend
 
 
@@ -480,8 +673,9 @@ def test_the_shipped_corpus_is_what_its_script_makes_of_the_dataset():
     assert gzip.decompress(CORPUS.read_bytes()) == made
     traces = [json.loads(line) for line in made.splitlines()]
     assert len(traces) == 184 and all(check_trace(trace).valid for trace in traces)
-    assert [trace["x_source"]["log"] for trace in traces] == [f"{path.parent.name}/{path.name}" for path in
-                                                              sorted(dataset_logs(), key=lambda p: p.parent.name != "Hand-Crafted")]
+    assert [trace["x_source"]["log"] for trace in traces] == [
+        f"{path.parent.name}/{path.name}" for path in sorted(dataset_logs(), key=lambda p: p.parent.name != "Hand-Crafted")
+    ]
     # each line is the trace the import writes for that log (here: a shipped example's)
     assert json.loads((REPO / "traces" / "who-and-when-hand-crafted-14.json").read_text(encoding="utf-8")) == traces[13]
 
@@ -508,15 +702,18 @@ def test_two_imports_into_one_folder_take_turns(tmp_path):
     for round_ in range(4):
         folder = tmp_path / str(round_)
         folder.mkdir()
-        runs = [subprocess.Popen(command[:-2] + order + command[-2:], cwd=folder, stderr=subprocess.PIPE, text=True)
-                for order in (logs, logs[::-1])]
+        runs = [
+            subprocess.Popen(command[:-2] + order + command[-2:], cwd=folder, stderr=subprocess.PIPE, text=True)
+            for order in (logs, logs[::-1])
+        ]
         said = [(run.wait(), run.stderr.read()) for run in runs]
         for run in runs:
             run.stderr.close()
         assert sorted(code for code, _ in said) == [0, 1], said
         refusal = next(text for code, text in said if code == 1)
         assert refusal.startswith("Error: -o out: out/who-and-when-") and refusal.endswith(
-            " exists; an import writes new files only: remove it, or choose another folder (nothing was written)\n"), refusal
+            " exists; an import writes new files only: remove it, or choose another folder (nothing was written)\n"
+        ), refusal
         assert sorted(os.listdir(folder / "out")) == sorted(f"{name}.json" for name in EXAMPLES.values())
 
 
@@ -533,23 +730,27 @@ def test_an_import_that_finds_a_name_taken_midway_removes_what_it_wrote(tmp_path
     planned[2][0].write_text("theirs\n", encoding="utf-8")  # taken after the checks
     with pytest.raises(PaperpoolError) as refused:
         _write_all(planned, out)
-    assert str(refused.value) == (f"-o {out}: {planned[2][0]} appeared while this import wrote (another command writing "
-                                  "there?); an import writes new files only: the files it had written were removed "
-                                  "(nothing was written)")
+    assert str(refused.value) == (
+        f"-o {out}: {planned[2][0]} appeared while this import wrote (another command writing "
+        "there?); an import writes new files only: the files it had written were removed "
+        "(nothing was written)"
+    )
     assert os.listdir(out) == [planned[2][0].name] and planned[2][0].read_text(encoding="utf-8") == "theirs\n"
 
 
 def test_a_log_of_many_bad_steps_shows_the_first_hundred_and_counts_them_all(run, tmp_path):
     """Every problem of a log is found, and the first hundred are shown with their count
     (5,000 lines were printed, one per step)."""
-    (tmp_path / "log.json").write_text(json.dumps({"history": [{"content": "hi", "role": 5}] * 5000, "question": "q",
-                                                   "question_ID": "1"}), encoding="utf-8")
+    (tmp_path / "log.json").write_text(
+        json.dumps({"history": [{"content": "hi", "role": 5}] * 5000, "question": "q", "question_ID": "1"}), encoding="utf-8"
+    )
     result = run("trace", "import", "--from", "who-and-when", "log.json", "-o", "trace.json", cwd=tmp_path)
     lines = result.output.splitlines()
     assert (result.exit_code, len(lines)) == (1, 101)
     assert lines[99] == "log.json: /history/99/role: is the number 5, not text; write the step's role as text"
-    assert lines[100] == ("Error: log.json: 5,000 problems (the first 100 above): fix these, often one mistake repeated, "
-                          "and import it again")
+    assert lines[100] == (
+        "Error: log.json: 5,000 problems (the first 100 above): fix these, often one mistake repeated, and import it again"
+    )
     assert not (tmp_path / "trace.json").exists()
 
 
@@ -563,8 +764,12 @@ def test_an_import_stopped_midway_leaves_no_file_and_no_folder(tmp_path, stop):
     import time
 
     logs = sorted(str(path) for path in LOGS.rglob("*.json"))
-    command = subprocess.Popen([sys.executable, "-m", "paperpool", "trace", "import", "--from", "who-and-when", *logs,
-                                "-o", "out"], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "import", "--from", "who-and-when", *logs, "-o", "out"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     out = tmp_path / "out"
     while command.poll() is None and not (out.is_dir() and any(path.suffix == ".json" for path in out.iterdir())):
         time.sleep(0.001)

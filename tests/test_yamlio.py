@@ -35,7 +35,9 @@ def test_an_alias_bomb_is_refused_at_the_first_alias():
     with pytest.raises(YamlProblem) as info:
         parse_yaml(bomb, HERE)
     assert (info.value.line, info.value.field, info.value.message) == (
-        2, "b", "YAML alias '*a' is not allowed in pool files; write the value out in full"
+        2,
+        "b",
+        "YAML alias '*a' is not allowed in pool files; write the value out in full",
     )
 
 
@@ -49,7 +51,8 @@ def test_python_tags_are_refused():
     with pytest.raises(YamlProblem) as info:
         parse_yaml("key: !!python/object/apply:os.system ['true']\n", HERE)
     assert (info.value.field, info.value.message) == (
-        "key", "YAML tag '!!python/object/apply:os.system' is not allowed; write a plain value"
+        "key",
+        "YAML tag '!!python/object/apply:os.system' is not allowed; write a plain value",
     )
 
 
@@ -68,11 +71,14 @@ def test_write_atomic_replaces_whole_and_leaves_no_temporary(tmp_path):
     assert [p.name for p in target.parent.iterdir()] == ["b.yaml"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a: !!bool foo\n", "'foo' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
-    ("a: !!timestamp foo\n", "'foo' is not a real date; correct it (dates are YYYY-MM-DD)"),
-    ("a:\n  - !!int x\n", "'x' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a: !!bool foo\n", "'foo' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
+        ("a: !!timestamp foo\n", "'foo' is not a real date; correct it (dates are YYYY-MM-DD)"),
+        ("a:\n  - !!int x\n", "'x' is not a value YAML can read; correct it (dates are YYYY-MM-DD)"),
+    ],
+)
 def test_a_tagged_value_its_tag_cannot_read_is_a_problem_not_a_crash(text, message):
     # pyyaml answers `!!bool foo` with KeyError and `!!timestamp foo` with AttributeError
     with pytest.raises(YamlProblem) as info:
@@ -81,21 +87,38 @@ def test_a_tagged_value_its_tag_cannot_read_is_a_problem_not_a_crash(text, messa
 
 
 def test_every_kind_of_scalar_keeps_its_type_its_text_and_its_line():
-    text = ("n: 3\nf: 1.5\nx: 0x1F\nd: 2026-04-26\nt: 2026-04-26 10:00:00+05:30\nb: false\nz: ~\ne:\nq: '3'\n"
-            "w: word\ns: !!str 12\nl:\n  - 1\n  - 'two'\n  - yes\n=x: 1\n")
+    text = (
+        "n: 3\nf: 1.5\nx: 0x1F\nd: 2026-04-26\nt: 2026-04-26 10:00:00+05:30\nb: false\nz: ~\ne:\nq: '3'\n"
+        "w: word\ns: !!str 12\nl:\n  - 1\n  - 'two'\n  - yes\n=x: 1\n"
+    )
     doc = parse_yaml(text, HERE)
-    assert doc.data == {"n": 3, "f": 1.5, "x": 31, "d": dt.date(2026, 4, 26),
-                        "t": dt.datetime(2026, 4, 26, 10, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30))),
-                        "b": False, "z": None, "e": None, "q": "3", "w": "word", "s": "12", "l": [1, "two", "yes"], "=x": 1}
+    assert doc.data == {
+        "n": 3,
+        "f": 1.5,
+        "x": 31,
+        "d": dt.date(2026, 4, 26),
+        "t": dt.datetime(2026, 4, 26, 10, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30))),
+        "b": False,
+        "z": None,
+        "e": None,
+        "q": "3",
+        "w": "word",
+        "s": "12",
+        "l": [1, "two", "yes"],
+        "=x": 1,
+    }
     assert (doc.raw[("x",)], doc.raw[("q",)], doc.raw[("l", 2)]) == ("0x1F", "3", "yes")
     assert (doc.line("s"), doc.line("l", 1), doc.line("=x")) == (11, 14, 16)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("=: 1\n", "a field name with YAML tag '!!value' is not allowed; write a plain word"),
-    ("a: =\n", "YAML tag '!!value' is not allowed; write a plain value"),
-    ("<<: {b: 1}\n", "YAML merge key '<<' is not allowed in pool files; write the fields out in full"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("=: 1\n", "a field name with YAML tag '!!value' is not allowed; write a plain word"),
+        ("a: =\n", "YAML tag '!!value' is not allowed; write a plain value"),
+        ("<<: {b: 1}\n", "YAML merge key '<<' is not allowed in pool files; write the fields out in full"),
+    ],
+)
 def test_words_a_resolver_reads_as_a_tag_are_refused(text, message):
     with pytest.raises(YamlProblem) as info:
         parse_yaml(text, HERE)

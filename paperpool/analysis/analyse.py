@@ -70,8 +70,14 @@ class Analysis:
         publication = self.registry.publication
         earlier = min(publication.date, self.as_of or publication.date)
         at = (f"{publication.label or f'as of {publication.date}'} ({publication.version})", self.seen_at)
-        return claims.evaluate(ledger, self.frames, self.published.frames, history.since(self.whole or self.pool, earlier), at,
-                               self.as_of is not None and self.as_of < publication.date)
+        return claims.evaluate(
+            ledger,
+            self.frames,
+            self.published.frames,
+            history.since(self.whole or self.pool, earlier),
+            at,
+            self.as_of is not None and self.as_of < publication.date,
+        )
 
     def members(self, name: str, kind: str = "entries") -> dict[str, list[str]]:
         """Value -> keys of the records that hold it, for one column, in vocabulary order."""

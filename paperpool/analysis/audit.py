@@ -61,9 +61,13 @@ class Audit:
     about: str = ""  # what the second reading is, in the survey's words (registry audit.about)
 
     def as_json(self) -> dict:
-        return {"rows": self.rows, "scope": self.scope, "about": self.about,
-                "fields": {name: f.as_json() for name, f in self.fields.items()},
-                "disagreements": [vars(d) for d in self.disagreements]}
+        return {
+            "rows": self.rows,
+            "scope": self.scope,
+            "about": self.about,
+            "fields": {name: f.as_json() for name, f in self.fields.items()},
+            "disagreements": [vars(d) for d in self.disagreements],
+        }
 
 
 def second_reading(registry: Registry) -> str:
@@ -73,14 +77,17 @@ def second_reading(registry: Registry) -> str:
     found = [name for name, spec in entry.items() if spec.type == "mapping" and _retagged(entry, spec)]
     if len(found) != 1:
         named = f"declares {', '.join(found)}" if found else "declares none"
-        raise PaperpoolError(f"registry.yaml {named} under entry_fields as a second reading; audit needs one mapping field "
-                             "whose choice fields re-tag entry fields of the same names")
+        raise PaperpoolError(
+            f"registry.yaml {named} under entry_fields as a second reading; audit needs one mapping field "
+            "whose choice fields re-tag entry fields of the same names"
+        )
     return found[0]
 
 
 def _retagged(entry: dict, spec) -> list[str]:
-    return [name for name, inner in spec.fields.items()
-            if inner.type == "choice" and name in entry and entry[name].type == "choice"]
+    return [
+        name for name, inner in spec.fields.items() if inner.type == "choice" and name in entry and entry[name].type == "choice"
+    ]
 
 
 def compared_fields(registry: Registry) -> list[str]:
@@ -110,12 +117,15 @@ def audit_pool(pool: Pool) -> Audit:
     history = history_field(pool.registry, "entries")
     then = {r.key: as_of(r.data, history, as_date(r.data[reading].get("date")) or dt.date.max) for r in read}
     pairs = [(r.key, name, then[r.key].get(name), r.data[reading].get(name)) for r in read for name in fields]
-    source = (f"{plural(len(read), 'entry', 'entries')} with a {reading}: "
-              "each entry's values (first reader) against its second reading")
+    source = (
+        f"{plural(len(read), 'entry', 'entries')} with a {reading}: each entry's values (first reader) against its second reading"
+    )
     audit = _compare(source, "entry", len(read), fields, pairs)
     total = len(pool.entries)
-    audit.scope = (f"These figures cover the {plural(len(read), 'entry', 'entries')} the second reading re-tagged, of the "
-                   f"pool's {total:,}; they say nothing of the other {total - len(read):,}.")
+    audit.scope = (
+        f"These figures cover the {plural(len(read), 'entry', 'entries')} the second reading re-tagged, of the "
+        f"pool's {total:,}; they say nothing of the other {total - len(read):,}."
+    )
     audit.about = auditsection.about(pool.registry)
     return audit
 
@@ -126,11 +136,16 @@ def audit_file(pool: Pool, path: Path) -> Audit:
     header, rows = _read_readings(pool, path)
     fields = _paired(header)
     # An empty cell is a field that reader did not tag: left out of that field's rows.
-    pairs = [(row["key"], name, row[FIRST + name].strip() or None, row[SECOND + name].strip() or None)
-             for row in rows for name in fields]
+    pairs = [
+        (row["key"], name, row[FIRST + name].strip() or None, row[SECOND + name].strip() or None)
+        for row in rows
+        for name in fields
+    ]
     source = f"{plural(len(rows), 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
     audit = _compare(source, "first reader", len(rows), fields, pairs)
-    audit.scope = f"These figures cover the {plural(len(rows), 'row')} of {path.name}; they say nothing of records it does not hold."
+    audit.scope = (
+        f"These figures cover the {plural(len(rows), 'row')} of {path.name}; they say nothing of records it does not hold."
+    )
     return audit
 
 
@@ -138,7 +153,7 @@ def _paired(header: list[str]) -> list[str]:
     """The fields with both readers' columns, in the header's order (the header as a set:
     30,000 columns were 30,000 scans of it)."""
     columns = set(header)
-    return [column[len(FIRST):] for column in header if column.startswith(FIRST) and SECOND + column[len(FIRST):] in columns]
+    return [column[len(FIRST) :] for column in header if column.startswith(FIRST) and SECOND + column[len(FIRST) :] in columns]
 
 
 def _compare(source: str, first_reader: str, n: int, fields: list[str], pairs: list[tuple]) -> Audit:
@@ -190,8 +205,10 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
             raise PaperpoolError(f"{name}:1: no key column; name the column of entry keys `key`")
         if not _paired(header):
             example = _example_field(pool.registry)
-            raise PaperpoolError(f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
-                                 f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}")
+            raise PaperpoolError(
+                f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
+                f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}"
+            )
         columns.extend(header)
 
     rows, seen = [], {}
@@ -212,21 +229,34 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
 # Output
 # ---------------------------------------------------------------------------------
 
+
 def to_text(audit: Audit) -> str:
     lines = [f"Agreement of two readers over {audit.source}.", "", _one_line(audit.scope)]
     lines += [_one_line(audit.about)] if audit.about else []
-    lines += ["", markdown.table(["field", "rows", "agree", "share", "kappa"],
-                                [[_one_line(name), f.rows, f.agree, _percent(f.share), _decimal(f.kappa)]
-                                 for name, f in audit.fields.items()], ["l", "r", "r", "r", "r"]),
-             "", "kappa: Cohen's, the agreement beyond what chance would give two readers with these value frequencies."]
+    lines += [
+        "",
+        markdown.table(
+            ["field", "rows", "agree", "share", "kappa"],
+            [[_one_line(name), f.rows, f.agree, _percent(f.share), _decimal(f.kappa)] for name, f in audit.fields.items()],
+            ["l", "r", "r", "r", "r"],
+        ),
+        "",
+        "kappa: Cohen's, the agreement beyond what chance would give two readers with these value frequencies.",
+    ]
     for name, f in audit.fields.items():
         if f.kappa is None:
-            why = ("no row has both readers' values" if not f.rows else
-                   "both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined")
+            why = (
+                "no row has both readers' values"
+                if not f.rows
+                else "both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined"
+            )
             lines.append(f"kappa n/a for {_one_line(name)}: {why}.")
     lines += ["", f"{plural(len(audit.disagreements), 'disagreement')}{':' if audit.disagreements else '.'}"]
-    lines += [f"{_one_line(d.key)}: {_one_line(d.field)}: {_one_line(d.first)} ({audit.first_reader}) "
-              f"vs {_one_line(d.second)} (second reader)" for d in audit.disagreements]
+    lines += [
+        f"{_one_line(d.key)}: {_one_line(d.field)}: {_one_line(d.first)} ({audit.first_reader}) "
+        f"vs {_one_line(d.second)} (second reader)"
+        for d in audit.disagreements
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from .frame import Frame
 
 
-
 @dataclass
 class Count:
     """A claim's query counted over one state of the pool."""
+
     rows: list[str]
     assessed: int | None = None  # among: assessed, how many records it counted over
 
@@ -67,28 +67,62 @@ class Outcome:
             return ""
         if dispute.rows is not None and sorted(now.rows) != sorted(dispute.rows):
             entered, left = sorted(set(now.rows) - set(dispute.rows)), sorted(set(dispute.rows) - set(now.rows))
-            return "; ".join(part for part in (f"now matching: {', '.join(entered)}" if entered else "",
-                                               f"no longer matching: {', '.join(left)}" if left else "") if part)
+            return "; ".join(
+                part
+                for part in (
+                    f"now matching: {', '.join(entered)}" if entered else "",
+                    f"no longer matching: {', '.join(left)}" if left else "",
+                )
+                if part
+            )
         return "" if now.value == dispute.now else f"the dispute records {dispute.now} now, found {now.value}"
 
     def as_json(self) -> dict:
         c = self.claim
-        document = {"id": c.id, "statement": c.statement, "kind": c.kind, "value": self.value, "expected": c.expected,
-                    "holds": self.holds, "rows": self.rows, "where": c.where, "over": c.over, "among": c.among,
-                    "boundary": c.boundary, "entered": self.entered, "left": self.left, "gone": self.gone}
+        document = {
+            "id": c.id,
+            "statement": c.statement,
+            "kind": c.kind,
+            "value": self.value,
+            "expected": c.expected,
+            "holds": self.holds,
+            "rows": self.rows,
+            "where": c.where,
+            "over": c.over,
+            "among": c.among,
+            "boundary": c.boundary,
+            "entered": self.entered,
+            "left": self.left,
+            "gone": self.gone,
+        }
         if self.assessed is not None:
             document["assessed"] = self.assessed
         if c.dispute is not None:
-            document["dispute"] = {"now": c.dispute.now, "rows": c.dispute.rows, "note": c.dispute.note,
-                                   "evidence": c.dispute.evidence, "moved": self.dispute_moved}
+            document["dispute"] = {
+                "now": c.dispute.now,
+                "rows": c.dispute.rows,
+                "note": c.dispute.note,
+                "evidence": c.dispute.evidence,
+                "moved": self.dispute_moved,
+            }
         if self.now is not None:
-            document["now"] = {"value": self.now.value, "rows": self.now.rows, **({"assessed": self.now.assessed} if self.now.assessed is not None else {})}
+            document["now"] = {
+                "value": self.now.value,
+                "rows": self.now.rows,
+                **({"assessed": self.now.assessed} if self.now.assessed is not None else {}),
+            }
             document["since_publication"] = [{"change": sign, "key": key, "why": why} for sign, key, why in self.since]
         return document
 
 
-def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str, Frame] | None = None,
-             since: dict[str, str] | None = None, at: tuple[str, str] = ("", "now"), before: bool = False) -> list[Outcome]:
+def evaluate(
+    claims: list[Claim],
+    frames: dict[str, Frame],
+    published: dict[str, Frame] | None = None,
+    since: dict[str, str] | None = None,
+    at: tuple[str, str] = ("", "now"),
+    before: bool = False,
+) -> list[Outcome]:
     """Each claim counted and checked: a published claim over `published` (the frames of the
     pool as of the publication) and, beside it, over `frames` (the pool now), with `since`
     (key -> what happened to it since the publication) naming the records that moved it.
@@ -99,14 +133,20 @@ def evaluate(claims: list[Claim], frames: dict[str, Frame], published: dict[str,
         now = count(claim, frames)
         checked_frames = published if claim.published and published is not None else frames
         checked = count(claim, checked_frames) if checked_frames is not frames else now
-        outcome = Outcome(claim, checked.rows, assessed=checked.assessed, at=at[checked_frames is frames],
-                          fields=judged_fields(claim, frames[OVER[claim.over][0]].columns))
+        outcome = Outcome(
+            claim,
+            checked.rows,
+            assessed=checked.assessed,
+            at=at[checked_frames is frames],
+            fields=judged_fields(claim, frames[OVER[claim.over][0]].columns),
+        )
         if checked_frames is not frames:
             outcome.now, outcome.now_at, outcome.before_publication = now, at[1], before
             then = set().union(*(checked_frames[kind].keys for kind in OVER[claim.over]))
             outcome.reread = Count([key for key in now.rows if key in then])
-            outcome.since = ([("+", key, (since or {}).get(key, "")) for key in sorted(set(now.rows) - set(checked.rows))]
-                             + [("-", key, (since or {}).get(key, "removed from the pool")) for key in sorted(set(checked.rows) - set(now.rows))])
+            outcome.since = [("+", key, (since or {}).get(key, "")) for key in sorted(set(now.rows) - set(checked.rows))] + [
+                ("-", key, (since or {}).get(key, "removed from the pool")) for key in sorted(set(checked.rows) - set(now.rows))
+            ]
         if claim.rows is not None:
             in_pool = set().union(*(checked_frames[kind].keys for kind in OVER[claim.over]))
             outcome.entered = sorted(set(checked.rows) - set(claim.rows))
@@ -142,6 +182,7 @@ def count(claim: Claim, frames: dict[str, Frame]) -> Count:
 # Output
 # ---------------------------------------------------------------------------------
 
+
 def moved(outcome: Outcome) -> str:
     """Which records moved a claim away from its recorded rows."""
     parts = []
@@ -160,14 +201,20 @@ def failure_line(outcome: Outcome) -> str:
     rows = ", ".join(outcome.rows) if len(outcome.rows) <= 20 else _rows_summary(outcome.rows)
     why = moved(outcome) or "rows: " + (rows or "none")
     if c.published and outcome.dispute_moved and c.satisfied_by(outcome.value) and not moved(outcome):
-        return (f"{c.source}: the dispute of published claim '{c.id}' no longer matches the pool now: {outcome.dispute_moved}; "
-                f"if the records are right, update the dispute's now and rows (and its note and evidence)")
+        return (
+            f"{c.source}: the dispute of published claim '{c.id}' no longer matches the pool now: {outcome.dispute_moved}; "
+            f"if the records are right, update the dispute's now and rows (and its note and evidence)"
+        )
     if c.published:
-        return (f"{c.source}: published claim '{c.id}' no longer holds {outcome.at}: expected {c.expected_text}, found "
-                f"{outcome.value} ({why}); it counts the pool as it stood then, so a record retagged since keeps its earlier "
-                f"values in its `changes` (date, was, why); if the claim itself is wrong, correct it")
-    return (f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why}); "
-            f"if the records are right, update the claim's expected value (and its statement and rows)")
+        return (
+            f"{c.source}: published claim '{c.id}' no longer holds {outcome.at}: expected {c.expected_text}, found "
+            f"{outcome.value} ({why}); it counts the pool as it stood then, so a record retagged since keeps its earlier "
+            f"values in its `changes` (date, was, why); if the claim itself is wrong, correct it"
+        )
+    return (
+        f"{c.source}: claim '{c.id}' no longer holds: expected {c.expected_text}, found {outcome.value} ({why}); "
+        f"if the records are right, update the claim's expected value (and its statement and rows)"
+    )
 
 
 def to_text(outcomes: list[Outcome]) -> str:
@@ -181,15 +228,22 @@ def to_text(outcomes: list[Outcome]) -> str:
             f"  value:    {counted(outcome.value, outcome.assessed, outcome)}{' at publication' if outcome.now else ''} (expected {c.expected_text})",
         ]
         if c.dispute is not None:
-            lines.append(f"  disputed: {c.dispute.note} (recorded now: {c.dispute.now}"
-                         + (f", rows: {', '.join(c.dispute.rows)}" if c.dispute.rows else "") + ")")
-            lines += [f"            evidence: {item.get('about', '')}: {item['note']} ({item['url']})" for item in c.dispute.evidence]
+            lines.append(
+                f"  disputed: {c.dispute.note} (recorded now: {c.dispute.now}"
+                + (f", rows: {', '.join(c.dispute.rows)}" if c.dispute.rows else "")
+                + ")"
+            )
+            lines += [
+                f"            evidence: {item.get('about', '')}: {item['note']} ({item['url']})" for item in c.dispute.evidence
+            ]
             if outcome.dispute_moved:
                 lines.append(f"  moved:    {outcome.dispute_moved} (since the dispute was recorded)")
         if outcome.now is not None:
             label, day = ("now:", "") if outcome.now_at == "now" else ("as of:", outcome.now_at.removeprefix("as of ") + ": ")
             lines.append(f"  {label:<10}{day}{counted(outcome.now.value, outcome.now.assessed, outcome)} ({since_text(outcome)})")
-        lines.append(f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}")
+        lines.append(
+            f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}"
+        )
         if moved(outcome):
             lines.append(f"  moved:    {moved(outcome)}")
         if c.boundary:

@@ -43,7 +43,9 @@ class Diff:
     added: list[str] = field(default_factory=list)  # "kind/key"
     removed: list[str] = field(default_factory=list)
     retagged: dict[str, list[tuple[str, object, object]]] = field(default_factory=dict)  # kind/key -> (field, old, new)
-    counts: list[tuple[str, str, int | None, int | None]] = field(default_factory=list)  # (table, value, old, new); None: not counted
+    counts: list[tuple[str, str, int | None, int | None]] = field(
+        default_factory=list
+    )  # (table, value, old, new); None: not counted
     cells: list[tuple[tuple[str, str, str], list[str], list[str]]] = field(default_factory=list)
     claims: list[tuple[str, claims.Outcome | None, claims.Outcome | None]] = field(default_factory=list)
 
@@ -69,11 +71,23 @@ MAX_BYTES = 1 << 30
 @contextlib.contextmanager
 def analysis_at_revision(root: Path, revision: str):
     """The valid pool at `revision` of the git repository holding `root`, in a temporary folder."""
-    top = Path(_git(root, "rev-parse", "--show-toplevel",
-                    failure=f"diff compares git revisions, but {root} is not in a git repository ({{detail}})").strip())
+    top = Path(
+        _git(
+            root,
+            "rev-parse",
+            "--show-toplevel",
+            failure=f"diff compares git revisions, but {root} is not in a git repository ({{detail}})",
+        ).strip()
+    )
     inside = root.resolve().relative_to(top.resolve()).as_posix()
-    commit = _git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}",
-                  failure=f"git knows no revision '{revision}'; give a commit, branch or tag (e.g. HEAD~1 or main)").strip()
+    commit = _git(
+        root,
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        f"{revision}^{{commit}}",
+        failure=f"git knows no revision '{revision}'; give a commit, branch or tag (e.g. HEAD~1 or main)",
+    ).strip()
     with tempfile.TemporaryDirectory(prefix="paperpool-diff-") as folder:
         at = _Revision(top, commit, revision, inside, Path(folder))
         at.extract([REGISTRY_FILE])
@@ -138,16 +152,22 @@ class _Revision:
         """(mode, object, path) of each file under `paths`, read from git's listing as it
         comes and stopped past a limit."""
         files, entries, size = [], 0, 0
-        listing = subprocess.Popen(["git", "ls-tree", "-r", "-t", "-l", "-z", self.commit, "--", *paths], cwd=self.top,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        listing = subprocess.Popen(
+            ["git", "ls-tree", "-r", "-t", "-l", "-z", self.commit, "--", *paths],
+            cwd=self.top,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             for mode, kind, obj, length, path in _entries(listing.stdout):
                 entries += 1
                 size += int(length) if length.isdigit() else 0
                 if entries > MAX_FILES or size > MAX_BYTES:
-                    raise PaperpoolError(f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
-                                         f"{MAX_BYTES >> 20:,} MiB in its registry, records and claims, which diff does not "
-                                         "write out (a tree made to expand?); compare with another revision")
+                    raise PaperpoolError(
+                        f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
+                        f"{MAX_BYTES >> 20:,} MiB in its registry, records and claims, which diff does not "
+                        "write out (a tree made to expand?); compare with another revision"
+                    )
                 if kind == "blob":
                     files.append((mode, obj, path))
         finally:
@@ -160,16 +180,18 @@ class _Revision:
         """Each file's bytes, from `git cat-file --batch`, one at a time. A symbolic link
         is written as a link that leads nowhere: the pool then refuses it as validate
         refuses any linked record, naming it, and nothing outside the tree is read."""
-        batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        batch = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         try:
             for mode, obj, path in files:
                 batch.stdin.write(obj.encode("ascii") + b"\n")
                 batch.stdin.flush()
                 header = batch.stdout.readline().split()
                 if len(header) != 3 or header[1] != b"blob":
-                    raise PaperpoolError(f"cannot read the pool at {self.revision}: git gave no file for {path}; "
-                                         "compare with another revision")
+                    raise PaperpoolError(
+                        f"cannot read the pool at {self.revision}: git gave no file for {path}; compare with another revision"
+                    )
                 data = batch.stdout.read(int(header[2]) + 1)[:-1]  # the bytes, then a line break
                 target = self._target(path)
                 if os.path.lexists(target):  # written already (the registry, first read alone), or named twice
@@ -193,8 +215,10 @@ class _Revision:
         fetch checks nothing by default): such a path would climb out and write anywhere."""
         parts = path.split("/")
         if path.startswith("/") or any(part in ("", ".", "..") or "\\" in part for part in parts):
-            raise PaperpoolError(f"the pool at {self.revision} names a file {printable(path)!r}, a path out of its folder; "
-                                 "compare with another revision")
+            raise PaperpoolError(
+                f"the pool at {self.revision} names a file {printable(path)!r}, a path out of its folder; "
+                "compare with another revision"
+            )
         return self.folder.joinpath("tree", *parts)
 
     def stand_in(self, names: list[str]) -> None:
@@ -203,8 +227,9 @@ class _Revision:
         compares never reads them (a corpus can be gigabytes)."""
         for name in names:
             path = name if self.inside == "." else f"{self.inside}/{name}"
-            kind = subprocess.run(["git", "cat-file", "-t", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,
-                                  text=True, check=False).stdout.strip()
+            kind = subprocess.run(
+                ["git", "cat-file", "-t", f"{self.commit}:{path}"], cwd=self.top, capture_output=True, text=True, check=False
+            ).stdout.strip()
             target = self.root / name
             if kind == "tree":
                 target.mkdir(parents=True, exist_ok=True)
@@ -213,8 +238,12 @@ class _Revision:
                 target.touch()
 
     def _has(self, path: str) -> bool:
-        return subprocess.run(["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True,
-                              check=False).returncode == 0
+        return (
+            subprocess.run(
+                ["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True, check=False
+            ).returncode
+            == 0
+        )
 
 
 def _entries(stream) -> Iterator[tuple[str, str, str, str, str]]:
@@ -260,9 +289,11 @@ def compare(revision: str, old: Snapshot, new: Snapshot) -> Diff:
         diff.added += [f"{kind}/{key}" for key in sorted(set(after) - set(before))]
         diff.removed += [f"{kind}/{key}" for key in sorted(set(before) - set(after))]
         for key in sorted(set(before) & set(after)):
-            changes = [(name, before[key].get(name), after[key].get(name))
-                       for name in dict.fromkeys([*before[key], *after[key]])
-                       if _comparable(before[key].get(name)) != _comparable(after[key].get(name))]
+            changes = [
+                (name, before[key].get(name), after[key].get(name))
+                for name in dict.fromkeys([*before[key], *after[key]])
+                if _comparable(before[key].get(name)) != _comparable(after[key].get(name))
+            ]
             if changes:
                 diff.retagged[f"{kind}/{key}"] = changes
     diff.counts = _changed_counts(old.stats, new.stats)
@@ -302,6 +333,7 @@ def _flatten(table: dict, section: str) -> dict[tuple[str, str], int]:
 # Output
 # ---------------------------------------------------------------------------------
 
+
 def to_markdown(diff: Diff) -> str:
     if diff.empty:
         return f"No change to the pool since {diff.revision}.\n"
@@ -313,20 +345,48 @@ def to_markdown(diff: Diff) -> str:
         for key, changes in diff.retagged.items():
             parts.append(f"- changed: {markdown.text(key)}: " + "; ".join(_change(*c) for c in changes))
     if diff.claims:
-        parts += ["", "## Claims", "", markdown.table(
-            ["claim", "before", "after", "rows moved"],
-            [[markdown.text(claim_id), _outcome(before), _outcome(after), _moved(before.rows if before else [], after.rows if after else [])]
-             for claim_id, before, after in diff.claims])]
+        parts += [
+            "",
+            "## Claims",
+            "",
+            markdown.table(
+                ["claim", "before", "after", "rows moved"],
+                [
+                    [
+                        markdown.text(claim_id),
+                        _outcome(before),
+                        _outcome(after),
+                        _moved(before.rows if before else [], after.rows if after else []),
+                    ]
+                    for claim_id, before, after in diff.claims
+                ],
+            ),
+        ]
     if diff.counts:
-        parts += ["", "## Counts", "", markdown.table(
-            ["table", "value", "before", "after"],
-            [[markdown.text(t), markdown.text(v), _count(old), _count(new)] for t, v, old, new in diff.counts],
-            ["l", "l", "r", "r"])]
+        parts += [
+            "",
+            "## Counts",
+            "",
+            markdown.table(
+                ["table", "value", "before", "after"],
+                [[markdown.text(t), markdown.text(v), _count(old), _count(new)] for t, v, old, new in diff.counts],
+                ["l", "l", "r", "r"],
+            ),
+        ]
     if diff.cells:
-        parts += ["", "## Gap cells", "", markdown.table(
-            ["table", "cell", "before", "after", "entries moved"],
-            [[markdown.text(t), markdown.text(f"{r} x {c}"), len(old), len(new), _moved(old, new)]
-             for (t, r, c), old, new in diff.cells], ["l", "l", "r", "r", "l"])]
+        parts += [
+            "",
+            "## Gap cells",
+            "",
+            markdown.table(
+                ["table", "cell", "before", "after", "entries moved"],
+                [
+                    [markdown.text(t), markdown.text(f"{r} x {c}"), len(old), len(new), _moved(old, new)]
+                    for (t, r, c), old, new in diff.cells
+                ],
+                ["l", "l", "r", "r", "l"],
+            ),
+        ]
     return "\n".join(parts) + "\n"
 
 
@@ -365,9 +425,15 @@ def _moved(before: list[str], after: list[str]) -> str:
 
 def to_json(diff: Diff) -> str:
     document = {
-        "revision": diff.revision, "added": diff.added, "removed": diff.removed,
-        "changed": {key: [{"field": f, "before": o, "after": n} for f, o, n in changes] for key, changes in diff.retagged.items()},
-        "claims": [{"id": i, "before": b.as_json() if b else None, "after": a.as_json() if a else None} for i, b, a in diff.claims],
+        "revision": diff.revision,
+        "added": diff.added,
+        "removed": diff.removed,
+        "changed": {
+            key: [{"field": f, "before": o, "after": n} for f, o, n in changes] for key, changes in diff.retagged.items()
+        },
+        "claims": [
+            {"id": i, "before": b.as_json() if b else None, "after": a.as_json() if a else None} for i, b, a in diff.claims
+        ],
         "counts": [{"table": t, "value": v, "before": o, "after": n} for t, v, o, n in diff.counts],
         "gap_cells": [{"table": t, "row": r, "column": c, "before": o, "after": n} for (t, r, c), o, n in diff.cells],
     }

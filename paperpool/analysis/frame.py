@@ -133,8 +133,11 @@ def build_frame(pool: Pool, kind: str) -> Frame:
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(columns), dtype=object)
     table.index = pd.Index(table["key"] if rows else [], name="key", dtype=object)
-    judged = {name: pd.Series([assessed(record.data, column, columns) for record in pool.records[kind]], index=table.index, dtype=bool)
-              for name, column in columns.items() if column.can_be_unassessed}
+    judged = {
+        name: pd.Series([assessed(record.data, column, columns) for record in pool.records[kind]], index=table.index, dtype=bool)
+        for name, column in columns.items()
+        if column.can_be_unassessed
+    }
     return Frame(kind, table, columns, judged)
 
 

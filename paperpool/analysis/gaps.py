@@ -91,8 +91,14 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
         row_could = {r: _holding(frame, rows, r) | open_row for r in keys.index}
         column_could = {c: _holding(frame, across, c) | open_column for c in keys.columns}
         could = {r: {str(c): row_could[r] & column_could[c] for c in keys.columns} for r in keys.index}
-        placed = {r: {str(c): set(representatives(registry, frame, rows, r) + representatives(registry, frame, across, c)) & set(keys.at[r, c])
-                      for c in keys.columns} for r in keys.index}
+        placed = {
+            r: {
+                str(c): set(representatives(registry, frame, rows, r) + representatives(registry, frame, across, c))
+                & set(keys.at[r, c])
+                for c in keys.columns
+            }
+            for r in keys.index
+        }
     else:
         columns = [_column(item) for item in body["columns"]]
         table.columns = [(c.id, c.label) for c in columns]
@@ -172,22 +178,49 @@ def _label(registry: Registry, frame: Frame, name: str, value) -> str:
 # Output
 # ---------------------------------------------------------------------------------
 
+
 def to_json(tables: list[GapTable], limit: int) -> str:
-    document = {"sparse_at_most": limit, "tables": [{
-        "id": t.id, "title": t.title, "note": t.note, "rows": t.rows, "row_labels": t.row_labels,
-        "columns": [{"id": c, "label": label} for c, label in t.columns],
-        "cells": {r: {c: {"count": cell.count, "mark": cell.mark, "keys": cell.keys, "unassessed": cell.unassessed,
-                          "representatives": cell.representatives} for c, cell in row.items()}
-                  for r, row in t.cells.items()},
-        "empty": len(t.marked("empty")), "not_assessed": len(t.marked("not assessed")), "sparse": len(t.marked("sparse")),
-    } for t in tables]}
+    document = {
+        "sparse_at_most": limit,
+        "tables": [
+            {
+                "id": t.id,
+                "title": t.title,
+                "note": t.note,
+                "rows": t.rows,
+                "row_labels": t.row_labels,
+                "columns": [{"id": c, "label": label} for c, label in t.columns],
+                "cells": {
+                    r: {
+                        c: {
+                            "count": cell.count,
+                            "mark": cell.mark,
+                            "keys": cell.keys,
+                            "unassessed": cell.unassessed,
+                            "representatives": cell.representatives,
+                        }
+                        for c, cell in row.items()
+                    }
+                    for r, row in t.cells.items()
+                },
+                "empty": len(t.marked("empty")),
+                "not_assessed": len(t.marked("not assessed")),
+                "sparse": len(t.marked("sparse")),
+            }
+            for t in tables
+        ],
+    }
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
 def to_markdown(tables: list[GapTable], limit: int) -> str:
-    parts = [(f"A cell with no entry is empty when every entry was assessed on what it asks, and not assessed when some "
-              f"entry could still land in it once judged; a cell with {sparse_range(limit)} is sparse (the registry's "
-              "gaps.sparse_at_most).")]
+    parts = [
+        (
+            f"A cell with no entry is empty when every entry was assessed on what it asks, and not assessed when some "
+            f"entry could still land in it once judged; a cell with {sparse_range(limit)} is sparse (the registry's "
+            "gaps.sparse_at_most)."
+        )
+    ]
     if any(cell.representatives for t in tables for row in t.cells.values() for cell in row.values()):
         parts[0] += " An entry marked * is one the survey names as a representative of its row's or column's value."
     for t in tables:
@@ -197,8 +230,10 @@ def to_markdown(tables: list[GapTable], limit: int) -> str:
         header = [markdown.text(t.rows)] + [markdown.text(c) for c, _ in t.columns]
         rows = [[markdown.text(r)] + [_cell_text(cell) for cell in row.values()] for r, row in t.cells.items()]
         parts.append(markdown.table(header, rows, ["l"] + ["r"] * len(t.columns)))
-        counted = (f"{len(t.marked('empty'))} empty, {len(t.marked('not assessed'))} not assessed and "
-                   f"{len(t.marked('sparse'))} sparse of {len(t.cells) * len(t.columns)} cells.")
+        counted = (
+            f"{len(t.marked('empty'))} empty, {len(t.marked('not assessed'))} not assessed and "
+            f"{len(t.marked('sparse'))} sparse of {len(t.cells) * len(t.columns)} cells."
+        )
         parts += ["", f"{counted} Entries per cell:", ""]
         for r, row in t.cells.items():
             for c, cell in row.items():

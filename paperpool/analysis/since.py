@@ -52,9 +52,17 @@ def since_publication(analysis: Analysis) -> SincePublication | None:
         return None
     publication = analysis.registry.publication
     dated_by = analysis.registry.pool.get("dated_by") or {}
-    added = {kind: sorted(((record.key, record.data.get(dated_by.get(kind, ""))) for record in records
-                           if _after(record.data.get(dated_by.get(kind, "")), publication.date)), key=lambda item: (item[1], item[0]))
-             for kind, records in analysis.pool.records.items()}
+    added = {
+        kind: sorted(
+            (
+                (record.key, record.data.get(dated_by.get(kind, "")))
+                for record in records
+                if _after(record.data.get(dated_by.get(kind, "")), publication.date)
+            ),
+            key=lambda item: (item[1], item[0]),
+        )
+        for kind, records in analysis.pool.records.items()
+    }
     fresh = {key for items in added.values() for key, _ in items}
     why = history.since(analysis.pool, publication.date)
     retagged = sorted((key, what) for key, what in why.items() if key not in fresh and history.RETAGGED in what)
@@ -75,9 +83,20 @@ def _cells(published: Analysis, now: Analysis) -> list[CellChange]:
                 was = old.cells.get(r, {}).get(c)
                 if was is None or (was.count, was.mark) == (cell.count, cell.mark):
                     continue
-                changes.append(CellChange(table.id, table.title, r, c, table.row_labels[r], labels[c], (was.count, was.mark),
-                                          (cell.count, cell.mark), sorted(set(cell.keys) - set(was.keys)),
-                                          sorted(set(was.keys) - set(cell.keys))))
+                changes.append(
+                    CellChange(
+                        table.id,
+                        table.title,
+                        r,
+                        c,
+                        table.row_labels[r],
+                        labels[c],
+                        (was.count, was.mark),
+                        (cell.count, cell.mark),
+                        sorted(set(cell.keys) - set(was.keys)),
+                        sorted(set(was.keys) - set(cell.keys)),
+                    )
+                )
     return changes
 
 

@@ -20,8 +20,9 @@ from paperpool.rendering import markdown
 from .frame import Frame
 
 TOTALS = ("retained", "excluded", "audited")
-MULTI_VALUED_NOTE = ("Multi-valued fields ({}) count a record once per value, "
-                     "so their counts can add up to more than the number of records.")
+MULTI_VALUED_NOTE = (
+    "Multi-valued fields ({}) count a record once per value, so their counts can add up to more than the number of records."
+)
 
 
 @dataclass
@@ -33,8 +34,7 @@ class Stats:
     multi_valued: list[str] = field(default_factory=list)  # fields that count an entry once per value
 
     def as_json(self) -> dict:
-        return {"totals": self.totals, "counts": self.counts, "crosstabs": self.crosstabs,
-                "multi_valued": self.multi_valued}
+        return {"totals": self.totals, "counts": self.counts, "crosstabs": self.crosstabs, "multi_valued": self.multi_valued}
 
 
 def totals(frames: dict[str, Frame]) -> dict[str, int]:
@@ -55,9 +55,7 @@ def crosstab_frame(frame: Frame, rows: str, columns: str) -> tuple[pd.DataFrame,
     row_values = frame.values_in_order(rows, pairs["value_row"])
     col_values = frame.values_in_order(columns, pairs["value_col"])
     cells = pairs.groupby(["value_row", "value_col"])["key"].agg(lambda keys: sorted(set(keys)))
-    keys = pd.DataFrame(
-        [[cells.get((r, c), []) for c in col_values] for r in row_values], index=row_values, columns=col_values
-    )
+    keys = pd.DataFrame([[cells.get((r, c), []) for c in col_values] for r in row_values], index=row_values, columns=col_values)
     return keys.map(len), keys
 
 
@@ -78,7 +76,9 @@ def compute(registry: Registry, frames: dict[str, Frame], by: str | None = None,
         kind = field_kind(frames, by)
         if vs not in frames[kind].columns:
             field_kind(frames, vs)  # unknown anywhere: say so
-            raise PaperpoolError(f"'{by}' and '{vs}' are fields of different record kinds; cross-tabulate two fields of the entries or two of the exclusions")
+            raise PaperpoolError(
+                f"'{by}' and '{vs}' are fields of different record kinds; cross-tabulate two fields of the entries or two of the exclusions"
+            )
         unbounded = [name for name in (by, vs) if distinct_values(registry, kind, name) is None]
         if unbounded:  # as in the registry's cross-tabs: a table of two free-text fields has the pool's size squared
             raise PaperpoolError(unbounded_axis(registry, kind, unbounded[0], "cross-tab"))
@@ -114,6 +114,7 @@ def field_kind(frames: dict[str, Frame], name: str) -> str:
 # Output
 # ---------------------------------------------------------------------------------
 
+
 def to_json(stats: Stats) -> str:
     return json.dumps(stats.as_json(), ensure_ascii=False, indent=2) + "\n"
 
@@ -122,7 +123,9 @@ def to_csv(stats: Stats) -> str:
     """One tidy table: table, row, column, count (column empty for counts and totals)."""
     rows = [["totals", name, "", n] for name, n in stats.totals.items()]
     rows += [[name, value, "", n] for name, counts in stats.counts.items() for value, n in counts.items()]
-    rows += [[name, row, col, n] for name, table in stats.crosstabs.items() for row, cells in table.items() for col, n in cells.items()]
+    rows += [
+        [name, row, col, n] for name, table in stats.crosstabs.items() for row, cells in table.items() for col, n in cells.items()
+    ]
     return csvcells.table(rows, ["table", "row", "column", "count"])
 
 

@@ -103,8 +103,9 @@ def grouped(pool: Pool) -> list[tuple[str, str, list[EntryView]]]:
     vocabulary order, newest entries first; empty groups are left out."""
     registry = pool.registry
     name = registry.display.get("group_by")
-    views = sorted((entry_view(registry, record) for record in pool.entries),
-                   key=lambda view: (-(view.year or 0), view.title.lower()))
+    views = sorted(
+        (entry_view(registry, record) for record in pool.entries), key=lambda view: (-(view.year or 0), view.title.lower())
+    )
     if not name:
         return [("", "Entries", views)]
     vocabulary = registry.vocabularies[registry.fields["entries"][name].vocabulary]

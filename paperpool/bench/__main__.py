@@ -35,28 +35,65 @@ def _numbers(context, parameter, text: str) -> list[int]:
 
 
 @click.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="The pool to measure and to make synthetic pools from (default: the pool around the current folder).")
-@click.option("--sizes", default="1000,10000", show_default=True, callback=_numbers,
-              help="Synthetic pool sizes, in entries; 0 for none.")
-@click.option("--events", default="10000,200000,1000000", show_default=True, callback=_numbers,
-              help="Synthetic trace sizes, in events; 0 for none.")
-@click.option("--artifact-events", default="200000", show_default=True, callback=_numbers,
-              help="Sizes of synthetic traces in the survey artifact's format (no schema declared, warnings on every "
-                   "event: synth --dialect artifact); 0 for none.")
-@click.option("--corpus-traces", default="10000,100000", show_default=True, callback=_numbers,
-              help="Sizes of synthetic trace corpora (JSON Lines, 50 events a trace) for trace metrics, export and "
-                   "summary; 0 for none.")
-@click.option("--bounded-groups", default="100,500", show_default=True, callback=_numbers,
-              help="The inputs that once took work out of proportion to their size (issue 39), with a corpus page of "
-                   "these many groups; 0 for none of them.")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The pool to measure and to make synthetic pools from (default: the pool around the current folder).",
+)
+@click.option(
+    "--sizes", default="1000,10000", show_default=True, callback=_numbers, help="Synthetic pool sizes, in entries; 0 for none."
+)
+@click.option(
+    "--events",
+    default="10000,200000,1000000",
+    show_default=True,
+    callback=_numbers,
+    help="Synthetic trace sizes, in events; 0 for none.",
+)
+@click.option(
+    "--artifact-events",
+    default="200000",
+    show_default=True,
+    callback=_numbers,
+    help="Sizes of synthetic traces in the survey artifact's format (no schema declared, warnings on every "
+    "event: synth --dialect artifact); 0 for none.",
+)
+@click.option(
+    "--corpus-traces",
+    default="10000,100000",
+    show_default=True,
+    callback=_numbers,
+    help="Sizes of synthetic trace corpora (JSON Lines, 50 events a trace) for trace metrics, export and summary; 0 for none.",
+)
+@click.option(
+    "--bounded-groups",
+    default="100,500",
+    show_default=True,
+    callback=_numbers,
+    help="The inputs that once took work out of proportion to their size (issue 39), with a corpus page of "
+    "these many groups; 0 for none of them.",
+)
 @click.option("--repeat", type=click.IntRange(1), default=3, show_default=True, help="Runs of each measurement.")
 @click.option("--engine", type=click.Choice(["mkdocs", "zensical"]), default="mkdocs", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic pools and traces.")
-@click.option("--write", "write_to", type=click.Path(dir_okay=False, path_type=Path),
-              help=f"Also put the results into this file (BENCHMARKS.md), between the lines {START} and {END}.")
-def main(root: Path | None, sizes: list[int], events: list[int], artifact_events: list[int], corpus_traces: list[int],
-         bounded_groups: list[int], repeat: int, engine: str, seed: int, write_to: Path | None) -> None:
+@click.option(
+    "--write",
+    "write_to",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"Also put the results into this file (BENCHMARKS.md), between the lines {START} and {END}.",
+)
+def main(
+    root: Path | None,
+    sizes: list[int],
+    events: list[int],
+    artifact_events: list[int],
+    corpus_traces: list[int],
+    bounded_groups: list[int],
+    repeat: int,
+    engine: str,
+    seed: int,
+    write_to: Path | None,
+) -> None:
     """Time paperpool's commands on the shipped pool and on synthetic pools, and trace
     validation against json.load; print one table and the targets."""
     template = (root or find_root(Path.cwd())).resolve()
@@ -89,9 +126,12 @@ def main(root: Path | None, sizes: list[int], events: list[int], artifact_events
         if any(size > 0 for size in bounded_groups):
             bounded_rows = bounded.measure(shipped, folder, repeat, tuple(size for size in bounded_groups if size > 0))
             _progress("the bounded cases measured")
-    results = (f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
-               + report.table(rows, main_job, trace_rows, corpus_rows, bounded_rows) + "\nTargets:\n\n"
-               + report.targets_text(report.targets(rows, main_job, trace_rows, corpus_rows, bounded_rows)))
+    results = (
+        f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
+        + report.table(rows, main_job, trace_rows, corpus_rows, bounded_rows)
+        + "\nTargets:\n\n"
+        + report.targets_text(report.targets(rows, main_job, trace_rows, corpus_rows, bounded_rows))
+    )
     click.echo(results, nl=False)
     if write_to is not None:
         _write(write_to, results)

@@ -40,22 +40,35 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found = []
     empty = folder / "empty-events.json"
     empty.write_bytes(_empty_trace(250_000))
-    found.append(BoundedRow("trace validate: a trace of 1.5 million problems (the first 100 shown)",
-                            f"250,000 empty events, {empty.stat().st_size / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(shipped, "trace", "validate", str(empty)), folder, expect=1), times)))
+    found.append(
+        BoundedRow(
+            "trace validate: a trace of 1.5 million problems (the first 100 shown)",
+            f"250,000 empty events, {empty.stat().st_size / 1e3:,.0f} kB",
+            repeat(lambda: run(paperpool(shipped, "trace", "validate", str(empty)), folder, expect=1), times),
+        )
+    )
     pool = _pool(shipped, folder / "pool-empty-events")
     with gzip.open(pool / CORPUS, "wb") as handle:
         handle.write(_empty_trace(500_000) + b"\n")
-    found.append(BoundedRow("build: a corpus line of 500,000 empty events (its first problems shown)",
-                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip",
-                            _build(pool, folder, times, 0)))
+    found.append(
+        BoundedRow(
+            "build: a corpus line of 500,000 empty events (its first problems shown)",
+            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip",
+            _build(pool, folder, times, 0),
+        )
+    )
     blank = folder / "blank.jsonl.gz"
     with gzip.open(blank, "wb") as handle:
         for _ in range(1024):
             handle.write(b"\n" * (1 << 20))
     said = f"{blank.stat().st_size / 1e6:,.1f} MB of gzip, 1 GiB of blank lines"
-    found.append(BoundedRow("trace metrics: past the corpus's lines (stops)", said,
-                            repeat(lambda: run(paperpool(shipped, "trace", "metrics", str(blank)), folder, expect=1), times)))
+    found.append(
+        BoundedRow(
+            "trace metrics: past the corpus's lines (stops)",
+            said,
+            repeat(lambda: run(paperpool(shipped, "trace", "metrics", str(blank)), folder, expect=1), times),
+        )
+    )
     pool = _pool(shipped, folder / "pool-blank")
     shutil.copyfile(blank, pool / CORPUS)
     found.append(BoundedRow("build: a corpus past its lines (stops)", said, _build(pool, folder, times, 1)))
@@ -63,8 +76,11 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     pool = _pool(shipped, folder / "pool-pattern")
     with (pool / "mkdocs.yml").open("a", encoding="utf-8") as handle:
         handle.write("exclude_docs: |\n  " + "*[!x]" * 14 + "x\n")
-    found.append(BoundedRow("build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root",
-                            _build(pool, folder, times, 1)))
+    found.append(
+        BoundedRow(
+            "build: an exclude_docs pattern of 14 wildcards (refused)", "the pool at --root", _build(pool, folder, times, 1)
+        )
+    )
     found += _graph_cases(shipped, folder, times)
     found += _deep_cases(shipped, folder, times)
     found += _import_cases(shipped, folder, times)
@@ -73,39 +89,73 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
-        found.append(BoundedRow("build: a corpus page of many groups (by task_id, counting x_value)",
-                                f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces",
-                                _build(pool, folder, times, 0), count))
+        found.append(
+            BoundedRow(
+                "build: a corpus page of many groups (by task_id, counting x_value)",
+                f"{count:,} groups of {VALUES} values, {count * VALUES:,} traces",
+                _build(pool, folder, times, 0),
+                count,
+            )
+        )
     return found
 
 
 def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The hostile review's traces: many edges closing one long cycle, long unknown ids
     to guess at, a spawn chain deeper than numpy's passes, and a gzip bomb."""
+
     def timed(*arguments: str, expect: int = 1) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
     found = []
     closed = folder / "closed-cycle.json"
     closed.write_bytes(_closed_cycle(20_000, 20_000))
-    found.append(BoundedRow("trace validate: 20,000 edges closing one cycle of 20,000 events (the first 100 shown)",
-                            f"{closed.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(closed))))
+    found.append(
+        BoundedRow(
+            "trace validate: 20,000 edges closing one cycle of 20,000 events (the first 100 shown)",
+            f"{closed.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "validate", str(closed)),
+        )
+    )
     unknown = folder / "long-unknown-ids.json"
     unknown.write_bytes(_long_unknown_ids(3000, 101))
-    found.append(BoundedRow("trace validate: 101 unknown 199-character ids among 3,000 (none guessed at)",
-                            f"{unknown.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(unknown))))
+    found.append(
+        BoundedRow(
+            "trace validate: 101 unknown 199-character ids among 3,000 (none guessed at)",
+            f"{unknown.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "validate", str(unknown)),
+        )
+    )
     deep = folder / "spawn-chain.json"
-    deep.write_bytes(_trace("deep", [{"id": f"s{i}", "t": i, "type": "spawn", "agent": str(i), "to": str(i + 1)}
-                                     for i in reversed(range(60_000))]))
-    found.append(BoundedRow("trace metrics: a spawn chain of 60,000, latest first", f"{deep.stat().st_size / 1e6:,.1f} MB",
-                            timed("trace", "metrics", str(deep), expect=0)))
+    deep.write_bytes(
+        _trace(
+            "deep", [{"id": f"s{i}", "t": i, "type": "spawn", "agent": str(i), "to": str(i + 1)} for i in reversed(range(60_000))]
+        )
+    )
+    found.append(
+        BoundedRow(
+            "trace metrics: a spawn chain of 60,000, latest first",
+            f"{deep.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "metrics", str(deep), expect=0),
+        )
+    )
     bomb = folder / "bomb.json.gz"
     mebibyte = gzip.compress(b"a" * (1 << 20), 9)  # gzip members one after another are one stream: made once
-    bomb.write_bytes(gzip.compress(b'{"trace_id": "bomb", "schema": "' + schema_id().encode() + b'", "edges": [], "events": '
-                                   b'[{"id": "e", "t": 0, "type": "stop", "agent": "a", "x_pad": "')
-                     + mebibyte * 500 + gzip.compress(b'"}]}'))
-    found.append(BoundedRow("trace metrics: a gzip bomb, one event of 500 MiB (stops at the compression ratio)",
-                            f"{bomb.stat().st_size / 1e3:,.0f} kB of gzip", timed("trace", "metrics", str(bomb))))
+    bomb.write_bytes(
+        gzip.compress(
+            b'{"trace_id": "bomb", "schema": "' + schema_id().encode() + b'", "edges": [], "events": '
+            b'[{"id": "e", "t": 0, "type": "stop", "agent": "a", "x_pad": "'
+        )
+        + mebibyte * 500
+        + gzip.compress(b'"}]}')
+    )
+    found.append(
+        BoundedRow(
+            "trace metrics: a gzip bomb, one event of 500 MiB (stops at the compression ratio)",
+            f"{bomb.stat().st_size / 1e3:,.0f} kB of gzip",
+            timed("trace", "metrics", str(bomb)),
+        )
+    )
     for path in (closed, unknown, deep, bomb):
         path.unlink()
     return found
@@ -114,23 +164,42 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
 def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The fifth round's traces: keys given twice past the 255 levels orjson writes back, and
     an OTLP attribute whose values nest as deep, valid and not."""
+
     def timed(*arguments: str, expect: int = 1) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
     found = []
     twice = folder / "twice-deep.json"
-    twice.write_bytes(_trace("twice", [], x_a=[]).replace(b'"x_a": []', b'"x_a": ' + b"[" * 1000 + b"["
-                                                        + b",".join([b'{"a": 0, "a": 0}'] * 30_000) + b"]" * 1001))
-    found.append(BoundedRow("trace validate: 30,000 objects giving a key twice, 1,000 levels down (the first 100 shown)",
-                            f"{twice.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(twice))))
+    twice.write_bytes(
+        _trace("twice", [], x_a=[]).replace(
+            b'"x_a": []', b'"x_a": ' + b"[" * 1000 + b"[" + b",".join([b'{"a": 0, "a": 0}'] * 30_000) + b"]" * 1001
+        )
+    )
+    found.append(
+        BoundedRow(
+            "trace validate: 30,000 objects giving a key twice, 1,000 levels down (the first 100 shown)",
+            f"{twice.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "validate", str(twice)),
+        )
+    )
     wide = folder / "wide-value.json"
     wide.write_bytes(_deep_attribute(300, [b"{}"] * 320_000))
-    found.append(BoundedRow("trace import: an attribute of 320,000 empty values 300 levels down",
-                            f"{wide.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(wide), expect=0)))
+    found.append(
+        BoundedRow(
+            "trace import: an attribute of 320,000 empty values 300 levels down",
+            f"{wide.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "import", "--from", "otlp", str(wide), expect=0),
+        )
+    )
     broken = folder / "broken-values.json"
     broken.write_bytes(_deep_attribute(300, [b"1"] * 450_000))
-    found.append(BoundedRow("trace import: 450,000 values that are no AnyValue, 300 levels down (the first 100 shown)",
-                            f"{broken.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(broken))))
+    found.append(
+        BoundedRow(
+            "trace import: 450,000 values that are no AnyValue, 300 levels down (the first 100 shown)",
+            f"{broken.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "import", "--from", "otlp", str(broken)),
+        )
+    )
     for path in (twice, wide, broken):
         path.unlink()
     return found
@@ -140,6 +209,7 @@ def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]
     """The last round's traces, in the survey artifact's format (no schema declared): empty
     events and no edges, alone and as a corpus line of the pool; an edge naming a missing
     event of 100 kB after a quote; a top level of 300,000 unknown fields."""
+
     def timed(*arguments: str, expect: int = 1) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
@@ -147,24 +217,49 @@ def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]
     no_edges = b'{"trace_id": "no-edges", "events": [' + b",".join([b"{}"] * 349_526) + b"]}"
     empty = folder / "no-edges.json"
     empty.write_bytes(no_edges)
-    found.append(BoundedRow("trace validate: 349,526 empty events, no edges, no schema (the first 100 shown)",
-                            f"{empty.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(empty))))
+    found.append(
+        BoundedRow(
+            "trace validate: 349,526 empty events, no edges, no schema (the first 100 shown)",
+            f"{empty.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "validate", str(empty)),
+        )
+    )
     pool = _pool(shipped, folder / "pool-no-edges")
     with gzip.open(pool / CORPUS, "wb") as handle:
         handle.write(no_edges + b"\n")
-    found.append(BoundedRow("build: the same as a corpus line (its first problems shown)",
-                            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip", _build(pool, folder, times, 0)))
+    found.append(
+        BoundedRow(
+            "build: the same as a corpus line (its first problems shown)",
+            f"{(pool / CORPUS).stat().st_size / 1e3:,.1f} kB of gzip",
+            _build(pool, folder, times, 0),
+        )
+    )
     quoted = folder / "quoted-name.json"
-    quoted.write_bytes(json.dumps({"trace_id": "quoted", "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
-                                   "edges": [{"src": "e", "dst": "x'" + "a" * 100_000 + "b" * k, "type": "message"}
-                                             for k in range(4)]}).encode())
-    found.append(BoundedRow("trace validate: 4 edges to missing events of 100 kB names after a quote (valid, warned)",
-                            f"{quoted.stat().st_size / 1e3:,.0f} kB", timed("trace", "validate", str(quoted), expect=0)))
+    quoted.write_bytes(
+        json.dumps(
+            {
+                "trace_id": "quoted",
+                "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
+                "edges": [{"src": "e", "dst": "x'" + "a" * 100_000 + "b" * k, "type": "message"} for k in range(4)],
+            }
+        ).encode()
+    )
+    found.append(
+        BoundedRow(
+            "trace validate: 4 edges to missing events of 100 kB names after a quote (valid, warned)",
+            f"{quoted.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "validate", str(quoted), expect=0),
+        )
+    )
     unknown = folder / "unknown-fields.json"
-    unknown.write_bytes(json.dumps({"trace_id": "t", "events": [], "edges": [],
-                                    **{f"k{i}": 0 for i in range(300_000)}}).encode())
-    found.append(BoundedRow("trace validate: 300,000 unknown fields at the top level (the first 100 shown)",
-                            f"{unknown.stat().st_size / 1e6:,.1f} MB", timed("trace", "validate", str(unknown))))
+    unknown.write_bytes(json.dumps({"trace_id": "t", "events": [], "edges": [], **{f"k{i}": 0 for i in range(300_000)}}).encode())
+    found.append(
+        BoundedRow(
+            "trace validate: 300,000 unknown fields at the top level (the first 100 shown)",
+            f"{unknown.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "validate", str(unknown)),
+        )
+    )
     for path in (empty, quoted, unknown):
         path.unlink()
     return found
@@ -172,6 +267,7 @@ def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]
 
 def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The fifth round's OTLP exports: many handoffs among many agents, and many traces."""
+
     def timed(*arguments: str, expect: int = 0) -> Series:
         return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
 
@@ -181,28 +277,54 @@ def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     spans += [_otlp_span(1 + k, 0, "transfer_to_zz", 1 + k, 2 + k, "execute_tool") for k in range(1700)]
     spans += [_otlp_span(1701 + k, 0, "a-" * 95, 10**6 + k, 10**6 + k + 1, "invoke_agent") for k in range(1200)]
     handoffs.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
-    found.append(BoundedRow("trace import: 1,700 handoffs to an agent never invoked, among 1,200 agents",
-                            f"{handoffs.stat().st_size / 1e3:,.0f} kB", timed("trace", "import", "--from", "otlp", str(handoffs))))
+    found.append(
+        BoundedRow(
+            "trace import: 1,700 handoffs to an agent never invoked, among 1,200 agents",
+            f"{handoffs.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "import", "--from", "otlp", str(handoffs)),
+        )
+    )
     many = folder / "many-traces.json"
     spans = [_otlp_span(0, None, "x", 1, 2, "execute_tool") | {"traceId": f"{k + 1:032x}"} for k in range(5000)]
     many.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
-    found.append(BoundedRow("trace import -o FOLDER: 5,000 traces of one span each (refused)", f"{many.stat().st_size / 1e3:,.0f} kB",
-                            timed("trace", "import", "--from", "otlp", str(many), "-o", str(folder / "many"), expect=1)))
+    found.append(
+        BoundedRow(
+            "trace import -o FOLDER: 5,000 traces of one span each (refused)",
+            f"{many.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "import", "--from", "otlp", str(many), "-o", str(folder / "many"), expect=1),
+        )
+    )
     chain = folder / "handoff-chain.json"
-    spans = [_named(_otlp_span(k, k - 1 if k else None, "invoke_agent x", 0, 10**9, "invoke_agent"), "gen_ai.agent.name", "x")
-             for k in range(16_000)]
-    spans += [_named(_otlp_span(16_000 + k, 15_999, "agent_handoff", 0, 1, "agent_handoff"), "gen_ai.handoff.to_agent", "x")
-              for k in range(16_000)]
+    spans = [
+        _named(_otlp_span(k, k - 1 if k else None, "invoke_agent x", 0, 10**9, "invoke_agent"), "gen_ai.agent.name", "x")
+        for k in range(16_000)
+    ]
+    spans += [
+        _named(_otlp_span(16_000 + k, 15_999, "agent_handoff", 0, 1, "agent_handoff"), "gen_ai.handoff.to_agent", "x")
+        for k in range(16_000)
+    ]
     chain.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
-    found.append(BoundedRow("trace import: 16,000 handoffs under a chain of 16,000 agents of one name",
-                            f"{chain.stat().st_size / 1e6:,.1f} MB", timed("trace", "import", "--from", "otlp", str(chain))))
+    found.append(
+        BoundedRow(
+            "trace import: 16,000 handoffs under a chain of 16,000 agents of one name",
+            f"{chain.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "import", "--from", "otlp", str(chain)),
+        )
+    )
     wide = folder / "wide-orchestrator.json"
     spans = [_named(_otlp_span(0, None, "invoke_agent lead", 0, 10**12, "invoke_agent"), "gen_ai.agent.name", "lead")]
-    spans += [_named(_otlp_span(k, 0, f"invoke_agent w{k}", k, k + 1, "invoke_agent"), "gen_ai.agent.name", f"w{k}")
-              for k in range(1, 120_001)]
+    spans += [
+        _named(_otlp_span(k, 0, f"invoke_agent w{k}", k, k + 1, "invoke_agent"), "gen_ai.agent.name", f"w{k}")
+        for k in range(1, 120_001)
+    ]
     wide.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
-    found.append(BoundedRow("trace import: one agent running 120,000 others", f"{wide.stat().st_size / 1e6:,.0f} MB",
-                            timed("trace", "import", "--from", "otlp", str(wide))))
+    found.append(
+        BoundedRow(
+            "trace import: one agent running 120,000 others",
+            f"{wide.stat().st_size / 1e6:,.0f} MB",
+            timed("trace", "import", "--from", "otlp", str(wide)),
+        )
+    )
     for path in (handoffs, many, chain, wide):
         path.unlink()
     return found
@@ -214,17 +336,25 @@ def _named(span: dict, key: str, value: str) -> dict:
 
 
 def _otlp_span(number: int, parent: int | None, name: str, start: int, end: int, operation: str) -> dict:
-    span = {"traceId": "0" * 31 + "1", "spanId": f"{number + 1:016x}", "name": name, "startTimeUnixNano": start,
-            "endTimeUnixNano": end, "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}]}
+    span = {
+        "traceId": "0" * 31 + "1",
+        "spanId": f"{number + 1:016x}",
+        "name": name,
+        "startTimeUnixNano": start,
+        "endTimeUnixNano": end,
+        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}],
+    }
     return span | ({"parentSpanId": f"{parent + 1:016x}"} if parent is not None else {})
 
 
 def _deep_attribute(depth: int, members: list[bytes]) -> bytes:
     """An OTLP export of one tool call whose attribute is an arrayValue of `members`, `depth` arrays down."""
     value = b'{"arrayValue": {"values": [' * (depth + 1) + b",".join(members) + b"]}}" * (depth + 1)
-    return (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "AAAAAAAAAAAAAAAAAAAAAA==", "spanId": "AAAAAAAAAAA=", '
-            b'"name": "t", "startTimeUnixNano": 1, "endTimeUnixNano": 2, "attributes": [{"key": "gen_ai.operation.name", '
-            b'"value": {"stringValue": "execute_tool"}}, {"key": "a", "value": ' + value + b"}]}]}]}]}")
+    return (
+        b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "AAAAAAAAAAAAAAAAAAAAAA==", "spanId": "AAAAAAAAAAA=", '
+        b'"name": "t", "startTimeUnixNano": 1, "endTimeUnixNano": 2, "attributes": [{"key": "gen_ai.operation.name", '
+        b'"value": {"stringValue": "execute_tool"}}, {"key": "a", "value": ' + value + b"}]}]}]}]}"
+    )
 
 
 def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
@@ -237,60 +367,114 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     record = next(iter(sorted((pool / "papers").glob("*.yaml")))).read_text(encoding="utf-8")
     for number in range(3000):
         (pool / "papers" / f"copy-{number}.yaml").write_text(_renamed(record, f"copy-{number}"), encoding="utf-8")
-    found.append(BoundedRow("validate --no-cache: 3,000 records of one title (one problem each)", "3,000 records",
-                            repeat(lambda: run(paperpool(pool, "validate", "--no-cache"), folder, expect=1), times)))
+    found.append(
+        BoundedRow(
+            "validate --no-cache: 3,000 records of one title (one problem each)",
+            "3,000 records",
+            repeat(lambda: run(paperpool(pool, "validate", "--no-cache"), folder, expect=1), times),
+        )
+    )
     shutil.rmtree(pool)
     titles = folder / "long-titles.bib"
     titles.write_text(_long_titles_bib(5000), encoding="utf-8")
-    found.append(BoundedRow("import-bib --dry-run: 5,000 titles of 390 characters from 50 words",
-                            f"{titles.stat().st_size / 1e6:,.1f} MB",
-                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(titles)), folder), times)))
+    found.append(
+        BoundedRow(
+            "import-bib --dry-run: 5,000 titles of 390 characters from 50 words",
+            f"{titles.stat().st_size / 1e6:,.1f} MB",
+            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(titles)), folder), times),
+        )
+    )
     macro = folder / "long-macro.bib"
-    macro.write_text("\n".join(['@string{a = "%s"}' % ("\\'e " * 24000)]
-                                + [f'@article{{k{i}, title = a # " {i}", author = "Doe, J", year = 2020}}' for i in range(100)]),
-                     encoding="utf-8")
-    found.append(BoundedRow("import-bib: one 96,000-character macro used 100 times (refused)",
-                            f"{macro.stat().st_size / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(macro)), folder, expect=1),
-                                   times)))
+    macro.write_text(
+        "\n".join(
+            ['@string{a = "%s"}' % ("\\'e " * 24000)]
+            + [f'@article{{k{i}, title = a # " {i}", author = "Doe, J", year = 2020}}' for i in range(100)]
+        ),
+        encoding="utf-8",
+    )
+    found.append(
+        BoundedRow(
+            "import-bib: one 96,000-character macro used 100 times (refused)",
+            f"{macro.stat().st_size / 1e3:,.0f} kB",
+            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(macro)), folder, expect=1), times),
+        )
+    )
     readers = folder / "readers.csv"
-    readers.write_text(",".join(["key", *(f"orig_f{i}" for i in range(30_000)), *(f"ann_f{i}" for i in range(30_000))]) + "\n"
-                       + ",".join(["k1", *["a"] * 30_000, *["b"] * 30_000]) + "\n", encoding="utf-8")
-    found.append(BoundedRow("audit: a second reader's CSV of 30,000 fields", f"{readers.stat().st_size / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(shipped, "audit", str(readers)), folder), times)))
+    readers.write_text(
+        ",".join(["key", *(f"orig_f{i}" for i in range(30_000)), *(f"ann_f{i}" for i in range(30_000))])
+        + "\n"
+        + ",".join(["k1", *["a"] * 30_000, *["b"] * 30_000])
+        + "\n",
+        encoding="utf-8",
+    )
+    found.append(
+        BoundedRow(
+            "audit: a second reader's CSV of 30,000 fields",
+            f"{readers.stat().st_size / 1e3:,.0f} kB",
+            repeat(lambda: run(paperpool(shipped, "audit", str(readers)), folder), times),
+        )
+    )
     rows, bib = folder / "rows.csv", folder / "rows.bib"
-    exported = subprocess.run(paperpool(shipped, "export", "--format", "csv"), cwd=folder, capture_output=True, text=True, check=False)
+    exported = subprocess.run(
+        paperpool(shipped, "export", "--format", "csv"), cwd=folder, capture_output=True, text=True, check=False
+    )
     if exported.returncode == 0:  # a pool whose registry lays out a CSV (the tiny test pool has none)
         header = exported.stdout.splitlines()[0]
-        rows.write_text(header + "\n" + "".join(f"r{i},Row title number {i}" + "," * (header.count(",") - 1) + "\n"
-                                                for i in range(8000)), encoding="utf-8")
+        rows.write_text(
+            header + "\n" + "".join(f"r{i},Row title number {i}" + "," * (header.count(",") - 1) + "\n" for i in range(8000)),
+            encoding="utf-8",
+        )
         bib.write_text("".join(f"@misc{{b{i}, title={{Bib title number {i}}}}}\n" for i in range(8000)), encoding="utf-8")
-        found.append(BoundedRow("import-csv --bib --dry-run: 8,000 rows matched against 8,000 BibTeX records",
-                                f"{(rows.stat().st_size + bib.stat().st_size) / 1e3:,.0f} kB",
-                                repeat(lambda: run(paperpool(shipped, "import-csv", str(rows), "--bib", str(bib), "--dry-run"),
-                                                   folder, expect=1), times)))
+        found.append(
+            BoundedRow(
+                "import-csv --bib --dry-run: 8,000 rows matched against 8,000 BibTeX records",
+                f"{(rows.stat().st_size + bib.stat().st_size) / 1e3:,.0f} kB",
+                repeat(
+                    lambda: run(paperpool(shipped, "import-csv", str(rows), "--bib", str(bib), "--dry-run"), folder, expect=1),
+                    times,
+                ),
+            )
+        )
     repository = _expanding_revision(shipped, folder / "repository")
-    found.append(BoundedRow("diff: a revision whose records' folder expands to a million files (refused)",
-                            "nine git objects more than the pool",
-                            repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times)))
+    found.append(
+        BoundedRow(
+            "diff: a revision whose records' folder expands to a million files (refused)",
+            "nine git objects more than the pool",
+            repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times),
+        )
+    )
     keys = folder / "one-key.bib"
     keys.write_text("@misc{a,}\n" * 20_000, encoding="utf-8")
-    found.append(BoundedRow("import-bib: 20,000 records of one key (the first 100 named)", f"{keys.stat().st_size / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(keys)), folder, expect=1), times)))
+    found.append(
+        BoundedRow(
+            "import-bib: 20,000 records of one key (the first 100 named)",
+            f"{keys.stat().st_size / 1e3:,.0f} kB",
+            repeat(lambda: run(paperpool(shipped, "import-bib", "--dry-run", str(keys)), folder, expect=1), times),
+        )
+    )
     names = folder / "names.json"
     names.write_text('[{"title": "T", "author": [' + ",".join(["1"] * 5_000_000) + "]}]", encoding="utf-8")
-    found.append(BoundedRow("import-csljson: one item of 5 million authors that are numbers (the first 50 named)",
-                            f"{names.stat().st_size / 1e6:,.0f} MB",
-                            repeat(lambda: run(paperpool(shipped, "import-csljson", "--dry-run", str(names)), folder, expect=1),
-                                   times)))
+    found.append(
+        BoundedRow(
+            "import-csljson: one item of 5 million authors that are numbers (the first 50 named)",
+            f"{names.stat().st_size / 1e6:,.0f} MB",
+            repeat(lambda: run(paperpool(shipped, "import-csljson", "--dry-run", str(names)), folder, expect=1), times),
+        )
+    )
     pool = folder / "pool-long-claim"
     shutil.copytree(shipped, pool, symlinks=True)
-    (pool / "claims.yaml").write_text("claims:\n  - id: long\n    statement: long\n    kind: published\n    expected: \">= 0\"\n"
-                                      "    where: \"" + " or ".join(["further_families = R1"] * 37_000) + "\"\n",
-                                      encoding="utf-8")
-    found.append(BoundedRow("claims: a published claim's query of 37,000 conditions (refused)",
-                            f"{(pool / 'claims.yaml').stat().st_size / 1e3:,.0f} kB",
-                            repeat(lambda: run(paperpool(pool, "claims"), folder, expect=1), times)))
+    (pool / "claims.yaml").write_text(
+        'claims:\n  - id: long\n    statement: long\n    kind: published\n    expected: ">= 0"\n'
+        '    where: "' + " or ".join(["further_families = R1"] * 37_000) + '"\n',
+        encoding="utf-8",
+    )
+    found.append(
+        BoundedRow(
+            "claims: a published claim's query of 37,000 conditions (refused)",
+            f"{(pool / 'claims.yaml').stat().st_size / 1e3:,.0f} kB",
+            repeat(lambda: run(paperpool(pool, "claims"), folder, expect=1), times),
+        )
+    )
     shutil.rmtree(pool)
     for path in (titles, macro, readers, rows, bib, keys, names):
         path.unlink(missing_ok=True)
@@ -323,18 +507,29 @@ def _expanding_revision(shipped: Path, root: Path) -> Path:
     shutil.copytree(shipped, root, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
 
     def git(*arguments: str, given: str | None = None) -> str:
-        return subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org", *arguments], cwd=root,
-                              input=given, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org", *arguments],
+            cwd=root,
+            input=given,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
 
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "the pool")
-    tree = git("mktree", given="".join(f"100644 blob {git('hash-object', '-w', '--stdin', given='x')}\tf{i}\n" for i in range(10)))
+    tree = git(
+        "mktree", given="".join(f"100644 blob {git('hash-object', '-w', '--stdin', given='x')}\tf{i}\n" for i in range(10))
+    )
     for _ in range(5):
         tree = git("mktree", given="".join(f"040000 tree {tree}\td{i}\n" for i in range(10)))
     papers = git("mktree", given=git("ls-tree", "HEAD:papers") + f"\n040000 tree {tree}\tbomb\n")
-    top = git("mktree", given="\n".join(line for line in git("ls-tree", "HEAD").splitlines() if not line.endswith("\tpapers"))
-              + f"\n040000 tree {papers}\tpapers\n")
+    top = git(
+        "mktree",
+        given="\n".join(line for line in git("ls-tree", "HEAD").splitlines() if not line.endswith("\tpapers"))
+        + f"\n040000 tree {papers}\tpapers\n",
+    )
     git("branch", "expanding", git("commit-tree", top, "-p", "HEAD", "-m", "expanding"))
     return root
 
@@ -343,8 +538,14 @@ def _closed_cycle(events: int, closing: int) -> bytes:
     """Events at one time, a causal chain through them, and `closing` copies of the edge back to the first."""
     chain = [{"src": str(i), "dst": str(i + 1), "type": "causal"} for i in range(events - 1)]
     back = [{"src": str(events - 1), "dst": "0", "type": "causal"}] * closing
-    return json.dumps({"trace_id": "closed", "schema": schema_id(), "edges": chain + back,
-                       "events": [{"id": str(i), "t": 0, "type": "message", "agent": "a"} for i in range(events)]}).encode()
+    return json.dumps(
+        {
+            "trace_id": "closed",
+            "schema": schema_id(),
+            "edges": chain + back,
+            "events": [{"id": str(i), "t": 0, "type": "message", "agent": "a"} for i in range(events)],
+        }
+    ).encode()
 
 
 def _long_unknown_ids(events: int, edges: int) -> bytes:
@@ -352,14 +553,24 @@ def _long_unknown_ids(events: int, edges: int) -> bytes:
     skips common characters), and edges from other such ids."""
     generator = random.Random(39)
     ids = ["".join(generator.choice("ab") for _ in range(199)) for _ in range(events + edges)]
-    return json.dumps({"trace_id": "ids", "schema": schema_id(),
-                       "events": [{"id": i, "t": 0, "type": "message", "agent": "a"} for i in ids[:events]],
-                       "edges": [{"src": i, "dst": ids[0], "type": "message"} for i in ids[events:]]}).encode()
+    return json.dumps(
+        {
+            "trace_id": "ids",
+            "schema": schema_id(),
+            "events": [{"id": i, "t": 0, "type": "message", "agent": "a"} for i in ids[:events]],
+            "edges": [{"src": i, "dst": ids[0], "type": "message"} for i in ids[events:]],
+        }
+    ).encode()
 
 
 def _empty_trace(events: int) -> bytes:
-    return (b'{"trace_id": "empty", "schema": "' + schema_id().encode() + b'", "edges": [], "events": ['
-            + b",".join([b"{}"] * events) + b"]}")
+    return (
+        b'{"trace_id": "empty", "schema": "'
+        + schema_id().encode()
+        + b'", "edges": [], "events": ['
+        + b",".join([b"{}"] * events)
+        + b"]}"
+    )
 
 
 def _pool(shipped: Path, out: Path, by: str = "system", count: str = "x_failure.agent") -> Path:
@@ -369,8 +580,9 @@ def _pool(shipped: Path, out: Path, by: str = "system", count: str = "x_failure.
     shutil.copytree(shipped, out, symlinks=True)
     registry = out / "registry.yaml"
     data = load_yaml(registry).data
-    data.setdefault("traces", {})["corpora"] = [{"name": "bounded", "path": CORPUS, "title": "Bounded", "by": [by],
-                                                 "count": [count]}]
+    data.setdefault("traces", {})["corpora"] = [
+        {"name": "bounded", "path": CORPUS, "title": "Bounded", "by": [by], "count": [count]}
+    ]
     registry.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     (out / CORPUS).parent.mkdir(exist_ok=True)
     with gzip.open(out / CORPUS, "wb") as handle:  # one trace, until a case writes its own
@@ -391,5 +603,6 @@ def _grouped_corpus(pool: Path, groups: int) -> None:
     event = {"id": "e", "t": 0, "type": "stop", "agent": "a"}
     with gzip.open(pool / CORPUS, "wb") as handle:
         for g in range(groups):
-            handle.write(b"".join(_trace(f"t{g}-{v}", [event], task_id=f"task-{g}", x_value=f"v{v}") + b"\n"
-                                  for v in range(VALUES)))
+            handle.write(
+                b"".join(_trace(f"t{g}-{v}", [event], task_id=f"task-{g}", x_value=f"v{v}") + b"\n" for v in range(VALUES))
+            )

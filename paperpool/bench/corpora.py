@@ -44,8 +44,22 @@ class CorpusRow:
 
 def measure(folder: Path, traces: int, times: int, seed: int = 0) -> CorpusRow:
     path = folder / f"corpus-{traces}.jsonl"
-    run([sys.executable, "-m", "paperpool.traces.synth", "--traces", str(traces), "--events", str(EVENTS),
-         "--seed", str(seed), "-o", str(path)], folder)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "paperpool.traces.synth",
+            "--traces",
+            str(traces),
+            "--events",
+            str(EVENTS),
+            "--seed",
+            str(seed),
+            "-o",
+            str(path),
+        ],
+        folder,
+    )
     metrics, plain, export, summary = Series(), Series(), Series(), Series()
     events = 0
     for _ in range(times):

@@ -19,8 +19,9 @@ COMMANDS = {
     "readme": ["readme"],
 }
 _STAGE = re.compile(r"^\s*(\w+)\s+(\d+\.\d+) s$")
-_NOT_POOL = shutil.ignore_patterns(".git", ".venv", "venv", "build", "node_modules", "__pycache__", ".pytest_cache", "*.egg-info",
-                                   "tests", "paperpool")  # the toolkit's own source, when the pool is its repository
+_NOT_POOL = shutil.ignore_patterns(
+    ".git", ".venv", "venv", "build", "node_modules", "__pycache__", ".pytest_cache", "*.egg-info", "tests", "paperpool"
+)  # the toolkit's own source, when the pool is its repository
 
 
 @dataclass

@@ -66,8 +66,11 @@ LINKS = ("identifier", "url", "url_list")
 
 def _leaves(specs: dict, prefix: str = "") -> list:
     """(dotted name, spec) of every field, sub-fields of mappings included."""
-    return [leaf for name, spec in specs.items()
-            for leaf in (_leaves(spec.fields, f"{prefix}{name}.") if spec.type == "mapping" else [(prefix + name, spec)])]
+    return [
+        leaf
+        for name, spec in specs.items()
+        for leaf in (_leaves(spec.fields, f"{prefix}{name}.") if spec.type == "mapping" else [(prefix + name, spec)])
+    ]
 
 
 def _fit(text: str, limit: int | None) -> str:
@@ -132,8 +135,10 @@ class _Synth:
                 out[name] = [self.new.get(url, url) for url in value] if isinstance(value, list) else self.new[value]
             elif spec.type == "text_list":  # "Surname, Given" recombined; other names (OpenAI) drawn whole
                 surnames, given, whole = self.names[kind, here]
-                out[name] = [f"{self.rng.choice(surnames)}, {self.rng.choice(given)}" if ", " in item
-                             else self.rng.choice(whole) for item in value]
+                out[name] = [
+                    f"{self.rng.choice(surnames)}, {self.rng.choice(given)}" if ", " in item else self.rng.choice(whole)
+                    for item in value
+                ]
             elif spec.type == "text" and spec.unique:  # a running number in place of the template's (E017 -> E2291)
                 stem = value.rstrip(string.digits)
                 out[name] = stem + str(index).zfill(len(value) - len(stem))
@@ -161,14 +166,18 @@ class _Synth:
                 continue
             if len(key) <= CHECKED_UP_TO:  # only titles of about the same length can be that alike
                 sizes = range(int(len(key) * threshold / 100) - 1, int(len(key) * 100 / threshold) + 2)
-                if any(process.extractOne(key, self.short_titles.get(size, ()), scorer=fuzz.ratio, score_cutoff=threshold)
-                       for size in sizes):
+                if any(
+                    process.extractOne(key, self.short_titles.get(size, ()), scorer=fuzz.ratio, score_cutoff=threshold)
+                    for size in sizes
+                ):
                     continue
                 self.short_titles.setdefault(len(key), []).append(key)
             self.title_words.add(identity.title_key(words))
             return f"{words} {number}"
-        raise PaperpoolError(f"cannot draw {number:,} titles that differ enough from the template's title words; "
-                             "ask for fewer records, or use a template with more titles")
+        raise PaperpoolError(
+            f"cannot draw {number:,} titles that differ enough from the template's title words; "
+            "ask for fewer records, or use a template with more titles"
+        )
 
     def renew(self, scheme: str, value: str) -> str:
         """A new id for one of the template record's, the same wherever it is written."""
@@ -211,7 +220,7 @@ class _Synth:
         key like magrpo2025, a journal like "arXiv preprint arXiv:2508.04652")."""
         for old in sorted(self.new, key=len, reverse=True):
             text = text.replace(old, self.new[old])
-        return self.key + text[len(self.old_key):] if text.startswith(self.old_key) and " " not in text else text
+        return self.key + text[len(self.old_key) :] if text.startswith(self.old_key) and " " not in text else text
 
     def registry_text(self) -> str | None:
         """The registry with its vocabularies' lists of entry keys naming synthetic
@@ -223,7 +232,9 @@ class _Synth:
                 for name, listed in value.items():
                     if isinstance(listed, list) and listed and all(isinstance(k, str) and k in keys for k in listed):
                         value[name], changed = [self.clones[k] for k in listed if k in self.clones], True
-        note = "# Written by paperpool.bench.synthpool: the template's registry, its lists of entry keys naming synthetic entries.\n"
+        note = (
+            "# Written by paperpool.bench.synthpool: the template's registry, its lists of entry keys naming synthetic entries.\n"
+        )
         return note + dump_yaml(data) if changed else None
 
 
@@ -231,13 +242,17 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
     """Write a synthetic pool resampled from the pool at `template` into `out`, a new or
     empty folder that appears only when complete; the records written per kind."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise PaperpoolError(f"-o {out}: already exists and is not an empty folder; choose a new or empty one (nothing was written)")
+        raise PaperpoolError(
+            f"-o {out}: already exists and is not an empty folder; choose a new or empty one (nothing was written)"
+        )
     if not (template / REGISTRY_FILE).is_file():
         raise PaperpoolError(f"--from {template}: no {REGISTRY_FILE} there; pass the folder that holds the template pool")
     pool = require_valid_pool(template.resolve())  # a template's problem would be copied into every record
     found = {kind: len(records) for kind, records in pool.records.items()}
-    counts = {"entries": entries, "exclusions": round(entries * found["exclusions"] / max(found["entries"], 1))
-              if exclusions is None else exclusions}
+    counts = {
+        "entries": entries,
+        "exclusions": round(entries * found["exclusions"] / max(found["entries"], 1)) if exclusions is None else exclusions,
+    }
     for kind, count in counts.items():
         if count and not found[kind]:
             raise PaperpoolError(f"--from {template}: the template has no {kind} to resample; ask for 0 {kind}")
@@ -263,8 +278,14 @@ def write_pool(template: Path, out: Path, entries: int, exclusions: int | None =
 def _copy_companions(pool: Pool, staging: Path) -> None:
     """The files around the records that the commands read, as the template has them."""
     root, registry = pool.root, pool.registry
-    names = [registry.pool.get("claims"), siteconfig.CONFIG, siteconfig.load(root)[0].docs_dir,
-             OVERRIDES, traces_folder(registry), *(corpus.path for corpus in corpora(registry))]
+    names = [
+        registry.pool.get("claims"),
+        siteconfig.CONFIG,
+        siteconfig.load(root)[0].docs_dir,
+        OVERRIDES,
+        traces_folder(registry),
+        *(corpus.path for corpus in corpora(registry)),
+    ]
     text = (root / readme.README).read_text(encoding="utf-8") if (root / readme.README).is_file() else ""
     marks = Counter(line.strip() for line in text.splitlines())
     names += [readme.README] if marks[readme.START] == marks[readme.END] == 1 else []  # what `paperpool readme` needs
@@ -281,10 +302,16 @@ def _copy_companions(pool: Pool, staging: Path) -> None:
 
 @click.command(cls=Command)
 @click.option("--entries", type=click.IntRange(1), required=True, help="How many entries the pool has.")
-@click.option("--exclusions", type=click.IntRange(0), help="How many exclusions (default: as many per entry as the template has).")
+@click.option(
+    "--exclusions", type=click.IntRange(0), help="How many exclusions (default: as many per entry as the template has)."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--from", "template", type=click.Path(file_okay=False, path_type=Path),
-              help="The template pool's folder (default: the nearest folder at or above the current one holding registry.yaml).")
+@click.option(
+    "--from",
+    "template",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The template pool's folder (default: the nearest folder at or above the current one holding registry.yaml).",
+)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="A new or empty folder for the pool.")
 def main(entries: int, exclusions: int | None, seed: int, template: Path | None, output: Path) -> None:
     """Write a synthetic pool resampled from a real one: the same files for the same options."""
@@ -292,7 +319,9 @@ def main(entries: int, exclusions: int | None, seed: int, template: Path | None,
         try:
             template = find_root(Path.cwd())
         except NoRegistry:
-            raise PaperpoolError(f"no {REGISTRY_FILE} here or in any folder above; run inside a pool or pass --from DIR") from None
+            raise PaperpoolError(
+                f"no {REGISTRY_FILE} here or in any folder above; run inside a pool or pass --from DIR"
+            ) from None
     counts = write_pool(template, output, entries, exclusions, seed)
     click.echo(f"wrote {output}: {counts['entries']:,} entries, {counts['exclusions']:,} exclusions", err=True)
 

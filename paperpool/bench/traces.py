@@ -42,8 +42,24 @@ def measure(folder: Path, events: int, times: int, seed: int = 0, dialect: str =
     path = folder / f"trace-{dialect}-{events}.json"
     # written by another process: a child's peak memory, as the system reports it, starts
     # from the size of the process that started it, and a million events take 1.3 GB
-    run([sys.executable, "-m", "paperpool.traces.synth", "--events", str(events), "--topology", TOPOLOGY,
-         "--seed", str(seed), "--dialect", dialect, "-o", str(path)], folder)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "paperpool.traces.synth",
+            "--events",
+            str(events),
+            "--topology",
+            TOPOLOGY,
+            "--seed",
+            str(seed),
+            "--dialect",
+            dialect,
+            "-o",
+            str(path),
+        ],
+        folder,
+    )
     timed = json.loads(_child(path, times, "time").output.splitlines()[-1])
     ours = Series([Sample(seconds, None) for seconds in timed["ours"]])
     plain = Series([Sample(seconds, None) for seconds in timed["json.load"]])
@@ -101,8 +117,11 @@ def child_main(path: Path, times: int, mode: str) -> None:
         print(json.dumps({"edges": checked.index.n_edges, "peaks": _peaks()}))
         return
     _ours(path, subdecisions)  # imports and first-use costs are not the file's
-    runs = (("json.load", lambda: _plain(path)), ("ours", lambda: _ours(path, subdecisions)),
-            ("json.load, collector paused", lambda: _paused(path)))
+    runs = (
+        ("json.load", lambda: _plain(path)),
+        ("ours", lambda: _ours(path, subdecisions)),
+        ("json.load, collector paused", lambda: _paused(path)),
+    )
     timings: dict[str, list[float]] = {name: [] for name, _ in runs}
     for _ in range(times):
         for name, work in runs:
@@ -121,8 +140,10 @@ def _peaks() -> dict | None:
     except ImportError:
         return None
     unit = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
-    return {"self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit,
-            "helper": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit}
+    return {
+        "self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit,
+        "helper": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit,
+    }
 
 
 if __name__ == "__main__":

@@ -51,24 +51,68 @@ class _Lazy:
         return getattr(importlib.import_module(self.module), attribute)
 
 
-(adding, audit, bibimport, claims, csljson, csvio, diff, export, fileschemas, gaps, newsurvey, publishing, readme, registrydoc, release,
- stats, stubs) = map(_Lazy, ("pool.adding", "analysis.audit", "formats.bibtex.importing", "analysis.claims", "formats.csljson",
-                             "formats.csvio", "analysis.diff", "formats.export", "pool.fileschemas", "analysis.gaps",
-                             "publishing.newsurvey", "publishing.publish", "publishing.readme", "rendering.registrydoc",
-                             "publishing.release", "analysis.stats", "pool.stubs"))
+(
+    adding,
+    audit,
+    bibimport,
+    claims,
+    csljson,
+    csvio,
+    diff,
+    export,
+    fileschemas,
+    gaps,
+    newsurvey,
+    publishing,
+    readme,
+    registrydoc,
+    release,
+    stats,
+    stubs,
+) = map(
+    _Lazy,
+    (
+        "pool.adding",
+        "analysis.audit",
+        "formats.bibtex.importing",
+        "analysis.claims",
+        "formats.csljson",
+        "formats.csvio",
+        "analysis.diff",
+        "formats.export",
+        "pool.fileschemas",
+        "analysis.gaps",
+        "publishing.newsurvey",
+        "publishing.publish",
+        "publishing.readme",
+        "rendering.registrydoc",
+        "publishing.release",
+        "analysis.stats",
+        "pool.stubs",
+    ),
+)
 lookup, scholarly_client, refreshing = _Lazy("scholarly.lookup"), _Lazy("scholarly.client"), _Lazy("scholarly.refresh")
 sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
 citationcff = _Lazy("formats.citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
-FORMAT_CHOICES = {"stats": ["markdown", "json", "csv"], "gaps": ["markdown", "json"], "diff": ["markdown", "json"],
-                  "audit": ["text", "json"], "claims": ["text", "json"], "export": ["csv", "json", "bib", "ris", "csljson"]}
+FORMAT_CHOICES = {
+    "stats": ["markdown", "json", "csv"],
+    "gaps": ["markdown", "json"],
+    "diff": ["markdown", "json"],
+    "audit": ["text", "json"],
+    "claims": ["text", "json"],
+    "export": ["csv", "json", "bib", "ris", "csljson"],
+}
 
 RECORD_WORDS = {"entries": ("entry", "entries"), "exclusions": ("exclusion", "exclusions")}
+
+
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="paperpool")
 @click.option(
-    "--root", type=click.Path(file_okay=False, path_type=Path),
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
     help="The pool's folder (the one holding registry.yaml). Default: the nearest such folder at or above the current one.",
 )
 @click.pass_context
@@ -106,8 +150,9 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
         strictly = " (--strict: warnings count as errors)" if strict and found_warnings else ""
         click.echo(f"{plural(found_errors, 'error')}, {plural(found_warnings, 'warning')}{strictly}.")
     else:
-        click.echo(f"ok: {plural(len(pool.entries), 'entry', 'entries')} and "
-                   f"{plural(len(pool.exclusions), 'exclusion')}, no problems.")
+        click.echo(
+            f"ok: {plural(len(pool.entries), 'entry', 'entries')} and {plural(len(pool.exclusions), 'exclusion')}, no problems."
+        )
     if found_errors or (strict and found_warnings):
         raise click.exceptions.Exit(1)
 
@@ -115,12 +160,18 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
 @cli.command("import-csv")
 @click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @exclusions_option("The file is an exclusion log, not retained entries.")
-@click.option("--bib", "bib_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A .bib file whose records complete the entries (full author lists, BibTeX fields); matched by arXiv id, link or title.")
+@click.option(
+    "--bib",
+    "bib_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A .bib file whose records complete the entries (full author lists, BibTeX fields); matched by arXiv id, link or title.",
+)
 @date_added_option
 @dry_run_option
 @pass_context
-def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_file: Path | None, date_added: dt.date, dry_run: bool) -> None:
+def import_csv_command(
+    context: Context, csv_file: Path, exclusions: bool, bib_file: Path | None, date_added: dt.date, dry_run: bool
+) -> None:
     """Turn a pool in the source's CSV format into one YAML file per row.
 
     Refuses to overwrite: if any row's key is already in the pool, or any row is
@@ -138,25 +189,57 @@ def import_csv_command(context: Context, csv_file: Path, exclusions: bool, bib_f
 
 @cli.command("add")
 @click.argument("key", required=False)
-@click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
-              help="A field's value, e.g. --set title='...' --set authors='Doe, Jane; Roe, Rick' --set year=2026 "
-                   "--set subdecisions='O1:trained'. Lists are separated by ;. Repeat for each field.")
-@click.option("--arxiv", "arxiv_ids", multiple=True, metavar="ID",
-              help="Add the paper arXiv has under this id (2412.01928, arXiv:2412.01928 or its link), its metadata fetched "
-                   "from arXiv's API. Repeat for more papers.")
-@click.option("--doi", "dois", multiple=True, metavar="DOI",
-              help="Add the paper with this DOI, its metadata fetched from Crossref (OpenAlex for DOIs Crossref does not hold).")
-@click.option("--openreview", "openreview_ids", multiple=True, metavar="ID",
-              help="Add the submission OpenReview has under this id (the id after ?id= in its link).")
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="A field's value, e.g. --set title='...' --set authors='Doe, Jane; Roe, Rick' --set year=2026 "
+    "--set subdecisions='O1:trained'. Lists are separated by ;. Repeat for each field.",
+)
+@click.option(
+    "--arxiv",
+    "arxiv_ids",
+    multiple=True,
+    metavar="ID",
+    help="Add the paper arXiv has under this id (2412.01928, arXiv:2412.01928 or its link), its metadata fetched "
+    "from arXiv's API. Repeat for more papers.",
+)
+@click.option(
+    "--doi",
+    "dois",
+    multiple=True,
+    metavar="DOI",
+    help="Add the paper with this DOI, its metadata fetched from Crossref (OpenAlex for DOIs Crossref does not hold).",
+)
+@click.option(
+    "--openreview",
+    "openreview_ids",
+    multiple=True,
+    metavar="ID",
+    help="Add the submission OpenReview has under this id (the id after ?id= in its link).",
+)
 @exclusions_option("Add a record to the exclusion log instead of an entry.")
-@click.option("--interactive/--no-interactive", default=None,
-              help="Ask for each field not given with --set, offering the registry's values (default: when the input is a terminal).")
+@click.option(
+    "--interactive/--no-interactive",
+    default=None,
+    help="Ask for each field not given with --set, offering the registry's values (default: when the input is a terminal).",
+)
 @date_added_option
 @dry_run_option
 @pass_context
-def add_command(context: Context, key: str | None, assignments: tuple[str, ...], arxiv_ids: tuple[str, ...],
-                dois: tuple[str, ...], openreview_ids: tuple[str, ...], exclusions: bool, interactive: bool | None,
-                date_added: dt.date, dry_run: bool) -> None:
+def add_command(
+    context: Context,
+    key: str | None,
+    assignments: tuple[str, ...],
+    arxiv_ids: tuple[str, ...],
+    dois: tuple[str, ...],
+    openreview_ids: tuple[str, ...],
+    exclusions: bool,
+    interactive: bool | None,
+    date_added: dt.date,
+    dry_run: bool,
+) -> None:
     """Add one paper to the pool as a new YAML record with every field present.
 
     With --arxiv, --doi or --openreview: each paper's title, every author, year, venue,
@@ -170,10 +253,15 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
     kind = "exclusions" if exclusions else "entries"
     if arxiv_ids or dois or openreview_ids:
         if key or assignments or interactive:
-            raise click.UsageError("KEY, --set and --interactive are for a paper added by hand; a paper added by its "
-                                   "identifier takes its fields from the service: edit the file after")
-        wanted = [one for scheme, given in (("arxiv", arxiv_ids), ("doi", dois), ("openreview", openreview_ids))
-                  for one in lookup.from_options(scheme, list(given))]
+            raise click.UsageError(
+                "KEY, --set and --interactive are for a paper added by hand; a paper added by its "
+                "identifier takes its fields from the service: edit the file after"
+            )
+        wanted = [
+            one
+            for scheme, given in (("arxiv", arxiv_ids), ("doi", dois), ("openreview", openreview_ids))
+            for one in lookup.from_options(scheme, list(given))
+        ]
         _import_ids(context, wanted, "the identifiers given", kind, date_added, dry_run)
         return
     pool = context.project.pool()
@@ -181,13 +269,13 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
     if interactive if interactive is not None else sys.stdin.isatty():
         for question in adding.questions(pool.registry, kind, given):
             click.echo("\n".join(["", *question.explanation]) if question.explanation else "")
-            value = click.prompt(question.prompt, default="", show_default=False,
-                                 value_proc=_prompt_reader(question, pool.registry, kind))
+            value = click.prompt(
+                question.prompt, default="", show_default=False, value_proc=_prompt_reader(question, pool.registry, kind)
+            )
             if value is not None:
                 given[question.name] = value
         key = key or click.prompt("\nKey (the file name)", default=adding.suggested_key(given))
-    planned = adding.plan_record(pool, kind, key or adding.suggested_key(given), given,
-                                 date_added)
+    planned = adding.plan_record(pool, kind, key or adding.suggested_key(given), given, date_added)
     if dry_run:
         click.echo(dump_yaml(planned.record), nl=False)
     else:
@@ -195,8 +283,10 @@ def add_command(context: Context, key: str | None, assignments: tuple[str, ...],
     left = adding.unknown_fields(pool.registry, planned.record)
     verb = "would create" if dry_run else "created"
     todo = f"; still {pool.registry.unknown_marker}: {', '.join(left)}" if left else ""
-    click.echo(f"{verb} {planned.path.relative_to(pool.root)}{todo}. "
-               "Then: paperpool validate, and paperpool diff main to see which counts, gap cells and claims it moves.")
+    click.echo(
+        f"{verb} {planned.path.relative_to(pool.root)}{todo}. "
+        "Then: paperpool validate, and paperpool diff main to see which counts, gap cells and claims it moves."
+    )
 
 
 def _prompt_reader(question, registry, kind):
@@ -205,41 +295,58 @@ def _prompt_reader(question, registry, kind):
             return question.read(answer, registry, kind)
         except ValueError as exc:
             raise click.UsageError(f"{exc}; try again, or press Enter to leave it unknown") from None
+
     return read
 
 
 @cli.command("new-survey")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--title", help="The survey's title (default: made from the folder's name); edit registry.yaml to change it later.")
-@click.option("--site-url", metavar="URL",
-              help="Where the site will be published, e.g. https://OWNER.github.io/REPO/ (asked for at a terminal); mkdocs.yml's "
-                   "site_url, which the sitemap and the feed's links need.")
+@click.option(
+    "--site-url",
+    metavar="URL",
+    help="Where the site will be published, e.g. https://OWNER.github.io/REPO/ (asked for at a terminal); mkdocs.yml's "
+    "site_url, which the sitemap and the feed's links need.",
+)
 def new_survey_command(directory: Path, title: str | None, site_url: str | None) -> None:
     """Start the pool of another survey in DIRECTORY (new or empty): a registry with an
     example axis, a sample entry, the claim ledger, mkdocs.yml, a README with its
     generated block, and a GitHub Actions workflow. validate and build work in it at once."""
     if site_url is None and sys.stdin.isatty():
-        site_url = click.prompt(f"Site URL, where the site will be published (e.g. {newsurvey.SITE_URL_EXAMPLE}; Enter: none yet)",
-                                default="", show_default=False).strip() or None
+        site_url = (
+            click.prompt(
+                f"Site URL, where the site will be published (e.g. {newsurvey.SITE_URL_EXAMPLE}; Enter: none yet)",
+                default="",
+                show_default=False,
+            ).strip()
+            or None
+        )
     this = release.current()
     written = newsurvey.create(directory, title, dt.date.today(), site_url, this)
     click.echo(f"created {directory}: {', '.join(written)}")
     pins = "requirements.txt, .pre-commit-config.yaml's rev and the workflow's uses:"
     if this.placeholder:
-        click.echo(f"warning: paperpool's address is not filled in ([project.urls] Repository of its pyproject.toml says "
-                   f"{this.repository}): {pins} name that placeholder; replace it in those three places with the "
-                   "repository paperpool is published at.")
+        click.echo(
+            f"warning: paperpool's address is not filled in ([project.urls] Repository of its pyproject.toml says "
+            f"{this.repository}): {pins} name that placeholder; replace it in those three places with the "
+            "repository paperpool is published at."
+        )
     elif this.inferred:
-        click.echo(f"note: {pins} name {this.repository} at {this.rev}, this version's tag: this paperpool was installed "
-                   "from a file or folder, which records no published source. Change those three places if your paperpool "
-                   "is published elsewhere.")
-    click.echo(f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
-               "paperpool validate and paperpool build.")
+        click.echo(
+            f"note: {pins} name {this.repository} at {this.rev}, this version's tag: this paperpool was installed "
+            "from a file or folder, which records no published source. Change those three places if your paperpool "
+            "is published elsewhere."
+        )
+    click.echo(
+        f"next: cd {directory}, edit registry.yaml (the taxonomy), then paperpool add --arxiv ID (or --doi, or import-bib), "
+        "paperpool validate and paperpool build."
+    )
 
 
 def _import_command(name: str, argument: str):
     """A command that writes one stub per record of the file it is given (import-bib,
     import-csljson): the decorated function plans the stubs, this reports and writes them."""
+
     def register(plan):
         @cli.command(name)
         @click.argument(argument, type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -252,7 +359,9 @@ def _import_command(name: str, argument: str):
             pool = context.project.pool()
             kind = "exclusions" if exclusions else "entries"
             _report_import(pool, kind, plan(pool, given[argument], kind, date_added), dry_run)
+
         return command
+
     return register
 
 
@@ -311,7 +420,9 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
 
 @cli.command("refresh")
 @click.option("--check", is_flag=True, help="Exit 1 when anything changed outside (for CI); write nothing.")
-@click.option("--write", is_flag=True, help="Apply the factual updates (venue, DOI, dead links) and record each in the record's history.")
+@click.option(
+    "--write", is_flag=True, help="Apply the factual updates (venue, DOI, dead links) and record each in the record's history."
+)
 @click.option("--links/--no-links", default=True, show_default=True, help="Check every external link (HEAD, then GET).")
 @pass_context
 def refresh_command(context: Context, check: bool, write: bool, links: bool) -> None:
@@ -352,7 +463,9 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
 @cli.command("export")
 @format_option(FORMAT_CHOICES["export"], "csv")
 @exclusions_option("CSV only: export the exclusion log instead of the entries.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file instead of standard output.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file instead of standard output."
+)
 @pass_context
 def export_command(context: Context, fmt: str, exclusions: bool, output: Path | None) -> None:
     """Write the pool as CSV (the source's columns first, then paperpool's), JSON (every
@@ -442,7 +555,9 @@ def readme_command(context: Context, check: bool) -> None:
     update = readme.plan_update(context.project.analysis)
     if check:
         if update.changed:
-            raise PaperpoolError(f"{readme.README}: the generated block is out of date; run paperpool readme and commit the result")
+            raise PaperpoolError(
+                f"{readme.README}: the generated block is out of date; run paperpool readme and commit the result"
+            )
         click.echo(f"{readme.README}: the generated block is up to date.")
         return
     readme.write(update)
@@ -462,8 +577,10 @@ def schemas_command(context: Context, check: bool) -> None:
     stale = fileschemas.stale(registry)
     if check:
         if stale:
-            raise PaperpoolError(f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "
-                                 "paperpool did); run paperpool schemas and commit the result")
+            raise PaperpoolError(
+                f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "
+                "paperpool did); run paperpool schemas and commit the result"
+            )
         click.echo(f"{fileschemas.FOLDER}/: the schemas are up to date.")
         return
     texts = {name: text for name, text in fileschemas.texts(registry).items() if name in stale}
@@ -492,7 +609,9 @@ def registry_doc_command(file: Path | None, check: bool) -> None:
     current = file.read_text(encoding="utf-8") if file.is_file() else None
     if check:
         if current != text:
-            raise PaperpoolError(f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result")
+            raise PaperpoolError(
+                f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result"
+            )
         click.echo(f"{file}: the registry reference is up to date.")
         return
     if current != text:
@@ -521,9 +640,12 @@ def _report_stage(stage: str, seconds: float) -> None:
 
 
 @cli.command("publish")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder of the statistics, gap tables, claims and exports (default: build/ in the pool). The site goes "
-                   "where build puts it (mkdocs.yml's site_dir, else build/site).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the statistics, gap tables, claims and exports (default: build/ in the pool). The site goes "
+    "where build puts it (mkdocs.yml's site_dir, else build/site).",
+)
 @engine_option
 @site_url_option
 @trust_config_option
@@ -555,21 +677,29 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
 
 
 @cli.command("build")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder of the built site (default: mkdocs.yml's site_dir, else build/site). Replaced only when the build succeeds.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the built site (default: mkdocs.yml's site_dir, else build/site). Replaced only when the build succeeds.",
+)
 @engine_option
-@click.option("--keep-pages", type=click.Path(file_okay=False, path_type=Path),
-              help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.")
+@click.option(
+    "--keep-pages",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write the generated markdown pages and data files to this folder, to review what the templates produce.",
+)
 @site_url_option
 @trust_config_option
 @pass_context
-def build_command(context: Context, out: Path | None, engine: str, keep_pages: Path | None, site_url: str | None,
-                  trust_config: bool) -> None:
+def build_command(
+    context: Context, out: Path | None, engine: str, keep_pages: Path | None, site_url: str | None, trust_config: bool
+) -> None:
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
-    result = sitebuild.build(context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config,
-                             site_url=site_url)
+    result = sitebuild.build(
+        context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config, site_url=site_url
+    )
     total = sum(seconds for _, seconds in result.timings)
     click.echo(f"built {plural(result.pages, 'page')} in {total:.1f} s: {result.out / 'index.html'}")
 
@@ -621,12 +751,18 @@ def main() -> None:
         click.echo(f"Error: {printable(explain(exc))}", err=True)
         sys.exit(1)
     except MemoryError:  # what a command did not say itself: the input is too large for the memory left
-        click.echo("Error: paperpool ran out of memory; give it more memory, or split the largest input "
-                   "(`paperpool trace ...` names the trace when it can).", err=True)
+        click.echo(
+            "Error: paperpool ran out of memory; give it more memory, or split the largest input "
+            "(`paperpool trace ...` names the trace when it can).",
+            err=True,
+        )
         sys.exit(1)
     except Exception as exc:
         if os.environ.get("PAPERPOOL_DEBUG"):
             raise
-        click.echo(f"Error: internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
-                   "(set PAPERPOOL_DEBUG=1 to see the traceback).", err=True)
+        click.echo(
+            f"Error: internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+            "(set PAPERPOOL_DEBUG=1 to see the traceback).",
+            err=True,
+        )
         sys.exit(1)

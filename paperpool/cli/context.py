@@ -30,7 +30,9 @@ class Context:
         if self._root is None:
             return find_root(Path.cwd())
         if not holds_registry(self._root):
-            raise PaperpoolError(f"--root {self._root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
+            raise PaperpoolError(
+                f"--root {self._root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}"
+            )
         return self._root.resolve()
 
     @functools.cached_property
@@ -95,31 +97,43 @@ def _refuse_bytes_that_are_not_utf8(args: list[str]) -> None:
         shown = os.fsencode(arg).decode("utf-8", "backslashreplace")
         if before.startswith("-") and "=" not in before and not arg.startswith("-"):
             shown = f"{before} {shown}"  # the option whose value it is
-        raise PaperpoolError(f"{shown}: byte 0x{ord(bad) - 0xDC00:02x} is not UTF-8; give the argument as UTF-8 text "
-                             "(check the terminal's or the script's encoding, or rename the file)")
+        raise PaperpoolError(
+            f"{shown}: byte 0x{ord(bad) - 0xDC00:02x} is not UTF-8; give the argument as UTF-8 text "
+            "(check the terminal's or the script's encoding, or rename the file)"
+        )
 
 
 pass_context = click.make_pass_decorator(Context)
 # validate, build and serve: mkdocs.yml may use the settings that run code, read files or
 # reach the network only when the maintainer says so here (README: what a pull request can do)
 trust_config_option = click.option(
-    "--trust-config", is_flag=True,
+    "--trust-config",
+    is_flag=True,
     help="Allow mkdocs.yml's settings that run code, read files or reach the network (hooks, plugins, other "
-         "extensions, theme overrides, remote scripts). Pass it only where the maintainers review mkdocs.yml as code.")
+    "extensions, theme overrides, remote scripts). Pass it only where the maintainers review mkdocs.yml as code.",
+)
 
 
 def _day_option(name: str, help: str, default=lambda: None):
     """An option taking a day as YYYY-MM-DD, given to the command as a date (`default()` when left out)."""
-    return click.option(name, type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD", help=help,
-                        callback=lambda ctx, param, value: value.date() if value else default())
+    return click.option(
+        name,
+        type=click.DateTime(formats=["%Y-%m-%d"]),
+        metavar="YYYY-MM-DD",
+        help=help,
+        callback=lambda ctx, param, value: value.date() if value else default(),
+    )
 
 
 # --date-added: the date a new record is added (an exclusion: screened) on; today by default
-date_added_option = _day_option("--date-added", "The date to record as the date the record was added or screened "
-                                                "(default: today).", default=dt.date.today)
+date_added_option = _day_option(
+    "--date-added", "The date to record as the date the record was added or screened (default: today).", default=dt.date.today
+)
 # --as-of: the pool as it stood on a day, by the registry's pool.dated_by
-as_of_option = _day_option("--as-of", "Count the pool as it stood on this day: the records dated on or before it "
-                                      "(registry.yaml's pool.dated_by names the dates).")
+as_of_option = _day_option(
+    "--as-of",
+    "Count the pool as it stood on this day: the records dated on or before it (registry.yaml's pool.dated_by names the dates).",
+)
 
 
 dry_run_option = click.option("--dry-run", is_flag=True, help="Check and report what would be written; write nothing.")
@@ -128,6 +142,7 @@ dry_run_option = click.option("--dry-run", is_flag=True, help="Check and report 
 def exclusions_option(help: str):
     """--exclusions: work on the exclusion log instead of the retained entries. `add`
     spelled it --exclusion; that spelling is kept, hidden, for one release."""
+
     def decorate(f):
         @functools.wraps(f)
         def command(*args, exclusions: bool, exclusion_old_spelling: bool, **kwargs):
@@ -135,6 +150,7 @@ def exclusions_option(help: str):
 
         command = click.option("--exclusion", "exclusion_old_spelling", is_flag=True, hidden=True)(command)
         return click.option("--exclusions", is_flag=True, help=help)(command)
+
     return decorate
 
 
@@ -143,8 +159,13 @@ def format_option(formats: list[str], default: str):
 
 
 def engine_option(f):
-    return click.option("--engine", type=click.Choice(ENGINES), default=ENGINES[0], show_default=True,
-                        help="The engine that turns the pages into HTML: mkdocs-material, or its successor Zensical.")(f)
+    return click.option(
+        "--engine",
+        type=click.Choice(ENGINES),
+        default=ENGINES[0],
+        show_default=True,
+        help="The engine that turns the pages into HTML: mkdocs-material, or its successor Zensical.",
+    )(f)
 
 
 ENGINES = ["mkdocs", "zensical"]
@@ -154,15 +175,23 @@ ENGINES = ["mkdocs", "zensical"]
 # comes from the environment there; it overrides mkdocs.yml's site_url.
 SITE_URL_ENV = "PAPERPOOL_SITE_URL"
 site_url_option = click.option(
-    "--site-url", metavar="URL", envvar=SITE_URL_ENV, show_envvar=True,
+    "--site-url",
+    metavar="URL",
+    envvar=SITE_URL_ENV,
+    show_envvar=True,
     help="The address the site will be published at (overrides mkdocs.yml's site_url): the sitemap lists every page "
-         "under it and the feed's links are absolute.")
+    "under it and the feed's links are absolute.",
+)
 
 
 # trace metrics, export and summary: what runs the per-trace work over a corpus
 TRACE_ENGINES = ["local", "ray"]
 trace_engine_option = click.option(
-    "--engine", type=click.Choice(TRACE_ENGINES), default=TRACE_ENGINES[0], show_default=True,
+    "--engine",
+    type=click.Choice(TRACE_ENGINES),
+    default=TRACE_ENGINES[0],
+    show_default=True,
     help="What measures a corpus: local worker processes, or Ray Data (on the Ray cluster RAY_ADDRESS names, else on "
-         "a Ray started for the command; pip install 'paperpool[ray]'), giving the same rows. With ray, --jobs caps "
-         "the tasks measuring at once.")
+    "a Ray started for the command; pip install 'paperpool[ray]'), giving the same rows. With ray, --jobs caps "
+    "the tasks measuring at once.",
+)

@@ -42,8 +42,10 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
     control = _CONTROL.search(text)
     if control:
         line = text.count("\n", 0, control.start()) + 1
-        raise PaperpoolError(f"{name}:{line}: control character U+{ord(control.group()):04X} in the file; "
-                             "remove it (a CSV holds text, tabs and line breaks only)")
+        raise PaperpoolError(
+            f"{name}:{line}: control character U+{ord(control.group()):04X} in the file; "
+            "remove it (a CSV holds text, tabs and line breaks only)"
+        )
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1  # the line the row being read starts on
     try:
@@ -52,8 +54,10 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
             raise PaperpoolError(f"{name}:1: the file is empty; the first line must name the columns{empty_hint}")
         separator = next((sep for sep in ";\t|" if len(header) == 1 and sep in header[0]), None)
         if separator:
-            raise PaperpoolError(f"{name}:1: the header is one column holding {separator!r}: the columns are separated by "
-                                 f"{separator!r}, not commas; save the file as CSV with commas")
+            raise PaperpoolError(
+                f"{name}:1: the header is one column holding {separator!r}: the columns are separated by "
+                f"{separator!r}, not commas; save the file as CSV with commas"
+            )
         twice = sorted(column for column, times in Counter(header).items() if times > 1)
         if twice:
             raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
@@ -65,13 +69,17 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
                 start = reader.line_num + 1
                 continue
             if len(cells) != len(header):
-                raise PaperpoolError(f"{name}:{reader.line_num}: row has {len(cells)} cells but the header has "
-                                     f"{len(header)}; check for an unquoted comma")
+                raise PaperpoolError(
+                    f"{name}:{reader.line_num}: row has {len(cells)} cells but the header has "
+                    f"{len(header)}; check for an unquoted comma"
+                )
             rows.append((reader.line_num, dict(zip(header, map(csvcells.read, cells), strict=True))))
             start = reader.line_num + 1
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):
-            raise PaperpoolError(f"{name}:{start}: CSV syntax: a quote opened in this row is never closed; "
-                                 "close it, or double a quote that belongs to the text (\"\")") from None
+            raise PaperpoolError(
+                f"{name}:{start}: CSV syntax: a quote opened in this row is never closed; "
+                'close it, or double a quote that belongs to the text ("")'
+            ) from None
         raise PaperpoolError(f"{name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
     return rows

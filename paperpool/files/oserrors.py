@@ -19,14 +19,19 @@ _EXPLAINED = {
     errno.EDQUOT: ("the disk quota is used up", "free some space or ask for a larger quota, then run the command again"),
     errno.EROFS: ("the file system is read-only", "give a path on a writable disk, or mount this one read-write"),
     errno.EACCES: ("permission denied", "check the permissions of the file and of its folder (ls -l)"),
-    errno.EPERM: ("operation not permitted", "check the permissions and attributes of the file and of its folder (ls -l, lsattr)"),
+    errno.EPERM: (
+        "operation not permitted",
+        "check the permissions and attributes of the file and of its folder (ls -l, lsattr)",
+    ),
     errno.ENOENT: ("no such file or folder", "check the path"),
     errno.ENOTDIR: ("a part of the path is a file, not a folder", "check the path"),
     errno.EISDIR: ("is a folder", "give the path of a file"),
     errno.ELOOP: ("too many symbolic links in the path (a link pointing back at itself?)", "check the links on the path"),
     errno.ENAMETOOLONG: ("the name is too long for the file system", "give a shorter path"),
-    errno.EIO: ("input/output error: the disk or the network file system failed",
-                "check the device (dmesg), then run the command again"),
+    errno.EIO: (
+        "input/output error: the disk or the network file system failed",
+        "check the device (dmesg), then run the command again",
+    ),
     errno.EMFILE: ("too many open files", "raise the limit (ulimit -n), then run the command again"),
     errno.ENFILE: ("the system has too many open files", "close some programs, then run the command again"),
 }

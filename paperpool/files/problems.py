@@ -22,11 +22,13 @@ NOT_UTF8_NAME = "its name is not UTF-8 text, which paperpool cannot write into a
 
 def printable(text: str, lines: bool = False) -> str:
     """`text` with its unprintable characters escaped; with `lines`, line breaks are kept."""
+
     def escape(match: re.Match) -> str:
         char = match.group()
         if _NOT_UTF8.match(char):
             return f"\\x{ord(char) - 0xDC00:02x}"
         return char if lines and char == "\n" else char.encode("unicode_escape").decode("ascii")
+
     return _UNPRINTABLE.sub(escape, text)
 
 

@@ -32,13 +32,11 @@ from .problems import PaperpoolError
 
 MAX_FILE_BYTES = 1_000_000  # an entry is a few KB; anything this big is a mistake or an attack
 MAX_DEPTH = 64  # mappings and lists inside each other; a record nests two or three, the registry five
-TOO_DEEP = (f"YAML nesting is deeper than {MAX_DEPTH} levels; a pool file nests a few levels: remove the extra brackets "
-            "or indentation")
+TOO_DEEP = (
+    f"YAML nesting is deeper than {MAX_DEPTH} levels; a pool file nests a few levels: remove the extra brackets or indentation"
+)
 
-_PLAIN_TAGS = {
-    "tag:yaml.org,2002:" + name
-    for name in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")
-}
+_PLAIN_TAGS = {"tag:yaml.org,2002:" + name for name in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")}
 
 
 class YamlProblem(Exception):
@@ -210,8 +208,13 @@ class _Builder:
                         top = stack[-1]
                         top[0][top[2]] = done
                         top[2] = no_key
-                elif (kind is mapping_start or kind is sequence_start) and event.tag is None and stack \
-                        and len(stack) < MAX_DEPTH and (type(stack[-1][0]) is list or stack[-1][2] is not no_key):
+                elif (
+                    (kind is mapping_start or kind is sequence_start)
+                    and event.tag is None
+                    and stack
+                    and len(stack) < MAX_DEPTH
+                    and (type(stack[-1][0]) is list or stack[-1][2] is not no_key)
+                ):
                     top = stack[-1]
                     if type(top[0]) is list:
                         path = top[1] + (len(top[0]),)
@@ -282,15 +285,21 @@ class _Builder:
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
             self.attach(self.stack.pop()[0])
         elif kind is yaml.AliasEvent:
-            raise YamlProblem(event.start_mark.line + 1, f"YAML alias '*{event.anchor}' is not allowed in pool files; "
-                                                         "write the value out in full", self.field())
+            raise YamlProblem(
+                event.start_mark.line + 1,
+                f"YAML alias '*{event.anchor}' is not allowed in pool files; write the value out in full",
+                self.field(),
+            )
         elif kind is yaml.StreamEndEvent:
             return True
         elif kind is yaml.DocumentStartEvent:
             self.documents += 1
             if self.documents > 1:
-                raise YamlProblem(event.start_mark.line + 1, "YAML syntax: a second document starts here (a line '---'); "
-                                                             "a file holds one document: remove the '---' line, or split the file")
+                raise YamlProblem(
+                    event.start_mark.line + 1,
+                    "YAML syntax: a second document starts here (a line '---'); "
+                    "a file holds one document: remove the '---' line, or split the file",
+                )
         return False
 
     def field(self, extra: tuple = ()) -> str:
@@ -331,9 +340,13 @@ class _Builder:
         """A field name that is not plain text (or may not be): refused if it is a merge key or tagged."""
         line = event.start_mark.line + 1
         if tag == "tag:yaml.org,2002:merge":
-            raise YamlProblem(line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(top[1]))
+            raise YamlProblem(
+                line, "YAML merge key '<<' is not allowed in pool files; write the fields out in full", _field(top[1])
+            )
         if tag not in _PLAIN_TAGS:
-            raise YamlProblem(line, f"a field name with YAML tag '{_shown_tag(tag)}' is not allowed; write a plain word", _field(top[1]))
+            raise YamlProblem(
+                line, f"a field name with YAML tag '{_shown_tag(tag)}' is not allowed; write a plain word", _field(top[1])
+            )
         key = event.value  # as written: `1.0:` is the field "1.0"
         if key in top[0]:
             self.duplicate(event, top, key)
@@ -342,8 +355,11 @@ class _Builder:
 
     def duplicate(self, event, top: list, key: str) -> None:
         first = self.doc.lines[top[1] + (key,)]
-        raise YamlProblem(event.start_mark.line + 1, f"duplicate field '{key}' (first on line {first}); keep one of them",
-                          _field(top[1] + (key,)))
+        raise YamlProblem(
+            event.start_mark.line + 1,
+            f"duplicate field '{key}' (first on line {first}); keep one of them",
+            _field(top[1] + (key,)),
+        )
 
     def attach(self, value) -> None:
         if not self.stack:
@@ -377,7 +393,9 @@ _RESOLVER = _StrictLoader("")  # only its resolver is used
 # The first characters of the plain scalars a resolver may read as something other than
 # text (digits, signs, t/f, n/N/~, '' for null, '<' for merge, '=', ...): plain text starting
 # with any other character is text, as resolve() itself decides by the first character.
-_RESOLVABLE = frozenset(first for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items() if first is not None and resolvers)
+_RESOLVABLE = frozenset(
+    first for first, resolvers in _StrictLoader.yaml_implicit_resolvers.items() if first is not None and resolvers
+)
 
 
 def _construct(loader, tag: str, event, line: int, path: tuple):
@@ -426,8 +444,10 @@ class _NotScalar(Exception):
 # The constructors of the scalar tags, called directly (construct_object would also
 # remember every node of the file).
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_SCALAR_CONSTRUCTORS = {tag: yaml.SafeLoader.yaml_constructors[tag]
-                        for tag in ("tag:yaml.org,2002:" + name for name in ("int", "float", "bool", "null", "timestamp"))}
+_SCALAR_CONSTRUCTORS = {
+    tag: yaml.SafeLoader.yaml_constructors[tag]
+    for tag in ("tag:yaml.org,2002:" + name for name in ("int", "float", "bool", "null", "timestamp"))
+}
 
 
 def _scalar(tag: str, value: str):
@@ -569,18 +589,22 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
     if not path.parts:  # '' (which pathlib reads as '.') or '.': a folder, never a file
         raise PaperpoolError(f"{option or where}: the path is empty; {standard}give the name of a file (nothing was written)")
     if str(path) == "-":
-        raise PaperpoolError(f"{where}: '-' is not taken for standard output here; {standard}give a file name "
-                             "(nothing was written)")
+        raise PaperpoolError(
+            f"{where}: '-' is not taken for standard output here; {standard}give a file name (nothing was written)"
+        )
     linked = linked_folder(path)
     if linked is not None:
-        raise PaperpoolError(f"{where}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
-                             "through one: give the path the link leads to, or another one (nothing was written)")
+        raise PaperpoolError(
+            f"{where}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
+            "through one: give the path the link leads to, or another one (nothing was written)"
+        )
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
         if not new_folders and not os.path.isdir(path.parent):
-            raise PaperpoolError(f"{where}: the folder {shown_path(path.parent)} does not exist; create it first "
-                                 "(nothing was written)") from None
+            raise PaperpoolError(
+                f"{where}: the folder {shown_path(path.parent)} does not exist; create it first (nothing was written)"
+            ) from None
         return
     except OSError as exc:
         raise PaperpoolError(explain(exc, where, "write")) from None
@@ -740,7 +764,7 @@ def write_all(fd: int, data: bytes) -> None:
     """All of `data` to `fd` (a pipe or a file may take less than asked at each write)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _put(fd: int, name: str | None, path: Path, replace: bool) -> None:
@@ -776,7 +800,7 @@ def _remove_abandoned_temporaries(path: Path) -> None:
     (killed between writing and renaming). A writer still running keeps its file."""
     with contextlib.suppress(OSError):  # tidying up; the write itself has succeeded
         for candidate in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-            parts = candidate.name[len(path.name) + 2:].split(".")  # PID, XXXXXXXX, tmp
+            parts = candidate.name[len(path.name) + 2 :].split(".")  # PID, XXXXXXXX, tmp
             if len(parts) == 3 and parts[0].isdigit() and not _running(int(parts[0])):
                 candidate.unlink(missing_ok=True)
 

@@ -25,7 +25,9 @@ def problems(root: Path, survey: dict) -> list[Problem]:
     if path.is_symlink():
         return [Problem(FILE, 1, "", LINKED_FILE.format(what=FILE))]
     try:
-        document = load_yaml(path, empty_hint="write the citation's fields (cff-version, title, authors, ...), or delete the file")
+        document = load_yaml(
+            path, empty_hint="write the citation's fields (cff-version, title, authors, ...), or delete the file"
+        )
     except YamlProblem as exc:
         return [Problem(FILE, exc.line, exc.field, exc.message)]
     except OSError as exc:
@@ -36,9 +38,15 @@ def problems(root: Path, survey: dict) -> list[Problem]:
     given = preferred["title"] if len(where) == 2 else data.get("title")
     if given is None or given == title:
         return []
-    return [Problem(FILE, document.line(*where), ".".join(where),
-                    f"'{given}' differs from {REGISTRY_FILE}'s survey.title ('{title}'); write the title as the registry "
-                    f"has it (the survey's title is edited in {REGISTRY_FILE})")]
+    return [
+        Problem(
+            FILE,
+            document.line(*where),
+            ".".join(where),
+            f"'{given}' differs from {REGISTRY_FILE}'s survey.title ('{title}'); write the title as the registry "
+            f"has it (the survey's title is edited in {REGISTRY_FILE})",
+        )
+    ]
 
 
 # ---- writing it ------------------------------------------------------------------------
@@ -61,9 +69,11 @@ def render(registry) -> str | None:
     if isinstance(survey.get("year"), int):
         cited["year"] = survey["year"]
     if isinstance(survey.get("arxiv_id"), str):
-        cited |= {"journal": "arXiv", "identifiers": [{"type": "other", "value": f"arXiv:{survey['arxiv_id']}",
-                                                       "description": "the survey's arXiv id"}],
-                  "url": f"https://arxiv.org/abs/{survey['arxiv_id']}"}
+        cited |= {
+            "journal": "arXiv",
+            "identifiers": [{"type": "other", "value": f"arXiv:{survey['arxiv_id']}", "description": "the survey's arXiv id"}],
+            "url": f"https://arxiv.org/abs/{survey['arxiv_id']}",
+        }
     if registry.publication is not None and registry.publication.url:
         cited["url"] = address(registry.publication.url)  # a URI, as CFF's schema says: a quote or space percent-encoded
     document = {"cff-version": CFF_VERSION, "message": MESSAGE, "type": "dataset", "title": title, "authors": authors}

@@ -15,15 +15,21 @@ from __future__ import annotations
 from urllib.parse import quote
 
 CONTEXT_VERSION = "Z39.88-2004"
-FORMATS = {"journal": "info:ofi/fmt:kev:mtx:journal", "book": "info:ofi/fmt:kev:mtx:book",
-           "dissertation": "info:ofi/fmt:kev:mtx:dissertation", "dc": "info:ofi/fmt:kev:mtx:dc"}
+FORMATS = {
+    "journal": "info:ofi/fmt:kev:mtx:journal",
+    "book": "info:ofi/fmt:kev:mtx:book",
+    "dissertation": "info:ofi/fmt:kev:mtx:dissertation",
+    "dc": "info:ofi/fmt:kev:mtx:dc",
+}
 # CSL type -> (format, genre, where the title goes, where the container's title goes)
-KINDS = {"article-journal": ("journal", "article", "atitle", "jtitle"),
-         "paper-conference": ("book", "proceeding", "atitle", "btitle"),
-         "chapter": ("book", "bookitem", "atitle", "btitle"),
-         "book": ("book", "book", "btitle", None),
-         "report": ("book", "report", "btitle", None),
-         "thesis": ("dissertation", None, "title", None)}
+KINDS = {
+    "article-journal": ("journal", "article", "atitle", "jtitle"),
+    "paper-conference": ("book", "proceeding", "atitle", "btitle"),
+    "chapter": ("book", "bookitem", "atitle", "btitle"),
+    "book": ("book", "book", "btitle", None),
+    "report": ("book", "report", "btitle", None),
+    "thesis": ("dissertation", None, "title", None),
+}
 DUBLIN_CORE = ("dc", None, "title", "source")
 
 
@@ -49,13 +55,22 @@ def context_object(item: dict) -> str:
         pairs.append(("rft.inst", item["publisher"]))
     pairs += _authors(item.get("author") or [])
     if item.get("issued", {}).get("date-parts"):
-        pairs.append(("rft.date", "-".join(f"{part:02d}" if isinstance(part, int) and index else str(part)
-                                           for index, part in enumerate(item["issued"]["date-parts"][0]))))
+        pairs.append(
+            (
+                "rft.date",
+                "-".join(
+                    f"{part:02d}" if isinstance(part, int) and index else str(part)
+                    for index, part in enumerate(item["issued"]["date-parts"][0])
+                ),
+            )
+        )
     elif item.get("issued", {}).get("literal"):
         pairs.append(("rft.date", item["issued"]["literal"]))
     if item.get("page"):
         start, _, end = item["page"].partition("-")
-        pairs += [("rft.pages", item["page"]), ("rft.spage", start.strip())] + ([("rft.epage", end.strip())] if end.strip() else [])
+        pairs += [("rft.pages", item["page"]), ("rft.spage", start.strip())] + (
+            [("rft.epage", end.strip())] if end.strip() else []
+        )
     return "&".join(f"{key}={quote(str(value), safe='')}" for key, value in pairs if str(value).strip())
 
 
@@ -64,8 +79,13 @@ def _authors(names: list[dict]) -> list[tuple[str, str]]:
     if not names:
         return []
     first = names[0]
-    pairs = [("rft.aucorp", first["literal"])] if "literal" in first else \
-        [("rft.aulast", first.get("family", "")), ("rft.aufirst", first.get("given", ""))]
+    pairs = (
+        [("rft.aucorp", first["literal"])]
+        if "literal" in first
+        else [("rft.aulast", first.get("family", "")), ("rft.aufirst", first.get("given", ""))]
+    )
     for name in names:
-        pairs.append(("rft.au", name.get("literal") or ", ".join(part for part in (name.get("family"), name.get("given")) if part)))
+        pairs.append(
+            ("rft.au", name.get("literal") or ", ".join(part for part in (name.get("family"), name.get("given")) if part))
+        )
     return pairs

@@ -29,20 +29,44 @@ from .bibtex.writing import Citation, citation
 # BibTeX's standard entry types -> CSL types (CSL 1.0.1, which every citeproc knows). A
 # misc is a preprint (CSL's `article`) when it has an eprint, a web page when it has a
 # link, else a manuscript.
-TYPES = {"article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
-         "incollection": "chapter", "inbook": "chapter", "book": "book", "phdthesis": "thesis",
-         "mastersthesis": "thesis", "techreport": "report", "unpublished": "manuscript"}
+TYPES = {
+    "article": "article-journal",
+    "inproceedings": "paper-conference",
+    "conference": "paper-conference",
+    "incollection": "chapter",
+    "inbook": "chapter",
+    "book": "book",
+    "phdthesis": "thesis",
+    "mastersthesis": "thesis",
+    "techreport": "report",
+    "unpublished": "manuscript",
+}
 # BibTeX field -> CSL variable; names, the year, pages and eprint are written below
-VARIABLES = {"title": "title", "journal": "container-title", "booktitle": "container-title", "publisher": "publisher",
-             "address": "publisher-place", "series": "collection-title", "edition": "edition", "volume": "volume",
-             "number": "issue", "doi": "DOI", "url": "URL", "isbn": "ISBN", "issn": "ISSN", "abstract": "abstract",
-             "note": "note", "howpublished": "note"}
+VARIABLES = {
+    "title": "title",
+    "journal": "container-title",
+    "booktitle": "container-title",
+    "publisher": "publisher",
+    "address": "publisher-place",
+    "series": "collection-title",
+    "edition": "edition",
+    "volume": "volume",
+    "number": "issue",
+    "doi": "DOI",
+    "url": "URL",
+    "isbn": "ISBN",
+    "issn": "ISSN",
+    "abstract": "abstract",
+    "note": "note",
+    "howpublished": "note",
+}
 NAMES = {"author": "author", "editor": "editor"}
 
 
 # ---------------------------------------------------------------------------------
 # Writing
 # ---------------------------------------------------------------------------------
+
 
 def entry_item(registry: Registry, data: dict) -> dict:
     """One entry as a CSL item: its id is the entry's citation key."""
@@ -114,13 +138,33 @@ def _name(name: str) -> dict:
 # Zotero exports a library of 10,000 items with their abstracts in about 20 MB.
 MAX_CSLJSON_BYTES = 20_000_000
 # CSL types -> the BibTeX type import-bib keeps (anything else is a misc)
-BIBTEX_TYPES = {"article-journal": "article", "article-magazine": "article", "article-newspaper": "article",
-                "paper-conference": "inproceedings", "chapter": "incollection", "book": "book", "thesis": "phdthesis",
-                "report": "techreport", "manuscript": "unpublished"}
+BIBTEX_TYPES = {
+    "article-journal": "article",
+    "article-magazine": "article",
+    "article-newspaper": "article",
+    "paper-conference": "inproceedings",
+    "chapter": "incollection",
+    "book": "book",
+    "thesis": "phdthesis",
+    "report": "techreport",
+    "manuscript": "unpublished",
+}
 # CSL variable -> BibTeX field, for the text variables import-bib reads
-FIELDS = {"publisher": "publisher", "publisher-place": "address", "collection-title": "series", "edition": "edition",
-          "volume": "volume", "issue": "number", "page": "pages", "DOI": "doi", "URL": "url", "ISBN": "isbn",
-          "ISSN": "issn", "note": "note", "genre": "howpublished"}
+FIELDS = {
+    "publisher": "publisher",
+    "publisher-place": "address",
+    "collection-title": "series",
+    "edition": "edition",
+    "volume": "volume",
+    "issue": "number",
+    "page": "pages",
+    "DOI": "doi",
+    "URL": "url",
+    "ISBN": "isbn",
+    "ISSN": "issn",
+    "note": "note",
+    "genre": "howpublished",
+}
 # a container is a book's (booktitle) for these types, a journal's for the others
 IN_A_BOOK = {"paper-conference", "chapter", "entry", "entry-dictionary", "entry-encyclopedia"}
 # The rich text CSL allows in a value (citeproc's markup): dropped, the words kept.
@@ -145,8 +189,9 @@ def read_records(path: Path) -> list[BibRecord]:
     name = path.name
     items = _load(read_input(path, MAX_CSLJSON_BYTES), name)
     if not isinstance(items, list):
-        raise PaperpoolError(f"{name}: is a JSON {_kind(items)}, not a list of CSL items; export the items from Zotero "
-                             "with the format CSL JSON")
+        raise PaperpoolError(
+            f"{name}: is a JSON {_kind(items)}, not a list of CSL items; export the items from Zotero with the format CSL JSON"
+        )
     if not items:
         raise PaperpoolError(f"{name}: holds no items; export the items from Zotero with the format CSL JSON")
     # the first problems are worded, the rest counted: 20 MB of items took 4 GB as strings
@@ -185,11 +230,14 @@ def _load(text: str, name: str):
     try:
         return json.loads(text, parse_constant=refuse_constant, parse_int=short_int, object_pairs_hook=refuse_twice)
     except json.JSONDecodeError as error:
-        raise PaperpoolError(f"{name}:{error.lineno}: is not JSON ({error.msg}, column {error.colno}); export the items "
-                             "from Zotero with the format CSL JSON") from None
+        raise PaperpoolError(
+            f"{name}:{error.lineno}: is not JSON ({error.msg}, column {error.colno}); export the items "
+            "from Zotero with the format CSL JSON"
+        ) from None
     except RecursionError:
-        raise PaperpoolError(f"{name}: is nested too deep to be CSL-JSON; export the items from Zotero with the format "
-                             "CSL JSON") from None
+        raise PaperpoolError(
+            f"{name}: is nested too deep to be CSL-JSON; export the items from Zotero with the format CSL JSON"
+        ) from None
     except ValueError as error:  # a constant, a key given twice, a number of thousands of digits
         raise PaperpoolError(f"{name}: {printable(str(error))}; export the items from Zotero with the format CSL JSON") from None
 
@@ -212,11 +260,16 @@ def item_problems(item, most: int | None = None) -> tuple[list[str], int]:
 
 def _item_problems(item) -> Iterator[str]:
     if not isinstance(item, dict):
-        yield f"is a JSON {_kind(item)}, not an object; each item is an object such as {{\"type\": ..., \"title\": ...}}"
+        yield f'is a JSON {_kind(item)}, not an object; each item is an object such as {{"type": ..., "title": ...}}'
         return
-    for variable, kinds in [("id", _NUMBER), ("citation-key", _STRING), ("type", _STRING), ("title", _STRING),
-                            ("container-title", _STRING), ("event-title", _STRING)] + \
-                           [(variable, _NUMBER) for variable in FIELDS]:
+    for variable, kinds in [
+        ("id", _NUMBER),
+        ("citation-key", _STRING),
+        ("type", _STRING),
+        ("title", _STRING),
+        ("container-title", _STRING),
+        ("event-title", _STRING),
+    ] + [(variable, _NUMBER) for variable in FIELDS]:
         value = item.get(variable)
         if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
             wanted = "text" if kinds is _STRING else "text or a number"
@@ -227,11 +280,14 @@ def _item_problems(item) -> Iterator[str]:
     authors = item.get("author")
     if authors is not None:
         if not isinstance(authors, list):
-            yield (f"author: is a JSON {_kind(authors)}, not a list; give the names as a list of objects "
-                   'such as {"family": "Doe", "given": "Jane"}')
+            yield (
+                f"author: is a JSON {_kind(authors)}, not a list; give the names as a list of objects "
+                'such as {"family": "Doe", "given": "Jane"}'
+            )
         else:
-            yield from (f"author: name {index}: {problem}" for index, name in enumerate(authors, 1)
-                        if (problem := _name_problem(name)))
+            yield from (
+                f"author: name {index}: {problem}" for index, name in enumerate(authors, 1) if (problem := _name_problem(name))
+            )
     issued = item.get("issued")
     if issued is not None and not _is_date(issued):
         yield 'issued: is not a CSL date; give it as {"date-parts": [[2026]]} or {"literal": "2026"}'
@@ -241,7 +297,9 @@ def _name_problem(name) -> str | None:
     if not isinstance(name, dict):
         return f'is a JSON {_kind(name)}, not an object; give it as {{"family": "Doe", "given": "Jane"}} or {{"literal": "..."}}'
     for part, value in name.items():
-        if part in ("family", "given", "literal", "suffix", "non-dropping-particle", "dropping-particle") and not isinstance(value, str):
+        if part in ("family", "given", "literal", "suffix", "non-dropping-particle", "dropping-particle") and not isinstance(
+            value, str
+        ):
             return f"{part}: is a JSON {_kind(value)}, not text; give it as text"
     if not any(str(name.get(part) or "").strip() for part in ("family", "given", "literal")):
         return 'has no family, given or literal name; give it as {"family": "Doe", "given": "Jane"}'
@@ -253,8 +311,11 @@ def _is_date(issued) -> bool:
         return False
     parts = issued.get("date-parts")
     if parts is not None:
-        return (isinstance(parts, list) and all(isinstance(part, list) for part in parts)
-                and all(isinstance(value, (int, str)) and not isinstance(value, bool) for part in parts for value in part))
+        return (
+            isinstance(parts, list)
+            and all(isinstance(part, list) for part in parts)
+            and all(isinstance(value, (int, str)) and not isinstance(value, bool) for part in parts for value in part)
+        )
     return all(isinstance(issued.get(key), (str, int, type(None))) for key in ("literal", "raw", "season"))
 
 

@@ -31,13 +31,16 @@ BIB_FIELDS = ("journal", "booktitle", "howpublished", "publisher", "volume", "nu
 # Export
 # ---------------------------------------------------------------------------------
 
+
 def export_csv(pool: Pool, kind: str) -> str:
     """The records of `kind` as CSV, every cell formula-safe (csvcells; import-csv reads
     them back)."""
     columns = list({c.column: c for c in reversed(_columns(pool.registry, kind))}.values())[::-1]
     records = sorted(pool.records[kind], key=lambda r: r.key)
-    return csvcells.table(([converter(c.convert).write(record.data.get(c.field)) for c in columns] for record in records),
-                          [column.column for column in columns])
+    return csvcells.table(
+        ([converter(c.convert).write(record.data.get(c.field)) for c in columns] for record in records),
+        [column.column for column in columns],
+    )
 
 
 def export_json(pool: Pool) -> str:
@@ -113,15 +116,26 @@ def import_csv(
         record = complete(record, specs, registry, kind, date_added or dt.date.today())
         key = record.get("key")
         if not isinstance(key, str) or not KEY_RE.match(key):
-            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is not a safe key; use lower-case letters, digits and hyphens"))
+            problems.append(
+                Problem(csv_path.name, line, "key", f"'{key}' is not a safe key; use lower-case letters, digits and hyphens")
+            )
             continue
         if key.casefold() in seen:
-            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is also on line {seen[key.casefold()]}; keys must be unique"))
+            problems.append(
+                Problem(csv_path.name, line, "key", f"'{key}' is also on line {seen[key.casefold()]}; keys must be unique")
+            )
             continue
         seen[key.casefold()] = line
         target = registry.record_path(kind, key)
         if key.casefold() in existing or target.exists():
-            problems.append(Problem(csv_path.name, line, "key", f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file"))
+            problems.append(
+                Problem(
+                    csv_path.name,
+                    line,
+                    "key",
+                    f"'{key}' is already in the pool ({target.relative_to(registry.root)}); import never overwrites: remove the row or the file",
+                )
+            )
             continue
         problems += check_planned(record, target, line, csv_path.name, registry, kind)
         planned.append(Planned(target, record, header(registry, kind, target)))
@@ -139,10 +153,14 @@ def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int,
     def check_header(header: list[str]) -> None:
         missing = [name for name in required if name not in header]
         if missing:
-            raise PaperpoolError(f"{csv_path.name}:1: header lacks column(s) {', '.join(missing)}; the {kind} CSV needs {', '.join(required)}")
+            raise PaperpoolError(
+                f"{csv_path.name}:1: header lacks column(s) {', '.join(missing)}; the {kind} CSV needs {', '.join(required)}"
+            )
         unknown = [name for name in header if name not in known]
         if unknown:
-            raise PaperpoolError(f"{csv_path.name}:1: unknown column(s) {', '.join(unknown)}; remove them or declare them under csv: {kind}: in registry.yaml")
+            raise PaperpoolError(
+                f"{csv_path.name}:1: unknown column(s) {', '.join(unknown)}; remove them or declare them under csv: {kind}: in registry.yaml"
+            )
 
     return read_table(csv_path, check_header, "")
 
@@ -189,9 +207,11 @@ class _BibIndex:
         link with it, else the one with its title; none where two or more would."""
         arxiv = record.get("arxiv_id")
         tokens = {token for url in record.get("urls") or [] for token in identity.url_tokens(url)}
-        found = [self.by_arxiv.get(identity.arxiv_id(arxiv), []) if arxiv else [],
-                 list({id(b): b for token in tokens for b in self.by_token.get(token, [])}.values()),
-                 self.by_title.get(identity.title_key(record.get("title") or ""), [])]
+        found = [
+            self.by_arxiv.get(identity.arxiv_id(arxiv), []) if arxiv else [],
+            list({id(b): b for token in tokens for b in self.by_token.get(token, [])}.values()),
+            self.by_title.get(identity.title_key(record.get("title") or ""), []),
+        ]
         return next((matches[0] for matches in found if len(matches) == 1), None)
 
 

@@ -9,12 +9,34 @@ from paperpool.registry import Registry
 from .bibtex.writing import Citation, citation
 
 # BibTeX's standard entry types -> RIS reference types
-TYPES = {"article": "JOUR", "inproceedings": "CPAPER", "conference": "CPAPER", "incollection": "CHAP",
-         "inbook": "CHAP", "book": "BOOK", "phdthesis": "THES", "mastersthesis": "THES",
-         "techreport": "RPRT", "unpublished": "UNPB", "misc": "GEN"}
+TYPES = {
+    "article": "JOUR",
+    "inproceedings": "CPAPER",
+    "conference": "CPAPER",
+    "incollection": "CHAP",
+    "inbook": "CHAP",
+    "book": "BOOK",
+    "phdthesis": "THES",
+    "mastersthesis": "THES",
+    "techreport": "RPRT",
+    "unpublished": "UNPB",
+    "misc": "GEN",
+}
 # BibTeX field -> RIS tag; pages and eprint are split or labelled below
-TAGS = {"title": "TI", "author": "AU", "editor": "ED", "year": "PY", "journal": "JO", "booktitle": "T2",
-        "publisher": "PB", "volume": "VL", "number": "IS", "doi": "DO", "url": "UR", "howpublished": "N1"}
+TAGS = {
+    "title": "TI",
+    "author": "AU",
+    "editor": "ED",
+    "year": "PY",
+    "journal": "JO",
+    "booktitle": "T2",
+    "publisher": "PB",
+    "volume": "VL",
+    "number": "IS",
+    "doi": "DO",
+    "url": "UR",
+    "howpublished": "N1",
+}
 
 
 def entry_ris(registry: Registry, data: dict) -> str:

@@ -23,13 +23,27 @@ from .stubs import Planned, PoolIndex, complete, identifiers_from_links, planned
 
 # How a typed answer is read, by field type; lists are separated by ";" (names hold commas).
 READERS = {
-    "text": "", "identifier": "", "url": "", "choice": "", "key": "",
-    "integer": "integer", "bool": "boolean", "date": "date",
-    "text_list": "value_list", "url_list": "value_list", "choice_list": "value_list", "key_list": "value_list",
+    "text": "",
+    "identifier": "",
+    "url": "",
+    "choice": "",
+    "key": "",
+    "integer": "integer",
+    "bool": "boolean",
+    "date": "date",
+    "text_list": "value_list",
+    "url_list": "value_list",
+    "choice_list": "value_list",
+    "key_list": "value_list",
     "choice_map": "value_map",
 }
-LIST_HINT = {"text_list": "separate them with ;", "url_list": "separate them with ;", "choice_list": "separate them with ;",
-             "key_list": "separate them with ;", "choice_map": "like NAME:VALUE;NAME:VALUE"}
+LIST_HINT = {
+    "text_list": "separate them with ;",
+    "url_list": "separate them with ;",
+    "choice_list": "separate them with ;",
+    "key_list": "separate them with ;",
+    "choice_map": "like NAME:VALUE;NAME:VALUE",
+}
 
 
 @dataclass
@@ -128,8 +142,10 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     pool already records the same paper."""
     registry = pool.registry
     if not KEY_RE.match(key):  # before the key becomes a path: '/tmp/x' or '../x' must never reach one
-        raise PaperpoolError(f"key: '{key}' is not a safe key; use lower-case letters, digits and hyphens "
-                             "(e.g. magrpo, kimi-k2-5); nothing written")
+        raise PaperpoolError(
+            f"key: '{key}' is not a safe key; use lower-case letters, digits and hyphens "
+            "(e.g. magrpo, kimi-k2-5); nothing written"
+        )
     index = PoolIndex(pool)
     specs = registry.fields[kind]
     given = dict(given)
@@ -139,8 +155,10 @@ def plan_record(pool: Pool, kind: str, key: str, given: dict, added: dt.date) ->
     planned = planned_record(record, target, str(target.relative_to(registry.root)), kind)
     duplicate = index.same_paper(planned)  # before the key: "already here" says more than "key taken"
     if duplicate:
-        raise PaperpoolError(f"this paper is already in the pool: {duplicate}; if it is a different paper, "
-                             f"add --set distinct_from=KEY naming that record")
+        raise PaperpoolError(
+            f"this paper is already in the pool: {duplicate}; if it is a different paper, "
+            f"add --set distinct_from=KEY naming that record"
+        )
     taken = index.key_taken(key)
     if taken:
         raise PaperpoolError(f"key '{key}' is taken by {taken}; paperpool never overwrites a record: choose another key")
@@ -157,4 +175,3 @@ def unknown_fields(registry: Registry, record: dict) -> list[str]:
 
 def _described(problems: list[Problem]) -> str:
     return "; ".join(f"{p.field}: {p.message}" for p in problems)
-

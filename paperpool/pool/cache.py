@@ -70,9 +70,16 @@ def software_key() -> str:
     import rapidfuzz
     import yaml
 
-    return " ".join((f"format {FORMAT}", f"paperpool {__version__}", f"code {_code_digest()}",
-                     f"python {sys.version.split()[0]}", f"pyyaml {yaml.__version__} libyaml {yaml.__with_libyaml__}",
-                     f"rapidfuzz {rapidfuzz.__version__}"))
+    return " ".join(
+        (
+            f"format {FORMAT}",
+            f"paperpool {__version__}",
+            f"code {_code_digest()}",
+            f"python {sys.version.split()[0]}",
+            f"pyyaml {yaml.__version__} libyaml {yaml.__with_libyaml__}",
+            f"rapidfuzz {rapidfuzz.__version__}",
+        )
+    )
 
 
 def _code_digest() -> str:
@@ -105,8 +112,11 @@ def likely_usable(root: Path, registry_digest: bytes) -> bool:
             start = file.read(4096)
     except (OSError, TypeError):  # TypeError: no cache folder (path None)
         return False
-    return start.startswith(MAGIC) and json.dumps(software_key()).encode() in start \
+    return (
+        start.startswith(MAGIC)
+        and json.dumps(software_key()).encode() in start
         and json.dumps(records_key(registry_digest)).encode() in start
+    )
 
 
 class Store:
@@ -167,14 +177,25 @@ def _encoded(root: str, key: str, entries: dict[str, Entry], titles) -> bytes:
         end += len(entry.body)
         ends.append(end)
     index = {
-        "software": software_key(), "root": root, "records_key": key, "rels": rels,
+        "software": software_key(),
+        "root": root,
+        "records_key": key,
+        "rels": rels,
         "digests": b"".join(entry.digest for entry in entries.values()).hex(),
-        "ends": ends, "records": [entry.facts is not None for entry in entries.values()],
+        "ends": ends,
+        "records": [entry.facts is not None for entry in entries.values()],
         "problems": [[number, *row] for number, entry in enumerate(entries.values()) for row in entry.problems],
-        "facts": [[item.title for item in facts], [item.distinct_from for item in facts],
-                  [item.tokens for item in facts], [item.unique for item in facts]],
-        "titles": None if titles is None else {
-            "threshold": titles[0], "keys": titles[1],
+        "facts": [
+            [item.title for item in facts],
+            [item.distinct_from for item in facts],
+            [item.tokens for item in facts],
+            [item.unique for item in facts],
+        ],
+        "titles": None
+        if titles is None
+        else {
+            "threshold": titles[0],
+            "keys": titles[1],
             "pairs": _pair_positions(titles[1], titles[2]),
         },
     }
@@ -209,16 +230,16 @@ def _load(path: Path) -> dict | None:
         os.close(fd)
     start = len(MAGIC) + _CHECKSUM
     view = memoryview(data)
-    if data[:len(MAGIC)] != MAGIC or _checksum(view[start:]) != data[len(MAGIC):start]:
+    if data[: len(MAGIC)] != MAGIC or _checksum(view[start:]) != data[len(MAGIC) : start]:
         return None
     try:
-        size = int.from_bytes(data[start:start + 8], "big")
-        index = json.loads(bytes(view[start + 8:start + 8 + size]))
+        size = int.from_bytes(data[start : start + 8], "big")
+        index = json.loads(bytes(view[start + 8 : start + 8 + size]))
     except (ValueError, RecursionError):
         return None
     if type(index) is not dict:
         return None
-    index["blob"] = view[start + 8 + size:]
+    index["blob"] = view[start + 8 + size :]
     return index
 
 
@@ -256,8 +277,10 @@ def _entries(index: dict, blob: memoryview) -> dict[str, Entry]:
         problems.setdefault(number, []).append((line, field, message, severity))
     made = iter(list(map(Facts, titles, distinct, tokens, unique)))
     bodies = map(blob.__getitem__, map(slice, [0, *ends], ends))
-    return {rel: Entry(digests[16 * number:16 * number + 16], problems.get(number, []), next(made) if record else None, body)
-            for number, (rel, record, body) in enumerate(zip(rels, records, bodies, strict=True))}
+    return {
+        rel: Entry(digests[16 * number : 16 * number + 16], problems.get(number, []), next(made) if record else None, body)
+        for number, (rel, record, body) in enumerate(zip(rels, records, bodies, strict=True))
+    }
 
 
 def _items(lists):
@@ -313,7 +336,11 @@ def _remove_old(kept: Path) -> None:
     with os.scandir(kept.parent) as found:
         for entry in found:
             ours = entry.name.endswith(".cache") or (entry.name.startswith(".") and entry.name.endswith(".tmp"))
-            if ours and entry.is_file(follow_symlinks=False) and entry.path != str(kept) \
-                    and entry.stat(follow_symlinks=False).st_mtime < limit:
+            if (
+                ours
+                and entry.is_file(follow_symlinks=False)
+                and entry.path != str(kept)
+                and entry.stat(follow_symlinks=False).st_mtime < limit
+            ):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

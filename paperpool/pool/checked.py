@@ -82,18 +82,24 @@ class CheckedRead:
         if hashing < PARALLEL_FROM or not sharing.available() or not likely_usable(self.root, digest):
             self.store = Store(self.root, digest)
             known = self.store.entries
-            return known, _check_files(registry, [(kind, rel, path, known[rel].digest if rel in known else None)
-                                                  for kind, rel, path in files])
+            return known, _check_files(
+                registry, [(kind, rel, path, known[rel].digest if rel in known else None) for kind, rel, path in files]
+            )
         # A cache that will likely answer for most files: forked copies hash the files while
         # this process reads the cache, then helps them; the files whose digest the cache
         # does not know are checked afterwards.
         named = [(rel, path) for _, rel, path in files]
-        digests, self.store = sharing.share(_hash_files, named, HASHED_A_PART, _copies(hashing),
-                                            meanwhile=lambda: Store(self.root, digest))
+        digests, self.store = sharing.share(
+            _hash_files, named, HASHED_A_PART, _copies(hashing), meanwhile=lambda: Store(self.root, digest)
+        )
         known = self.store.entries
-        outcomes = [None if rel in known and known[rel].digest == found else found
-                    for (_, rel, _), found in zip(files, digests, strict=True)]
-        changed = [(kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes, strict=True) if type(outcome) is bytes]
+        outcomes = [
+            None if rel in known and known[rel].digest == found else found
+            for (_, rel, _), found in zip(files, digests, strict=True)
+        ]
+        changed = [
+            (kind, rel, path, None) for (kind, rel, path), outcome in zip(files, outcomes, strict=True) if type(outcome) is bytes
+        ]
         checked = iter(_check_files(registry, changed))
         return known, [next(checked) if type(outcome) is bytes else outcome for outcome in outcomes]
 
@@ -131,8 +137,9 @@ def _check_chunk(registry: Registry, work: list[tuple]) -> list[Entry | Problem 
     return [_check_file(registry, buffer, *item) for item in work]
 
 
-def _check_file(registry: Registry, buffer: bytearray, kind: str, rel: str, path: str,
-                known: bytes | None) -> Entry | Problem | None:
+def _check_file(
+    registry: Registry, buffer: bytearray, kind: str, rel: str, path: str, known: bytes | None
+) -> Entry | Problem | None:
     if known is not None and _digest_of(path, buffer) == known:
         return None
     data = _read(rel, path)
@@ -206,5 +213,4 @@ def check_record(registry: Registry, kind: str, rel: str, path: Path, data: byte
     if problem is not None:
         return Entry(digest, problem_rows([problem]), None)
     record = Record(kind, rel, doc)
-    return Entry(digest, problem_rows(record_problems(registry, record)), record_facts(registry, record),
-                 pack(doc))
+    return Entry(digest, problem_rows(record_problems(registry, record)), record_facts(registry, record), pack(doc))

@@ -35,8 +35,12 @@ def check_given(checker) -> None:
         if spec.type != "evidence" or len(spec.targets) != 1 or spec.targets[0] not in checker.specs:
             continue
         target = checker.specs[spec.targets[0]]
-        if target.type == "choice_map" and target.missing_means == "not_assessed" and data.get(target.name) \
-                and data.get(name) in (None, [], ""):
+        if (
+            target.type == "choice_map"
+            and target.missing_means == "not_assessed"
+            and data.get(target.name)
+            and data.get(name) in (None, [], "")
+        ):
             checker.problem((target.name,), f"is tagged, but {name} is missing; give one item per tag: {EXAMPLE}", "warning")
 
 
@@ -52,13 +56,17 @@ def _check(checker, value, spec, path: tuple, against_tags: bool) -> None:
     for here, item in checker.mapping_items(value, path, "evidence items", "an evidence item", ITEM_FIELDS, EXAMPLE):
         about = item.get("about")
         if not isinstance(about, str) or about not in allowed:
-            checker.problem(here + ("about",), f"{about!r} is not what this evidence can be about; give one of {', '.join(allowed)}")
+            checker.problem(
+                here + ("about",), f"{about!r} is not what this evidence can be about; give one of {', '.join(allowed)}"
+            )
         else:
             seen.add(about)
         url = item.get("url")
         why = url_problem(url) if isinstance(url, str) else "is not a link"
         if why:
-            checker.problem(here + ("url",), f"{url!r} {why}; give the http(s) page the evidence is on, with its section where possible")
+            checker.problem(
+                here + ("url",), f"{url!r} {why}; give the http(s) page the evidence is on, with its section where possible"
+            )
         note = item.get("note")
         if not isinstance(note, str) or not note.strip():
             checker.problem(here + ("note",), "say in one sentence what the page shows, in your own words")
@@ -81,7 +89,9 @@ def _check_tagged(checker, spec, path: tuple, tagged: list[str], seen: set) -> N
     target = spec.targets[0]
     for key in tagged:
         if key not in seen:
-            checker.problem(path, f"{target} tags {key}, but no item is about {key}; add one with the page and sentence that support it")
+            checker.problem(
+                path, f"{target} tags {key}, but no item is about {key}; add one with the page and sentence that support it"
+            )
     for key in sorted(str(about) for about in seen if about not in tagged and about != NONE):
         checker.problem(path, f"an item is about {key}, which {target} does not tag; tag it or remove the item")
     if NONE in seen and tagged:

@@ -35,8 +35,13 @@ FOLDER = "schemas"  # in the pool, beside registry.yaml
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MODELINE = "# yaml-language-server: $schema="
 # The file of each schema in FOLDER, by what it describes.
-FILES = {"registry": "registry.schema.json", "entries": "entries.schema.json",
-         "exclusions": "exclusions.schema.json", "claims": "claims.schema.json", "pool": "pool.schema.json"}
+FILES = {
+    "registry": "registry.schema.json",
+    "entries": "entries.schema.json",
+    "exclusions": "exclusions.schema.json",
+    "claims": "claims.schema.json",
+    "pool": "pool.schema.json",
+}
 # What a record holds for a field it leaves empty: validate reads each as the field absent.
 EMPTY = [None, "", [], {}]
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"  # a day (validate checks that the calendar has it)
@@ -53,16 +58,20 @@ def registry() -> dict:
 def record(reg: Registry, kind: str) -> dict:
     """The schema of one record of `kind` (entries or exclusions) of this registry."""
     title = reg.survey.get("title") or "the pool"
-    about = (f"{NOUNS[kind].capitalize()} of {title}: one YAML file in {reg.pool[kind]}/, named by its key. Made by "
-             f"`paperpool schemas` from registry.yaml's {RECORD_KINDS[kind]}; `paperpool validate` checks more than this schema can.")
+    about = (
+        f"{NOUNS[kind].capitalize()} of {title}: one YAML file in {reg.pool[kind]}/, named by its key. Made by "
+        f"`paperpool schemas` from registry.yaml's {RECORD_KINDS[kind]}; `paperpool validate` checks more than this schema can."
+    )
     return {"$schema": DIALECT, "title": f"{title}: {NOUNS[kind]}", "description": about, **_mapping(reg, reg.fields[kind])}
 
 
 def _mapping(reg: Registry, specs: dict[str, FieldSpec]) -> dict:
-    return {"type": "object",
-            "properties": {name: _field(reg, spec, specs) for name, spec in specs.items()},
-            "required": [name for name, spec in specs.items() if spec.required],
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {name: _field(reg, spec, specs) for name, spec in specs.items()},
+        "required": [name for name, spec in specs.items() if spec.required],
+        "additionalProperties": False,
+    }
 
 
 def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
@@ -114,9 +123,12 @@ def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
         return {"type": "array", "items": _choice(reg, spec.vocabulary), "uniqueItems": True}
     if kind == "choice_map":
         keys = reg.vocabularies[spec.keys]
-        return {"type": "object", "propertyNames": {"enum": keys.ids},
-                "properties": {value.id: {"description": value.label, **_choice(reg, spec.vocabulary)} for value in keys.values},
-                "additionalProperties": False}
+        return {
+            "type": "object",
+            "propertyNames": {"enum": keys.ids},
+            "properties": {value.id: {"description": value.label, **_choice(reg, spec.vocabulary)} for value in keys.values},
+            "additionalProperties": False,
+        }
     if kind == "key_list":
         return {"type": "array", "items": {"type": "string"}, "description": "Keys of other records."}
     if kind == "mapping":
@@ -139,23 +151,39 @@ def _choice(reg: Registry, name: str) -> dict:
 
 
 def _history(specs: dict[str, FieldSpec], spec: FieldSpec) -> dict:
-    change = {"type": "object", "additionalProperties": False, "required": list(history.CHANGE_FIELDS),
-              "properties": {
-                  "date": {"description": "The day of the change, YYYY-MM-DD.", "type": "string", "pattern": DATE_PATTERN},
-                  "was": {"description": "The values before the change, by field (null: the field was not set).",
-                          "type": "object", "minProperties": 1,
-                          "propertyNames": {"enum": [name for name in specs if name not in ("key", spec.name)]}},
-                  "why": {"description": "Why the record changed.", "type": "string", "minLength": 1}}}
+    change = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(history.CHANGE_FIELDS),
+        "properties": {
+            "date": {"description": "The day of the change, YYYY-MM-DD.", "type": "string", "pattern": DATE_PATTERN},
+            "was": {
+                "description": "The values before the change, by field (null: the field was not set).",
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"enum": [name for name in specs if name not in ("key", spec.name)]},
+            },
+            "why": {"description": "Why the record changed.", "type": "string", "minLength": 1},
+        },
+    }
     return {"type": "array", "items": change, "description": f"The record's changes, oldest first, each like {history.EXAMPLE}"}
 
 
 def _evidence() -> dict:
-    about = {"about": "What the item supports: a key of the map it is evidence of, or one of its fields.",
-             "url": "The page that says it, with its section where possible.",
-             "note": "What the page says, in one sentence of our own."}
-    item = {"type": "object", "additionalProperties": False, "required": list(evidence.ITEM_FIELDS),
-            "properties": {name: {"description": about[name], "type": "string"} | ({"pattern": URL_PATTERN} if name == "url" else {})
-                           for name in evidence.ITEM_FIELDS}}
+    about = {
+        "about": "What the item supports: a key of the map it is evidence of, or one of its fields.",
+        "url": "The page that says it, with its section where possible.",
+        "note": "What the page says, in one sentence of our own.",
+    }
+    item = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(evidence.ITEM_FIELDS),
+        "properties": {
+            name: {"description": about[name], "type": "string"} | ({"pattern": URL_PATTERN} if name == "url" else {})
+            for name in evidence.ITEM_FIELDS
+        },
+    }
     return {"type": "array", "items": item, "description": f"Evidence items, each like {evidence.EXAMPLE}"}
 
 
@@ -165,44 +193,92 @@ def claims_schema() -> dict:
     rows = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     dispute = {
         "description": "A published claim the pool no longer bears out: its value now, the records behind it, why, and the evidence.",
-        "type": "object", "required": ["now", "note", "evidence"], "additionalProperties": False,
+        "type": "object",
+        "required": ["now", "note", "evidence"],
+        "additionalProperties": False,
         "properties": {
             "now": {"description": "The claim's value on the pool now.", "type": "integer", "minimum": 0},
             "rows": {"description": "The keys of the records the query selects now.", **rows},
-            "note": {"description": "What the reading found that the published claim does not, in one sentence.", "type": "string", "minLength": 1},
-            "evidence": {"description": "The evidence: items with about (a record's key), url (an http(s) page) and note.",
-                         "type": "array", "minItems": 1,
-                         "items": {"type": "object", "required": ["url", "note"],
-                                   "properties": {"about": {"type": "string", "description": "The record's key."},
-                                                  "url": {"type": "string", "pattern": URL_PATTERN, "description": "The page."},
-                                                  "note": {"type": "string", "description": "What the page says."}}}}}}
+            "note": {
+                "description": "What the reading found that the published claim does not, in one sentence.",
+                "type": "string",
+                "minLength": 1,
+            },
+            "evidence": {
+                "description": "The evidence: items with about (a record's key), url (an http(s) page) and note.",
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["url", "note"],
+                    "properties": {
+                        "about": {"type": "string", "description": "The record's key."},
+                        "url": {"type": "string", "pattern": URL_PATTERN, "description": "The page."},
+                        "note": {"type": "string", "description": "What the page says."},
+                    },
+                },
+            },
+        },
+    }
     properties = {
-        "id": {"description": "The claim's name: lower-case letters, digits and hyphens, unique in the ledger.",
-               "type": "string", "pattern": KEY_RE.pattern},
+        "id": {
+            "description": "The claim's name: lower-case letters, digits and hyphens, unique in the ledger.",
+            "type": "string",
+            "pattern": KEY_RE.pattern,
+        },
         "statement": {"description": "The claim, in one sentence.", "type": "string", "minLength": 1},
-        "kind": {"description": "published: the survey's own claim, counted over the pool as it stood on the publication date "
-                                "(registry.yaml's survey.publication); live: a claim about the pool now.",
-                 "enum": list(ledger.KINDS), "default": ledger.KINDS[0]},
-        "over": {"description": "The records counted: entries, exclusions, or all (both).", "enum": list(ledger.OVER), "default": "entries"},
-        "among": {"description": "all: every record; assessed: only the records assessed on every field the query reads.",
-                  "enum": list(ledger.AMONG), "default": ledger.AMONG[0]},
-        "where": {"description": "The query: conditions like `category = method` joined by and / or / not; `in [a, b]`, `!=`, "
-                                 "`<`, `>=`; `null` for a missing value. Empty: every record.",
-                  "type": ["string", "null"], "default": "", "maxLength": MAX_TEXT_CHARS},
-        "expected": {"description": "The count the claim needs: a whole number, or a bound in quotes such as \"<= 2\".",
-                     "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": bound}]},
-        "rows": {"description": "The keys of the records the claim rests on: when given, it holds only while exactly these match.",
-                 "maxItems": ledger.MAX_ROWS, **rows},
+        "kind": {
+            "description": "published: the survey's own claim, counted over the pool as it stood on the publication date "
+            "(registry.yaml's survey.publication); live: a claim about the pool now.",
+            "enum": list(ledger.KINDS),
+            "default": ledger.KINDS[0],
+        },
+        "over": {
+            "description": "The records counted: entries, exclusions, or all (both).",
+            "enum": list(ledger.OVER),
+            "default": "entries",
+        },
+        "among": {
+            "description": "all: every record; assessed: only the records assessed on every field the query reads.",
+            "enum": list(ledger.AMONG),
+            "default": ledger.AMONG[0],
+        },
+        "where": {
+            "description": "The query: conditions like `category = method` joined by and / or / not; `in [a, b]`, `!=`, "
+            "`<`, `>=`; `null` for a missing value. Empty: every record.",
+            "type": ["string", "null"],
+            "default": "",
+            "maxLength": MAX_TEXT_CHARS,
+        },
+        "expected": {
+            "description": 'The count the claim needs: a whole number, or a bound in quotes such as "<= 2".',
+            "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": bound}],
+        },
+        "rows": {
+            "description": "The keys of the records the claim rests on: when given, it holds only while exactly these match.",
+            "maxItems": ledger.MAX_ROWS,
+            **rows,
+        },
         "boundary": {"description": "What the number does and does not mean.", "type": ["string", "null"]},
         "dispute": dispute,
     }
-    claim = {"description": "One claim: a number the survey states, as a query over the pool.", "type": "object",
-             "required": ["id", "statement", "expected"], "additionalProperties": False, "properties": properties}
-    return {"$schema": DIALECT, "title": "paperpool claim ledger",
-            "description": "The claim ledger (claims.yaml, or the file registry.yaml's pool.claims names): every number the "
-                           "survey states, each a query with the value it needs. `paperpool claims --check` recomputes them.",
-            "type": "object", "required": ["claims"], "additionalProperties": False,
-            "properties": {"claims": {"description": "The claims.", "type": "array", "items": claim}}}
+    claim = {
+        "description": "One claim: a number the survey states, as a query over the pool.",
+        "type": "object",
+        "required": ["id", "statement", "expected"],
+        "additionalProperties": False,
+        "properties": properties,
+    }
+    return {
+        "$schema": DIALECT,
+        "title": "paperpool claim ledger",
+        "description": "The claim ledger (claims.yaml, or the file registry.yaml's pool.claims names): every number the "
+        "survey states, each a query with the value it needs. `paperpool claims --check` recomputes them.",
+        "type": "object",
+        "required": ["claims"],
+        "additionalProperties": False,
+        "properties": {"claims": {"description": "The claims.", "type": "array", "items": claim}},
+    }
 
 
 def pool_export(reg: Registry) -> dict:
@@ -210,14 +286,23 @@ def pool_export(reg: Registry) -> dict:
     publish's pool.json): the registry's survey block, then each kind's records, each as
     its kind's schema says (its dates written as YYYY-MM-DD)."""
     title = reg.survey.get("title") or "the pool"
-    kinds = {kind: {"description": f"Every {NOUNS[kind][NOUNS[kind].index(' ') + 1:]}, by key.", "type": "array",
-                    "items": {key: value for key, value in record(reg, kind).items() if key != "$schema"}}
-             for kind in reg.fields}
-    return {"$schema": DIALECT, "title": f"{title}: pool.json",
-            "description": "The pool as one JSON document (`paperpool export --format json`).",
-            "type": "object", "required": ["survey", *kinds], "additionalProperties": False,
-            "properties": {"survey": {"type": "object", "description": "registry.yaml's survey block, as it is there."},
-                           **kinds}}
+    kinds = {
+        kind: {
+            "description": f"Every {NOUNS[kind][NOUNS[kind].index(' ') + 1 :]}, by key.",
+            "type": "array",
+            "items": {key: value for key, value in record(reg, kind).items() if key != "$schema"},
+        }
+        for kind in reg.fields
+    }
+    return {
+        "$schema": DIALECT,
+        "title": f"{title}: pool.json",
+        "description": "The pool as one JSON document (`paperpool export --format json`).",
+        "type": "object",
+        "required": ["survey", *kinds],
+        "additionalProperties": False,
+        "properties": {"survey": {"type": "object", "description": "registry.yaml's survey block, as it is there."}, **kinds},
+    }
 
 
 def documents(reg: Registry) -> dict[str, dict]:
@@ -268,12 +353,14 @@ def install(root: Path) -> list[str]:
 def stale(reg: Registry) -> list[str]:
     """The schema files of the pool's schemas/ folder that are missing or out of date."""
     folder = reg.root / FOLDER
-    return [name for name, text in texts(reg).items()
-            if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
+    return [
+        name
+        for name, text in texts(reg).items()
+        if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text
+    ]
 
 
 def with_modeline(text: str, line: str) -> str:
     """`text` with `line` as its first line, replacing a modeline it already has."""
     rest = text.split("\n", 1)[1] if text.startswith(MODELINE) else text
     return line + rest
-

@@ -27,7 +27,7 @@ from . import evidence
 
 CHANGE_FIELDS = ("date", "was", "why")
 RETAGGED = "retagged"  # how `since` names a change of tags
-EXAMPLE = "- {date: 2026-05-01, was: {FIELD: OLD VALUE}, why: \"what the reading found\"}"
+EXAMPLE = '- {date: 2026-05-01, was: {FIELD: OLD VALUE}, why: "what the reading found"}'
 
 
 def history_field(registry: Registry, kind: str) -> str | None:
@@ -40,8 +40,14 @@ def as_of(data: dict, history: str | None, day: dt.date) -> dict:
     changes = data.get(history) if history else None
     if not isinstance(changes, list):
         return data
-    later = [change for change in changes if isinstance(change, dict) and as_date(change.get("date")) is not None
-             and as_date(change["date"]) > day and isinstance(change.get("was"), dict)]
+    later = [
+        change
+        for change in changes
+        if isinstance(change, dict)
+        and as_date(change.get("date")) is not None
+        and as_date(change["date"]) > day
+        and isinstance(change.get("was"), dict)
+    ]
     if not later:
         return data
     state = dict(data)
@@ -61,9 +67,12 @@ def changed_fields(data: dict, history: str | None, after: dt.date) -> list[tupl
     changes = data.get(history) if history else None
     if not isinstance(changes, list):
         return []
-    return [(str(as_date(change.get("date"))), name) for change in changes
-            if isinstance(change, dict) and (as_date(change.get("date")) or dt.date.min) > after
-            for name in (change.get("was") if isinstance(change.get("was"), dict) else {})]
+    return [
+        (str(as_date(change.get("date"))), name)
+        for change in changes
+        if isinstance(change, dict) and (as_date(change.get("date")) or dt.date.min) > after
+        for name in (change.get("was") if isinstance(change.get("was"), dict) else {})
+    ]
 
 
 def since(pool, day: dt.date) -> dict[str, str]:
@@ -84,8 +93,11 @@ def since(pool, day: dt.date) -> dict[str, str]:
             for when, name in changed_fields(record.data, history, day):
                 by_day.setdefault(when, []).append(name)
             for when, names in by_day.items():
-                tags = [specs[name].title if name in specs else name for name in names
-                        if name not in specs or specs[name].type != "evidence"]
+                tags = [
+                    specs[name].title if name in specs else name
+                    for name in names
+                    if name not in specs or specs[name].type != "evidence"
+                ]
                 events.append(f"{RETAGGED} {when}: {', '.join(tags)}" if tags else f"evidence added {when}")
             if events:
                 found[record.key] = "; ".join(events)
@@ -144,15 +156,16 @@ def check(checker, value, spec, path: tuple) -> None:
     protected = {spec.name, "key", dated_by}
     previous = None
     if isinstance(value, list) and len(value) > MAX_CHANGES:  # each is a row of the record's page, labels and all
-        checker.problem(path, f"lists {len(value):,} changes, over {MAX_CHANGES}; keep the retaggings that changed what the "
-                              "record says")
+        checker.problem(
+            path, f"lists {len(value):,} changes, over {MAX_CHANGES}; keep the retaggings that changed what the record says"
+        )
         return
     for here, change in checker.mapping_items(value, path, "changes, oldest first", "a change", CHANGE_FIELDS, EXAMPLE):
         day = _check_change_day(checker, change.get("date"), here + ("date",), entered, dated_by, previous)
         previous = day or previous
         why = change.get("why")
         if not isinstance(why, str) or not why.strip():
-            checker.problem(here + ("why",), "say why the record changed, e.g. why: \"the paper's section 4 trains the router\"")
+            checker.problem(here + ("why",), 'say why the record changed, e.g. why: "the paper\'s section 4 trains the router"')
         _check_was(checker, change.get("was"), here + ("was",), protected)
 
 
@@ -166,7 +179,9 @@ def _check_change_day(checker, value, path: tuple, entered, dated_by, previous) 
     if day > dt.date.today():
         checker.problem(path, f"{day} is in the future; use the day the record changed")
     elif entered is not None and day < entered:
-        checker.problem(path, f"{day} is before the record's {dated_by} {entered}; a change comes after the record entered the pool")
+        checker.problem(
+            path, f"{day} is before the record's {dated_by} {entered}; a change comes after the record entered the pool"
+        )
     elif previous is not None and day < previous:
         checker.problem(path, f"{day} is before the change above it ({previous}); list changes oldest first")
     return day

@@ -158,12 +158,12 @@ def similar_pairs(keys: list[str], threshold: float) -> list[tuple[int, int, flo
         return bisect.bisect_right(lengths, lengths[position] * stretch + 1e-9)
 
     found = _block_pairs if len(keys) >= BLOCKS_FROM else _single_pairs
-    return [(min(order[a], order[b]), max(order[a], order[b]), score)
-            for a, b, score in found(ordered, window_end, threshold)]
+    return [(min(order[a], order[b]), max(order[a], order[b]), score) for a, b, score in found(ordered, window_end, threshold)]
 
 
-def similar_key_pairs(keys: list[str], threshold: float,
-                      known: tuple[list[str], list[tuple[str, str, float]]] | None = None) -> list[tuple[str, str, float]]:
+def similar_key_pairs(
+    keys: list[str], threshold: float, known: tuple[list[str], list[tuple[str, str, float]]] | None = None
+) -> list[tuple[str, str, float]]:
     """Every pair of the distinct title keys `keys` at least `threshold` alike, as (key,
     key, score), each pair once.
 
@@ -191,8 +191,10 @@ def _new_pairs(new: list[str], old: list[str], threshold: float) -> list[tuple[s
 
     pairs = [(new[i], new[j], score) for i, j, score in similar_pairs(new, threshold)]
     for key in new:
-        pairs += [(key, other, score) for other, score, _ in
-                  process.extract(key, old, scorer=fuzz.ratio, score_cutoff=threshold, limit=None)]
+        pairs += [
+            (key, other, score)
+            for other, score, _ in process.extract(key, old, scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
+        ]
     return pairs
 
 
@@ -205,7 +207,7 @@ def _single_pairs(ordered: list[str], window_end, threshold: float):
     from rapidfuzz import fuzz, process
 
     for position, key in enumerate(ordered):
-        window = ordered[position + 1:window_end(position)]
+        window = ordered[position + 1 : window_end(position)]
         for _, score, index in process.extract(key, window, scorer=fuzz.ratio, score_cutoff=threshold, limit=None):
             yield position, position + 1 + index, score
 
@@ -245,7 +247,9 @@ def _block_pairs(ordered: list[str], window_end, threshold: float):
         allowed = (lengths[start:stop, None] + lengths[None, start:end]) * slack + 1e-6
         rows, columns = np.nonzero(apart <= allowed)
         # each pair once: the block's own titles are also its first columns
-        return [(start + row, start + column) for row, column in zip(rows.tolist(), columns.tolist(), strict=True) if column > row]
+        return [
+            (start + row, start + column) for row, column in zip(rows.tolist(), columns.tolist(), strict=True) if column > row
+        ]
 
     with concurrent.futures.ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as threads:
         for found in threads.map(candidates, range(0, len(ordered), _BLOCK)):

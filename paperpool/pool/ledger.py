@@ -63,6 +63,7 @@ class Dispute:
     tags now, and those records, recorded so that the claim stays as published and the
     contradiction is shown, not hidden; checked like a claim's own value. Records added
     later are not part of it, so adding a paper never moves a dispute."""
+
     now: int
     rows: list[str] | None
     note: str
@@ -106,10 +107,18 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     if linked:
         return [], [Problem(linked, 1, "", LINKED_FILE.format(what="the claim ledger"))]
     if path.is_dir():
-        return [], [Problem(rel, 1, "", "is a folder, but the claim ledger is a YAML file; move the folder or point pool.claims elsewhere")]
+        return [], [
+            Problem(
+                rel, 1, "", "is a folder, but the claim ledger is a YAML file; move the folder or point pool.claims elsewhere"
+            )
+        ]
     if not path.is_file():
         if "claims" in pool.registry.pool:
-            return [], [Problem(rel, 1, "", "the claims file named in registry.yaml (pool.claims) is missing; create it or remove the setting")]
+            return [], [
+                Problem(
+                    rel, 1, "", "the claims file named in registry.yaml (pool.claims) is missing; create it or remove the setting"
+                )
+            ]
         return [], []
     try:
         doc = load_yaml(path, empty_hint=EMPTY_HINT)
@@ -117,8 +126,10 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
         return [], [Problem(rel, exc.line, exc.field, exc.message)]
     if doc.data is None:
         return [], [Problem(rel, 1, "", f"the file is empty; {EMPTY_HINT}")]
-    refused = [Problem(rel, doc.line(*where), _field_name(where), refused_character_message(char))
-               for where, char in refused_characters(doc, BIDI_CONTROLS)]
+    refused = [
+        Problem(rel, doc.line(*where), _field_name(where), refused_character_message(char))
+        for where, char in refused_characters(doc, BIDI_CONTROLS)
+    ]
     if refused:  # shown by claims and the site: no claim is read from such a file
         return [], sorted(refused)
     items = doc.data.get("claims") if isinstance(doc.data, dict) else None
@@ -140,14 +151,20 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
         seen.add(claim.id)
         claim.source = f"{rel}:{doc.line('claims', index)}"
         if claim.published and pool.registry.publication is None:
-            problem("kind", "is published, but registry.yaml declares no survey.publication to count it at; "
-                            "declare it (date and version) or make the claim live")
+            problem(
+                "kind",
+                "is published, but registry.yaml declares no survey.publication to count it at; "
+                "declare it (date and version) or make the claim live",
+            )
             continue
         for message in _says_nothing(claim, published() if claim.published else pool, columns):
             problem("where", message, "warning")
         if _disputes_nothing(claim):
-            problem("dispute", "records the claim's own value and rows, so it disputes nothing; remove it, or record "
-                               "what the reading found", "warning")
+            problem(
+                "dispute",
+                "records the claim's own value and rows, so it disputes nothing; remove it, or record what the reading found",
+                "warning",
+            )
         claims.append(claim)
     return claims, problems
 
@@ -159,18 +176,32 @@ def _says_nothing(claim: Claim, counted: Pool, columns: dict[str, dict[str, Colu
     kinds = OVER[claim.over]
     trees = {kind: parse(claim.where, columns[kind]).tree for kind in kinds}
     if not any(satisfiable(trees[kind], columns[kind], claim.among == "assessed") for kind in kinds):
-        return [("no record could ever satisfy this query (it asks a field for values it cannot hold at once, or for "
-                 "\"not assessed\" among assessed records), so the claim can never fail; correct the query")]
-    judged = {kind: [columns[kind][name] for name in columns_read(trees[kind]) if columns[kind][name].can_be_unassessed] for kind in kinds}
+        return [
+            (
+                "no record could ever satisfy this query (it asks a field for values it cannot hold at once, or for "
+                '"not assessed" among assessed records), so the claim can never fail; correct the query'
+            )
+        ]
+    judged = {
+        kind: [columns[kind][name] for name in columns_read(trees[kind]) if columns[kind][name].can_be_unassessed]
+        for kind in kinds
+    }
     if not any(judged.values()):
         return []
-    if any(all(assessed(record.data, column, columns[kind]) for column in judged[kind])
-           for kind in kinds for record in counted.records[kind]):
+    if any(
+        all(assessed(record.data, column, columns[kind]) for column in judged[kind])
+        for kind in kinds
+        for record in counted.records[kind]
+    ):
         return []
     names = ", ".join(dict.fromkeys(column.name for found in judged.values() for column in found))
     when = f" {counted.registry.publication.label or 'at publication'}" if claim.published else ""
-    return [(f"counts over no assessed record: no record{when} is assessed on {names}, so the claim can never fail; "
-             "assess the records on it, or remove the claim")]
+    return [
+        (
+            f"counts over no assessed record: no record{when} is assessed on {names}, so the claim can never fail; "
+            "assess the records on it, or remove the claim"
+        )
+    ]
 
 
 def _field_name(path: tuple) -> str:
@@ -178,9 +209,13 @@ def _field_name(path: tuple) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
-def _claim_problem(problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str, severity: str = "error") -> None:
+def _claim_problem(
+    problems: list[Problem], doc, rel: str, index: int, field_name: str, message: str, severity: str = "error"
+) -> None:
     parts = (index, field_name) if field_name else (index,)
-    problems.append(Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message, severity))
+    problems.append(
+        Problem(rel, doc.line("claims", *parts), f"claims[{index}]{'.' + field_name if field_name else ''}", message, severity)
+    )
 
 
 def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim | None:
@@ -203,18 +238,24 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
         return None
     kind = item.get("kind", KINDS[0])
     if not isinstance(kind, str) or kind not in KINDS:
-        problem("kind", "kind is published (the survey's own claim, counted over the pool as of its publication) "
-                        "or live (the maintainers' claim about the pool now)")
+        problem(
+            "kind",
+            "kind is published (the survey's own claim, counted over the pool as of its publication) "
+            "or live (the maintainers' claim about the pool now)",
+        )
         ok = False
     among = item.get("among", AMONG[0])
     if not isinstance(among, str) or among not in AMONG:
-        problem("among", "among is all (every record, the default) or assessed (only the records assessed on every field the query reads)")
+        problem(
+            "among",
+            "among is all (every record, the default) or assessed (only the records assessed on every field the query reads)",
+        )
         ok = False
     where = item.get("where", "")
     if where is None:
         where = ""
     if not isinstance(where, str):
-        problem("where", "write the query as text in quotes, e.g. \"credit_unit = message\" (empty: every record)")
+        problem("where", 'write the query as text in quotes, e.g. "credit_unit = message" (empty: every record)')
         return None
     if len(where) > MAX_TEXT_CHARS:  # as a gap table's query in the registry: 37,000 conditions took 23 s a count
         problem("where", f"is {len(where):,} characters long, over {MAX_TEXT_CHARS:,}; shorten the query, or split the claim")
@@ -228,8 +269,10 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
             ok = False
             break
     expected = item.get("expected")
-    if isinstance(expected, bool) or not (isinstance(expected, int) and expected >= 0 or isinstance(expected, str) and BOUND_RE.match(expected)):
-        problem("expected", "give the expected count (e.g. 2) or a bound in quotes (e.g. \"<= 2\")")
+    if isinstance(expected, bool) or not (
+        isinstance(expected, int) and expected >= 0 or isinstance(expected, str) and BOUND_RE.match(expected)
+    ):
+        problem("expected", 'give the expected count (e.g. 2) or a bound in quotes (e.g. "<= 2")')
         ok = False
     # A recorded row that is no longer in the pool is not a problem here: claims --check
     # reports it as a record that moved the claim, which is what a reviewer needs to see.
@@ -239,8 +282,11 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
             problem("rows", "list the keys of the records the claim expects, e.g. [c3, debate-as-reward]")
             ok = False
         elif len(rows) > MAX_ROWS:
-            problem("rows", f"lists {len(rows):,} keys, over the limit of {MAX_ROWS:,}; rows are for a reviewer to read: "
-                            "narrow the claim, or leave rows out and keep expected")
+            problem(
+                "rows",
+                f"lists {len(rows):,} keys, over the limit of {MAX_ROWS:,}; rows are for a reviewer to read: "
+                "narrow the claim, or leave rows out and keep expected",
+            )
             ok = False
         elif len(set(rows)) != len(rows):
             twice = sorted(key for key, times in Counter(rows).items() if times > 1)
@@ -248,8 +294,10 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
             problem("rows", f"lists {', '.join(twice[:LISTED])}{more} more than once; list each record once")
             ok = False
         elif ok and not Claim("", "", "", expected).satisfied_by(len(rows)):
-            problem("rows", f"lists {len(rows)} records, which cannot satisfy expected {str(expected).strip()}; "
-                            "make rows and expected agree")
+            problem(
+                "rows",
+                f"lists {len(rows)} records, which cannot satisfy expected {str(expected).strip()}; make rows and expected agree",
+            )
             ok = False
     boundary = item.get("boundary") or ""
     if not isinstance(boundary, str):
@@ -258,22 +306,35 @@ def _read_claim(item, problem, columns: dict[str, dict[str, Column]]) -> Claim |
     dispute = _read_dispute(item.get("dispute"), problem, kind)
     if not ok or dispute is False:
         return None
-    return Claim(claim_id, item["statement"].strip(), where, expected, over, sorted(rows) if rows is not None else None,
-                 boundary.strip(), kind=kind, among=among, dispute=dispute)
+    return Claim(
+        claim_id,
+        item["statement"].strip(),
+        where,
+        expected,
+        over,
+        sorted(rows) if rows is not None else None,
+        boundary.strip(),
+        kind=kind,
+        among=among,
+        dispute=dispute,
+    )
 
 
 def _read_dispute(body, problem, kind: str) -> Dispute | None | bool:
     """A claim's dispute: the value now (and its rows), why, and the evidence; False when malformed."""
     if body is None:
         return None
-    example = "dispute: {now: 1, rows: [KEY], note: \"what the reading found\", evidence: [{about: KEY, url: ..., note: ...}]}"
+    example = 'dispute: {now: 1, rows: [KEY], note: "what the reading found", evidence: [{about: KEY, url: ..., note: ...}]}'
     if not isinstance(body, dict):
         problem("dispute", f"write the dispute as a mapping: {example}")
         return False
     for name in sorted(set(body) - set(DISPUTE_FIELDS), key=str):
         problem(f"dispute.{name}", f"unknown field; a dispute has {', '.join(DISPUTE_FIELDS)}")
     if kind != "published":
-        problem("dispute", "only a published claim is disputed (a live claim is corrected instead); remove the dispute or make the claim published")
+        problem(
+            "dispute",
+            "only a published claim is disputed (a live claim is corrected instead); remove the dispute or make the claim published",
+        )
         return False
     now, rows, note, evidence = body.get("now"), body.get("rows"), body.get("note"), body.get("evidence")
     if isinstance(now, bool) or not isinstance(now, int) or now < 0:
@@ -285,9 +346,18 @@ def _read_dispute(body, problem, kind: str) -> Dispute | None | bool:
     if not isinstance(note, str) or not note.strip():
         problem("dispute.note", "say in one sentence what the reading found that the published claim does not")
         return False
-    if not isinstance(evidence, list) or not evidence or not all(
-            isinstance(item, dict) and isinstance(item.get("url"), str) and isinstance(item.get("note"), str)
-            and isinstance(item.get("about", ""), str) and url_problem(item["url"]) is None for item in evidence):
+    if (
+        not isinstance(evidence, list)
+        or not evidence
+        or not all(
+            isinstance(item, dict)
+            and isinstance(item.get("url"), str)
+            and isinstance(item.get("note"), str)
+            and isinstance(item.get("about", ""), str)
+            and url_problem(item["url"]) is None
+            for item in evidence
+        )
+    ):
         problem("dispute.evidence", "list the evidence: items with about (a record's key), url (an http(s) page) and note")
         return False
     return Dispute(now, sorted(rows) if rows is not None else None, note.strip(), evidence)

@@ -150,7 +150,9 @@ class PackedDocument(Document):
         except (YamlProblem, OSError):
             doc = None
         if doc is None or doc.digest != self.digest:
-            raise DamagedBody(f"{self._path}: its entry in paperpool's cache of checked records does not decode, and the "
-                              f"file changed since it was checked; run the command again (the cache is in "
-                              f"{cache_folder()}; deleting it is safe)") from None
+            raise DamagedBody(
+                f"{self._path}: its entry in paperpool's cache of checked records does not decode, and the "
+                f"file changed since it was checked; run the command again (the cache is in "
+                f"{cache_folder()}; deleting it is safe)"
+            ) from None
         return doc.data, doc.lines

@@ -88,11 +88,18 @@ class Pool:
         dated_by = self.registry.pool.get("dated_by") or {}
         missing = [kind for kind in RECORD_KINDS if kind not in dated_by]
         if missing:
-            raise PaperpoolError(f"registry.yaml: pool.dated_by names no date field of the {' and '.join(missing)}, so the pool "
-                                 f"as of a date is not known; add e.g. `dated_by: {{entries: date_added, exclusions: date_screened}}`")
-        kept = {kind: [record.as_of(day, history_field(self.registry, kind)) for record in records
-                       if _on_or_before(record.data.get(dated_by[kind]), day)]
-                for kind, records in self.records.items()}
+            raise PaperpoolError(
+                f"registry.yaml: pool.dated_by names no date field of the {' and '.join(missing)}, so the pool "
+                f"as of a date is not known; add e.g. `dated_by: {{entries: date_added, exclusions: date_screened}}`"
+            )
+        kept = {
+            kind: [
+                record.as_of(day, history_field(self.registry, kind))
+                for record in records
+                if _on_or_before(record.data.get(dated_by[kind]), day)
+            ]
+            for kind, records in self.records.items()
+        }
         return Pool(self.registry, kept, self.unreadable, self.claims)
 
     def known(self) -> Pool:
@@ -142,8 +149,15 @@ def linked_folders(registry: Registry) -> list[Problem]:
     for kind in RECORD_KINDS:
         linked = linked_step(registry.root, registry.pool[kind])
         if linked:
-            problems.append(Problem(linked, 1, "", f"is a symbolic link; the {kind} are kept in a plain folder of the pool: "
-                                                   "replace the link with the folder itself"))
+            problems.append(
+                Problem(
+                    linked,
+                    1,
+                    "",
+                    f"is a symbolic link; the {kind} are kept in a plain folder of the pool: "
+                    "replace the link with the folder itself",
+                )
+            )
     return problems
 
 
@@ -193,11 +207,15 @@ def record_files(registry: Registry, kind: str, problems: list[Problem], unreada
         if entry.is_symlink():
             # git stores a link as a link: the record would be whatever it points at on
             # each machine (another file, a device, a secret), so records are plain files
-            problems.append(Problem(rel, 1, "", "is a symbolic link; a record is a plain file: replace the link with the file itself"))
+            problems.append(
+                Problem(rel, 1, "", "is a symbolic link; a record is a plain file: replace the link with the file itself")
+            )
             unreadable.add(stem(name))
             continue
         if entry.is_dir() or not name.endswith(RECORD_SUFFIX) or stem(name) == name:
-            problems.append(Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning"))
+            problems.append(
+                Problem(rel, 1, "", f"not read: records are files ending in {RECORD_SUFFIX}; rename or move it", "warning")
+            )
             continue
         readable.append((rel, entry.path))
     return readable
@@ -226,7 +244,7 @@ def read_records(paths: list[Path]) -> list[tuple[Document | None, Problem | Non
     workers = min(os.cpu_count() or 1, len(paths) // (PARALLEL_FROM // 2))
     if workers < 2:
         return [_read_record(path) for path in paths]
-    chunks = [paths[start:start + 250] for start in range(0, len(paths), 250)]
+    chunks = [paths[start : start + 250] for start in range(0, len(paths), 250)]
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=processes.context()) as executor:
         return [result for chunk in executor.map(_read_chunk, chunks) for result in chunk]
 

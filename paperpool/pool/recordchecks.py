@@ -34,6 +34,7 @@ def record_problems(registry: Registry, record: Record) -> list[Problem]:
 # One record against its field specs
 # ---------------------------------------------------------------------------------
 
+
 class RecordChecker:
     def __init__(self, registry: Registry, record: Record):
         self.registry = registry
@@ -58,8 +59,14 @@ class RecordChecker:
                 # a blank name would print as nothing: say which it is, on its own line
                 line = self.record.line(*path, name)
                 where = ".".join(str(part) for part in path if not isinstance(part, int))
-                self.problems.append(Problem(self.record.rel, line, where, f"field name {name!r} is blank or has spaces "
-                                                                           "around it; write the field's name alone before the colon"))
+                self.problems.append(
+                    Problem(
+                        self.record.rel,
+                        line,
+                        where,
+                        f"field name {name!r} is blank or has spaces around it; write the field's name alone before the colon",
+                    )
+                )
             elif name not in specs:
                 hint = suggest(name, specs, f"declare it in {REGISTRY_FILE} or remove it")
                 self.problem(path + (name,), f"unknown field; {hint}")
@@ -70,12 +77,16 @@ class RecordChecker:
             if value is None or value == [] or value == {} or value == "":
                 if spec.required:
                     where = f" under {'.'.join(path)}" if path else ""
-                    self.problem(field_path, f"missing required field{where}; add `{name}: ...` ({expected_value(spec, self.registry)})")
+                    self.problem(
+                        field_path, f"missing required field{where}; add `{name}: ...` ({expected_value(spec, self.registry)})"
+                    )
                 continue
             if marker is not None and value == marker:
                 if spec.derived_from and self.registry.derivation_source(specs, spec).get(data.get(spec.derived_from)):
                     continue  # its source is filled in, so check_derived says what to write
-                self.problem(field_path, f"not filled in yet; replace {value} with {expected_value(spec, self.registry)}", "warning")
+                self.problem(
+                    field_path, f"not filled in yet; replace {value} with {expected_value(spec, self.registry)}", "warning"
+                )
                 continue
             CHECKS[spec.type](self, value, spec, field_path)
 
@@ -92,12 +103,18 @@ class RecordChecker:
             if actual == expected:
                 continue
             if spec.name not in data:  # reported on the line of the field it derives from
-                self.problem((spec.derived_from,), f"{spec.name} is missing; {spec.derived_from} '{source_value}' "
-                                                   f"maps to {expected}, so add `{spec.name}: {expected}`")
+                self.problem(
+                    (spec.derived_from,),
+                    f"{spec.name} is missing; {spec.derived_from} '{source_value}' "
+                    f"maps to {expected}, so add `{spec.name}: {expected}`",
+                )
                 continue
             maps = f"which maps to {expected}" if expected is not None else "which maps to no value"
-            self.problem((spec.name,), f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
-                                       f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`")
+            self.problem(
+                (spec.name,),
+                f"{'null' if actual is None else actual} does not match {spec.derived_from} '{source_value}', "
+                f"{maps}; write `{spec.name}: {expected if expected is not None else 'null'}`",
+            )
 
     def check_parents(self, data: dict, specs: dict[str, FieldSpec]) -> None:
         """A record holding a value one level down a taxonomy holds its parent too (a
@@ -112,10 +129,15 @@ class RecordChecker:
                 if parent is None or parent in held:
                     continue  # an unknown value is reported by the field's own check
                 upper = specs[spec.parent_field]
-                fix = (f"add it: `{upper.name}: [{', '.join([*held, parent])}]`" if upper.type == "choice_list"
-                       else f"write `{upper.name}: {parent}`, or choose another {spec.name}")
-                self.problem((spec.name,), f"{spec.name} '{value}' is part of {upper.name} '{parent}', which {upper.name} "
-                                           f"does not hold; {fix}")
+                fix = (
+                    f"add it: `{upper.name}: [{', '.join([*held, parent])}]`"
+                    if upper.type == "choice_list"
+                    else f"write `{upper.name}: {parent}`, or choose another {spec.name}"
+                )
+                self.problem(
+                    (spec.name,),
+                    f"{spec.name} '{value}' is part of {upper.name} '{parent}', which {upper.name} does not hold; {fix}",
+                )
 
     def mapping_items(self, value, path: tuple, items: str, item: str, fields: tuple, example: str) -> list[tuple[tuple, dict]]:
         """The (path, mapping) of each item of a list of mappings; a problem for what is not
@@ -146,7 +168,7 @@ class RecordChecker:
             return False
         raw = self.record.doc.raw.get(path)
         shown = raw if raw is not None else value
-        self.problem(path, f"must be {what}, but YAML read {shown!r} as {_yaml_type(value)}; quote it: \"{shown}\"")
+        self.problem(path, f'must be {what}, but YAML read {shown!r} as {_yaml_type(value)}; quote it: "{shown}"')
         return False
 
 
@@ -160,7 +182,15 @@ def check_value(registry: Registry, kind: str, spec: FieldSpec, value) -> list[s
 
 
 def _yaml_type(value) -> str:
-    kinds = {str: "text", bool: "a boolean", int: "a number", float: "a number", dt.date: "a date", list: "a list", dict: "a mapping"}
+    kinds = {
+        str: "text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        dt.date: "a date",
+        list: "a list",
+        dict: "a mapping",
+    }
     return kinds.get(type(value), "a " + type(value).__name__)
 
 
@@ -175,11 +205,18 @@ def expected_value(spec: FieldSpec, registry: Registry) -> str:
             return f"a mapping from {_listed(registry.vocabularies[spec.keys].ids)} to one of {listed}"
         return f"a list of any of {listed}" if spec.type == "choice_list" else f"one of {listed}"
     return {
-        "key": "a lower-case slug matching the file name", "text": "text", "text_list": "a list of names",
-        "bool": "true or false", "integer": "a whole number", "date": "a date like 2026-04-26",
-        "url": "an http(s) link", "url_list": "a list of http(s) links",
+        "key": "a lower-case slug matching the file name",
+        "text": "text",
+        "text_list": "a list of names",
+        "bool": "true or false",
+        "integer": "a whole number",
+        "date": "a date like 2026-04-26",
+        "url": "an http(s) link",
+        "url_list": "a list of http(s) links",
         "identifier": identity.PATTERNS[spec.scheme][1] if spec.scheme in identity.PATTERNS else "an identifier",
-        "key_list": "a list of record keys", "mapping": "the sub-fields", "history": "a list of changes, oldest first",
+        "key_list": "a list of record keys",
+        "mapping": "the sub-fields",
+        "history": "a list of changes, oldest first",
         "evidence": "a list of evidence items (about, url, note)",
     }.get(spec.type, spec.type)
 
@@ -190,7 +227,9 @@ def _check_key(checker: RecordChecker, value, spec, path) -> None:
     if not KEY_RE.match(value):
         checker.problem(path, f"'{value}' is not a safe key; use lower-case letters, digits and hyphens (e.g. magrpo, kimi-k2-5)")
     elif value != checker.record.key:
-        checker.problem(path, f"'{value}' does not match the file name {checker.record.key}.yaml; rename the file or change the key")
+        checker.problem(
+            path, f"'{value}' does not match the file name {checker.record.key}.yaml; rename the file or change the key"
+        )
 
 
 def _check_text(checker: RecordChecker, value, spec, path) -> None:
@@ -385,8 +424,11 @@ def record_facts(registry: Registry, record: Record) -> Facts:
     return Facts(
         identity.title_key(title) if isinstance(title, str) and title.strip() else None,
         _distinct_from(record),
-        [part for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()
-         for part in (kind, value, name)],
+        [
+            part
+            for (kind, value), name in identity_tokens(record, registry.fields[record.kind]).items()
+            for part in (kind, value, name)
+        ],
         unique,
     )
 

@@ -24,13 +24,14 @@ def available() -> bool:
     return sys.platform == "linux" and (os.cpu_count() or 1) > 1
 
 
-def share(work: Callable[[list], list], items: list, part_size: int, copies: int = 1,
-          meanwhile: Callable[[], object] | None = None) -> tuple[list, object]:
+def share(
+    work: Callable[[list], list], items: list, part_size: int, copies: int = 1, meanwhile: Callable[[], object] | None = None
+) -> tuple[list, object]:
     """work(part) for every part of `items`, in order, concatenated; `copies` forked
     processes help. `meanwhile()` runs here first, while the copies start on the parts;
     its result is returned too."""
     part_size = max(part_size, -(-len(items) // 8000))  # the numbers must fit in a pipe's buffer (64 KB)
-    parts = [items[start:start + part_size] for start in range(0, len(items), part_size)]
+    parts = [items[start : start + part_size] for start in range(0, len(items), part_size)]
     numbers, writing = os.pipe()
     try:
         write_all(writing, b"".join(number.to_bytes(_NUMBER, "big") for number in range(len(parts))))

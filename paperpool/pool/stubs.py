@@ -108,8 +108,13 @@ def _too_big(record: dict, size: int, line: int, name: str) -> Problem:
     """The record's largest field named as the one to shorten."""
     sizes = {field: len(dump_yaml({field: value}).encode("utf-8")) for field, value in record.items()}
     largest = max(sizes, key=sizes.get)
-    return Problem(name, line, largest, f"is {sizes[largest]:,} bytes as YAML, which makes the record {size:,} bytes, "
-                                        f"over the {MAX_FILE_BYTES:,}-byte limit of a record file; shorten it")
+    return Problem(
+        name,
+        line,
+        largest,
+        f"is {sizes[largest]:,} bytes as YAML, which makes the record {size:,} bytes, "
+        f"over the {MAX_FILE_BYTES:,}-byte limit of a record file; shorten it",
+    )
 
 
 class PoolIndex:
@@ -135,8 +140,9 @@ class PoolIndex:
         out the pairs whose letters keep them apart, rapidfuzz compares the rest in C),
         where asking one by one compares each with every title before it in Python: 11,000
         long titles took over two minutes."""
-        keys = sorted({identity.title_key(title) for title in titles if isinstance(title, str) and title.strip()}
-                      | set(self.titles))
+        keys = sorted(
+            {identity.title_key(title) for title in titles if isinstance(title, str) and title.strip()} | set(self.titles)
+        )
         self.alike = {key: [] for key in keys}
         for i, j, score in identity.similar_pairs(keys, self.threshold):
             self.alike[keys[i]].append((keys[j], score))
@@ -194,4 +200,6 @@ def write_planned(planned: list[Planned]) -> None:
         try:
             write_new(item.path, item.header + dump_yaml(item.record))
         except FileExistsError:
-            raise PaperpoolError(f"{item.path}: appeared while writing; paperpool never overwrites a record: choose another key") from None
+            raise PaperpoolError(
+                f"{item.path}: appeared while writing; paperpool never overwrites a record: choose another key"
+            ) from None

@@ -95,6 +95,7 @@ def require_valid(pool: Pool | None, problems: list[Problem]) -> Pool:
 # Checks across records
 # ---------------------------------------------------------------------------------
 
+
 def check_unique_keys(pool: Pool) -> list[Problem]:
     """Keys name files and pages, so they must differ even on a case-blind file system."""
     problems, seen = [], {}
@@ -103,7 +104,9 @@ def check_unique_keys(pool: Pool) -> list[Problem]:
         if folded in seen:
             other = seen[folded]
             same = "the same key as" if other.key == record.key else "a key differing only in case from"
-            problems.append(Problem(record.rel, record.line("key"), "key", f"{same} {other.rel}; keys must be unique, rename one"))
+            problems.append(
+                Problem(record.rel, record.line("key"), "key", f"{same} {other.rel}; keys must be unique, rename one")
+            )
         else:
             seen[folded] = record
     return problems
@@ -121,7 +124,14 @@ def check_unique_fields(pool: Pool) -> list[Problem]:
                 if not isinstance(value, (str, int)):
                     continue  # missing, of the wrong type or not filled in: the field check reports it
                 if value in seen:
-                    problems.append(Problem(record.rel, record.line(spec.name), spec.name, f"'{value}' is also used by {seen[value].rel}; it must be unique"))
+                    problems.append(
+                        Problem(
+                            record.rel,
+                            record.line(spec.name),
+                            spec.name,
+                            f"'{value}' is also used by {seen[value].rel}; it must be unique",
+                        )
+                    )
                 else:
                     seen[value] = record
     return problems
@@ -140,10 +150,14 @@ def check_same_paper(pool: Pool) -> list[Problem]:
                 owners[token] = record
             elif other.key not in allowed:
                 what = identity.TOKEN_NAMES.get(kind, kind)
-                problems.append(Problem(
-                    record.rel, record.line(field_name), field_name,
-                    f"{what} {value} is also on {other.rel}; a paper is recorded once: merge the two or remove one",
-                ))
+                problems.append(
+                    Problem(
+                        record.rel,
+                        record.line(field_name),
+                        field_name,
+                        f"{what} {value} is also on {other.rel}; a paper is recorded once: merge the two or remove one",
+                    )
+                )
     return problems
 
 
@@ -174,11 +188,15 @@ def check_similar_titles(pool: Pool, title_pairs=identity.similar_key_pairs) -> 
             earliest = _earliest_alike(record, alike.get(key, ()), holders, entries)
             if earliest is not None:
                 first, score = earliest
-                problems.append(Problem(
-                    record.rel, record.line("title"), "title",
-                    f"nearly the same title as {first.rel} ({score:.0f}% alike); keep one record if they are the same paper, "
-                    f"or add `distinct_from: [{first.key}]` if they differ",
-                ))
+                problems.append(
+                    Problem(
+                        record.rel,
+                        record.line("title"),
+                        "title",
+                        f"nearly the same title as {first.rel} ({score:.0f}% alike); keep one record if they are the same paper, "
+                        f"or add `distinct_from: [{first.key}]` if they differ",
+                    )
+                )
     return problems
 
 
@@ -217,15 +235,28 @@ def check_registry_references(pool: Pool) -> list[Problem]:
         for index, value in enumerate(body.get("values") or []):
             for key in (value.get("representatives") or []) if isinstance(value, dict) else []:
                 if key not in entry_keys and key not in pool.unreadable:
-                    problems.append(Problem(
-                        REGISTRY_FILE, doc.line("vocabularies", name, "values", index, "representatives"),
-                        f"vocabularies.{name}.{value.get('id')}.representatives",
-                        f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
-                    ))
-    url = (doc.data.get("survey") or {}).get("publication", {}).get("url") if isinstance((doc.data.get("survey") or {}).get("publication"), dict) else None
+                    problems.append(
+                        Problem(
+                            REGISTRY_FILE,
+                            doc.line("vocabularies", name, "values", index, "representatives"),
+                            f"vocabularies.{name}.{value.get('id')}.representatives",
+                            f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
+                        )
+                    )
+    url = (
+        (doc.data.get("survey") or {}).get("publication", {}).get("url")
+        if isinstance((doc.data.get("survey") or {}).get("publication"), dict)
+        else None
+    )
     if isinstance(url, str) and identity.url_problem(url):
-        problems.append(Problem(REGISTRY_FILE, doc.line("survey", "publication", "url"), "survey.publication.url",
-                                f"'{url}' {identity.url_problem(url)}; give the published version's http(s) page"))
+        problems.append(
+            Problem(
+                REGISTRY_FILE,
+                doc.line("survey", "publication", "url"),
+                "survey.publication.url",
+                f"'{url}' {identity.url_problem(url)}; give the published version's http(s) page",
+            )
+        )
     known = sorted(keys)
     for record in pool.all_records():
         unknown = [key for key in record.facts.distinct_from if key not in keys and key not in pool.unreadable]
@@ -233,10 +264,16 @@ def check_registry_references(pool: Pool) -> list[Problem]:
         # that a record listing thousands of unknown keys stays linear
         for key in unknown[:SUGGESTED]:
             hint = suggest(key, known, "correct or remove it")
-            problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}"))
+            problems.append(
+                Problem(record.rel, record.line("distinct_from"), "distinct_from", f"'{key}' is not a record in the pool; {hint}")
+            )
         if len(unknown) > SUGGESTED:
-            problems.append(Problem(record.rel, record.line("distinct_from"), "distinct_from",
-                                    f"{len(unknown) - SUGGESTED:,} more keys are not records in the pool; remove them"))
+            problems.append(
+                Problem(
+                    record.rel,
+                    record.line("distinct_from"),
+                    "distinct_from",
+                    f"{len(unknown) - SUGGESTED:,} more keys are not records in the pool; remove them",
+                )
+            )
     return problems
-
-

@@ -42,8 +42,9 @@ SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?$")
 SITE_URL_EXAMPLE = "https://OWNER.github.io/REPO/"
 
 
-def create(target: Path, title: str | None, today: dt.date, site_url: str | None = None,
-           this: release.Release | None = None) -> list[str]:
+def create(
+    target: Path, title: str | None, today: dt.date, site_url: str | None = None, this: release.Release | None = None
+) -> list[str]:
     """Write the new pool to `target` (a new or empty folder); the files written. With
     `site_url` (where the site will be published), mkdocs.yml sets it: the sitemap then
     lists every page, and the feed's links are absolute. `this` is the running paperpool's
@@ -57,13 +58,24 @@ def create(target: Path, title: str | None, today: dt.date, site_url: str | None
     if invisible:  # the registry refuses them: the new pool would not load
         raise PaperpoolError(f"--title: {refused_character_message(invisible.group())}")
     if site_url is not None and not SITE_URL.match(site_url):
-        raise PaperpoolError(f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
-                             f"at, such as {SITE_URL_EXAMPLE}")
+        raise PaperpoolError(
+            f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
+            f"at, such as {SITE_URL_EXAMPLE}"
+        )
     _refuse_inside_a_pool(target)
     this = this or release.current()  # how the survey installs this paperpool again
-    context = {"title": title or f"The {target.name} survey", "today": today.isoformat(), "year": today.year, "version": this.version,
-               "requirement": this.requirement, "repository": this.repository, "rev": this.rev, "action": this.action,
-               "site_url": site_url, "site_url_example": SITE_URL_EXAMPLE}
+    context = {
+        "title": title or f"The {target.name} survey",
+        "today": today.isoformat(),
+        "year": today.year,
+        "version": this.version,
+        "requirement": this.requirement,
+        "repository": this.repository,
+        "rev": this.rev,
+        "action": this.action,
+        "site_url": site_url,
+        "site_url_example": SITE_URL_EXAMPLE,
+    }
     with new_folder(target) as staging:
         written = _copy(resources.files("paperpool.publishing.skeleton"), staging, context, Path())
         for folder in EMPTY_FOLDERS:

@@ -28,9 +28,12 @@ def outputs(analysis: Analysis) -> dict[str, str]:
     """File name -> text of every output but the README and the site."""
     sparse = gaps.sparse_at_most(analysis.registry)
     files = {
-        "stats.json": stats.to_json(analysis.stats), "stats.md": stats.to_markdown(analysis.stats),
-        "gaps.json": gaps.to_json(analysis.gap_tables, sparse), "gaps.md": gaps.to_markdown(analysis.gap_tables, sparse),
-        "claims.json": claims.to_json(analysis.outcomes), "claims.txt": claims.to_text(analysis.outcomes),
+        "stats.json": stats.to_json(analysis.stats),
+        "stats.md": stats.to_markdown(analysis.stats),
+        "gaps.json": gaps.to_json(analysis.gap_tables, sparse),
+        "gaps.md": gaps.to_markdown(analysis.gap_tables, sparse),
+        "claims.json": claims.to_json(analysis.outcomes),
+        "claims.txt": claims.to_text(analysis.outcomes),
     }
     pool = analysis.pool
     files |= {f"{kind}.csv": export.FORMATS["csv"](pool, kind) for kind in pool.registry.fields if kind in pool.registry.csv}
@@ -49,8 +52,7 @@ def plan(analysis: Analysis) -> Plan:
     """Every output but the site, computed before anything is written: a README whose
     markers are wrong stops the run here."""
     has_readme = (analysis.pool.root / readme.README).exists()
-    return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None,
-                citationcff.render(analysis.registry))
+    return Plan(outputs(analysis), readme.plan_update(analysis) if has_readme else None, citationcff.render(analysis.registry))
 
 
 def out_folder(root: Path, given: Path | None) -> Path:
@@ -61,8 +63,10 @@ def out_folder(root: Path, given: Path | None) -> Path:
         return given.absolute()  # not resolved: a link on its way is refused as for every output
     linked = linked_step(root, OUT)
     if linked:
-        raise PaperpoolError(f"{linked}: is a symbolic link, which publish would write its files through; replace the link "
-                             "with a folder, or give --out DIR (nothing was written)")
+        raise PaperpoolError(
+            f"{linked}: is a symbolic link, which publish would write its files through; replace the link "
+            "with a folder, or give --out DIR (nothing was written)"
+        )
     return root.absolute() / OUT
 
 
@@ -74,8 +78,10 @@ def check(planned: Plan, out: Path, root: Path, site: Path) -> None:
     outputs = {out / name: f"{out.name}/{name}" for name in planned.files}
     committed = set(staging.committed(out)) & set(planned.files)
     if committed:  # someone's own file, not an earlier publish's output (build/ is not committed)
-        raise PaperpoolError(f"--out {out}: {min(committed)} is committed to the repository, and publish replaces only its own "
-                             "outputs; choose another folder, such as build (nothing was written)")
+        raise PaperpoolError(
+            f"--out {out}: {min(committed)} is committed to the repository, and publish replaces only its own "
+            "outputs; choose another folder, such as build (nothing was written)"
+        )
     if planned.readme is not None:
         outputs[planned.readme.path] = readme.README
     if planned.citation is not None:
@@ -84,10 +90,14 @@ def check(planned: Plan, out: Path, root: Path, site: Path) -> None:
         place = path.resolve()
         if place == site or place.is_relative_to(site) or site.is_relative_to(place):
             if site == (root / siteconfig.DEFAULT_SITE).resolve():  # the default site: --out put the files there
-                raise PaperpoolError(f"--out {out}: would put {shown} where the site is built ({siteconfig.DEFAULT_SITE}); "
-                                     "choose another folder (nothing was written)")
-            raise PaperpoolError(f"{siteconfig.CONFIG}: site_dir: the site would be built where publish writes {shown}; "
-                                 "give the site a folder of its own, such as build/site (nothing was written)")
+                raise PaperpoolError(
+                    f"--out {out}: would put {shown} where the site is built ({siteconfig.DEFAULT_SITE}); "
+                    "choose another folder (nothing was written)"
+                )
+            raise PaperpoolError(
+                f"{siteconfig.CONFIG}: site_dir: the site would be built where publish writes {shown}; "
+                "give the site a folder of its own, such as build/site (nothing was written)"
+            )
         if planned.readme is None or path != planned.readme.path:
             check_output(path, shown, new_folders=True)
 

@@ -87,7 +87,7 @@ def replace_block(path: Path, start: str, end: str, block: str) -> Update:
         )
     if starts[0] > ends[0]:
         raise PaperpoolError(f"{path.name}:{ends[0]}: the end marker comes before the start marker (line {starts[0]}); swap them")
-    new_lines = lines[: starts[0]] + ["", block.replace("\n", newline), ""] + lines[ends[0] - 1:]
+    new_lines = lines[: starts[0]] + ["", block.replace("\n", newline), ""] + lines[ends[0] - 1 :]
     new_text = newline.join(new_lines)
     return Update(path, new_text, new_text != text, block)
 

@@ -80,8 +80,10 @@ class Release:
         """OWNER/NAME of the repository on GitHub, which `uses:` names an action by."""
         match = GITHUB.match(self.repository)
         if match is None:
-            raise PaperpoolError(f"{DISTRIBUTION}'s repository {self.repository!r} (pyproject.toml's [project.urls] Repository) "
-                                 "is not a https://github.com/OWNER/NAME address; GitHub Actions names paperpool's action by one")
+            raise PaperpoolError(
+                f"{DISTRIBUTION}'s repository {self.repository!r} (pyproject.toml's [project.urls] Repository) "
+                "is not a https://github.com/OWNER/NAME address; GitHub Actions names paperpool's action by one"
+            )
         return f"{match['owner']}/{match['name']}"
 
     @property
@@ -101,8 +103,10 @@ def current() -> Release:
         project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
         if project.get("name") == DISTRIBUTION:
             return Release(__version__, _repository(project.get("urls", {}), pyproject), on_index=False)
-    raise PaperpoolError(f"{DISTRIBUTION} {__version__} at {CHECKOUT}: neither an installed distribution nor a source checkout "
-                         "(pyproject.toml); install it with pip to start a new survey")
+    raise PaperpoolError(
+        f"{DISTRIBUTION} {__version__} at {CHECKOUT}: neither an installed distribution nor a source checkout "
+        "(pyproject.toml); install it with pip to start a new survey"
+    )
 
 
 def of_distribution(distribution: metadata.Distribution) -> Release:
@@ -130,7 +134,9 @@ def _git_source(direct: str | None) -> tuple[str, str] | None:
     if not isinstance(info, dict) or info.get("vcs") != "git":
         return None
     url, commit = found.get("url"), info.get("commit_id")
-    if not (isinstance(url, str) and url.startswith("https://") and isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit)):
+    if not (
+        isinstance(url, str) and url.startswith("https://") and isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit)
+    ):
         return None
     return url, commit
 

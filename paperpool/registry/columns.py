@@ -55,9 +55,15 @@ def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
     for name, body in _combined_settings(registry, kind).items():
         parts = [part for part in body.get("fields") or [] if part in columns]
         first = columns[parts[0]] if parts else Column(name, name, True)
-        columns[name] = Column(name, str(body.get("label") or name), True, first.vocabulary,
-                               vocabulary_name=first.vocabulary_name, parts=parts,
-                               missing_unassessed=any(columns[part].can_be_unassessed for part in parts))
+        columns[name] = Column(
+            name,
+            str(body.get("label") or name),
+            True,
+            first.vocabulary,
+            vocabulary_name=first.vocabulary_name,
+            parts=parts,
+            missing_unassessed=any(columns[part].can_be_unassessed for part in parts),
+        )
     return columns
 
 
@@ -72,7 +78,9 @@ def assessed(data: dict, column: Column, columns: dict[str, Column]) -> bool:
         # an empty map with evidence (an item saying it touches none) was assessed; tags
         # without evidence count as assessed, as the survey's own first tags did, and
         # validate warns about them (CI's --strict fails)
-        return not column.missing_unassessed or bool(column.evidence and isinstance(data.get(column.evidence), list) and data[column.evidence])
+        return not column.missing_unassessed or bool(
+            column.evidence and isinstance(data.get(column.evidence), list) and data[column.evidence]
+        )
     values = value if isinstance(value, (list, tuple)) else [value]
     return not any(isinstance(item, str) and item in column.unassessed_values for item in values)
 
@@ -82,27 +90,43 @@ def check_combined(registry: Registry) -> list[Problem]:
     problems = []
     combined = registry.statistics.get("combined") or {}
     if not isinstance(combined, dict):
-        return [registry_problem(registry.document, ("statistics", "combined"), "give a mapping: NAME: {label, fields: [FIELD, ...]}")]
+        return [
+            registry_problem(registry.document, ("statistics", "combined"), "give a mapping: NAME: {label, fields: [FIELD, ...]}")
+        ]
     for name, body in combined.items():
         path = ("statistics", "combined", name)
         if not isinstance(body, dict) or not is_name_list(body.get("fields")) or not body["fields"]:
-            problems.append(registry_problem(registry.document, path, "give `fields: [FIELD, ...]`, the fields whose values it joins"))
+            problems.append(
+                registry_problem(registry.document, path, "give `fields: [FIELD, ...]`, the fields whose values it joins")
+            )
             continue
         kind = body.get("applies_to", "entries")
         if not isinstance(kind, str) or kind not in registry.fields:
-            problems.append(registry_problem(registry.document, path + ("applies_to",), "applies_to must be entries or exclusions"))
+            problems.append(
+                registry_problem(registry.document, path + ("applies_to",), "applies_to must be entries or exclusions")
+            )
             continue
         declared = _columns(registry, registry.fields[kind])
         if name in declared:
             problems.append(registry_problem(registry.document, path, f"'{name}' is already a field; choose another name"))
         for part in body["fields"]:
             if part not in declared or declared[part].vocabulary_name is None:
-                problems.append(registry_problem(
-                    registry.document, path + ("fields",), f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary"))
+                problems.append(
+                    registry_problem(
+                        registry.document,
+                        path + ("fields",),
+                        f"'{part}' is not a choice field of the {kind}; join fields that have a vocabulary",
+                    )
+                )
         vocabularies = {declared[part].vocabulary_name for part in body["fields"] if part in declared}
         if len(vocabularies) > 1:
-            problems.append(registry_problem(
-                registry.document, path + ("fields",), f"joins fields of different vocabularies ({', '.join(sorted(map(str, vocabularies)))}); join fields of one vocabulary"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    path + ("fields",),
+                    f"joins fields of different vocabularies ({', '.join(sorted(map(str, vocabularies)))}); join fields of one vocabulary",
+                )
+            )
         if len(set(body["fields"])) != len(body["fields"]):
             problems.append(registry_problem(registry.document, path + ("fields",), "names a field twice; name each once"))
     return problems
@@ -117,8 +141,7 @@ def _combined_settings(registry: Registry, kind: str) -> dict:
     combined = registry.statistics.get("combined")
     if not isinstance(combined, dict):
         return {}
-    return {name: body for name, body in combined.items()
-            if isinstance(body, dict) and body.get("applies_to", "entries") == kind}
+    return {name: body for name, body in combined.items() if isinstance(body, dict) and body.get("applies_to", "entries") == kind}
 
 
 KINDS = {"integer": "number", "date": "date", "bool": "bool"}
@@ -130,8 +153,12 @@ def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", 
     for spec in specs.values():
         name, label = prefix + spec.name, f"{parent}{spec.title}"
         vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
-        judged = {"source": name, "missing_unassessed": spec.missing_means == "not_assessed",
-                  "unassessed_values": _unassessed_values(registry, spec), "evidence": evidence_of(specs, spec.name) or ""}
+        judged = {
+            "source": name,
+            "missing_unassessed": spec.missing_means == "not_assessed",
+            "unassessed_values": _unassessed_values(registry, spec),
+            "evidence": evidence_of(specs, spec.name) or "",
+        }
         if spec.type == "mapping":
             columns.update(_columns(registry, spec.fields, name + ".", f"{label}: "))
         elif spec.type == "choice_map":
@@ -139,12 +166,21 @@ def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", 
             columns[name] = Column(name, label, True, keys, vocabulary_name=spec.keys, map_field=name, **judged)
             for mode in vocabulary:
                 mode_label = registry.vocabularies[spec.vocabulary].get(mode).label
-                columns[f"{name}.{mode}"] = Column(f"{name}.{mode}", f"{label}: {mode_label}", True, keys,
-                                                   vocabulary_name=spec.keys, map_field=name, map_mode=mode, **judged)
+                columns[f"{name}.{mode}"] = Column(
+                    f"{name}.{mode}",
+                    f"{label}: {mode_label}",
+                    True,
+                    keys,
+                    vocabulary_name=spec.keys,
+                    map_field=name,
+                    map_mode=mode,
+                    **judged,
+                )
         elif spec.type in SINGLE | MULTI:
             kind = KINDS.get(spec.type, "text")
-            columns[name] = Column(name, label, spec.type in MULTI, BOOL_VALUES if kind == "bool" else vocabulary,
-                                   kind, spec.vocabulary, **judged)
+            columns[name] = Column(
+                name, label, spec.type in MULTI, BOOL_VALUES if kind == "bool" else vocabulary, kind, spec.vocabulary, **judged
+            )
     return columns
 
 

@@ -89,11 +89,14 @@ def shape_problems(doc: Document) -> list[Problem]:
     """What must hold before any of the registry is read: no control characters, the
     schema's types and size limits, and every folder or file it names inside the pool."""
     _dates_as_written(doc)
-    problems = [registry_problem(doc, where, refused_character_message(char))
-                for where, char in refused_characters(doc, BIDI_CONTROLS)]
-    problems += [registry_problem(doc, where, f"is {len(text):,} characters long, over {most:,}; shorten it")
-                 for where, text in doc.raw.items()
-                 if isinstance(text, str) and len(text) > (most := MAX_NAME_CHARS if where and where[-1] in NAMES else MAX_TEXT_CHARS)]
+    problems = [
+        registry_problem(doc, where, refused_character_message(char)) for where, char in refused_characters(doc, BIDI_CONTROLS)
+    ]
+    problems += [
+        registry_problem(doc, where, f"is {len(text):,} characters long, over {most:,}; shorten it")
+        for where, text in doc.raw.items()
+        if isinstance(text, str) and len(text) > (most := MAX_NAME_CHARS if where and where[-1] in NAMES else MAX_TEXT_CHARS)
+    ]
     problems += [registry_problem(doc, where, message) for where, message in schema.schema_problems(doc.data)]
     if not problems:
         problems += _path_problems(doc)
@@ -121,8 +124,13 @@ def _path_problems(doc: Document) -> list[Problem]:
             problems.append(registry_problem(doc, path, f"'{value}' {why}; {setting['x-fix']}"))
     folders = [PurePosixPath(doc.data["pool"][kind]) for kind in RECORD_KINDS]
     if not problems and folders[0] == folders[1]:
-        problems.append(registry_problem(doc, ("pool", "exclusions"), "is the folder of the entries too; give the exclusions "
-                                                                      "a folder of their own, e.g. `exclusions: exclusions`"))
+        problems.append(
+            registry_problem(
+                doc,
+                ("pool", "exclusions"),
+                "is the folder of the entries too; give the exclusions a folder of their own, e.g. `exclusions: exclusions`",
+            )
+        )
     return problems
 
 

@@ -127,6 +127,7 @@ class CsvColumn:
 @dataclass(frozen=True)
 class Publication:
     """The survey as published: its published claims count the pool as of `date`."""
+
     date: dt.date
     version: str
     label: str  # how the survey dates itself, e.g. "as of May 4, 2026"
@@ -188,8 +189,13 @@ class Registry:
         body = self.survey.get("publication")
         if not isinstance(body, dict):
             return None
-        return Publication(dt.date.fromisoformat(body["date"]), str(body["version"]), str(body.get("label") or ""),
-                           str(body.get("citation") or ""), str(body.get("url") or ""))
+        return Publication(
+            dt.date.fromisoformat(body["date"]),
+            str(body["version"]),
+            str(body.get("label") or ""),
+            str(body.get("citation") or ""),
+            str(body.get("url") or ""),
+        )
 
     @property
     def title_similarity(self) -> float:

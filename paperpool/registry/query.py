@@ -91,8 +91,10 @@ def _tokenise(text: str) -> list[Token]:
             continue
         value = match.group(kind)
         if kind == "bad":
-            raise QueryError(f"unexpected character {value!r} at position {match.start(kind) + 1}; "
-                             "a query is conditions like `field = value` joined by and / or / not")
+            raise QueryError(
+                f"unexpected character {value!r} at position {match.start(kind) + 1}; "
+                "a query is conditions like `field = value` joined by and / or / not"
+            )
         if kind == "string":
             value = value[1:-1]
         tokens.append(Token(kind, value, match.start(kind) + 1))
@@ -152,8 +154,10 @@ class _Parser:
         if token.kind == "word" and token.text.lower() == "not" or token.kind == "punct" and token.text == "(":
             self.depth += 1
             if self.depth > MAX_NESTING:
-                raise QueryError(f"the query nests more than {MAX_NESTING} levels of parentheses and not (at position "
-                                 f"{token.position}); simplify it")
+                raise QueryError(
+                    f"the query nests more than {MAX_NESTING} levels of parentheses and not (at position "
+                    f"{token.position}); simplify it"
+                )
             try:
                 return self.nested()
             finally:

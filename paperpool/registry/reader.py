@@ -49,14 +49,15 @@ class RegistryReader:
         pool = self.section("pool")
         vocabularies = self.read_vocabularies()
         fields = {
-            kind: self.read_fields(self.section(section), (section,), vocabularies)
-            for kind, section in RECORD_KINDS.items()
+            kind: self.read_fields(self.section(section), (section,), vocabularies) for kind, section in RECORD_KINDS.items()
         }
         for kind, specs in fields.items():
             if "key" not in specs or specs["key"].type != "key":
                 self.problem((RECORD_KINDS[kind],), "declare a `key: {type: key, required: true}` field")
             elif not specs["key"].required:  # every record is found, sorted and linked by its key
-                self.problem((RECORD_KINDS[kind], "key"), "a record's key must be given; write `key: {type: key, required: true}`")
+                self.problem(
+                    (RECORD_KINDS[kind], "key"), "a record's key must be given; write `key: {type: key, required: true}`"
+                )
             self.check_derivations(specs, (RECORD_KINDS[kind],), vocabularies)
             self.check_parents(specs, (RECORD_KINDS[kind],), vocabularies)
         self.check_dated_by(pool, fields)
@@ -69,7 +70,9 @@ class RegistryReader:
         sections = {name: self.section(name) for name in self.features}
         if self.problems:
             return None, self.problems
-        registry = Registry(self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, sections)
+        registry = Registry(
+            self.root, self.doc, survey, pool, vocabularies, fields, rules, csv, statistics, gaps, display, sections
+        )
         return registry, []
 
     def check_dated_by(self, pool: dict, fields: dict) -> None:
@@ -94,8 +97,11 @@ class RegistryReader:
         elif day > dt.date.today():
             self.problem(path, f"{day} is in the future; give the day the survey was published")
         if not pool.get("dated_by"):
-            self.problem(("survey", "publication"), "the published claims count the pool as it stood on this date, so pool.dated_by "
-                                                    "must name each kind's date field, e.g. `dated_by: {entries: date_added, exclusions: date_screened}`")
+            self.problem(
+                ("survey", "publication"),
+                "the published claims count the pool as it stood on this date, so pool.dated_by "
+                "must name each kind's date field, e.g. `dated_by: {entries: date_added, exclusions: date_screened}`",
+            )
 
     def read_vocabularies(self) -> dict[str, Vocabulary]:
         vocabularies = {}
@@ -105,7 +111,9 @@ class RegistryReader:
             for index, item in enumerate(body["values"]):
                 value_id = item["id"]
                 if value_id in seen:
-                    self.problem(path + ("values", index, "id"), f"duplicate id '{value_id}' in vocabulary '{name}'; ids must be unique")
+                    self.problem(
+                        path + ("values", index, "id"), f"duplicate id '{value_id}' in vocabulary '{name}'; ids must be unique"
+                    )
                     continue
                 seen.add(value_id)
                 extra = {k: v for k, v in item.items() if k not in ("id", "label", "description")}
@@ -128,34 +136,47 @@ class RegistryReader:
             if kind == "choice_map" and spec.keys is None:
                 self.problem(spec_path, "a choice_map field needs `keys:` naming the vocabulary of its keys")
             if "identifies" in body and kind not in ("url", "url_list", "identifier"):
-                self.problem(spec_path + ("identifies",), f"only a url, url_list or identifier field can tell papers apart, "
-                                                          f"and '{name}' is a {kind}; remove `identifies`")
+                self.problem(
+                    spec_path + ("identifies",),
+                    f"only a url, url_list or identifier field can tell papers apart, "
+                    f"and '{name}' is a {kind}; remove `identifies`",
+                )
             if kind == "identifier" and spec.scheme is None:
                 self.problem(spec_path, f"an identifier field needs `scheme:`, one of {', '.join(sorted(IDENTIFIER_SCHEMES))}")
             if kind == "mapping":
                 spec.fields = self.read_fields(body.get("fields") or {}, spec_path + ("fields",), vocabularies)
                 if any(inner.type == "history" for inner in spec.fields.values()):
-                    self.problem(spec_path, "a history field lists a whole record's changes, so it sits among the record's own fields, not in a mapping")
+                    self.problem(
+                        spec_path,
+                        "a history field lists a whole record's changes, so it sits among the record's own fields, not in a mapping",
+                    )
             specs[name] = spec
         for name, spec in specs.items():
             self.check_evidence(spec, specs, path + (name,))
         histories = [name for name, spec in specs.items() if spec.type == "history"]
         if len(histories) > 1:
-            self.problem(path + (histories[1],), f"a record has one history, and '{histories[0]}' is already it; remove this field")
+            self.problem(
+                path + (histories[1],), f"a record has one history, and '{histories[0]}' is already it; remove this field"
+            )
         return specs
 
     def check_evidence(self, spec: FieldSpec, specs: dict, path: tuple) -> None:
         """An evidence field names the fields it is evidence of; only an evidence field has `of`."""
         if spec.type != "evidence":
             if spec.of is not None:
-                self.problem(path + ("of",), "only an evidence field is evidence of other fields; remove `of` or make the type evidence")
+                self.problem(
+                    path + ("of",), "only an evidence field is evidence of other fields; remove `of` or make the type evidence"
+                )
             return
         if not spec.targets:
             self.problem(path, "an evidence field needs `of:` naming the field (or fields) it is the evidence of")
         for target in spec.targets:
             if target not in specs or specs[target].type == "evidence":
-                self.problem(path + ("of",), f"'{target}' is not a field of the record this evidence could support; "
-                                             + suggest(target, [n for n, s in specs.items() if s.type != "evidence"], "name one of its fields"))
+                self.problem(
+                    path + ("of",),
+                    f"'{target}' is not a field of the record this evidence could support; "
+                    + suggest(target, [n for n, s in specs.items() if s.type != "evidence"], "name one of its fields"),
+                )
 
     def check_derivations(self, specs: dict, path: tuple, vocabularies: dict) -> None:
         for spec in specs.values():
@@ -166,7 +187,10 @@ class RegistryReader:
                 source = specs[spec.derived_from]
                 vocab = vocabularies.get(source.vocabulary)
                 if vocab and any("maps_to" not in value.extra for value in vocab.values):
-                    self.problem(path + (spec.name,), f"derived from '{source.name}', so every value of vocabulary '{vocab.name}' needs `maps_to`")
+                    self.problem(
+                        path + (spec.name,),
+                        f"derived from '{source.name}', so every value of vocabulary '{vocab.name}' needs `maps_to`",
+                    )
                 elif vocab and spec.vocabulary in vocabularies:
                     self.check_maps_to(vocab, vocabularies[spec.vocabulary])
 
@@ -180,17 +204,24 @@ class RegistryReader:
             upper = specs.get(spec.parent_field)
             if upper is None or upper.type not in levels or spec.type not in levels or upper is spec:
                 choices = [name for name, other in specs.items() if other.type in levels and other is not spec]
-                self.problem(path + (spec.name, "parent_field"),
-                             f"'{spec.parent_field}' is not another choice or choice_list field of the record; "
-                             + (suggest(spec.parent_field, choices, f"name one of {', '.join(choices)}") if spec.type in levels
-                                else f"only a choice or choice_list field has a parent field, and '{spec.name}' is a {spec.type}"))
+                self.problem(
+                    path + (spec.name, "parent_field"),
+                    f"'{spec.parent_field}' is not another choice or choice_list field of the record; "
+                    + (
+                        suggest(spec.parent_field, choices, f"name one of {', '.join(choices)}")
+                        if spec.type in levels
+                        else f"only a choice or choice_list field has a parent field, and '{spec.name}' is a {spec.type}"
+                    ),
+                )
                 continue
             cycle = _levels_cycle(specs, spec.name)
             if cycle:
                 if spec.name == next(name for name in specs if name in cycle):  # said once, at the cycle's first field
-                    self.problem(path + (spec.name, "parent_field"),
-                                 f"the levels go round: {' -> '.join([*cycle, cycle[0]])}; a taxonomy's levels go one way, "
-                                 "so remove parent_field from the top level")
+                    self.problem(
+                        path + (spec.name, "parent_field"),
+                        f"the levels go round: {' -> '.join([*cycle, cycle[0]])}; a taxonomy's levels go one way, "
+                        "so remove parent_field from the top level",
+                    )
                 continue
             lower, above = vocabularies.get(spec.vocabulary), vocabularies.get(upper.vocabulary)
             if lower is None or above is None:
@@ -202,21 +233,29 @@ class RegistryReader:
                 where = ("vocabularies", lower.name, "values", index)
                 fix = f"give it `parent:` one of {', '.join(above.ids)}"
                 if parent is None:
-                    self.problem(where, f"value '{value.id}' names no `parent`, which field '{spec.name}' needs (its parent_field "
-                                        f"is '{upper.name}'); {fix}")
+                    self.problem(
+                        where,
+                        f"value '{value.id}' names no `parent`, which field '{spec.name}' needs (its parent_field "
+                        f"is '{upper.name}'); {fix}",
+                    )
                 else:
-                    self.problem(where + ("parent",), f"'{parent}', the parent of value '{value.id}', is not a value of "
-                                                      f"vocabulary '{above.name}' (field '{spec.name}' has parent_field "
-                                                      f"'{upper.name}'); " + suggest(str(parent), above.ids, fix))
+                    self.problem(
+                        where + ("parent",),
+                        f"'{parent}', the parent of value '{value.id}', is not a value of "
+                        f"vocabulary '{above.name}' (field '{spec.name}' has parent_field "
+                        f"'{upper.name}'); " + suggest(str(parent), above.ids, fix),
+                    )
 
     def check_maps_to(self, source: Vocabulary, target: Vocabulary) -> None:
         """Each value's maps_to must be a value of the derived field's vocabulary (or null)."""
         for index, value in enumerate(source.values):
             maps_to = value.extra["maps_to"]
             if maps_to is not None and target.get(maps_to) is None:
-                self.problem(("vocabularies", source.name, "values", index, "maps_to"),
-                             f"'{maps_to}' is not a value of vocabulary '{target.name}'; "
-                             + suggest(maps_to, target.ids, f"use one of {', '.join(target.ids)}, or null"))
+                self.problem(
+                    ("vocabularies", source.name, "values", index, "maps_to"),
+                    f"'{maps_to}' is not a value of vocabulary '{target.name}'; "
+                    + suggest(maps_to, target.ids, f"use one of {', '.join(target.ids)}, or null"),
+                )
 
     def read_rules(self, fields: dict) -> list[Rule]:
         rules = []
@@ -224,10 +263,15 @@ class RegistryReader:
             path = ("rules", index)
             kind = body.get("applies_to", "entries")
             rule = Rule(
-                id=body["id"], applies_to=kind,
-                when_field=body["when"]["field"], when_in=ValueSet(body["when"]["in"]),
-                forbid_field=body["forbid"]["field"], forbid_in=ValueSet(body["forbid"]["in"]),
-                problem=body["problem"], fix=body["fix"], line=self.doc.line(*path),
+                id=body["id"],
+                applies_to=kind,
+                when_field=body["when"]["field"],
+                when_in=ValueSet(body["when"]["in"]),
+                forbid_field=body["forbid"]["field"],
+                forbid_in=ValueSet(body["forbid"]["in"]),
+                problem=body["problem"],
+                fix=body["fix"],
+                line=self.doc.line(*path),
             )
             for part, field_path in (("when", rule.when_field), ("forbid", rule.forbid_field)):
                 if resolve_spec(fields[kind], field_path) is None:
@@ -240,10 +284,14 @@ class RegistryReader:
         display = self.section("display")
         group_by = display.get("group_by")
         if group_by is not None and (group_by not in specs or specs[group_by].type != "choice"):
-            self.problem(("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category")
+            self.problem(
+                ("display", "group_by"), f"'{group_by}' is not a choice field of the entries; group by one, e.g. category"
+            )
         for index, name in enumerate(display.get("tags", [])):
             if name not in specs or specs[name].type not in ("choice", "choice_list", "choice_map"):
-                self.problem(("display", "tags", index), f"'{name}' is not a choice field of the entries; tags show choice fields")
+                self.problem(
+                    ("display", "tags", index), f"'{name}' is not a choice field of the entries; tags show choice fields"
+                )
         return display
 
     def read_csv(self, fields: dict) -> dict:

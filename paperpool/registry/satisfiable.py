@@ -70,6 +70,7 @@ def _spread(node: Node, positive: bool) -> list[list[Literal]]:
 @dataclass
 class _Demands:
     """What one `and` asks of one column."""
+
     allowed: set | None = None  # a single value among these (None: not narrowed)
     excluded: set = field(default_factory=set)
     required_any: list[set] = field(default_factory=list)  # multi-valued: one of each set among its values
@@ -134,8 +135,9 @@ def _possible(column: Column, wants: _Demands, judged_only: bool) -> bool:
         if column.vocabulary is None:
             return True  # an open column can hold a value not yet excluded
         allowed = set(column.vocabulary) | {None}
-    allowed = {v for v in allowed - wants.excluded - unjudged
-               if v is None or not isinstance(v, int) or wants.low <= v <= wants.high}
+    allowed = {
+        v for v in allowed - wants.excluded - unjudged if v is None or not isinstance(v, int) or wants.low <= v <= wants.high
+    }
     if judged_only and column.missing_unassessed:
         allowed.discard(None)
     return bool(allowed)

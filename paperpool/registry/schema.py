@@ -26,8 +26,15 @@ SCHEMA_FILE = "registry.schema.json"
 SECTIONS_SOURCE = "the shipped registry.yaml"
 
 # How a JSON type is asked for, and how a value of one is described.
-_WANTED = {"integer": "a whole number", "number": "a number", "string": "text", "array": "a list",
-           "object": "a mapping", "boolean": "true or false", "null": "nothing"}
+_WANTED = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "text",
+    "array": "a list",
+    "object": "a mapping",
+    "boolean": "true or false",
+    "null": "nothing",
+}
 
 
 @functools.cache
@@ -129,7 +136,9 @@ def _explain(error, data) -> list[tuple[tuple, str]]:
         return [(path, f"{_described(value)}; give {wanted}")]
     if name == "enum":
         options = [str(option) for option in kind.options]
-        return [(path, f"{_shown(value)} is not allowed here; " + suggest(str(value), options, "use one of " + ", ".join(options)))]
+        return [
+            (path, f"{_shown(value)} is not allowed here; " + suggest(str(value), options, "use one of " + ", ".join(options)))
+        ]
     if name == "uniqueItems":  # the first name listed again (each one is a pass over the records or the pages)
         seen = set()
         twice = next(item for item in value if (key := json.dumps(item, sort_keys=True, default=str)) in seen or seen.add(key))

@@ -56,7 +56,9 @@ def registered() -> dict[str, Section]:
     for point in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda point: point.name):
         section = point.load()
         if not isinstance(section, Section) or section.name != point.name:
-            raise PaperpoolError(f"the entry point '{point.name} = {point.value}' ({ENTRY_POINTS}) is not a registry "
-                                 "Section of that name; fix the package that declares it")
+            raise PaperpoolError(
+                f"the entry point '{point.name} = {point.value}' ({ENTRY_POINTS}) is not a registry "
+                "Section of that name; fix the package that declares it"
+            )
         found[section.name] = section
     return found

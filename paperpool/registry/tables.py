@@ -69,20 +69,34 @@ def check_gaps(registry: Registry) -> list[Problem]:
     for index, body in enumerate(registry.gaps.get("tables", [])):
         path = ("gaps", "tables", index)
         if body["id"] in seen_ids:
-            problems.append(registry_problem(registry.document, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"))
+            problems.append(
+                registry_problem(
+                    registry.document, path + ("id",), f"a second table with id '{body['id']}'; give each table its own id"
+                )
+            )
         seen_ids.add(body["id"])
         if unknown_field(registry, path + ("rows",), body["rows"], columns, "entries"):
             problems += unknown_field(registry, path + ("rows",), body["rows"], columns, "entries")
             continue
         if columns[body["rows"]].vocabulary_name is None:
-            problems.append(registry_problem(registry.document, path + ("rows",), f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    path + ("rows",),
+                    f"'{body['rows']}' has no vocabulary, so it has no rows to draw; use a choice field",
+                )
+            )
             continue
         if isinstance(body["columns"], str):
             unknown = unknown_field(registry, path + ("columns",), body["columns"], columns, "entries")
             if unknown:
                 problems += unknown
             elif columns[body["columns"]].vocabulary_name is None:
-                problems.append(registry_problem(registry.document, path + ("columns",), f"'{body['columns']}' has no vocabulary; use a choice field"))
+                problems.append(
+                    registry_problem(
+                        registry.document, path + ("columns",), f"'{body['columns']}' has no vocabulary; use a choice field"
+                    )
+                )
             continue
         problems += _check_gap_columns(registry, path, body, columns)
     return problems
@@ -108,11 +122,23 @@ def check_sizes(registry: Registry, more: list[Table] = ()) -> list[Problem]:
         rows, columns = sizes
         cells = rows * columns
         if cells > MAX_TABLE_CELLS:
-            problems.append(registry_problem(registry.document, path, f"has {rows:,} rows x {columns:,} columns = {cells:,} cells, "
-                                             f"over the limit of {MAX_TABLE_CELLS:,}; split it, or use fields with fewer values"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    path,
+                    f"has {rows:,} rows x {columns:,} columns = {cells:,} cells, "
+                    f"over the limit of {MAX_TABLE_CELLS:,}; split it, or use fields with fewer values",
+                )
+            )
         elif total <= MAX_CELLS < total + cells:
-            problems.append(registry_problem(registry.document, path, f"brings the gap tables, cross-tabs and charts to {total + cells:,} "
-                                             f"cells, over the limit of {MAX_CELLS:,} together; remove or narrow some of them"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    path,
+                    f"brings the gap tables, cross-tabs and charts to {total + cells:,} "
+                    f"cells, over the limit of {MAX_CELLS:,} together; remove or narrow some of them",
+                )
+            )
         total += cells
     return problems
 
@@ -134,8 +160,10 @@ def unbounded_axis(registry: Registry, kind: str, name: str, what: str = "table"
     """Why a column cannot be an axis of a table, and what can."""
     number = columns_for(registry, kind)[name].kind == "number"
     reason = f"'{name}' is a whole number without both min and max" if number else f"'{name}' has no vocabulary"
-    return (f"{reason}, so the {what} would have a row or column for each of its values in the pool, as many as the "
-            f"records; use {BOUNDED_AXES}")
+    return (
+        f"{reason}, so the {what} would have a row or column for each of its values in the pool, as many as the "
+        f"records; use {BOUNDED_AXES}"
+    )
 
 
 def _tables(registry: Registry) -> list[Table]:
@@ -156,12 +184,21 @@ def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dic
         item_path = path + ("columns", position)
         column_id = str(item.get("id") or item["label"])
         if column_id in seen_ids:
-            problems.append(registry_problem(registry.document, item_path, f"a second column with id '{column_id}'; give each column its own id"))
+            problems.append(
+                registry_problem(
+                    registry.document, item_path, f"a second column with id '{column_id}'; give each column its own id"
+                )
+            )
         seen_ids.add(column_id)
         name = item.get("field") or body["rows"]
         if name not in columns or columns[name].vocabulary_name != columns[body["rows"]].vocabulary_name:
-            problems.append(registry_problem(registry.document, item_path + ("field",),
-                                     f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    item_path + ("field",),
+                    f"'{name}' must be a field with the same values as the rows' field '{body['rows']}'",
+                )
+            )
         try:
             parse(item.get("where") or "", columns)
         except QueryError as exc:
@@ -170,8 +207,11 @@ def _check_gap_columns(registry: Registry, path: tuple, body: dict, columns: dic
 
 
 def unknown_keys(registry: Registry, path: tuple, body: dict, allowed: set[str]) -> list[Problem]:
-    return [registry_problem(registry.document, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
-            for key in body if key not in allowed]
+    return [
+        registry_problem(registry.document, path + (key,), f"unknown setting '{key}'; {_did_you_mean(str(key), allowed)}")
+        for key in body
+        if key not in allowed
+    ]
 
 
 def unknown_field(registry: Registry, path: tuple, name: str, columns: dict, kind: str) -> list[Problem]:

@@ -107,5 +107,7 @@ def table(headers: list[str], rows: list[list], align: list[str] | None = None) 
         padded = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(row, widths, align, strict=True)]
         return "| " + " | ".join(padded) + " |"
 
-    rule = "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align, strict=True)) + "|"
+    rule = (
+        "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align, strict=True)) + "|"
+    )
     return "\n".join([line(headers), rule] + [line(row) for row in cells])

@@ -25,12 +25,19 @@ _CODE = re.compile(r"(`+[^`]*`+)")
 def markdown() -> str:
     """The whole reference, as markdown that GitHub and the site's engine both render."""
     document = registry_schema.schema()
-    lines = ["# registry.yaml reference", "",
-             "<!-- Generated from paperpool's JSON Schema of the registry by `paperpool registry-doc`; do not edit. -->", "",
-             _text(document["description"]), "",
-             "Each section below is a top-level key of registry.yaml. A setting written `a.b` is `b` inside `a`; "
-             "`a[].b` is `b` in each item of the list `a`. Required sections: "
-             + ", ".join(f"`{name}`" for name in document.get("required", [])) + ".", ""]
+    lines = [
+        "# registry.yaml reference",
+        "",
+        "<!-- Generated from paperpool's JSON Schema of the registry by `paperpool registry-doc`; do not edit. -->",
+        "",
+        _text(document["description"]),
+        "",
+        "Each section below is a top-level key of registry.yaml. A setting written `a.b` is `b` inside `a`; "
+        "`a[].b` is `b` in each item of the list `a`. Required sections: "
+        + ", ".join(f"`{name}`" for name in document.get("required", []))
+        + ".",
+        "",
+    ]
     for name, body in document["properties"].items():
         lines += [f"## {name}", "", _text(body.get("description", "")), ""]
         rows = list(_rows(document, body, ""))
@@ -60,10 +67,16 @@ def _rows(document: dict, node: dict, prefix: str):
         whole = _resolved(document, body)
         description = body.get("description") or whole.get("description", "")
         if "enumDescriptions" in whole:  # what each value means, as editors show it beside the value
-            description += " " + "; ".join(f"`{value}`: {about}" for value, about in zip(whole["enum"], whole["enumDescriptions"], strict=True)) + "."
+            description += (
+                " "
+                + "; ".join(f"`{value}`: {about}" for value, about in zip(whole["enum"], whole["enumDescriptions"], strict=True))
+                + "."
+            )
         default = f"`{json.dumps(whole['default'])}`" if "default" in whole else ""
-        yield (f"| `{prefix}{name}` | {_type(document, body)} | {'yes' if name in required else ''} | {default} "
-               f"| {_cell(description)} |")
+        yield (
+            f"| `{prefix}{name}` | {_type(document, body)} | {'yes' if name in required else ''} | {default} "
+            f"| {_cell(description)} |"
+        )
         if _named(body):
             continue
         if whole.get("properties"):
@@ -102,11 +115,17 @@ def _type(document: dict, node) -> str:
             words.append("list of " + _type(document, items) if isinstance(items, dict) else "list")
         elif kind == "object":
             extra = node.get("additionalProperties")
-            words.append(f"mapping of names to {_type(document, extra)}" if isinstance(extra, dict) and extra.get("$ref", extra.get("type"))
-                         else "mapping")
+            words.append(
+                f"mapping of names to {_type(document, extra)}"
+                if isinstance(extra, dict) and extra.get("$ref", extra.get("type"))
+                else "mapping"
+            )
         else:
-            words.append({"string": "text", "integer": "whole number", "number": "number", "boolean": "true or false",
-                          "null": "null"}.get(kind, kind))
+            words.append(
+                {"string": "text", "integer": "whole number", "number": "number", "boolean": "true or false", "null": "null"}.get(
+                    kind, kind
+                )
+            )
     return " or ".join(words) or "anything"
 
 

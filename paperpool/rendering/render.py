@@ -72,18 +72,24 @@ OUTPUT_CHARS_PER_ITEM = 32_000
 class Renderer:
     def __init__(self, root: Path):
         self.root = root
-        loader = jinja2.ChoiceLoader([
-            _PoolTemplates(root, OVERRIDES),
-            jinja2.PackageLoader("paperpool.rendering", "templates"),
-        ])
+        loader = jinja2.ChoiceLoader(
+            [
+                _PoolTemplates(root, OVERRIDES),
+                jinja2.PackageLoader("paperpool.rendering", "templates"),
+            ]
+        )
         # paperpool's own templates are its code; the sandbox (which doubles the time a
         # page takes) is for a pool that brings templates of its own, and then for every
         # template, since its templates and paperpool's include and extend each other
         self.sandboxed = _overrides(root)
         environment = _Sandbox if self.sandboxed else jinja2.Environment
         self.env = environment(
-            loader=loader, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-            trim_blocks=True, lstrip_blocks=True, autoescape=False,
+            loader=loader,
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=False,
         )
         self.env.filters["md"] = markdown.text
         self.env.filters["md_link"] = markdown.link
@@ -120,25 +126,34 @@ class Renderer:
         except _TooBig as exc:
             raise PaperpoolError(f"{_where(exc, name)}: template error: {exc}") from None
         except jinja2.exceptions.SecurityError as exc:
-            raise PaperpoolError(f"{_where(exc, name)}: template error: {str(exc).rstrip('.')}; "
-                                 "a template may only show the data it is given") from None
+            raise PaperpoolError(
+                f"{_where(exc, name)}: template error: {str(exc).rstrip('.')}; a template may only show the data it is given"
+            ) from None
         except jinja2.TemplateNotFound as exc:
-            raise PaperpoolError(f"no template named {exc.name} (needed by {name}); add it to {OVERRIDES}/ or correct the name") from None
+            raise PaperpoolError(
+                f"no template named {exc.name} (needed by {name}); add it to {OVERRIDES}/ or correct the name"
+            ) from None
         except jinja2.TemplateSyntaxError as exc:
-            raise PaperpoolError(f"{_shown(exc.filename, exc.name or name)}:{exc.lineno}: template error: {exc.message}; "
-                                 "fix the template") from None
+            raise PaperpoolError(
+                f"{_shown(exc.filename, exc.name or name)}:{exc.lineno}: template error: {exc.message}; fix the template"
+            ) from None
         except Exception as exc:  # a pool's template is code its author wrote; a failure in it is theirs to fix
             if not self.sandboxed:  # paperpool's own templates alone: the failure is paperpool's, an internal error to report
                 raise
-            raise PaperpoolError(f"{_where(exc, name)}: template error while rendering: {type(exc).__name__}: {exc}; "
-                                 "fix the template") from None
+            raise PaperpoolError(
+                f"{_where(exc, name)}: template error while rendering: {type(exc).__name__}: {exc}; fix the template"
+            ) from None
 
 
-OUT_OF_TIME = (f"rendering ran out of time (a pool's templates get {BASE_SECONDS} s of processor time, plus "
-               f"{SECONDS_PER_ITEM * 1000:.0f} ms for each record and page); make the template do less work, "
-               "such as fewer or shorter loops")
-OUT_OF_MEMORY = (f"rendering ran out of memory (a pool's templates get {MEMORY_HEADROOM // 1024**3} GiB); "
-                 "make the template build smaller values")
+OUT_OF_TIME = (
+    f"rendering ran out of time (a pool's templates get {BASE_SECONDS} s of processor time, plus "
+    f"{SECONDS_PER_ITEM * 1000:.0f} ms for each record and page); make the template do less work, "
+    "such as fewer or shorter loops"
+)
+OUT_OF_MEMORY = (
+    f"rendering ran out of memory (a pool's templates get {MEMORY_HEADROOM // 1024**3} GiB); "
+    "make the template build smaller values"
+)
 
 
 def _where(exc: BaseException, name: str) -> str:
@@ -193,6 +208,7 @@ class _Sandbox(ImmutableSandboxedEnvironment):
             given = list(args[0].values()) if value.__name__ == "format_map" and args and isinstance(args[0], dict) else []
             _check_widths(_brace_widths(text), [*args, *kwargs.values(), *given])
             return wrapped(*args, **kwargs)
+
         return checked
 
     def call_binop(self, context, operator: str, left, right):
@@ -204,15 +220,19 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         elif operator == "+" and isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
             length = len(left) + len(right)
             if length > MAX_LENGTH:
-                raise _TooBig(f"joining {_sized(left)} and {_sized(right)} would make {_sized(left, length)}, over the "
-                              f"limit of {MAX_LENGTH:,}; join shorter ones")
+                raise _TooBig(
+                    f"joining {_sized(left)} and {_sized(right)} would make {_sized(left, length)}, over the "
+                    f"limit of {MAX_LENGTH:,}; join shorter ones"
+                )
         elif operator == "%" and isinstance(left, str):
             _check_widths(_percent_widths(left), right)
         elif operator == "**" and _integer(left) and _integer(right) and abs(left) > 1 and right > 0:
             bits = (abs(left) - 1).bit_length() * right
             if bits > MAX_POWER_BITS:
-                raise _TooBig(f"{left} ** {right} would be a number of about {bits:,} bits, over the limit of "
-                              f"{MAX_POWER_BITS:,}; use a smaller power")
+                raise _TooBig(
+                    f"{left} ** {right} would be a number of about {bits:,} bits, over the limit of "
+                    f"{MAX_POWER_BITS:,}; use a smaller power"
+                )
         return super().call_binop(context, operator, left, right)
 
 
@@ -225,10 +245,12 @@ _BRACE = re.compile(r"\{[^{}:]*:[^{}]*?(\d+)(?:\.(\d+))?[^{}\d]*\}")
 def _width_checked(jinja_filter):
     """A Jinja filter that pads (center, indent) or %-formats (format), refused past
     MAX_LENGTH before it runs."""
+
     def checked(value, *args, **kwargs):
         widths = _percent_widths(value) if jinja_filter.__name__ == "do_format" and isinstance(value, str) else []
         _check_widths(widths, [*args, *kwargs.values()])
         return jinja_filter(value, *args, **kwargs)
+
     return checked
 
 
@@ -248,8 +270,10 @@ def _check_widths(widths: list[int], arguments) -> None:
     given = arguments if isinstance(arguments, (tuple, list)) else [arguments]
     numbers = widths + [value for value in given if _integer(value)]
     if any(abs(number) > MAX_LENGTH for number in numbers):
-        raise _TooBig(f"a width of {max(map(abs, numbers)):,} would make a string over the limit of {MAX_LENGTH:,} "
-                      "characters; use a smaller width")
+        raise _TooBig(
+            f"a width of {max(map(abs, numbers)):,} would make a string over the limit of {MAX_LENGTH:,} "
+            "characters; use a smaller width"
+        )
 
 
 class _TooBig(jinja2.exceptions.SecurityError):
@@ -262,8 +286,10 @@ def _integer(value) -> bool:
 
 def _check_repeat(sequence, times) -> None:
     if isinstance(sequence, _SEQUENCES) and _integer(times) and len(sequence) * times > MAX_LENGTH:
-        raise _TooBig(f"repeating {_sized(sequence)} {times:,} times would make {_sized(sequence, len(sequence) * times)}, "
-                      f"over the limit of {MAX_LENGTH:,}; repeat it fewer times")
+        raise _TooBig(
+            f"repeating {_sized(sequence)} {times:,} times would make {_sized(sequence, len(sequence) * times)}, "
+            f"over the limit of {MAX_LENGTH:,}; repeat it fewer times"
+        )
 
 
 def _sized(sequence, length: int | None = None) -> str:
@@ -288,8 +314,10 @@ def _readable_type(kind: type) -> bool:
 def _overrides(root: Path) -> bool:
     """Whether the pool has templates of its own (anything but a README in templates/)."""
     folder = root / OVERRIDES
-    return os.path.lexists(folder) and (folder.is_symlink() or any(
-        path.name != "README.md" for path in folder.rglob("*") if not path.is_dir() or path.is_symlink()))
+    return os.path.lexists(folder) and (
+        folder.is_symlink()
+        or any(path.name != "README.md" for path in folder.rglob("*") if not path.is_dir() or path.is_symlink())
+    )
 
 
 class _PoolTemplates(jinja2.BaseLoader):
@@ -307,8 +335,9 @@ class _PoolTemplates(jinja2.BaseLoader):
             raise jinja2.TemplateNotFound(name)
         linked = linked_step(self.root, shown)
         if linked:
-            raise PaperpoolError(f"{linked}: is a link; templates must be files of the pool's {self.folder}/ folder: "
-                                 "copy the file there instead")
+            raise PaperpoolError(
+                f"{linked}: is a link; templates must be files of the pool's {self.folder}/ folder: copy the file there instead"
+            )
         try:
             source = read_text(path, MAX_TEMPLATE_BYTES)
         except YamlProblem as exc:
@@ -334,6 +363,7 @@ def relative(target: str, here: str) -> str:
 # ---------------------------------------------------------------------------------
 # The child process a pool's templates render in
 # ---------------------------------------------------------------------------------
+
 
 class _OutOfTime(BaseException):
     """Raised in the child when its processor time is up: not an Exception, so that no
@@ -400,10 +430,15 @@ class _Child:
         stopped = self._template(len(texts))
         if usage.ru_utime + usage.ru_stime >= self.seconds:
             raise PaperpoolError(f"{stopped}: template error: {OUT_OF_TIME}")
-        how = (f"by signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
-               else f"with exit status {os.WEXITSTATUS(status)}")
-        raise PaperpoolError(f"{stopped}: template error: rendering stopped {how}, perhaps for want of memory; make the "
-                             "template build smaller values, or run the command again")
+        how = (
+            f"by signal {signal.Signals(os.WTERMSIG(status)).name}"
+            if os.WIFSIGNALED(status)
+            else f"with exit status {os.WEXITSTATUS(status)}"
+        )
+        raise PaperpoolError(
+            f"{stopped}: template error: rendering stopped {how}, perhaps for want of memory; make the "
+            "template build smaller values, or run the command again"
+        )
 
     def _render(self, out: int) -> None:
         """In the child: each text sent as soon as it is rendered, until an error."""
@@ -433,8 +468,10 @@ class _Child:
             left = deadline - time.monotonic()
             if left <= 0 or not poll.poll(left * 1000):
                 stopped = self._template(len(_frames(data)[0]))
-                raise PaperpoolError(f"{stopped}: template error: rendering did not finish in {waited} s while using "
-                                     "little processor time; run the command again")
+                raise PaperpoolError(
+                    f"{stopped}: template error: rendering did not finish in {waited} s while using "
+                    "little processor time; run the command again"
+                )
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return data
@@ -460,8 +497,11 @@ class _OutputBudget:
     def take(self, name: str, text: str) -> str:
         self.left -= len(text)
         if len(text) > MAX_PAGE_CHARS or self.left < 0:
-            what = (f"wrote {len(text):,} characters for one page, over the limit of {MAX_PAGE_CHARS:,}"
-                    if len(text) > MAX_PAGE_CHARS else "wrote more than the pages' limit together")
+            what = (
+                f"wrote {len(text):,} characters for one page, over the limit of {MAX_PAGE_CHARS:,}"
+                if len(text) > MAX_PAGE_CHARS
+                else "wrote more than the pages' limit together"
+            )
             raise PaperpoolError(f"{name}: template error: {what}; make the template write less")
         return text
 
@@ -495,8 +535,10 @@ def _limit(seconds: int) -> None:
 
     def lower(kind: int, soft: int, hard: int | None) -> None:
         old_soft, old_hard = resource.getrlimit(kind)
+
         def within(value: int, old: int) -> int:
             return value if old == resource.RLIM_INFINITY else min(value, old)
+
         resource.setrlimit(kind, (within(within(soft, old_soft), old_hard), old_hard if hard is None else within(hard, old_hard)))
 
     signal.signal(signal.SIGXCPU, _out_of_time)

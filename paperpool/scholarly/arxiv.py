@@ -45,9 +45,14 @@ class ArxivPaper:
         `elsewhere` (openalex.Published) is the version of record OpenAlex knows of, used
         where arXiv has no journal reference or DOI."""
         venue = self.journal_ref or (elsewhere.venue if elsewhere else None)
-        fields = {"title": self.title, "year": self.year, "eprint": self.arxiv_id, "archiveprefix": "arXiv",
-                  "journal": venue or f"arXiv preprint arXiv:{self.arxiv_id}",
-                  "url": f"https://arxiv.org/abs/{self.arxiv_id}"}
+        fields = {
+            "title": self.title,
+            "year": self.year,
+            "eprint": self.arxiv_id,
+            "archiveprefix": "arXiv",
+            "journal": venue or f"arXiv preprint arXiv:{self.arxiv_id}",
+            "url": f"https://arxiv.org/abs/{self.arxiv_id}",
+        }
         doi = self.doi or (elsewhere.doi if elsewhere else None)
         if doi:
             fields["doi"] = doi
@@ -75,7 +80,7 @@ def fetch_many(client: Client, arxiv_ids: list[str]) -> dict[str, ArxivPaper]:
     wanted = sorted({identity.arxiv_id(one) for one in arxiv_ids})
     found = {}
     for start in range(0, len(wanted), BATCH):
-        chunk = wanted[start:start + BATCH]
+        chunk = wanted[start : start + BATCH]
         answer = client.get(ARXIV, "", {"id_list": ",".join(chunk), "max_results": str(len(chunk))})
         if answer is not None:
             found.update((paper.arxiv_id, paper) for paper in parse_all(answer.text, answer.url))
@@ -113,11 +118,17 @@ def _paper(entry, url: str) -> ArxivPaper:
     versioned = found.group(1)
     version = _VERSION.search(versioned)
     authors = [person(name.text) for name in entry.iter(f"{ATOM}name") if name.text and name.text.strip()]
-    return ArxivPaper(arxiv_id=identity.arxiv_id(versioned), version=int(version.group(1)) if version else 1,
-                      title=title, authors=authors, year=published[:4],
-                      journal_ref=_text(entry, f"{ARXIV_NS}journal_ref") or None,
-                      doi=_text(entry, f"{ARXIV_NS}doi") or None, comment=_text(entry, f"{ARXIV_NS}comment") or None,
-                      categories=[c.get("term", "") for c in entry.findall(f"{ATOM}category")])
+    return ArxivPaper(
+        arxiv_id=identity.arxiv_id(versioned),
+        version=int(version.group(1)) if version else 1,
+        title=title,
+        authors=authors,
+        year=published[:4],
+        journal_ref=_text(entry, f"{ARXIV_NS}journal_ref") or None,
+        doi=_text(entry, f"{ARXIV_NS}doi") or None,
+        comment=_text(entry, f"{ARXIV_NS}comment") or None,
+        categories=[c.get("term", "") for c in entry.findall(f"{ATOM}category")],
+    )
 
 
 def _text(element, tag: str) -> str:

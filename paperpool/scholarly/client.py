@@ -53,8 +53,10 @@ class Answer:
 
 def user_agent(survey: dict) -> str:
     """paperpool/VERSION (+REPOSITORY; mailto:CONTACT), the parts the registry gives."""
-    parts = [f"+{survey['repository']}" if isinstance(survey.get("repository"), str) else "",
-             f"mailto:{survey['contact']}" if isinstance(survey.get("contact"), str) else ""]
+    parts = [
+        f"+{survey['repository']}" if isinstance(survey.get("repository"), str) else "",
+        f"mailto:{survey['contact']}" if isinstance(survey.get("contact"), str) else "",
+    ]
     details = "; ".join(part for part in parts if part)
     return f"paperpool/{__version__}" + (f" ({details})" if details else "")
 
@@ -65,8 +67,9 @@ class Client:
     def __init__(self, survey: dict, max_age: float = MAX_AGE):
         self.max_age = max_age
         self.notes: list[str] = []  # what an optional look-up could not do, for the command to print
-        self._http = httpx.Client(timeout=TIMEOUT, follow_redirects=True, max_redirects=5,
-                                  headers={"User-Agent": user_agent(survey)})
+        self._http = httpx.Client(
+            timeout=TIMEOUT, follow_redirects=True, max_redirects=5, headers={"User-Agent": user_agent(survey)}
+        )
 
     def close(self) -> None:
         self._http.close()
@@ -112,15 +115,20 @@ class Client:
                 if retry:
                     SLEEP(BACKOFF * 2 ** (attempt - 1))
                     continue
-                raise failure(service, url, f"did not answer within {TIMEOUT:g} s ({ATTEMPTS} tries)",
-                              "try again later") from None
+                raise failure(
+                    service, url, f"did not answer within {TIMEOUT:g} s ({ATTEMPTS} tries)", "try again later"
+                ) from None
             except httpx.DecodingError as exc:
                 raise malformed(service, url, _reason(exc)) from None
             except httpx.TooManyRedirects:
                 raise failure(service, url, "redirected too many times", f"check {service.variable}") from None
             except (httpx.TransportError, httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-                raise failure(service, url, f"could not be reached ({_reason(exc)})",
-                              f"check the network connection, or set {service.variable} to a mirror") from None
+                raise failure(
+                    service,
+                    url,
+                    f"could not be reached ({_reason(exc)})",
+                    f"check the network connection, or set {service.variable} to a mirror",
+                ) from None
             if status in (404, 410):
                 return None
             if status in RETRIED and retry:
@@ -145,8 +153,12 @@ class Client:
                 if size > MAX_BYTES:
                     raise httpx.DecodingError(f"the answer is over {MAX_BYTES:,} bytes")
                 chunks.append(chunk)
-            return (response.status_code, b"".join(chunks).decode("utf-8", "replace"), str(response.url),
-                    response.headers.get("retry-after"))
+            return (
+                response.status_code,
+                b"".join(chunks).decode("utf-8", "replace"),
+                str(response.url),
+                response.headers.get("retry-after"),
+            )
 
 
 def failure(service: Service, url: str, what: str, todo: str) -> PaperpoolError:
@@ -155,8 +167,12 @@ def failure(service: Service, url: str, what: str, todo: str) -> PaperpoolError:
 
 
 def malformed(service: Service, url: str, detail: str) -> PaperpoolError:
-    return failure(service, url, f"gave an answer paperpool cannot read ({detail})",
-                   f"try again later; if it persists, check {service.variable} or report it")
+    return failure(
+        service,
+        url,
+        f"gave an answer paperpool cannot read ({detail})",
+        f"try again later; if it persists, check {service.variable} or report it",
+    )
 
 
 def parsed_json(service: Service, url: str, text: str):
@@ -204,6 +220,7 @@ def _wait(status: int, retry_after: str | None, attempt: int) -> float:
 # treated as empty, silently.
 # ---------------------------------------------------------------------------------
 
+
 def responses_folder() -> Path | None:
     folder = cache_folder()
     return folder / "responses" if folder is not None else None
@@ -233,5 +250,7 @@ def _store(url: str, answer: Answer) -> None:
         return
     with contextlib.suppress(OSError, PaperpoolError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(path, json.dumps({"url": url, "fetched": time.time(), "status": answer.status,
-                                       "text": answer.text, "final": answer.url}))
+        write_atomic(
+            path,
+            json.dumps({"url": url, "fetched": time.time(), "status": answer.status, "text": answer.text, "final": answer.url}),
+        )

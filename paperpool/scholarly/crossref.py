@@ -17,9 +17,17 @@ from .client import Client, malformed, parsed_json
 from .services import CROSSREF
 
 # Crossref's work types -> CSL types (Crossref's own list; what is not here is CSL's "article")
-CSL_TYPES = {"journal-article": "article-journal", "proceedings-article": "paper-conference", "book-chapter": "chapter",
-             "book": "book", "monograph": "book", "edited-book": "book", "report": "report", "dissertation": "thesis",
-             "posted-content": "article"}
+CSL_TYPES = {
+    "journal-article": "article-journal",
+    "proceedings-article": "paper-conference",
+    "book-chapter": "chapter",
+    "book": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "report": "report",
+    "dissertation": "thesis",
+    "posted-content": "article",
+}
 # The kinds of `updated-by` notice that mean the work should no longer be relied on
 RETRACTIONS = {"retraction", "withdrawal", "removal", "expression_of_concern"}
 
@@ -60,16 +68,23 @@ def parse(text: str, url: str, doi: str) -> CrossrefWork:
         raise malformed(CROSSREF, url, problems[0])
     notices = [notice for notice in message.get("updated-by") or [] if isinstance(notice, dict)]
     relation = message.get("relation") if isinstance(message.get("relation"), dict) else {}
-    published_as = [str(related.get("id")) for related in relation.get("is-preprint-of") or []
-                    if isinstance(related, dict) and related.get("id-type") == "doi" and related.get("id")]
+    published_as = [
+        str(related.get("id"))
+        for related in relation.get("is-preprint-of") or []
+        if isinstance(related, dict) and related.get("id-type") == "doi" and related.get("id")
+    ]
     return CrossrefWork(identity.doi(str(message.get("DOI") or doi)), item, notices, published_as)
 
 
 def as_csl(message: dict, doi: str) -> dict:
     """A Crossref work as a CSL item: its titles are lists there (the first is the title),
     organisations are `name`d authors, and its date is the first of published, issued."""
-    item = {"type": CSL_TYPES.get(str(message.get("type")), "article"), "title": _first(message.get("title")),
-            "DOI": str(message.get("DOI") or doi), "URL": f"https://doi.org/{message.get('DOI') or doi}"}
+    item = {
+        "type": CSL_TYPES.get(str(message.get("type")), "article"),
+        "title": _first(message.get("title")),
+        "DOI": str(message.get("DOI") or doi),
+        "URL": f"https://doi.org/{message.get('DOI') or doi}",
+    }
     container = _first(message.get("container-title"))
     if container:
         item["container-title"] = container
@@ -78,8 +93,10 @@ def as_csl(message: dict, doi: str) -> dict:
             item[variable] = message[variable]
     authors = message.get("author")
     if isinstance(authors, list):
-        item["author"] = [{"literal": name["name"]} if isinstance(name, dict) and isinstance(name.get("name"), str)
-                          else name for name in authors]
+        item["author"] = [
+            {"literal": name["name"]} if isinstance(name, dict) and isinstance(name.get("name"), str) else name
+            for name in authors
+        ]
     for date in ("published", "issued", "published-print", "published-online"):
         if isinstance(message.get(date), dict) and message[date].get("date-parts") not in (None, [[None]]):
             item["issued"] = message[date]

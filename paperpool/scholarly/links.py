@@ -56,13 +56,16 @@ def dead_links(client: Client, urls: list[str], now: float | None = None) -> dic
     for url in sorted(set(urls)):
         by_host[urlsplit(url).hostname or ""].append(url)
     with ThreadPoolExecutor(HOSTS_AT_ONCE) as pool:
-        results = dict(item for found in pool.map(lambda host: _check_host(client, host, by_host[host]), by_host)
-                       for item in found)
+        results = dict(
+            item for found in pool.map(lambda host: _check_host(client, host, by_host[host]), by_host) for item in found
+        )
     if len(results) > 1 and all(failed is not None for failed in results.values()):
         # every link failing at once is this machine's network, not the links: logging
         # them would call every link dead after two offline runs
-        raise PaperpoolError(f"none of the pool's {len(results)} links answered (the first: {next(iter(results.values()))}); "
-                             "check the network connection, or run refresh --no-links. Nothing was written.")
+        raise PaperpoolError(
+            f"none of the pool's {len(results)} links answered (the first: {next(iter(results.values()))}); "
+            "check the network connection, or run refresh --no-links. Nothing was written."
+        )
     failures, dead = _load(), {}
     for url, failed in results.items():
         if failed is None:

@@ -108,10 +108,14 @@ def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
         work = crossref.fetch(client, wanted.value)
         record = work.record(line) if work else openalex.fetch(client, wanted.value, line)
     if record is None:
-        nobody = {"arxiv": "arXiv has no paper", "openreview": "OpenReview has no paper",
-                  "doi": "neither Crossref nor OpenAlex has a paper"}
-        raise PaperpoolError(f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. "
-                             "Nothing was written.")
+        nobody = {
+            "arxiv": "arXiv has no paper",
+            "openreview": "OpenReview has no paper",
+            "doi": "neither Crossref nor OpenAlex has a paper",
+        }
+        raise PaperpoolError(
+            f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. Nothing was written."
+        )
     return record
 
 

@@ -35,8 +35,11 @@ def parse(text: str, url: str, doi: str, line: int = 1) -> BibRecord:
     title = work.get("title") or work.get("display_name") if isinstance(work, dict) else None
     if not isinstance(title, str) or not title.strip():
         raise malformed(OPENALEX, url, "a work without a title")
-    people = [person(authorship["author"]["display_name"]) for authorship in _list(work.get("authorships"))
-              if isinstance(authorship.get("author"), dict) and isinstance(authorship["author"].get("display_name"), str)]
+    people = [
+        person(authorship["author"]["display_name"])
+        for authorship in _list(work.get("authorships"))
+        if isinstance(authorship.get("author"), dict) and isinstance(authorship["author"].get("display_name"), str)
+    ]
     fields = {"title": " ".join(title.split()), "doi": doi, "url": f"https://doi.org/{doi}"}
     year = work.get("publication_year")
     if isinstance(year, int) and not isinstance(year, bool):
@@ -65,8 +68,7 @@ def _source(location) -> tuple[str | None, str | None]:
     if not isinstance(source, dict):
         return None, None
     kind, name = source.get("type"), source.get("display_name")
-    return (kind if isinstance(kind, str) else None,
-            " ".join(name.split()) if isinstance(name, str) and name.strip() else None)
+    return (kind if isinstance(kind, str) else None, " ".join(name.split()) if isinstance(name, str) and name.strip() else None)
 
 
 # Where a version of record is published; a `repository` (arXiv, a university's) holds copies
@@ -109,8 +111,10 @@ def versions_of_record(client: Client, arxiv_ids: list[str]) -> dict[str, Publis
     try:
         works = fetch_by_arxiv(client, arxiv_ids)
     except PaperpoolError as exc:
-        client.notes.append(f"note: {str(exc).split(';')[0]}; the venues OpenAlex lists for arXiv papers were not "
-                            "checked, and arXiv's record was kept")
+        client.notes.append(
+            f"note: {str(exc).split(';')[0]}; the venues OpenAlex lists for arXiv papers were not "
+            "checked, and arXiv's record was kept"
+        )
         return {}
     return {arxiv_id: found for arxiv_id, work in works.items() if (found := published(work))}
 
@@ -121,7 +125,7 @@ def fetch_by_arxiv(client: Client, arxiv_ids: list[str]) -> dict[str, dict]:
     wanted = sorted({identity.arxiv_id(one) for one in arxiv_ids})
     found: dict[str, dict] = {}
     for start in range(0, len(wanted), BATCH):
-        chunk = wanted[start:start + BATCH]
+        chunk = wanted[start : start + BATCH]
         asked = {one.lower(): one for one in chunk}  # DOIs are case-blind: an old id's archive (math.GT) comes back lower-cased
         dois = "|".join(f"10.48550/arxiv.{one}" for one in chunk)
         answer = client.get(OPENALEX, "/works", {"filter": f"doi:{dois}", "per-page": str(len(chunk))})

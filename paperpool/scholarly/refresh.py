@@ -43,6 +43,7 @@ class Finding:
 @dataclass
 class Facts:
     """The names of a kind's fields refresh may read or update, found by their type."""
+
     venue: str | None
     doi: str | None
     urls: str | None  # a list of links
@@ -102,8 +103,14 @@ def refresh(pool: Pool, client: Client, check_links: bool = True) -> list[Findin
     if check_links and all_links:
         for url, failed in links.dead_links(client, list(all_links)).items():
             for record, facts in all_links[url]:
-                findings.append(Finding(record, "dead_link", f"{url} failed twice, {links.DEAD_AFTER_DAYS}+ days apart "
-                                                             f"({failed})", _without(record, facts, url)))
+                findings.append(
+                    Finding(
+                        record,
+                        "dead_link",
+                        f"{url} failed twice, {links.DEAD_AFTER_DAYS}+ days apart ({failed})",
+                        _without(record, facts, url),
+                    )
+                )
     return findings
 
 
@@ -125,14 +132,19 @@ def _unpublished(data: dict, facts: Facts) -> bool:
 def _published_elsewhere(client: Client, records: list, papers: dict, ids: dict) -> dict[str, openalex.Published]:
     """The versions of record OpenAlex knows of for the preprints whose records name no
     venue and whose arXiv entry gives no journal reference, by arXiv id."""
-    asked = [paper.arxiv_id for record, facts in records
-             if (paper := papers.get(ids[record.rel].get("arxiv", ""))) is not None and not paper.journal_ref
-             and _unpublished(record.data, facts)]
+    asked = [
+        paper.arxiv_id
+        for record, facts in records
+        if (paper := papers.get(ids[record.rel].get("arxiv", ""))) is not None
+        and not paper.journal_ref
+        and _unpublished(record.data, facts)
+    ]
     return openalex.versions_of_record(client, asked)
 
 
-def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts,
-                    elsewhere: openalex.Published | None = None) -> list[Finding]:
+def _arxiv_findings(
+    paper: arxiv.ArxivPaper, record: Record, facts: Facts, elsewhere: openalex.Published | None = None
+) -> list[Finding]:
     data = record.data
     found = []
     if paper.withdrawn:
@@ -147,11 +159,21 @@ def _arxiv_findings(paper: arxiv.ArxivPaper, record: Record, facts: Facts,
     if update:
         said = ""
         if elsewhere and not paper.journal_ref:  # which of the facts OpenAlex gave
-            given = [name for name, value in ((facts.venue, elsewhere.venue), (facts.doi, elsewhere.doi))
-                     if name in update and value is not None and not (name == facts.doi and paper.doi)]
+            given = [
+                name
+                for name, value in ((facts.venue, elsewhere.venue), (facts.doi, elsewhere.doi))
+                if name in update and value is not None and not (name == facts.doi and paper.doi)
+            ]
             said = f" ({' and '.join(given)} of its version of record, as OpenAlex lists it)" if given else ""
-        found.append(Finding(record, "published", f"arXiv {paper.arxiv_id} is now published{said}: "
-                                                   + ", ".join(f"{name} {value}" for name, value in update.items()), update))
+        found.append(
+            Finding(
+                record,
+                "published",
+                f"arXiv {paper.arxiv_id} is now published{said}: "
+                + ", ".join(f"{name} {value}" for name, value in update.items()),
+                update,
+            )
+        )
     for url in data.get(facts.urls) or [] if facts.urls else []:
         versioned = _VERSIONED.search(str(url))
         if versioned and identity.arxiv_id(versioned.group(1)) == paper.arxiv_id and int(versioned.group(2)) < paper.version:
@@ -167,9 +189,16 @@ def _crossref_findings(client: Client, record: Record, facts: Facts, doi: str) -
     notice = work.retraction
     if notice:
         date = (notice.get("updated") or {}).get("date-parts") if isinstance(notice.get("updated"), dict) else None
-        day = "-".join(f"{part:02}" if isinstance(part, int) else str(part) for part in date[0]) if date and date[0] else "undated"
-        found.append(Finding(record, "retracted", f"Crossref holds a {notice.get('type')} notice for {doi}: "
-                                                  f"{notice.get('DOI', 'no DOI')} ({day})"))
+        day = (
+            "-".join(f"{part:02}" if isinstance(part, int) else str(part) for part in date[0]) if date and date[0] else "undated"
+        )
+        found.append(
+            Finding(
+                record,
+                "retracted",
+                f"Crossref holds a {notice.get('type')} notice for {doi}: {notice.get('DOI', 'no DOI')} ({day})",
+            )
+        )
     if work.published_as and facts.doi:
         published = identity.doi(work.published_as[0])
         found.append(Finding(record, "published", f"{doi} is a preprint of {published}", {facts.doi: published}))

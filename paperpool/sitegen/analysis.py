@@ -72,7 +72,9 @@ class SiteAnalysis(Analysis):
 
     def representatives(self, name: str, value: str) -> list[EntryView]:
         """The entries the survey names as representatives of a value, in its order."""
-        return [self.views[key] for key in representatives(self.registry, self.frames["entries"], name, value) if key in self.views]
+        return [
+            self.views[key] for key in representatives(self.registry, self.frames["entries"], name, value) if key in self.views
+        ]
 
 
 def newest_first(view: EntryView):
@@ -81,12 +83,15 @@ def newest_first(view: EntryView):
 
 def for_site(analysis: Analysis) -> SiteAnalysis:
     registry = analysis.registry
-    site = SiteAnalysis(analysis.pool, analysis.frames,
-                        views={record.key: entry_view(registry, record) for record in analysis.entries},
-                        bibtex={record.key: bibwrite.entry_bibtex(registry, record.data) for record in analysis.entries},
-                        ris={record.key: ris.entry_ris(registry, record.data) for record in analysis.entries},
-                        csl={record.key: csljson.entry_item(registry, record.data) for record in analysis.entries},
-                        site=effective(registry))
+    site = SiteAnalysis(
+        analysis.pool,
+        analysis.frames,
+        views={record.key: entry_view(registry, record) for record in analysis.entries},
+        bibtex={record.key: bibwrite.entry_bibtex(registry, record.data) for record in analysis.entries},
+        ris={record.key: ris.entry_ris(registry, record.data) for record in analysis.entries},
+        csl={record.key: csljson.entry_item(registry, record.data) for record in analysis.entries},
+        site=effective(registry),
+    )
     # what the analysis has computed already (its cached properties) is kept, not computed again
     vars(site).update({name: value for name, value in vars(analysis).items() if name not in ("pool", "frames")})
     for name in site.site["axes"]:

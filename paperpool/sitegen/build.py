@@ -63,10 +63,17 @@ class Result:
     timings: list[tuple[str, float]] = field(default_factory=list)
 
 
-def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs",
-          report: Callable[[str, float], None] | None = None, extra_js: list[str] | None = None,
-          extra_files: dict[str, str] | None = None, keep_pages: Path | None = None, trust_config: bool = False,
-          site_url: str | None = None) -> Result:
+def build(
+    project: Project,
+    out: Path | None = None,
+    engine_name: str = "mkdocs",
+    report: Callable[[str, float], None] | None = None,
+    extra_js: list[str] | None = None,
+    extra_files: dict[str, str] | None = None,
+    keep_pages: Path | None = None,
+    trust_config: bool = False,
+    site_url: str | None = None,
+) -> Result:
     """Build the site of the project's pool into `out` (validated and analysed by the
     project, once, whoever asks first); `extra_files` are added to the docs and `extra_js` to
     every page (the live preview's reload script). With `keep_pages`, the generated
@@ -106,19 +113,30 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
             write_files(docs, files | charts.placeholders(paths.CHARTS))
             config_path = scratch / siteconfig.CONFIG
             nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
-            engine.write_config(engine.site_config(config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []), config_path)
+            engine.write_config(
+                engine.site_config(
+                    config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []
+                ),
+                config_path,
+            )
         with stage(engine_name):
             engine.run(engine_name, config_path, len(files))
             if paths.FEED in files:  # every page the engine wrote links the feed in its head
-                feed.link_from_pages(site, [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
-                                     analysis.registry, config.get("site_url"))
+                feed.link_from_pages(
+                    site,
+                    [paths.html(path) for path in files if path.endswith(".md")] + [paths.NOT_FOUND],
+                    analysis.registry,
+                    config.get("site_url"),
+                )
         with stage("search"):  # the index of the built pages, which the header's search reads
             search.index(site, len(files))
         with stage("charts"):  # what of the drawing the engine's build did not cover
             charts.finish(site / paths.CHARTS)
         with stage("replace"):
             # the build's time tells the live preview that a new site has landed
-            (site / MARKER).write_text(f"built by paperpool at {time.time()}; `paperpool build` replaces this folder\n", encoding="utf-8")
+            (site / MARKER).write_text(
+                f"built by paperpool at {time.time()}; `paperpool build` replaces this folder\n", encoding="utf-8"
+            )
             staging.swap(site, out, scratch)
     if keep_pages is not None:
         keep(files, keep_pages)
@@ -127,22 +145,29 @@ def build(project: Project, out: Path | None = None, engine_name: str = "mkdocs"
 
 def keep(files: dict[str, str | bytes], folder: Path) -> None:
     """The generated pages and data files, without the charts and paperpool's own assets."""
-    generated = {path: text for path, text in files.items()
-                 if not path.startswith((paths.CHARTS, *(f"{paths.ASSETS}/{name}" for name in ASSET_FILES)))}
+    generated = {
+        path: text
+        for path, text in files.items()
+        if not path.startswith((paths.CHARTS, *(f"{paths.ASSETS}/{name}" for name in ASSET_FILES)))
+    }
     with staging.staging(folder, MARKER) as scratch:
-        write_files(scratch / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"})
+        write_files(
+            scratch / "pages", generated | {MARKER: "generated pages; `paperpool build --keep-pages` replaces this folder\n"}
+        )
         staging.swap(scratch / "pages", folder, scratch)
 
 
 def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
     """Every generated file of the docs folder: path -> text."""
-    texts = Renderer(analysis.pool.root).render_all([(page.template, page_context(analysis, page)) for page in pages],
-                                                    records=len(analysis.pool.all_records()))
+    texts = Renderer(analysis.pool.root).render_all(
+        [(page.template, page_context(analysis, page)) for page in pages], records=len(analysis.pool.all_records())
+    )
     files = {page.path: front_matter(page) + text for page, text in zip(pages, texts, strict=True)}
     # the two data sets share one size: each repeats its values' labels per record
     files[f"{paths.DATA}/entries.js"] = datasets.script("entries", datasets.entries(analysis))
-    files[f"{paths.DATA}/exclusions.js"] = datasets.script("exclusions", datasets.exclusions(analysis),
-                                                           datasets.MAX_DATA_BYTES - len(files[f"{paths.DATA}/entries.js"]))
+    files[f"{paths.DATA}/exclusions.js"] = datasets.script(
+        "exclusions", datasets.exclusions(analysis), datasets.MAX_DATA_BYTES - len(files[f"{paths.DATA}/entries.js"])
+    )
     if any(page.path == paths.RECENT for page in pages):  # the feed goes with its page: the entries' dates
         files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
     files |= downloads(analysis)
@@ -181,10 +206,12 @@ def downloads(analysis: SiteAnalysis) -> dict[str, str]:
     a citation key)."""
     pool = analysis.pool
     keys = sorted(analysis.bibtex)
-    files = {paths.pool_download("bib"): "\n".join(analysis.bibtex[key] for key in keys),
-             paths.pool_download("ris"): "\n".join(analysis.ris[key] for key in keys),
-             paths.pool_download("csljson"): csljson.dumps([analysis.csl[key] for key in keys]),
-             paths.pool_download("json"): export.FORMATS["json"](pool, "entries")}
+    files = {
+        paths.pool_download("bib"): "\n".join(analysis.bibtex[key] for key in keys),
+        paths.pool_download("ris"): "\n".join(analysis.ris[key] for key in keys),
+        paths.pool_download("csljson"): csljson.dumps([analysis.csl[key] for key in keys]),
+        paths.pool_download("json"): export.FORMATS["json"](pool, "entries"),
+    }
     files |= {paths.entry_download(key, fmt): analysis.citation(key, fmt) for key in keys for fmt in paths.CITATION_FORMATS}
     # the schemas an editor or another tool checks the pool's files with, made from its registry
     files |= {paths.schema_download(name): text for name, text in fileschemas.texts(pool.registry).items()}
@@ -209,19 +236,27 @@ def _check_out(root: Path, out: Path, handwritten: Path, option: str = "--out") 
     pages, or a folder paperpool did not build."""
     root = root.resolve()
     if out == root or root.is_relative_to(out) or out == handwritten or handwritten.is_relative_to(out):
-        raise PaperpoolError(f"{option} {out}: would replace the pool's own files; choose a folder of its own, such as build/site")
+        raise PaperpoolError(
+            f"{option} {out}: would replace the pool's own files; choose a folder of its own, such as build/site"
+        )
     if out.is_relative_to(handwritten):  # the next build would publish it as hand-written pages
-        raise PaperpoolError(f"{option} {out}: is inside the hand-written pages ({handwritten.name}/), which every build "
-                             "copies onto the site; choose a folder outside it, such as build/pages")
+        raise PaperpoolError(
+            f"{option} {out}: is inside the hand-written pages ({handwritten.name}/), which every build "
+            "copies onto the site; choose a folder outside it, such as build/pages"
+        )
     if out.is_file():
         raise PaperpoolError(f"{option} {out}: is a file; choose a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise PaperpoolError(f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)")
+        raise PaperpoolError(
+            f"{option} {out}: holds files paperpool did not build; choose an empty or new folder (nothing was changed)"
+        )
     committed = staging.committed(out)
     if committed:  # a marker proves nothing when a pull request can commit one, beside the pool's records
-        raise PaperpoolError(f"{option} {out}: holds files committed to the repository ({committed[0]}"
-                             f"{f' and {len(committed) - 1:,} more' if len(committed) > 1 else ''}), which a build never "
-                             "replaces; choose a folder of its own, such as build/site (nothing was changed)")
+        raise PaperpoolError(
+            f"{option} {out}: holds files committed to the repository ({committed[0]}"
+            f"{f' and {len(committed) - 1:,} more' if len(committed) > 1 else ''}), which a build never "
+            "replaces; choose a folder of its own, such as build/site (nothing was changed)"
+        )
 
 
 def _check_pool_files(out: Path, registry, option: str) -> None:
@@ -229,8 +264,10 @@ def _check_pool_files(out: Path, registry, option: str) -> None:
     from (its records, claims, templates): replacing it would delete them, marker or not."""
     found = siteconfig.overlapping(out, registry)
     if found is not None:
-        raise PaperpoolError(f"{option} {out}: the pool is read from {printable(shown_path(found))}, which building "
-                             "there would replace; choose a folder of its own, such as build/site (nothing was changed)")
+        raise PaperpoolError(
+            f"{option} {out}: the pool is read from {printable(shown_path(found))}, which building "
+            "there would replace; choose a folder of its own, such as build/site (nothing was changed)"
+        )
 
 
 def default_out(root: Path) -> Path:
@@ -246,9 +283,11 @@ def _default_out(root: Path, config: siteconfig.SiteConfig) -> Path:
     maintainer's own choice and may be anywhere."""
     linked = linked_step(root, config.site_dir)
     if linked:
-        raise PaperpoolError(f"{linked}: is a symbolic link, which the site ({siteconfig.CONFIG}'s site_dir, or its default "
-                             f"{config.site_dir}) would be written through; replace the link with a folder, or give --out DIR "
-                             "(nothing was built)")
+        raise PaperpoolError(
+            f"{linked}: is a symbolic link, which the site ({siteconfig.CONFIG}'s site_dir, or its default "
+            f"{config.site_dir}) would be written through; replace the link with a folder, or give --out DIR "
+            "(nothing was built)"
+        )
     return (root / config.site_dir).resolve()
 
 
@@ -256,21 +295,29 @@ def _check_names(config: siteconfig.SiteConfig, survey: dict) -> None:
     """mkdocs.yml may not name the site otherwise than the registry (validate says the same)."""
     problems = siteconfig.survey_problems(config, survey)
     if problems:
-        raise InvalidPool(problems, f"{siteconfig.CONFIG} contradicts {REGISTRY_FILE} ({plural(len(problems), 'problem')} above); "
-                                    "nothing was built, the previous site is unchanged")
+        raise InvalidPool(
+            problems,
+            f"{siteconfig.CONFIG} contradicts {REGISTRY_FILE} ({plural(len(problems), 'problem')} above); "
+            "nothing was built, the previous site is unchanged",
+        )
 
 
 def _accepted_config(root: Path, trusted: bool, site_url: str | None = None) -> siteconfig.SiteConfig:
     config, problems = siteconfig.check(root, trusted)
     if site_url is not None:
         if not configrules.WEB.match(site_url):
-            raise PaperpoolError(f"--site-url: '{printable(site_url)}' is not an http(s) address; give the address the site "
-                                 "will be published at, such as https://owner.github.io/repository/")
+            raise PaperpoolError(
+                f"--site-url: '{printable(site_url)}' is not an http(s) address; give the address the site "
+                "will be published at, such as https://owner.github.io/repository/"
+            )
         config.settings["site_url"] = site_url
     if errors(problems):
-        raise InvalidPool(errors(problems), f"{siteconfig.CONFIG} or the hand-written pages are not accepted "
-                                            f"({plural(len(errors(problems)), 'problem')} above); nothing was built, "
-                                            "the previous site is unchanged")
+        raise InvalidPool(
+            errors(problems),
+            f"{siteconfig.CONFIG} or the hand-written pages are not accepted "
+            f"({plural(len(errors(problems)), 'problem')} above); nothing was built, "
+            "the previous site is unchanged",
+        )
     return config
 
 
@@ -316,8 +363,11 @@ def _handwritten(handwritten: Path, generated: set[str]) -> dict[str, str]:
 def _handwritten_nav(handwritten: Path) -> list:
     if not handwritten.is_dir():
         return []
-    return [path.relative_to(handwritten).as_posix() for path in sorted(handwritten.rglob("*.md"))
-            if path.relative_to(handwritten).as_posix() != INTRO]
+    return [
+        path.relative_to(handwritten).as_posix()
+        for path in sorted(handwritten.rglob("*.md"))
+        if path.relative_to(handwritten).as_posix() != INTRO
+    ]
 
 
 class _Stages:

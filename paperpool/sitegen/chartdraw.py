@@ -36,10 +36,10 @@ WIDTH = 8.0  # inches; the site's content column shows it at about its natural s
 FONT = "DejaVu Sans"  # ships with matplotlib, so wrapping measures the font it lays out with
 
 
-
 # ---------------------------------------------------------------------------------
 # themes
 # ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Theme:
@@ -226,10 +226,8 @@ def _wrapped(text: str, width: float, size: float, weight: str = "normal") -> st
     return "\n".join(_wrap(text, width, size, weight))
 
 
-
 def _title(figure: Figure, title: str, width: float = WIDTH) -> None:
-    figure.suptitle(_wrapped(title, width - 0.4, 12.5, "bold"), x=0.12 / width, ha="left",
-                    fontsize=12.5, fontweight="bold")
+    figure.suptitle(_wrapped(title, width - 0.4, 12.5, "bold"), x=0.12 / width, ha="left", fontsize=12.5, fontweight="bold")
 
 
 def _no_data(title: str, note: str):
@@ -238,15 +236,18 @@ def _no_data(title: str, note: str):
         _title(figure, title)
         axes = figure.add_subplot()
         axes.set_axis_off()
-        axes.text(0.5, 0.5, note, ha="center", va="center", color=theme.muted, fontsize=11,
-                  fontstyle="italic", transform=axes.transAxes)
+        axes.text(
+            0.5, 0.5, note, ha="center", va="center", color=theme.muted, fontsize=11, fontstyle="italic", transform=axes.transAxes
+        )
         return figure
+
     return draw
 
 
 # ---------------------------------------------------------------------------------
 # bars
 # ---------------------------------------------------------------------------------
+
 
 def bars(title: str, values: list[tuple[str, int]], value_label: str) -> tuple[str, str]:
     if not values:
@@ -272,8 +273,16 @@ def bars(title: str, values: list[tuple[str, int]], value_label: str) -> tuple[s
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         if not largest:
             axes.set_xticks([0])
-            axes.text(0.5, 0.5, "All counts are zero", ha="center", va="center", color=theme.muted,
-                      fontstyle="italic", transform=axes.transAxes)
+            axes.text(
+                0.5,
+                0.5,
+                "All counts are zero",
+                ha="center",
+                va="center",
+                color=theme.muted,
+                fontstyle="italic",
+                transform=axes.transAxes,
+            )
         axes.tick_params(axis="y", length=0, pad=6)
         axes.tick_params(axis="x", length=0, labelcolor=theme.muted)
         axes.spines["left"].set_color(theme.muted)
@@ -289,8 +298,10 @@ def bars(title: str, values: list[tuple[str, int]], value_label: str) -> tuple[s
 # stacked bars
 # ---------------------------------------------------------------------------------
 
-def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[int]]],
-                 x_label: str, y_label: str) -> tuple[str, str]:
+
+def stacked_bars(
+    title: str, x_values: list[str], series: list[tuple[str, list[int]]], x_label: str, y_label: str
+) -> tuple[str, str]:
     totals = [sum(counts[i] for _, counts in series) for i in range(len(x_values))]
     if not x_values or not series or not any(totals):
         return _draw(title, _no_data(title, "No data"))
@@ -321,17 +332,36 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
             # a second round of colours is hatched, so no two series look alike
             hatch = "//" if index >= len(theme.palette) else None
             # one collection per series: hundreds of separate bars make matplotlib slow
-            segments = PolyCollection(_columns(bottoms, counts), facecolors=colour, edgecolors=theme.page,
-                                      linewidths=0.6, hatch=hatch, hatchcolor=theme.page)
+            segments = PolyCollection(
+                _columns(bottoms, counts),
+                facecolors=colour,
+                edgecolors=theme.page,
+                linewidths=0.6,
+                hatch=hatch,
+                hatchcolor=theme.page,
+            )
             segments.set_in_layout(False)
             axes.add_collection(segments, autolim=False)
-            handles.append(Patch(facecolor=colour, edgecolor=theme.page, linewidth=0.6, hatch=hatch,
-                                 hatchcolor=theme.page, label=names[index]))
+            handles.append(
+                Patch(
+                    facecolor=colour, edgecolor=theme.page, linewidth=0.6, hatch=hatch, hatchcolor=theme.page, label=names[index]
+                )
+            )
             bottoms = [b + c for b, c in zip(bottoms, counts, strict=True)]
         shift = _offset(figure, 0, 2)
         for position, total in enumerate(totals):
-            axes.text(position, total, str(total), ha="center", va="bottom", fontsize=9, color=theme.text,
-                      rotation=90 if upright else 0, transform=axes.transData + shift, in_layout=False)
+            axes.text(
+                position,
+                total,
+                str(total),
+                ha="center",
+                va="bottom",
+                fontsize=9,
+                color=theme.text,
+                rotation=90 if upright else 0,
+                transform=axes.transData + shift,
+                in_layout=False,
+            )
         axes.set_xticks(range(len(x_values)), labels=ticks)
         if rotate:
             axes.tick_params(axis="x", labelrotation=45)
@@ -350,8 +380,16 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
         axes.grid(axis="y")
         axes.set_xlabel(x_label, color=theme.muted)
         axes.set_ylabel(y_label, color=theme.muted)
-        axes.legend(handles=_row_major(handles, columns), loc="lower left", bbox_to_anchor=(0, 1.03),
-                    borderaxespad=0, ncols=columns, handlelength=1.2, handleheight=1.0, columnspacing=1.4)
+        axes.legend(
+            handles=_row_major(handles, columns),
+            loc="lower left",
+            bbox_to_anchor=(0, 1.03),
+            borderaxespad=0,
+            ncols=columns,
+            handlelength=1.2,
+            handleheight=1.0,
+            columnspacing=1.4,
+        )
         return figure
 
     return _draw(title, draw)
@@ -360,15 +398,22 @@ def stacked_bars(title: str, x_values: list[str], series: list[tuple[str, list[i
 def _columns(bottoms: list[int], counts: list[int], width: float = 0.72) -> list[list[tuple[float, float]]]:
     """The rectangles of one series' segments, one per x value that has any."""
     half = width / 2
-    return [[(x - half, bottom), (x - half, bottom + count), (x + half, bottom + count), (x + half, bottom)]
-            for x, (bottom, count) in enumerate(zip(bottoms, counts, strict=True)) if count]
+    return [
+        [(x - half, bottom), (x - half, bottom + count), (x + half, bottom + count), (x + half, bottom)]
+        for x, (bottom, count) in enumerate(zip(bottoms, counts, strict=True))
+        if count
+    ]
 
 
 def _row_major(handles: list, columns: int) -> list:
     """Reorder so a legend that fills column by column reads row by row, like the stack."""
     rows = math.ceil(len(handles) / columns)
-    return [handles[row * columns + column] for column in range(columns) for row in range(rows)
-            if row * columns + column < len(handles)]
+    return [
+        handles[row * columns + column]
+        for column in range(columns)
+        for row in range(rows)
+        if row * columns + column < len(handles)
+    ]
 
 
 def _legend_columns(names: list[str]) -> int:
@@ -380,13 +425,20 @@ def _offset(figure: Figure, x_points: float, y_points: float) -> ScaledTranslati
     return ScaledTranslation(x_points / 72, y_points / 72, figure.dpi_scale_trans)
 
 
-
 # ---------------------------------------------------------------------------------
 # heatmap
 # ---------------------------------------------------------------------------------
 
-def heatmap(title: str, row_labels: list[str], column_labels: list[str], counts: list[list[int]],
-            row_title: str, column_title: str, sparse_at_most: int) -> tuple[str, str]:
+
+def heatmap(
+    title: str,
+    row_labels: list[str],
+    column_labels: list[str],
+    counts: list[list[int]],
+    row_title: str,
+    column_title: str,
+    sparse_at_most: int,
+) -> tuple[str, str]:
     if not row_labels or not column_labels:
         return _draw(title, _no_data(title, "No data"))
 
@@ -416,8 +468,7 @@ def heatmap(title: str, row_labels: list[str], column_labels: list[str], counts:
         axes.set_xlim(0, columns)
         axes.set_ylim(rows, 0)
         axes.set_yticks([r + 0.5 for r in range(rows)], labels=["\n".join(lines) for lines in row_lines])
-        axes.set_xticks([c + 0.5 for c in range(columns)], labels=["\n".join(lines) for lines in column_lines],
-                        fontsize=9)
+        axes.set_xticks([c + 0.5 for c in range(columns)], labels=["\n".join(lines) for lines in column_lines], fontsize=9)
         axes.xaxis.tick_top()
         axes.xaxis.set_label_position("top")
         if rotate:
@@ -431,10 +482,17 @@ def heatmap(title: str, row_labels: list[str], column_labels: list[str], counts:
         axes.set_xlabel(column_title, color=theme.muted, labelpad=8)
         axes.set_ylabel(row_title, color=theme.muted, labelpad=8)
         # an axes legend, not a figure legend: constrained layout places only the axes
-        axes.legend(handles=_heatmap_key(theme, ramp, sparse_at_most), loc="upper left",
-                    bbox_to_anchor=(0, -0.12 / (rows * row_height)), borderaxespad=0, ncols=2,
-                    handlelength=2.2, handleheight=1.3, columnspacing=2.0,
-                    handler_map={Patch: HandlerPatch(patch_func=_swatch)})
+        axes.legend(
+            handles=_heatmap_key(theme, ramp, sparse_at_most),
+            loc="upper left",
+            bbox_to_anchor=(0, -0.12 / (rows * row_height)),
+            borderaxespad=0,
+            ncols=2,
+            handlelength=2.2,
+            handleheight=1.3,
+            columnspacing=2.0,
+            handler_map={Patch: HandlerPatch(patch_func=_swatch)},
+        )
         return figure
 
     return _draw(title, draw)
@@ -449,26 +507,43 @@ def _cell(axes, theme: _Theme, ramp, r: int, c: int, count: int, largest: int, s
     inset = 0.04  # a gutter between cells, so the outlines of neighbours never merge
     corner, side = (c + inset, r + inset), 1 - 2 * inset
     if count == 0:
-        cell = Rectangle(corner, side, side, facecolor="none", edgecolor=theme.hatch, hatchcolor=theme.hatch,
-                         hatch="///", linewidth=0.8, gid=f"empty-{r}-{c}")
+        cell = Rectangle(
+            corner,
+            side,
+            side,
+            facecolor="none",
+            edgecolor=theme.hatch,
+            hatchcolor=theme.hatch,
+            hatch="///",
+            linewidth=0.8,
+            gid=f"empty-{r}-{c}",
+        )
         ink, weight = theme.muted, "normal"
     else:
         colour = ramp(math.sqrt((count - 1) / (largest - 1)) if largest > 1 else 0.5)
         sparse = count <= sparse_at_most
-        cell = Rectangle(corner, side, side, facecolor=colour, edgecolor=theme.sparse if sparse else "none",
-                         linewidth=2.4 if sparse else 0, gid=f"sparse-{r}-{c}" if sparse else None)
+        cell = Rectangle(
+            corner,
+            side,
+            side,
+            facecolor=colour,
+            edgecolor=theme.sparse if sparse else "none",
+            linewidth=2.4 if sparse else 0,
+            gid=f"sparse-{r}-{c}" if sparse else None,
+        )
         ink, weight = _ink(colour), "bold" if sparse else "normal"
     # add_artist, not add_patch: the limits are set, and updating them per cell is slow
     cell.set_in_layout(False)
     axes.add_artist(cell)
-    axes.text(c + 0.5, r + 0.5, str(count), ha="center", va="center", fontsize=9.5, fontweight=weight,
-              color=ink, in_layout=False)
+    axes.text(c + 0.5, r + 0.5, str(count), ha="center", va="center", fontsize=9.5, fontweight=weight, color=ink, in_layout=False)
 
 
 def _ink(colour) -> str:
     """Black or white text, whichever contrasts more with the colour: 4.6:1 at least."""
+
     def linear(channel: float) -> float:
         return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
+
     red, green, blue = (linear(channel) for channel in to_rgb(colour))
     luminance = 0.2126 * red + 0.7152 * green + 0.0722 * blue
     # WCAG contrast: (L + 0.05) / 0.05 against black, 1.05 / (L + 0.05) against white
@@ -476,8 +551,7 @@ def _ink(colour) -> str:
 
 
 def _heatmap_key(theme: _Theme, ramp, sparse_at_most: int) -> list[Patch]:
-    key = [Patch(facecolor="none", edgecolor=theme.hatch, hatch="///", hatchcolor=theme.hatch, linewidth=0.8,
-                 label="0: empty")]
+    key = [Patch(facecolor="none", edgecolor=theme.hatch, hatch="///", hatchcolor=theme.hatch, linewidth=0.8, label="0: empty")]
     if sparse_at_most > 0:
         span = "1" if sparse_at_most == 1 else f"1 to {sparse_at_most}"
         key.append(Patch(facecolor=ramp(0.0), edgecolor=theme.sparse, linewidth=2.4, label=f"{span}: sparse"))
@@ -486,7 +560,6 @@ def _heatmap_key(theme: _Theme, ramp, sparse_at_most: int) -> list[Patch]:
 
 def _swatch(legend, orig_handle, xdescent, ydescent, width, height, fontsize):
     return Rectangle((-xdescent, -ydescent), width, height)
-
 
 
 # ---------------------------------------------------------------------------------
@@ -525,16 +598,18 @@ class _Box:
         return sum(line.height for line in self.lines) + 2 * _PAD
 
 
-def flow(title: str, audited: int, stages: list[FlowStage], retained: int,
-         audited_label: str, retained_label: str) -> tuple[str, str]:
+def flow(
+    title: str, audited: int, stages: list[FlowStage], retained: int, audited_label: str, retained_label: str
+) -> tuple[str, str]:
     main_width, side_width = _MAIN[1] - 2 * _PAD, _SIDE[1] - 2 * _PAD
     first = _centred(f"{audited_label} (n = {audited})", main_width)
     last = _centred(f"{retained_label} (n = {retained})", main_width)
-    rows = [(_centred(f"Assessed at {stage.label} (n = {stage.assessed})", main_width),
-             _exclusions(stage, side_width)) for stage in stages]
+    rows = [
+        (_centred(f"Assessed at {stage.label} (n = {stage.assessed})", main_width), _exclusions(stage, side_width))
+        for stage in stages
+    ]
     title_lines, title_height = _diagram_title(title)
-    height = (title_height + first.height + _GAP + sum(max(a.height, b.height) + _GAP for a, b in rows)
-              + last.height + 0.25)
+    height = title_height + first.height + _GAP + sum(max(a.height, b.height) + _GAP for a, b in rows) + last.height + 0.25
 
     def draw(theme: _Theme) -> Figure:
         figure, axes = _diagram_axes(height, title_lines)
@@ -583,8 +658,17 @@ _FORK = 0.45  # from the audited box down to the two below it
 _STACK = 0.2  # between two stages' boxes
 
 
-def stages(title: str, audited: int, retained: int, excluded: int, stages: list[StageExclusions],
-           audited_label: str, retained_label: str, excluded_label: str, note: str) -> tuple[str, str]:
+def stages(
+    title: str,
+    audited: int,
+    retained: int,
+    excluded: int,
+    stages: list[StageExclusions],
+    audited_label: str,
+    retained_label: str,
+    excluded_label: str,
+    note: str,
+) -> tuple[str, str]:
     top_box = _centred(f"{audited_label}: {audited}", _TOP[1] - 2 * _PAD)
     left = _centred(f"{retained_label}: {retained}", _MAIN[1] - 2 * _PAD)
     right = _centred(f"{excluded_label}: {excluded}", _SIDE[1] - 2 * _PAD)
@@ -609,8 +693,16 @@ def stages(title: str, audited: int, retained: int, excluded: int, stages: list[
         _arrow(axes, theme, (_centre(_MAIN), middle), (_centre(_MAIN), split + (row - left.height) / 2))
         _arrow(axes, theme, (_centre(_SIDE), middle), (_centre(_SIDE), split + (row - right.height) / 2))
         if note:
-            axes.text(_MAIN[0] + 0.05, split + row + 0.2, "\n".join(note), fontsize=_REASON_SIZE, va="top",
-                      color=theme.muted, fontstyle="italic", linespacing=_SPACING)
+            axes.text(
+                _MAIN[0] + 0.05,
+                split + row + 0.2,
+                "\n".join(note),
+                fontsize=_REASON_SIZE,
+                va="top",
+                color=theme.muted,
+                fontstyle="italic",
+                linespacing=_SPACING,
+            )
         top = split + row + _STACK
         for box in boxes:
             _place(axes, box, _STAGE, top, theme.muted, theme.side)
@@ -625,8 +717,10 @@ def stages(title: str, audited: int, retained: int, excluded: int, stages: list[
 
 
 def _stage_box(stage: StageExclusions, width: float) -> _Box:
-    box = _Box([_Line(line, _SIZE, "bold") for line in _wrap(f"{stage.label}: {stage.excluded} excluded", width,
-                                                             _SIZE, "bold")], centred=False)
+    box = _Box(
+        [_Line(line, _SIZE, "bold") for line in _wrap(f"{stage.label}: {stage.excluded} excluded", width, _SIZE, "bold")],
+        centred=False,
+    )
     _bullets(box, stage.reasons, width, lambda reason, count: f"{reason}: {count}")
     return box
 
@@ -651,8 +745,9 @@ def _centred(text: str, width: float) -> _Box:
 
 
 def _exclusions(stage: FlowStage, width: float) -> _Box:
-    box = _Box([_Line(line, _SIZE, "bold") for line in _wrap(f"Excluded (n = {stage.excluded})", width,
-                                                                  _SIZE, "bold")], centred=False)
+    box = _Box(
+        [_Line(line, _SIZE, "bold") for line in _wrap(f"Excluded (n = {stage.excluded})", width, _SIZE, "bold")], centred=False
+    )
     _bullets(box, stage.reasons, width, lambda reason, count: f"{reason} (n = {count})")
     return box
 
@@ -660,16 +755,24 @@ def _exclusions(stage: FlowStage, width: float) -> _Box:
 def _place(axes, box: _Box, column: tuple[float, float], top: float, edge: str, fill: str) -> float:
     """Draw a box and its lines from `top` down; return its bottom."""
     left, width = column
-    frame = FancyBboxPatch((left, top), width, box.height, boxstyle="round,pad=0,rounding_size=0.07",
-                           facecolor=fill, edgecolor=edge, linewidth=1.3)
+    frame = FancyBboxPatch(
+        (left, top), width, box.height, boxstyle="round,pad=0,rounding_size=0.07", facecolor=fill, edgecolor=edge, linewidth=1.3
+    )
     axes.add_artist(frame)
     y = top + _PAD
     for line in box.lines:
         y += line.space_before
         middle = y + (line.height - line.space_before) / 2
         x = left + width / 2 if box.centred else left + _PAD + line.indent
-        axes.text(x, middle, line.text, fontsize=line.size, fontweight=line.weight, va="center_baseline",
-                  ha="center" if box.centred else "left")
+        axes.text(
+            x,
+            middle,
+            line.text,
+            fontsize=line.size,
+            fontweight=line.weight,
+            va="center_baseline",
+            ha="center" if box.centred else "left",
+        )
         y += line.height - line.space_before
     return top + box.height
 
@@ -679,8 +782,9 @@ def _centre(column: tuple[float, float]) -> float:
 
 
 def _arrow(axes, theme: _Theme, start: tuple[float, float], end: tuple[float, float]) -> None:
-    axes.add_artist(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, color=theme.muted,
-                                    linewidth=1.3, shrinkA=0, shrinkB=1))
+    axes.add_artist(
+        FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, color=theme.muted, linewidth=1.3, shrinkA=0, shrinkB=1)
+    )
 
 
 DRAW = {"bars": bars, "stacked_bars": stacked_bars, "heatmap": heatmap, "flow": flow, "stages": stages}

@@ -65,8 +65,15 @@ def bars(id: str, title: str, values: list[tuple[str, int]], value_label: str) -
     return Chart(id, title, _cap(alt), "bars", (title, values, value_label))
 
 
-def stacked_bars(id: str, title: str, x_values: list[str], series: list[tuple[str, list[int]]],
-                 x_label: str, y_label: str, cumulative: bool = False) -> Chart:
+def stacked_bars(
+    id: str,
+    title: str,
+    x_values: list[str],
+    series: list[tuple[str, list[int]]],
+    x_label: str,
+    y_label: str,
+    cumulative: bool = False,
+) -> Chart:
     """Vertical bars, one per x value, stacked by series (the first at the bottom), each
     total printed on top, the legend above the plot. `cumulative`: each count is a
     running total (the alt text then gives each series' last, not its sum)."""
@@ -80,8 +87,16 @@ def stacked_bars(id: str, title: str, x_values: list[str], series: list[tuple[st
     return Chart(id, title, _cap(alt), "stacked_bars", (title, x_values, series, x_label, y_label))
 
 
-def heatmap(id: str, title: str, row_labels: list[str], column_labels: list[str], counts: list[list[int]],
-            row_title: str, column_title: str, sparse_at_most: int) -> Chart:
+def heatmap(
+    id: str,
+    title: str,
+    row_labels: list[str],
+    column_labels: list[str],
+    counts: list[list[int]],
+    row_title: str,
+    column_title: str,
+    sparse_at_most: int,
+) -> Chart:
     """A grid of counts. Every cell carries its number; an empty cell is unfilled and
     hatched (SVG group id `empty-R-C`), a sparse one (1..sparse_at_most) has a thick
     outline (group id `sparse-R-C`), so neither depends on telling colours apart."""
@@ -91,12 +106,20 @@ def heatmap(id: str, title: str, row_labels: list[str], column_labels: list[str]
     if len(counts) != len(row_labels) or any(len(row) != len(column_labels) for row in counts):
         raise ValueError(f"counts must be {len(row_labels)} rows of {len(column_labels)} numbers")
     alt = _heatmap_alt(title, row_labels, column_labels, counts, row_title, column_title, sparse_at_most)
-    return Chart(id, title, _cap(alt), "heatmap",
-                 (title, row_labels, column_labels, counts, row_title, column_title, sparse_at_most))
+    return Chart(
+        id, title, _cap(alt), "heatmap", (title, row_labels, column_labels, counts, row_title, column_title, sparse_at_most)
+    )
 
 
-def flow(id: str, title: str, audited: int, stages: list[FlowStage], retained: int,
-         audited_label: str = "Records audited", retained_label: str = "Retained") -> Chart:
+def flow(
+    id: str,
+    title: str,
+    audited: int,
+    stages: list[FlowStage],
+    retained: int,
+    audited_label: str = "Records audited",
+    retained_label: str = "Retained",
+) -> Chart:
     """A sequential screening flow (the shape of a PRISMA flow diagram): the records
     audited, each stage's assessed records in a chain down the left, each stage's
     exclusions and their reasons to its right, the records retained at the bottom. Only
@@ -105,16 +128,30 @@ def flow(id: str, title: str, audited: int, stages: list[FlowStage], retained: i
     return Chart(id, title, _cap(alt), "flow", (title, audited, stages, retained, audited_label, retained_label))
 
 
-def stages(id: str, title: str, audited: int, retained: int, excluded: int, stages: list[StageExclusions],
-           audited_label: str = "Records audited", retained_label: str = "Retained",
-           excluded_label: str = "Excluded", note: str = "") -> Chart:
+def stages(
+    id: str,
+    title: str,
+    audited: int,
+    retained: int,
+    excluded: int,
+    stages: list[StageExclusions],
+    audited_label: str = "Records audited",
+    retained_label: str = "Retained",
+    excluded_label: str = "Excluded",
+    note: str = "",
+) -> Chart:
     """The records audited split into those retained and those excluded, and the
     excluded by the stage at which each was excluded, with their reasons: the stages
     side by side, no record counted as passing through one (nothing says how many each
     assessed). `note` is printed under the retained box."""
     alt = _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label)
-    return Chart(id, title, _cap(alt), "stages",
-                 (title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label, note))
+    return Chart(
+        id,
+        title,
+        _cap(alt),
+        "stages",
+        (title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label, note),
+    )
 
 
 def _upper_first(text: str) -> str:
@@ -162,8 +199,10 @@ def _heatmap_alt(title, row_labels, column_labels, counts, row_title, column_tit
     cells = [(count, r, c) for r, row in enumerate(counts) for c, count in enumerate(row)]
     empty = sum(1 for count, _, _ in cells if count == 0)
     sparse = sum(1 for count, _, _ in cells if 0 < count <= sparse_at_most)
-    head = (f"Heatmap: {title}. Rows: {row_title} ({len(row_labels)}); columns: {column_title} "
-            f"({len(column_labels)}); {empty} of {len(cells)} cells empty")
+    head = (
+        f"Heatmap: {title}. Rows: {row_title} ({len(row_labels)}); columns: {column_title} "
+        f"({len(column_labels)}); {empty} of {len(cells)} cells empty"
+    )
     if sparse_at_most > 0:
         head += f", {sparse} sparse (1 to {sparse_at_most})" if sparse_at_most > 1 else f", {sparse} sparse (1)"
     head += ". "
@@ -187,8 +226,7 @@ def _flow_alt(title, audited, stages, retained, audited_label, retained_label) -
     full = head + "".join(stage_text(stage, True) for stage in stages) + tail
     if len(full) <= ALT_LIMIT:
         return full
-    return (head + "".join(stage_text(stage, False) for stage in stages) + tail
-            + " Reasons for exclusion in the full table below.")
+    return head + "".join(stage_text(stage, False) for stage in stages) + tail + " Reasons for exclusion in the full table below."
 
 
 def _stages_alt(title, audited, retained, excluded, stages, audited_label, retained_label, excluded_label) -> str:
@@ -198,13 +236,19 @@ def _stages_alt(title, audited, retained, excluded, stages, audited_label, retai
             text += " (" + ", ".join(f"{reason} {count}" for reason, count in stage.reasons) + ")"
         return text
 
-    head = (f"Diagram: {title}. {audited_label} {audited}: {retained_label.lower()} {retained}, "
-            f"{excluded_label.lower()} {excluded}.")
+    head = (
+        f"Diagram: {title}. {audited_label} {audited}: {retained_label.lower()} {retained}, {excluded_label.lower()} {excluded}."
+    )
     if not stages:
         return head
     lead = f" {excluded_label}, by the stage at which each was excluded: "
     full = head + lead + "; ".join(stage_text(stage, True) for stage in stages) + "."
     if len(full) <= ALT_LIMIT:
         return full
-    return (head + lead + "; ".join(stage_text(stage, False) for stage in stages) + "."
-            + " Reasons for exclusion in the full table below.")
+    return (
+        head
+        + lead
+        + "; ".join(stage_text(stage, False) for stage in stages)
+        + "."
+        + " Reasons for exclusion in the full table below."
+    )

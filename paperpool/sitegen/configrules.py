@@ -40,12 +40,32 @@ _THEME_SPEC = importlib.util.find_spec(THEME)
 THEME_FILES = Path(_THEME_SPEC.submodule_search_locations[0]) / "templates" if _THEME_SPEC else None
 LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z]{2,4})?$")
 ICON = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")  # material/library, fontawesome/brands/github
-COLOURS = frozenset((
-    "red", "pink", "purple", "indigo", "blue", "cyan", "teal", "green", "lime", "yellow", "amber", "orange",
-    "brown", "grey", "black", "white", "custom", "deep-purple", "deep-orange", "light-blue", "light-green",
-    "blue-grey",
-)) | {
-    "deep purple", "deep orange", "light blue", "light green", "blue grey"}
+COLOURS = frozenset(
+    (
+        "red",
+        "pink",
+        "purple",
+        "indigo",
+        "blue",
+        "cyan",
+        "teal",
+        "green",
+        "lime",
+        "yellow",
+        "amber",
+        "orange",
+        "brown",
+        "grey",
+        "black",
+        "white",
+        "custom",
+        "deep-purple",
+        "deep-orange",
+        "light-blue",
+        "light-green",
+        "blue-grey",
+    )
+) | {"deep purple", "deep orange", "light blue", "light green", "blue grey"}
 CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*$")
 # extension settings that name a Python function for the extension to run
 RUNS_CODE = {"slugify", "format", "validator", "custom_fences", "custom_inline", "emoji_index", "emoji_generator"}
@@ -57,7 +77,7 @@ EXTENSION_RISKS = {
     "pymdownx.magiclink": "turns words of every page, records included, into links",
     "pymdownx.pathconverter": "rewrites the pages' links to paths it computes",
     "pymdownx.critic": "rewrites {++ ++} and the like into elements before anything else reads a page, inside records' "
-                       "text, code blocks and attributes too",
+    "text, code blocks and attributes too",
 }
 WEB = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
@@ -112,8 +132,9 @@ class _Checker:
                 # striptags, which turns &lt; back into <
                 found = MARKUP.search(html.unescape(value)).group()
                 written = "" if found in value else " (written as a character reference)"
-                self.problem(path, f"holds {found!r}{written}, which the theme would write into every page as "
-                                   f"markup; {NEEDS_TRUST}")
+                self.problem(
+                    path, f"holds {found!r}{written}, which the theme would write into every page as markup; {NEEDS_TRUST}"
+                )
 
     def needs_trust(self, path: tuple, what: str) -> None:
         if not self.trusted:
@@ -123,8 +144,11 @@ class _Checker:
         if name in CODE_SETTINGS:
             self.needs_trust((name,), CODE_SETTINGS[name])
         elif not self.trusted:
-            self.problem((name,), f"is not a setting paperpool builds with by default; "
-                                  f"{suggest(name, SETTINGS, 'remove it')} (or build with {TRUST_OPTION})")
+            self.problem(
+                (name,),
+                f"is not a setting paperpool builds with by default; "
+                f"{suggest(name, SETTINGS, 'remove it')} (or build with {TRUST_OPTION})",
+            )
 
     def kind(self, value, path: tuple, kind: type | tuple, what: str) -> bool:
         if path in self.reported:  # its words were refused already (they may not even name a file)
@@ -138,6 +162,7 @@ class _Checker:
 # ---------------------------------------------------------------------------------
 # One check per kind of setting
 # ---------------------------------------------------------------------------------
+
 
 def _text(checker: _Checker, value, path: tuple) -> None:
     """Words shown on pages (their markup is refused with every setting's, in words())."""
@@ -168,9 +193,12 @@ def _patterns(checker: _Checker, value, path: tuple) -> None:
             checker.problem(path, f"a pattern is {len(pattern):,} characters long, over {MAX_PATTERN_CHARS}; shorten it")
         elif wildcards > MAX_PATTERN_WILDCARDS:
             shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-            checker.problem(path, f"'{shown}' has {wildcards} wildcards (*), over {MAX_PATTERN_WILDCARDS}: the engine's "
-                                  "matching of each page's path takes longer with each (14 kept a build busy for minutes); "
-                                  f"write at most {MAX_PATTERN_WILDCARDS}, e.g. drafts/**/*.md, or one pattern per folder")
+            checker.problem(
+                path,
+                f"'{shown}' has {wildcards} wildcards (*), over {MAX_PATTERN_WILDCARDS}: the engine's "
+                "matching of each page's path takes longer with each (14 kept a build busy for minutes); "
+                f"write at most {MAX_PATTERN_WILDCARDS}, e.g. drafts/**/*.md, or one pattern per folder",
+            )
         else:
             continue
         return
@@ -198,8 +226,11 @@ def _class_name(checker: _Checker, value, path: tuple) -> None:
 
 def _levels(checker: _Checker, value, path: tuple) -> None:
     """toc's depth: a level (3) or a range of them ("2-4")."""
-    if not (isinstance(value, int) and not isinstance(value, bool)) and checker.kind(value, path, str, "a level or a range such as 2-4") \
-            and not re.fullmatch(r"[1-6](-[1-6])?", value):
+    if (
+        not (isinstance(value, int) and not isinstance(value, bool))
+        and checker.kind(value, path, str, "a level or a range such as 2-4")
+        and not re.fullmatch(r"[1-6](-[1-6])?", value)
+    ):
         checker.problem(path, f"'{value}' is not a heading level or a range of them; give one such as 3 or 2-4")
 
 
@@ -215,8 +246,11 @@ def _web_address(checker: _Checker, value, path: tuple) -> None:
 
 def _repository(checker: _Checker, value, path: tuple) -> None:
     _web_address(checker, value, path)
-    checker.needs_trust(path, "makes every page fetch the repository's stars, forks and latest version from its host "
-                              "when it is viewed (link the repository from a page or the nav instead)")
+    checker.needs_trust(
+        path,
+        "makes every page fetch the repository's stars, forks and latest version from its host "
+        "when it is viewed (link the repository from a page or the nav instead)",
+    )
 
 
 def _address(checker: _Checker, value, path: tuple, what: str) -> str | None:
@@ -227,12 +261,18 @@ def _address(checker: _Checker, value, path: tuple, what: str) -> str | None:
     if not checker.kind(value, path, str, what):
         return None
     if value != value.strip() or BROWSER_DROPS.search(value):
-        checker.problem(path, f"{value!r} holds spaces, tabs or line breaks, which a browser skips (' javascript:' is "
-                              "javascript:); write the address without them")
+        checker.problem(
+            path,
+            f"{value!r} holds spaces, tabs or line breaks, which a browser skips (' javascript:' is "
+            "javascript:); write the address without them",
+        )
         return None
     if html.unescape(value) != value:
-        checker.problem(path, f"'{value}' holds a character reference (such as &colon;), which a browser reads as another "
-                              "character in a link; write the address with the characters themselves")
+        checker.problem(
+            path,
+            f"'{value}' holds a character reference (such as &colon;), which a browser reads as another "
+            "character in a link; write the address with the characters themselves",
+        )
         return None
     why = _unreadable_address(value)
     if why:
@@ -283,12 +323,18 @@ def _folder(checker: _Checker, value, path: tuple) -> bool:
         return False
     folder = (checker.root / value).resolve()
     if folder == checker.root or not folder.is_relative_to(checker.root):
-        checker.problem(path, f"'{value}' is outside the pool or the pool itself, and its files would go onto the site; "
-                              "name a folder inside the pool, such as site/")
+        checker.problem(
+            path,
+            f"'{value}' is outside the pool or the pool itself, and its files would go onto the site; "
+            "name a folder inside the pool, such as site/",
+        )
         return False
     if _hidden(checker.root, folder):  # .git holds the repository's history and CI's token (.git/config)
-        checker.problem(path, f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github), whose "
-                              "files would go onto the site; name a folder of pages, such as site/")
+        checker.problem(
+            path,
+            f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github), whose "
+            "files would go onto the site; name a folder of pages, such as site/",
+        )
         return False
     return True
 
@@ -306,11 +352,15 @@ def _output_folder(checker: _Checker, value, path: tuple) -> None:
     if any(len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", value)):
         checker.problem(path, f"names a folder longer than {MAX_NAME_CHARS} characters; give a shorter name")
     elif not (checker.root / value).resolve().is_relative_to(checker.root):
-        checker.problem(path, f"'{value}' is outside the pool; name a folder inside it, such as build/site, "
-                              "or build elsewhere with --out")
+        checker.problem(
+            path, f"'{value}' is outside the pool; name a folder inside it, such as build/site, or build elsewhere with --out"
+        )
     elif _hidden(checker.root, (checker.root / value).resolve()):
-        checker.problem(path, f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github); name a "
-                              "folder such as build/site, or build elsewhere with --out")
+        checker.problem(
+            path,
+            f"'{value}' is a hidden folder of the pool or inside one (such as .git or .github); name a "
+            "folder such as build/site, or build elsewhere with --out",
+        )
 
 
 def _host_and_port(checker: _Checker, value, path: tuple) -> None:
@@ -338,22 +388,28 @@ def _choice(*allowed: str) -> Check:
     def check(checker: _Checker, value, path: tuple) -> None:
         if checker.kind(value, path, str, f"one of {', '.join(allowed)}") and value not in allowed:
             checker.problem(path, f"'{value}' is not one of {', '.join(allowed)}; {suggest(value, allowed, 'give one of them')}")
+
     return check
 
 
 def _language(checker: _Checker, value, path: tuple) -> None:
     """A language the theme has words for (it reads a template named after it)."""
     if checker.kind(value, path, str, "a language code, such as en") and (
-            not LANGUAGE.match(value) or THEME_FILES and not (THEME_FILES / "partials" / "languages" / f"{value}.html").is_file()):
+        not LANGUAGE.match(value) or THEME_FILES and not (THEME_FILES / "partials" / "languages" / f"{value}.html").is_file()
+    ):
         checker.problem(path, f"'{value}' is not a language the theme knows; give a code such as en, de or zh-TW")
 
 
 def _icon(checker: _Checker, value, path: tuple) -> None:
     """One of the theme's icons, by name (material/library)."""
     if checker.kind(value, path, str, "an icon's name, such as material/library") and (
-            not ICON.match(value) or THEME_FILES and not (THEME_FILES / ".icons" / f"{value}.svg").is_file()):
-        checker.problem(path, f"'{value}' is not an icon of the theme; give one such as material/library "
-                              "(https://squidfunk.github.io/mkdocs-material/reference/icons-emojis/)")
+        not ICON.match(value) or THEME_FILES and not (THEME_FILES / ".icons" / f"{value}.svg").is_file()
+    ):
+        checker.problem(
+            path,
+            f"'{value}' is not an icon of the theme; give one such as material/library "
+            "(https://squidfunk.github.io/mkdocs-material/reference/icons-emojis/)",
+        )
 
 
 def _icons(checker: _Checker, value, path: tuple) -> None:
@@ -367,7 +423,9 @@ def _icons(checker: _Checker, value, path: tuple) -> None:
 
 def _colour(checker: _Checker, value, path: tuple) -> None:
     if checker.kind(value, path, str, "a colour name, such as indigo") and value.lower() not in COLOURS:
-        checker.problem(path, f"'{value}' is not one of the theme's colours; {suggest(value, sorted(COLOURS), 'give one such as indigo')}")
+        checker.problem(
+            path, f"'{value}' is not one of the theme's colours; {suggest(value, sorted(COLOURS), 'give one such as indigo')}"
+        )
 
 
 def _scheme(checker: _Checker, value, path: tuple) -> None:
@@ -377,6 +435,7 @@ def _scheme(checker: _Checker, value, path: tuple) -> None:
 
 def _mapping(table: dict[str, Check], what: str) -> Check:
     """A mapping whose every setting has its check in `table`; any other needs trust."""
+
     def check(checker: _Checker, value, path: tuple) -> None:
         if not checker.kind(value, path, dict, what):
             return
@@ -387,8 +446,12 @@ def _mapping(table: dict[str, Check], what: str) -> Check:
             elif key in RUNS_CODE:
                 checker.needs_trust(inner, "names a Python function for the extension to run")
             else:
-                checker.needs_trust(inner, f"is not a setting paperpool builds with by default "
-                                           f"({suggest(key, table, 'see the README for those it allows')})")
+                checker.needs_trust(
+                    inner,
+                    f"is not a setting paperpool builds with by default "
+                    f"({suggest(key, table, 'see the README for those it allows')})",
+                )
+
     return check
 
 
@@ -397,24 +460,29 @@ def _each(check: Check, what: str) -> Check:
         if checker.kind(value, path, list, what):
             for index, item in enumerate(value):
                 check(checker, item, path + (index,))
+
     return each
 
 
 def _one_or_each(check: Check, what: str) -> Check:
     def either(checker: _Checker, value, path: tuple) -> None:
         (_each(check, what) if isinstance(value, list) else check)(checker, value, path)
+
     return either
 
 
 def _needs_trust(what: str) -> Check:
     def check(checker: _Checker, value, path: tuple) -> None:
         checker.needs_trust(path, what)
+
     return check
 
 
 def _font(checker: _Checker, value, path: tuple) -> None:
     if value is not False:
-        checker.needs_trust(path, "makes every page fetch its fonts from Google when it is viewed (`font: false` keeps them local)")
+        checker.needs_trust(
+            path, "makes every page fetch its fonts from Google when it is viewed (`font: false` keeps them local)"
+        )
 
 
 def _custom_dir(checker: _Checker, value, path: tuple) -> None:
@@ -424,8 +492,9 @@ def _custom_dir(checker: _Checker, value, path: tuple) -> None:
 
 def _theme_name(checker: _Checker, value, path: tuple) -> None:
     if value != THEME:
-        checker.needs_trust(path, f"'{value}' is not the {THEME} theme paperpool's pages are made for, "
-                                  "and another theme's templates are code")
+        checker.needs_trust(
+            path, f"'{value}' is not the {THEME} theme paperpool's pages are made for, and another theme's templates are code"
+        )
 
 
 def _theme(checker: _Checker, value, path: tuple) -> None:
@@ -447,14 +516,20 @@ def _extensions(checker: _Checker, value, path: tuple) -> None:
         elif isinstance(item, str):
             name, options = item, None
         else:
-            checker.problem(inner, f"is {kind_of(item)}; give an extension's name, or its name with its settings, "
-                                   "such as `- toc: {permalink: true}`")
+            checker.problem(
+                inner,
+                f"is {kind_of(item)}; give an extension's name, or its name with its settings, "
+                "such as `- toc: {permalink: true}`",
+            )
             continue
         table = EXTENSIONS.get(name.removeprefix("markdown.extensions."))
         if table is None:
-            what = EXTENSION_RISKS.get(name, "is not one of the extensions paperpool allows by default (Python-Markdown's "
-                                             "own and pymdownx's that read no files), and an extension is a Python module "
-                                             "that runs when the site is built")
+            what = EXTENSION_RISKS.get(
+                name,
+                "is not one of the extensions paperpool allows by default (Python-Markdown's "
+                "own and pymdownx's that read no files), and an extension is a Python module "
+                "that runs when the site is built",
+            )
             checker.needs_trust(inner, f"'{name}' {what}")
         elif options is not None:
             _mapping(table, f"{name}'s settings as a mapping")(checker, options, inner + (name,))
@@ -465,17 +540,24 @@ def _plugins(checker: _Checker, value, path: tuple) -> None:
     if items is None:
         if not checker.kind(value, path, list, "a list of plugins"):
             return
-        items = [(next(iter(item)), item[next(iter(item))]) if isinstance(item, dict) and len(item) == 1 else (item, None)
-                 for item in value]
+        items = [
+            (next(iter(item)), item[next(iter(item))]) if isinstance(item, dict) and len(item) == 1 else (item, None)
+            for item in value
+        ]
     for index, (name, options) in enumerate(items):
         inner = path + ((name,) if isinstance(value, dict) else (index,))
         if not isinstance(name, str):
             checker.problem(inner, f"is {kind_of(name)}; give a plugin's name, or its name with its settings")
         elif name not in PLUGINS:
-            checker.needs_trust(inner, f"'{name}' is not one of the plugins paperpool allows by default "
-                                       f"({', '.join(PLUGINS)}), and a plugin is code that runs when the site is built")
+            checker.needs_trust(
+                inner,
+                f"'{name}' is not one of the plugins paperpool allows by default "
+                f"({', '.join(PLUGINS)}), and a plugin is code that runs when the site is built",
+            )
         elif options is not None:
-            _mapping(PLUGINS[name], f"{name}'s settings as a mapping")(checker, options, inner + ((name,) if isinstance(value, list) else ()))
+            _mapping(PLUGINS[name], f"{name}'s settings as a mapping")(
+                checker, options, inner + ((name,) if isinstance(value, list) else ())
+            )
 
 
 def _script(checker: _Checker, value, path: tuple) -> None:
@@ -491,7 +573,9 @@ def _nav(checker: _Checker, value, path: tuple) -> None:
         _link(checker, value, path)
         if not SCHEME.match(value) and (value.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", value)):
             # a page outside the pages folder, which the engine refuses at the build: validate says so first
-            checker.problem(path, f"'{value}' leads out of the pages; give a page of the site, such as notes.md, or an http(s) address")
+            checker.problem(
+                path, f"'{value}' leads out of the pages; give a page of the site, such as notes.md, or an http(s) address"
+            )
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _nav(checker, item, path + (index,))
@@ -513,62 +597,157 @@ def _extra(checker: _Checker, value, path: tuple) -> None:
         if key in EXTRA_SETTINGS:
             EXTRA_SETTINGS[key](checker, item, path + (key,))
         else:
-            checker.needs_trust(path + (key,), f"is not one of the extras paperpool checks ({', '.join(EXTRA_SETTINGS)}); "
-                                               "the theme writes some extras into every page as scripts")
+            checker.needs_trust(
+                path + (key,),
+                f"is not one of the extras paperpool checks ({', '.join(EXTRA_SETTINGS)}); "
+                "the theme writes some extras into every page as scripts",
+            )
 
 
 Check = Callable[[_Checker, object, tuple], None]
 THEME_SETTINGS: dict[str, Check] = {
-    "name": _theme_name, "language": _language, "locale": _language, "direction": _choice("ltr", "rtl"),
-    "features": _names, "icon": _icons, "logo": _page_path, "favicon": _page_path, "font": _font, "custom_dir": _custom_dir,
-    "palette": _one_or_each(_mapping({
-        "scheme": _scheme, "primary": _colour, "accent": _colour, "media": _text,
-        "toggle": _mapping({"icon": _icon, "name": _text}, "the toggle: {icon, name}")}, "a colour scheme: {scheme, primary, accent, toggle}"),
-        "colour schemes"),
+    "name": _theme_name,
+    "language": _language,
+    "locale": _language,
+    "direction": _choice("ltr", "rtl"),
+    "features": _names,
+    "icon": _icons,
+    "logo": _page_path,
+    "favicon": _page_path,
+    "font": _font,
+    "custom_dir": _custom_dir,
+    "palette": _one_or_each(
+        _mapping(
+            {
+                "scheme": _scheme,
+                "primary": _colour,
+                "accent": _colour,
+                "media": _text,
+                "toggle": _mapping({"icon": _icon, "name": _text}, "the toggle: {icon, name}"),
+            },
+            "a colour scheme: {scheme, primary, accent, toggle}",
+        ),
+        "colour schemes",
+    ),
 }
-_SMART = dict.fromkeys(("smart_enable", "smart_insert", "insert", "superscript", "smart_mark", "smart_delete", "delete",
-                        "subscript", "smart_dashes", "smart_quotes", "smart_angled_quotes", "smart_ellipses"), _flag_or_text)
-_HIGHLIGHT = {"linenums": _flag, "linenums_style": _choice("table", "pymdownx-inline", "inline"), "anchor_linenums": _flag,
-              "line_spans": _class_name, "pygments_lang_class": _flag, "use_pygments": _flag, "auto_title": _flag,
-              "css_class": _class_name, "pygments_style": _text, "guess_lang": _flag, "noclasses": _flag}
+_SMART = dict.fromkeys(
+    (
+        "smart_enable",
+        "smart_insert",
+        "insert",
+        "superscript",
+        "smart_mark",
+        "smart_delete",
+        "delete",
+        "subscript",
+        "smart_dashes",
+        "smart_quotes",
+        "smart_angled_quotes",
+        "smart_ellipses",
+    ),
+    _flag_or_text,
+)
+_HIGHLIGHT = {
+    "linenums": _flag,
+    "linenums_style": _choice("table", "pymdownx-inline", "inline"),
+    "anchor_linenums": _flag,
+    "line_spans": _class_name,
+    "pygments_lang_class": _flag,
+    "use_pygments": _flag,
+    "auto_title": _flag,
+    "css_class": _class_name,
+    "pygments_style": _text,
+    "guess_lang": _flag,
+    "noclasses": _flag,
+}
 # Python-Markdown's own extensions and the pymdownx ones that read no files, fetch nothing
 # and make no links of their own, each with the settings it may take; any other setting
 # (arithmatex's inline_tag: script, codehilite's cssstyles, superfences' custom_fences
 # naming a function) needs trust
 EXTENSIONS: dict[str, dict[str, Check]] = {
-    **{name: {} for name in ("abbr", "admonition", "attr_list", "def_list", "extra", "footnotes", "legacy_attrs",
-                             "legacy_em", "md_in_html", "meta", "nl2br", "sane_lists", "wikilinks")},
-    "fenced_code": {"lang_prefix": _class_name}, "smarty": _SMART, "tables": {"use_align_attribute": _flag},
-    "toc": {"permalink": _flag_or_text, "permalink_title": _text, "title": _text, "toc_depth": _levels,
-            "baselevel": _count, "anchorlink": _flag, "permalink_class": _class_name, "toc_class": _class_name},
+    **{
+        name: {}
+        for name in (
+            "abbr",
+            "admonition",
+            "attr_list",
+            "def_list",
+            "extra",
+            "footnotes",
+            "legacy_attrs",
+            "legacy_em",
+            "md_in_html",
+            "meta",
+            "nl2br",
+            "sane_lists",
+            "wikilinks",
+        )
+    },
+    "fenced_code": {"lang_prefix": _class_name},
+    "smarty": _SMART,
+    "tables": {"use_align_attribute": _flag},
+    "toc": {
+        "permalink": _flag_or_text,
+        "permalink_title": _text,
+        "title": _text,
+        "toc_depth": _levels,
+        "baselevel": _count,
+        "anchorlink": _flag,
+        "permalink_class": _class_name,
+        "toc_class": _class_name,
+    },
     "codehilite": _HIGHLIGHT,
-    **{f"pymdownx.{name}": {} for name in ("blocks.admonition", "blocks.caption", "blocks.definition", "blocks.details",
-                                             "blocks.tab", "details", "extra", "fancylists", "progressbar", "saneheaders",
-                                             "striphtml")},
+    **{
+        f"pymdownx.{name}": {}
+        for name in (
+            "blocks.admonition",
+            "blocks.caption",
+            "blocks.definition",
+            "blocks.details",
+            "blocks.tab",
+            "details",
+            "extra",
+            "fancylists",
+            "progressbar",
+            "saneheaders",
+            "striphtml",
+        )
+    },
     "pymdownx.arithmatex": {"generic": _flag, "preview": _flag, "smart_dollar": _flag},
     **{f"pymdownx.{name}": _SMART for name in ("betterem", "caret", "mark", "tilde", "smartsymbols")},
     "pymdownx.escapeall": {"hardbreak": _flag, "nbsp": _flag},
-    "pymdownx.highlight": _HIGHLIGHT, "pymdownx.inlinehilite": {"style_plain_text": _flag},
+    "pymdownx.highlight": _HIGHLIGHT,
+    "pymdownx.inlinehilite": {"style_plain_text": _flag},
     "pymdownx.keys": {"separator": _text, "strict": _flag, "camel_case": _flag},
     "pymdownx.superfences": {"disable_indented_code_blocks": _flag, "preserve_tabs": _flag},
     "pymdownx.tabbed": {"alternate_style": _flag, "combine_header_slug": _flag},
     "pymdownx.tasklist": {"custom_checkbox": _flag, "clickable_checkbox": _flag},
 }
-SCRIPT_SETTINGS: dict[str, Check] = {"path": _page_path, "type": _choice("module", "text/javascript"), "async": _flag, "defer": _flag}
+SCRIPT_SETTINGS: dict[str, Check] = {
+    "path": _page_path,
+    "type": _choice("module", "text/javascript"),
+    "async": _flag,
+    "defer": _flag,
+}
 # plugins that ship with mkdocs or the Material theme and fetch nothing, with their settings
 # (the build turns `search` off whatever it says: the site searches with Pagefind, whose
 # settings are paperpool's own, sitegen/search.py)
 PLUGINS: dict[str, dict[str, Check]] = {
-    "search": {"lang": _one_or_each(_language, "languages"), "min_search_length": _count,
-               "separator": _needs_trust("is a regular expression that every reader's browser runs on each search")},
+    "search": {
+        "lang": _one_or_each(_language, "languages"),
+        "min_search_length": _count,
+        "separator": _needs_trust("is a regular expression that every reader's browser runs on each search"),
+    },
     "offline": {"enabled": _flag},
     "tags": {"enabled": _flag, "tags_file": _page_path},
 }
 EXTRA_SETTINGS: dict[str, Check] = {
     "social": _each(_mapping({"icon": _icon, "link": _link, "name": _text}, "a link: {icon, link, name}"), "a list of links"),
-    "alternate": _each(_mapping({"name": _text, "link": _link, "lang": _language}, "a language: {name, link, lang}"),
-                       "a list of languages"),
-    "homepage": _link, "generator": _flag,
+    "alternate": _each(
+        _mapping({"name": _text, "link": _link, "lang": _language}, "a language: {name, link, lang}"), "a list of languages"
+    ),
+    "homepage": _link,
+    "generator": _flag,
     "analytics": _needs_trust("makes every page report its visitors to another site when it is viewed"),
     "consent": _needs_trust("shows its words as HTML on every page, and only serves analytics"),
     "polyfills": _needs_trust("loads each address it names as a script on every page"),
@@ -576,14 +755,31 @@ EXTRA_SETTINGS: dict[str, Check] = {
     "version": _needs_trust("makes every page fetch a list of the site's versions when it is viewed"),
 }
 SETTINGS: dict[str, Check] = {
-    "site_name": _text, "site_description": _text, "site_author": _text, "copyright": _copyright, "repo_name": _text,
-    "site_url": _web_address, "repo_url": _repository, "edit_uri": _link,
-    "docs_dir": _folder, "site_dir": _output_folder, "use_directory_urls": _flag, "strict": _flag,
-    "theme": _theme, "markdown_extensions": _extensions, "plugins": _plugins,
-    "extra_css": _each(_page_path, "a list of style sheets of the site"), "extra_javascript": _each(_script, "a list of scripts of the site"),
-    "extra": _extra, "nav": _nav,
-    "not_in_nav": _patterns, "exclude_docs": _patterns, "draft_docs": _patterns,  # patterns of file names, one per line
-    "dev_addr": _host_and_port, "remote_branch": _text, "remote_name": _text,
+    "site_name": _text,
+    "site_description": _text,
+    "site_author": _text,
+    "copyright": _copyright,
+    "repo_name": _text,
+    "site_url": _web_address,
+    "repo_url": _repository,
+    "edit_uri": _link,
+    "docs_dir": _folder,
+    "site_dir": _output_folder,
+    "use_directory_urls": _flag,
+    "strict": _flag,
+    "theme": _theme,
+    "markdown_extensions": _extensions,
+    "plugins": _plugins,
+    "extra_css": _each(_page_path, "a list of style sheets of the site"),
+    "extra_javascript": _each(_script, "a list of scripts of the site"),
+    "extra": _extra,
+    "nav": _nav,
+    "not_in_nav": _patterns,
+    "exclude_docs": _patterns,
+    "draft_docs": _patterns,  # patterns of file names, one per line
+    "dev_addr": _host_and_port,
+    "remote_branch": _text,
+    "remote_name": _text,
 }
 WORDS = [name for name, check in SETTINGS.items() if check in (_text, _copyright)]  # shown on every page
 # settings that make mkdocs run code or read files, and what each does

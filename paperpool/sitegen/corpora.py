@@ -85,7 +85,11 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
             result = summary.summarise(folder, by)
         except PaperpoolError as exc:
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
-        counted = summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds) if outcome.traces > outcome.invalid else []
+        counted = (
+            summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds)
+            if outcome.traces > outcome.invalid
+            else []
+        )
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"
     grouped = f", by {', '.join(by)}" if by else ""
@@ -94,18 +98,30 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     measures, left_out = _measures(result.metrics, by, about)
     root = f"{registry.root}/"
     return CorpusPage(
-        corpus, paths.corpus(corpus.name), outcome.traces, outcome.invalid,
-        [line.removeprefix(root) for line in problems], groups,
+        corpus,
+        paths.corpus(corpus.name),
+        outcome.traces,
+        outcome.invalid,
+        [line.removeprefix(root) for line in problems],
+        groups,
         _totals([row for row in counted if row["field"] == "time_unit"]),
-        Table(f"Each measure's distribution {over}{grouped}: how many traces have a value for it, their mean, "
-              "quantiles (interpolated) and extremes.", ["Measure", *by, "Traces", "With a value", "Mean", "Min", "P10",
-                                                          "P25", "Median", "P75", "P90", "Max"], measures, 1 + len(by)),
+        Table(
+            f"Each measure's distribution {over}{grouped}: how many traces have a value for it, their mean, "
+            "quantiles (interpolated) and extremes.",
+            ["Measure", *by, "Traces", "With a value", "Mean", "Min", "P10", "P25", "Median", "P75", "P90", "Max"],
+            measures,
+            1 + len(by),
+        ),
         left_out,
-        Table(f"The events of the {plural(valid, 'valid trace')} by type{grouped}, and each type's share of "
-              f"{'its group' if by else 'the corpus'}'s events.", [*by, "Event type", "Events", "Share"],
-              [[*_shown(_cells(row, by)), row["type"], f"{row['events']:,}", _percent(row["share"])] for row in result.event_types],
-              len(by) + 1),
-        [_counts(name, [row for row in counted if row["field"] == name], by, groups, over, grouped) for name in corpus.count])
+        Table(
+            f"The events of the {plural(valid, 'valid trace')} by type{grouped}, and each type's share of "
+            f"{'its group' if by else 'the corpus'}'s events.",
+            [*by, "Event type", "Events", "Share"],
+            [[*_shown(_cells(row, by)), row["type"], f"{row['events']:,}", _percent(row["share"])] for row in result.event_types],
+            len(by) + 1,
+        ),
+        [_counts(name, [row for row in counted if row["field"] == name], by, groups, over, grouped) for name in corpus.count],
+    )
 
 
 def _groups(metrics: list[dict], by: list[str]) -> list[tuple[str, int]]:
@@ -124,8 +140,15 @@ def _measures(metrics: list[dict], by: list[str], about: dict[str, str]) -> tupl
             continue
         label = "" if name in shown else f"{name}: {about.get(name, name)}"
         shown.add(name)
-        found.append([label, *_shown(_cells(row, by)), f"{row['traces']:,}", f"{row['count']:,}",
-                      *(_number(row[key]) for key in ("mean", "min", "p10", "p25", "p50", "p75", "p90", "max"))])
+        found.append(
+            [
+                label,
+                *_shown(_cells(row, by)),
+                f"{row['traces']:,}",
+                f"{row['count']:,}",
+                *(_number(row[key]) for key in ("mean", "min", "p10", "p25", "p50", "p75", "p90", "max")),
+            ]
+        )
     return found, left_out
 
 
@@ -141,8 +164,14 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
         shown[group] = shown.get(group, 0) + 1
         if shown[group] <= MOST_VALUES:
             size = sizes.get(" · ".join(group), 0)
-            rows.append([*_shown(group), *_shown([NONE if row["value"] is None else row["value"]]), f"{row['traces']:,}",
-                         _percent(row["traces"] / size)])
+            rows.append(
+                [
+                    *_shown(group),
+                    *_shown([NONE if row["value"] is None else row["value"]]),
+                    f"{row['traces']:,}",
+                    _percent(row["traces"] / size),
+                ]
+            )
             continue
         if group not in rest:
             rest[group] = [len(rows), 0, 0]
@@ -152,10 +181,14 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
     for group, (place, values, traces) in rest.items():
         size = sizes.get(" · ".join(group), 0)
         rows[place] = [*_shown(group), f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
-    return Table(f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
-                 f"{'of each group' if by else 'values'}, the others together), and their share of "
-                 f"{'the group' if by else 'the valid traces'}. {NONE}: the trace does not have the field.",
-                 [*by, name, "Traces", "Share"], rows, len(by) + 1)
+    return Table(
+        f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
+        f"{'of each group' if by else 'values'}, the others together), and their share of "
+        f"{'the group' if by else 'the valid traces'}. {NONE}: the trace does not have the field.",
+        [*by, name, "Traces", "Share"],
+        rows,
+        len(by) + 1,
+    )
 
 
 def _totals(counted: list[dict]) -> list[tuple[str, int]]:
@@ -175,8 +208,12 @@ def _shown(values) -> list[str]:
     """Values as a table cell shows them: a long one cut, with the number of characters
     left out (a 16 kB corpus whose values were a million characters each made a page
     over the 5 MB a page may be)."""
-    return [str(value) if len(str(value)) <= MAX_SHOWN else f"{str(value)[:MAX_SHOWN]}… ({len(str(value)) - MAX_SHOWN:,} characters more)"
-            for value in values]
+    return [
+        str(value)
+        if len(str(value)) <= MAX_SHOWN
+        else f"{str(value)[:MAX_SHOWN]}… ({len(str(value)) - MAX_SHOWN:,} characters more)"
+        for value in values
+    ]
 
 
 def _number(value) -> str:

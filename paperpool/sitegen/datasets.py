@@ -35,26 +35,33 @@ def entries(analysis: SiteAnalysis) -> dict:
     for key, view in analysis.views.items():
         cells = {TITLE: view.title, AUTHORS: view.authors, YEAR: view.year}
         cells.update({name: _cell(analysis, name, key, "entries", view.record) for name in columns})
-        records.append({
-            "key": key,
-            "href": paths.html(paths.entry(key)),
-            "cells": cells,
-            "facets": {name: facet_values[name].get(key, []) for name in facets},
-            "range": _number(frame.table.at[key, range_field]) if range_field else None,
-            # what free text searches, in the order it ranks: the title, the authors'
-            # full names, then the rest (key, venue, summary and the columns' values)
-            "find": [view.title, visible(" ".join(str(a) for a in view.record.get("authors") or [])),
-                     _words(key, view.venue, view.summary, *(cells[name] for name in columns))],
-            "bibtex": analysis.bibtex[key],
-        })
+        records.append(
+            {
+                "key": key,
+                "href": paths.html(paths.entry(key)),
+                "cells": cells,
+                "facets": {name: facet_values[name].get(key, []) for name in facets},
+                "range": _number(frame.table.at[key, range_field]) if range_field else None,
+                # what free text searches, in the order it ranks: the title, the authors'
+                # full names, then the rest (key, venue, summary and the columns' values)
+                "find": [
+                    view.title,
+                    visible(" ".join(str(a) for a in view.record.get("authors") or [])),
+                    _words(key, view.venue, view.summary, *(cells[name] for name in columns)),
+                ],
+                "bibtex": analysis.bibtex[key],
+            }
+        )
     return {
         "noun": ["entry", "entries"],
         "facets": [_facet(analysis, name, "entries") for name in facets],
         "range": {"field": range_field, "label": analysis.column_label(range_field)} if range_field else None,
-        "columns": [{"field": TITLE, "label": "Title", "kind": "text", "link": True},
-                    {"field": AUTHORS, "label": "Authors", "kind": "text"},
-                    {"field": YEAR, "label": "Year", "kind": "number", "orders": ["Oldest first", "Newest first"]}]
-                   + [_column(analysis, name, "entries") for name in columns],
+        "columns": [
+            {"field": TITLE, "label": "Title", "kind": "text", "link": True},
+            {"field": AUTHORS, "label": "Authors", "kind": "text"},
+            {"field": YEAR, "label": "Year", "kind": "number", "orders": ["Oldest first", "Newest first"]},
+        ]
+        + [_column(analysis, name, "entries") for name in columns],
         "order": ENTRY_ORDER,
         "records": records,
     }
@@ -72,20 +79,22 @@ def exclusions(analysis: SiteAnalysis) -> dict:
         cells = {TITLE: visible(data.get(TITLE) or record.key)}
         cells.update({name: _cell(analysis, name, record.key, kind, data) for name in columns})
         url = str(data.get("url") or "")
-        records.append({
-            "key": record.key,
-            "href": url if url.lower().startswith(("http://", "https://")) else None,
-            "cells": cells,
-            "facets": {name: facet_values[name].get(record.key, []) for name in facets},
-            "range": None,
-            "find": [cells[TITLE], "", _words(record.key, *(cells[name] for name in columns))],
-        })
+        records.append(
+            {
+                "key": record.key,
+                "href": url if url.lower().startswith(("http://", "https://")) else None,
+                "cells": cells,
+                "facets": {name: facet_values[name].get(record.key, []) for name in facets},
+                "range": None,
+                "find": [cells[TITLE], "", _words(record.key, *(cells[name] for name in columns))],
+            }
+        )
     return {
         "noun": ["exclusion", "exclusions"],
         "facets": [_facet(analysis, name, kind) for name in facets],
         "range": None,
         "columns": [{"field": TITLE, "label": "Record", "kind": "text", "link": True}]
-                   + [_column(analysis, name, kind) for name in columns],
+        + [_column(analysis, name, kind) for name in columns],
         "records": records,
     }
 
@@ -104,9 +113,11 @@ def script(name: str, data: dict, most: int = MAX_DATA_BYTES) -> str:
         parts.append(_json(record))
         size += len(parts[-1]) + 1
         if size > most:
-            raise PaperpoolError(f"the Browse pages' data passes {MAX_DATA_BYTES >> 20} MB at the {name}' {record.get('key')}; "
-                                 "shorten the labels of the values its columns and facets show, or show fewer columns "
-                                 "(registry.yaml: site)")
+            raise PaperpoolError(
+                f"the Browse pages' data passes {MAX_DATA_BYTES >> 20} MB at the {name}' {record.get('key')}; "
+                "shorten the labels of the values its columns and facets show, or show fewer columns "
+                "(registry.yaml: site)"
+            )
     body = f'{head[:-1]}{"," if len(head) > 2 else ""}"records":[{",".join(parts)}]}}'
     return f"window.paperpoolData=window.paperpoolData||{{}};\nwindow.paperpoolData[{json.dumps(name)}]={body};\n"
 
@@ -125,15 +136,22 @@ def _values_by_key(analysis: SiteAnalysis, name: str, kind: str) -> dict[str, li
 
 
 def _facet(analysis: SiteAnalysis, name: str, kind: str) -> dict:
-    return {"field": name, "label": analysis.column_label(name, kind),
-            "values": [{"id": v, "label": label} for v, label, _ in analysis.values(name, kind)]}
+    return {
+        "field": name,
+        "label": analysis.column_label(name, kind),
+        "values": [{"id": v, "label": label} for v, label, _ in analysis.values(name, kind)],
+    }
 
 
 def _column(analysis: SiteAnalysis, name: str, kind: str) -> dict:
     column = analysis.frames[kind].columns[name]
-    return {"field": name, "label": column.label, "kind": "number" if column.kind == "number" else "text",
-            # a value of a vocabulary: shown as a tag on a result's card
-            "tag": bool(column.vocabulary_name)}
+    return {
+        "field": name,
+        "label": column.label,
+        "kind": "number" if column.kind == "number" else "text",
+        # a value of a vocabulary: shown as a tag on a result's card
+        "tag": bool(column.vocabulary_name),
+    }
 
 
 def _cell(analysis: SiteAnalysis, name: str, key: str, kind: str, data: dict):
@@ -152,7 +170,10 @@ def _cell(analysis: SiteAnalysis, name: str, key: str, kind: str, data: dict):
             by_mode.setdefault(modes.get(v), []).append(analysis.label(name, v, kind))
         vocabulary = analysis.registry.vocabularies[resolve_spec(analysis.registry.fields[kind], column.map_field).vocabulary]
         order = {mode: i for i, mode in enumerate(vocabulary.ids)}
-        return [f"{_label(vocabulary, mode)}: {', '.join(keys)}" for mode, keys in sorted(by_mode.items(), key=lambda item: order.get(item[0], len(order)))]
+        return [
+            f"{_label(vocabulary, mode)}: {', '.join(keys)}"
+            for mode, keys in sorted(by_mode.items(), key=lambda item: order.get(item[0], len(order)))
+        ]
     shown = [analysis.label(name, v, kind) if column.vocabulary_name else visible(str(v)) for v in values]
     return shown if column.multi else (shown[0] if shown else "")
 

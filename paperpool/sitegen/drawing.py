@@ -71,6 +71,7 @@ def _draw_all(charts: list[Chart], folder: Path) -> None:
             (folder / f"{chart.id}-dark.svg").write_text(dark, encoding="utf-8")
     except Exception as exc:  # noqa: BLE001 - any failure is reported by the build, in the parent process
         last = traceback.extract_tb(exc.__traceback__)[-1]
-        (folder / _FAILED).write_text(f"{type(exc).__name__}: {exc} at {Path(last.filename).name}:{last.lineno}",
-                                      encoding="utf-8")
+        (folder / _FAILED).write_text(
+            f"{type(exc).__name__}: {exc} at {Path(last.filename).name}:{last.lineno}", encoding="utf-8"
+        )
         raise SystemExit(1) from None

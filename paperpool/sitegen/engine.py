@@ -89,21 +89,28 @@ def run(engine: str, config_path: Path, pages: int) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
     allowed = BASE_SECONDS + SECONDS_PER_PAGE * pages
     try:
-        result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=config_path.parent, check=False,
-                                timeout=allowed)
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=config_path.parent, check=False, timeout=allowed
+        )
     except subprocess.TimeoutExpired:
-        raise PaperpoolError(f"{engine} build did not finish in {allowed:.0f} s ({BASE_SECONDS} s and "
-                             f"{SECONDS_PER_PAGE} s a page); a page's markdown may be pathological (thousands of "
-                             "brackets from a template or a hand-written page); the previous site was left as it was") from None
+        raise PaperpoolError(
+            f"{engine} build did not finish in {allowed:.0f} s ({BASE_SECONDS} s and "
+            f"{SECONDS_PER_PAGE} s a page); a page's markdown may be pathological (thousands of "
+            "brackets from a template or a hand-written page); the previous site was left as it was"
+        ) from None
     if result.returncode != 0:
-        raise PaperpoolError(f"{engine} build failed: {_complaint(result.stdout + result.stderr)}; the previous site was left as it was")
+        raise PaperpoolError(
+            f"{engine} build failed: {_complaint(result.stdout + result.stderr)}; the previous site was left as it was"
+        )
 
 
 def _command(engine: str, config_path: Path) -> list[str]:
     if engine == "mkdocs":
         return [sys.executable, *SAFE_PATH, "-m", "mkdocs", "build", "--strict", "--config-file", str(config_path)]
     if shutil.which("zensical", path=str(Path(sys.executable).parent)) is None and shutil.which("zensical") is None:
-        raise PaperpoolError("the zensical engine is not installed; install it with `pip install zensical` (or paperpool[zensical])")
+        raise PaperpoolError(
+            "the zensical engine is not installed; install it with `pip install zensical` (or paperpool[zensical])"
+        )
     return [sys.executable, *SAFE_PATH, "-m", "zensical", "build", "--strict", "--config-file", str(config_path)]
 
 

@@ -47,8 +47,13 @@ def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], 
             continue  # shown beside the tags it supports
         if spec.type == "history":
             if isinstance(value, list) and value:
-                sections.append(Section(spec.title, [formatter.change(specs, change) for change in value if isinstance(change, dict)],
-                                        ("Date", "Change")))
+                sections.append(
+                    Section(
+                        spec.title,
+                        [formatter.change(specs, change) for change in value if isinstance(change, dict)],
+                        ("Date", "Change"),
+                    )
+                )
             continue
         if name in SHOWN_ELSEWHERE or value in (None, "", [], {}):
             if spec.type == "choice_map" and evidence.get(name, {}).get(NONE):
@@ -56,8 +61,11 @@ def metadata(analysis: SiteAnalysis, data: dict, here: str) -> tuple[list[Row], 
             continue
         if spec.type == "mapping":
             if name not in bibtex_sources:
-                inner = [Row(sub.title, formatter.value(sub, value.get(sub_name), f"{name}.{sub_name}"))
-                         for sub_name, sub in spec.fields.items() if value.get(sub_name) not in (None, "", [], {})]
+                inner = [
+                    Row(sub.title, formatter.value(sub, value.get(sub_name), f"{name}.{sub_name}"))
+                    for sub_name, sub in spec.fields.items()
+                    if value.get(sub_name) not in (None, "", [], {})
+                ]
                 sections.append(Section(spec.title, inner))
             continue
         rows.append(Row(spec.title, formatter.value(spec, value, name, evidence.get(name, {}))))
@@ -83,8 +91,9 @@ def _evidence(specs: dict[str, FieldSpec], data: dict) -> dict[str, dict[str, li
 
 def _bibtex_sources(analysis: SiteAnalysis) -> list[list[str]]:
     settings = bibwrite.export_settings(analysis.registry)
-    return [settings.get("key") or [], settings.get("type") or []] + [bibwrite.field_sources(given)[0]
-                                                                       for given in (settings.get("fields") or {}).values()]
+    return [settings.get("key") or [], settings.get("type") or []] + [
+        bibwrite.field_sources(given)[0] for given in (settings.get("fields") or {}).values()
+    ]
 
 
 class _Formatter:
@@ -101,14 +110,19 @@ class _Formatter:
             modes = self.analysis.registry.vocabularies[spec.vocabulary]
             return EVIDENCE_SEPARATOR.join(
                 f"{self.choice(name, spec.keys, key)} ({markdown.text(_label(modes.get(mode), mode))})"
-                + self.sources(evidence.get(str(key), [])) for key, mode in value.items())
+                + self.sources(evidence.get(str(key), []))
+                for key, mode in value.items()
+            )
         return self.plain(spec, value, name) + self.sources(evidence.get(name, []))
 
     def change(self, specs: dict[str, FieldSpec], change: dict) -> Row:
         """One change of the record's history: its day, what the fields were before, and why."""
         was = change.get("was") if isinstance(change.get("was"), dict) else {}
-        before = [f"{markdown.text(specs[name].title)} was {self.value(specs[name], value, name) if value not in (None, {}, []) else 'not set'}"
-                  for name, value in was.items() if name in specs and specs[name].type != "evidence"]
+        before = [
+            f"{markdown.text(specs[name].title)} was {self.value(specs[name], value, name) if value not in (None, {}, []) else 'not set'}"
+            for name, value in was.items()
+            if name in specs and specs[name].type != "evidence"
+        ]
         replaced = [name for name in was if name in specs and specs[name].type == "evidence"]
         if replaced:
             given = any(was[name] not in (None, []) for name in replaced)
@@ -118,9 +132,11 @@ class _Formatter:
 
     def sources(self, items: list[dict]) -> str:
         """Evidence items as `: sentence (source)`, each linking to its page."""
-        return "".join(f": {markdown.text(item.get('note') or '')}"
-                       + (f" ({markdown.link('source', item['url'])})" if _is_web(str(item.get('url', ''))) else "")
-                       for item in items)
+        return "".join(
+            f": {markdown.text(item.get('note') or '')}"
+            + (f" ({markdown.link('source', item['url'])})" if _is_web(str(item.get("url", ""))) else "")
+            for item in items
+        )
 
     def plain(self, spec: FieldSpec, value, name: str) -> str:
         kind = spec.type

@@ -46,10 +46,23 @@ def field_guide(analysis: SiteAnalysis) -> dict[str, list[GuideField]]:
             vocabulary = registry.vocabularies[listed] if listed else None
             axis = axes.get(name) if kind == "entries" else None
             values = [_value(analysis, value, axis) for value in vocabulary.values] if vocabulary else []
-            modes = [_value(analysis, value, None) for value in registry.vocabularies[spec.vocabulary].values] if spec.keys else []
+            modes = (
+                [_value(analysis, value, None) for value in registry.vocabularies[spec.vocabulary].values] if spec.keys else []
+            )
             derives = next((other.title for other in specs.values() if other.derived_from == name), "")
-            fields.append(GuideField(name, spec.title, expected_value(spec, registry), spec.required, spec.help,
-                                     vocabulary.description if vocabulary else "", values, modes, derives))
+            fields.append(
+                GuideField(
+                    name,
+                    spec.title,
+                    expected_value(spec, registry),
+                    spec.required,
+                    spec.help,
+                    vocabulary.description if vocabulary else "",
+                    values,
+                    modes,
+                    derives,
+                )
+            )
         guide[kind] = fields
     return guide
 

@@ -24,8 +24,10 @@ ENTRIES = "Entries"
 SEQUENTIAL_TITLE = "Screening flow"
 STAGES_TITLE = "Exclusions by screening stage"
 NO_STAGE = "No stage recorded"
-STAGES_NOTE = ("The log records the stage at which each record was excluded, not how many records each "
-               "stage assessed, so the stages are not drawn as a sequence.")
+STAGES_NOTE = (
+    "The log records the stage at which each record was excluded, not how many records each "
+    "stage assessed, so the stages are not drawn as a sequence."
+)
 
 
 @dataclass
@@ -73,7 +75,11 @@ def _bars(analysis: SiteAnalysis, spec: dict) -> Figure:
     values = [(analysis.label(name, value), counts[value]) for value in shown]
     long = frame.long(name)
     outside = len(frame) - long[long["value"].isin(shown)]["key"].nunique()
-    note = f"{outside} of {len(frame)} entries have no value here, or one outside the axis (such as not applicable)." if outside else ""
+    note = (
+        f"{outside} of {len(frame)} entries have no value here, or one outside the axis (such as not applicable)."
+        if outside
+        else ""
+    )
     return Figure(charts.bars(spec["id"], _title(spec, name), values, ENTRIES), note)
 
 
@@ -88,8 +94,17 @@ def _stacked_bars(analysis: SiteAnalysis, spec: dict) -> Figure:
     x_values = [value for value in table if value != NONE]
     stacks = [value for value in next(iter(table.values()), {}) if any(table[v][value] for v in x_values)]
     series = [(analysis.label(stack, value), _counted(spec, [table[v][value] for v in x_values])) for value in stacks]
-    return Figure(charts.stacked_bars(spec["id"], _title(spec, f"{x} by {stack}"), [analysis.label(x, v) for v in x_values],
-                                      series, analysis.column_label(x), ENTRIES, bool(spec.get("cumulative"))))
+    return Figure(
+        charts.stacked_bars(
+            spec["id"],
+            _title(spec, f"{x} by {stack}"),
+            [analysis.label(x, v) for v in x_values],
+            series,
+            analysis.column_label(x),
+            ENTRIES,
+            bool(spec.get("cumulative")),
+        )
+    )
 
 
 def _over_time(analysis: SiteAnalysis, spec: dict) -> Figure:
@@ -98,22 +113,33 @@ def _over_time(analysis: SiteAnalysis, spec: dict) -> Figure:
     x, stack = spec["x"], spec["stack"]
     frame = analysis.frames["entries"]
     dates = frame.long(x)
-    dated = {key: dt.date.fromisoformat(str(value)) for key, value in zip(dates["key"], dates["value"], strict=True) if value != NONE}
+    dated = {
+        key: dt.date.fromisoformat(str(value)) for key, value in zip(dates["key"], dates["value"], strict=True) if value != NONE
+    }
     spans = periods.periods(sorted(set(dated.values())))
     stacked = frame.long(stack)
-    pairs = Counter((spans.index(dated[key]), value) for key, value in zip(stacked["key"], stacked["value"], strict=True) if key in dated)
+    pairs = Counter(
+        (spans.index(dated[key]), value) for key, value in zip(stacked["key"], stacked["value"], strict=True) if key in dated
+    )
     values = frame.values_in_order(stack, [value for _, value in pairs])
-    series = [(analysis.label(stack, value), _counted(spec, [pairs[(index, value)] for index in range(len(spans))]))
-              for value in values if any(pairs[(index, value)] for index in range(len(spans)))]
+    series = [
+        (analysis.label(stack, value), _counted(spec, [pairs[(index, value)] for index in range(len(spans))]))
+        for value in values
+        if any(pairs[(index, value)] for index in range(len(spans)))
+    ]
     x_label = f"{analysis.column_label(x)} (by {spans.unit})"
-    chart = charts.stacked_bars(spec["id"], _title(spec, f"{x} by {stack}"), spans.labels, series, x_label, ENTRIES,
-                                bool(spec.get("cumulative")))
+    chart = charts.stacked_bars(
+        spec["id"], _title(spec, f"{x} by {stack}"), spans.labels, series, x_label, ENTRIES, bool(spec.get("cumulative"))
+    )
     totals = [sum(counts[index] for _, counts in series) for index in range(len(spans))]
     headers = [x_label] + [name for name, _ in series] + ["Total"]
-    rows = [[label] + [str(counts[index]) for _, counts in series] + [str(totals[index])]
-            for index, label in enumerate(spans.labels)]
+    rows = [
+        [label] + [str(counts[index]) for _, counts in series] + [str(totals[index])] for index, label in enumerate(spans.labels)
+    ]
     undated = len(frame) - len(dated)
-    note = f"{undated} of {len(frame)} entries have no value for {analysis.column_label(x)} and are not counted." if undated else ""
+    note = (
+        f"{undated} of {len(frame)} entries have no value for {analysis.column_label(x)} and are not counted." if undated else ""
+    )
     return Figure(chart, note, (headers, rows) if rows else None)
 
 
@@ -128,12 +154,18 @@ def _heatmap(analysis: SiteAnalysis, spec: dict) -> Figure:
     # the same cells as the gap tables: "not applicable" and missing values are no cell
     row_values = cell_values(analysis.registry, frame, rows, list(table))
     column_values = cell_values(analysis.registry, frame, columns, list(next(iter(table.values()), {})))
-    return Figure(charts.heatmap(
-        spec["id"], _title(spec, f"{rows} x {columns}"),
-        [analysis.label(rows, r) for r in row_values], [analysis.label(columns, c) for c in column_values],
-        [[table[r][c] for c in column_values] for r in row_values],
-        analysis.column_label(rows), analysis.column_label(columns), sparse_at_most(analysis.registry),
-    ))
+    return Figure(
+        charts.heatmap(
+            spec["id"],
+            _title(spec, f"{rows} x {columns}"),
+            [analysis.label(rows, r) for r in row_values],
+            [analysis.label(columns, c) for c in column_values],
+            [[table[r][c] for c in column_values] for r in row_values],
+            analysis.column_label(rows),
+            analysis.column_label(columns),
+            sparse_at_most(analysis.registry),
+        )
+    )
 
 
 def _flow(analysis: SiteAnalysis) -> Figure | None:
@@ -158,8 +190,15 @@ def _flow(analysis: SiteAnalysis) -> Figure | None:
         reasons = [(analysis.label(reason, r, "exclusions"), k) for r, k in table.get(value, {}).items() if k]
         stages.append(charts.StageExclusions(label, n, reasons))
         links += _stage_link(log, stage, value, label, n)
-    chart = charts.stages("screening-flow", str(settings.get("title") or STAGES_TITLE), totals["audited"],
-                          totals["retained"], totals["excluded"], stages, note=STAGES_NOTE)
+    chart = charts.stages(
+        "screening-flow",
+        str(settings.get("title") or STAGES_TITLE),
+        totals["audited"],
+        totals["retained"],
+        totals["excluded"],
+        stages,
+        note=STAGES_NOTE,
+    )
     return Figure(chart, links=links)
 
 
@@ -179,8 +218,11 @@ def _sequential(analysis: SiteAnalysis, settings: dict, table: dict, excluded: d
         links += _stage_link(log, stage, value, label, excluded[value])
         remaining -= excluded[value]
     title = str(settings.get("title") or SEQUENTIAL_TITLE)
-    return Figure(charts.flow("screening-flow", title, analysis.totals["audited"], stages, analysis.totals["retained"]),
-                  links=links, sequential=True)
+    return Figure(
+        charts.flow("screening-flow", title, analysis.totals["audited"], stages, analysis.totals["retained"]),
+        links=links,
+        sequential=True,
+    )
 
 
 def _stage_link(log: dict, stage: str, value: str, label: str, excluded: int) -> list[Link]:

@@ -22,10 +22,20 @@ MAX_SITE_NAME = 80
 SCHEMA_FILE = "orchestration-trace.v1.schema.json"
 # (label, metrics key) shown in a trace's table; the JSON file has every measure. {unit}
 # is what the trace's time_unit says its times count.
-SHOWN = [("Events", "events"), ("Agents", "agents"), ("Spawns", "spawns"), ("Largest fan-out", "max_fanout"),
-         ("Spawn depth", "depth"), ("Messages", "messages"), ("Tool calls", "tool_calls"), ("Aggregations", "aggregations"),
-         ("Critical path ({unit})", "critical_path_s"), ("Total work ({unit})", "total_work_s"),
-         ("Parallelism speedup", "parallelism_speedup"), ("Protocol overhead (messages per tool call)", "protocol_overhead")]
+SHOWN = [
+    ("Events", "events"),
+    ("Agents", "agents"),
+    ("Spawns", "spawns"),
+    ("Largest fan-out", "max_fanout"),
+    ("Spawn depth", "depth"),
+    ("Messages", "messages"),
+    ("Tool calls", "tool_calls"),
+    ("Aggregations", "aggregations"),
+    ("Critical path ({unit})", "critical_path_s"),
+    ("Total work ({unit})", "total_work_s"),
+    ("Parallelism speedup", "parallelism_speedup"),
+    ("Protocol overhead (messages per tool call)", "protocol_overhead"),
+]
 UNITS = {"seconds": "s", "steps": "steps", None: "time unit not declared"}
 
 
@@ -71,15 +81,27 @@ def gallery(registry: Registry) -> list[TraceCard]:
         result = metrics.compute(checked.index, checked.top, decisions, len(checked.warnings))
         name = timeline.readable_name(trace, path.stem)
         unit = UNITS.get(result["time_unit"], UNITS[None])
-        cards.append(TraceCard(
-            printable(shown), site_name, name, str(trace.get("trace_id", path.stem)), str(trace.get("topology") or ""),
-            str(trace.get("description") or ""),
-            [(label.format(unit=unit), _shown(result[key])) for label, key in SHOWN], {key: _shown(result[key]) for _, key in SHOWN},
-            f"yes, at t = {_shown(result['stop_t'])}" if result["stopped"] else "no stop event",
-            [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
-            [(unit, ", ".join(f"{channel} {_shown(value)}" for channel, value in channels.items()))
-             for unit, channels in _by_unit(result["rewards"]).items()],
-            _failure(trace), timeline.draw(trace, name), path.read_text(encoding="utf-8")))
+        cards.append(
+            TraceCard(
+                printable(shown),
+                site_name,
+                name,
+                str(trace.get("trace_id", path.stem)),
+                str(trace.get("topology") or ""),
+                str(trace.get("description") or ""),
+                [(label.format(unit=unit), _shown(result[key])) for label, key in SHOWN],
+                {key: _shown(result[key]) for _, key in SHOWN},
+                f"yes, at t = {_shown(result['stop_t'])}" if result["stopped"] else "no stop event",
+                [(decision, decisions.label(decision), count) for decision, count in result["subdecisions"].items()],
+                [
+                    (unit, ", ".join(f"{channel} {_shown(value)}" for channel, value in channels.items()))
+                    for unit, channels in _by_unit(result["rewards"]).items()
+                ],
+                _failure(trace),
+                timeline.draw(trace, name),
+                path.read_text(encoding="utf-8"),
+            )
+        )
     return cards
 
 
@@ -95,7 +117,10 @@ def site_names(stems: list[str]) -> list[str]:
 def files_of(site_name: str) -> dict[str, str]:
     """A trace's files in the site, by what they hold: light, dark (an <img> does not
     inherit the page's colour, so each theme gets its own drawing) and json."""
-    return {kind: f"{FOLDER}/{site_name}{suffix}" for kind, suffix in (("light", "-light.svg"), ("dark", "-dark.svg"), ("json", ".json"))}
+    return {
+        kind: f"{FOLDER}/{site_name}{suffix}"
+        for kind, suffix in (("light", "-light.svg"), ("dark", "-dark.svg"), ("json", ".json"))
+    }
 
 
 def files(cards: list[TraceCard]) -> dict[str, str]:
@@ -111,15 +136,25 @@ def schema_outline() -> dict:
     definition's properties, with their descriptions, as the schema file states them."""
     schema = json.loads(_schema_text())
     definitions = schema.get("$defs", {})
-    return {"id": schema.get("$id", ""), "title": schema.get("title", ""), "description": schema.get("description", ""),
-            "sections": [(name, body.get("description", ""), _properties(body)) for name, body in
-                         [("trace", schema)] + sorted(definitions.items()) if _properties(body)],
-            "file": f"{FOLDER}/{SCHEMA_FILE}"}
+    return {
+        "id": schema.get("$id", ""),
+        "title": schema.get("title", ""),
+        "description": schema.get("description", ""),
+        "sections": [
+            (name, body.get("description", ""), _properties(body))
+            for name, body in [("trace", schema)] + sorted(definitions.items())
+            if _properties(body)
+        ],
+        "file": f"{FOLDER}/{SCHEMA_FILE}",
+    }
 
 
 def _properties(body: dict) -> list[tuple[str, str, str, bool]]:
     required = set(body.get("required", []))
-    return [(name, _type(spec), spec.get("description", ""), name in required) for name, spec in (body.get("properties") or {}).items()]
+    return [
+        (name, _type(spec), spec.get("description", ""), name in required)
+        for name, spec in (body.get("properties") or {}).items()
+    ]
 
 
 def _type(spec: dict) -> str:
@@ -156,4 +191,3 @@ def _shown(value) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return str(value)
-

@@ -60,43 +60,95 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
     site = analysis.site
     excluded, dated = shows_exclusions(analysis), bool(recent(analysis))
     pages = [
-        Page(paths.HOME, "site/home.md.j2", "Home", {"intro": intro, "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
-                                                     "gaps_summary": _gaps_summary(analysis), "about": _about(analysis),
-                                                     "exclusion_log": excluded, "recent": dated}, True),
+        Page(
+            paths.HOME,
+            "site/home.md.j2",
+            "Home",
+            {
+                "intro": intro,
+                "axes": [_axis(analysis, name) for name in site.get("home_axes") or []],
+                "gaps_summary": _gaps_summary(analysis),
+                "about": _about(analysis),
+                "exclusion_log": excluded,
+                "recent": dated,
+            },
+            True,
+        ),
         Page(paths.BROWSE, "site/browse.md.j2", "Browse", {"dataset": "entries"}, True, wide=True),
     ]
     for name in site.get("axes") or []:
-        pages.append(Page(paths.axis(name), "site/axis.md.j2", analysis.column_label(name), {"axis": _axis(analysis, name)}, True))
+        pages.append(
+            Page(paths.axis(name), "site/axis.md.j2", analysis.column_label(name), {"axis": _axis(analysis, name)}, True)
+        )
         pages += _value_pages(analysis, name)
     pages += [
         Page(paths.STATISTICS, "site/statistics.md.j2", "Statistics", {"charts": figures.statistics}, True),
-        Page(paths.GAPS, "site/gaps.md.j2", "Gaps", {"sparse_range": sparse_range(sparse_at_most(analysis.registry))}, True, wide=True),
+        Page(
+            paths.GAPS,
+            "site/gaps.md.j2",
+            "Gaps",
+            {"sparse_range": sparse_range(sparse_at_most(analysis.registry))},
+            True,
+            wide=True,
+        ),
         Page(paths.CLAIMS, "site/claims.md.j2", "Claims", {"failing": [o for o in analysis.outcomes if not o.holds]}, True),
     ]
     if excluded:
-        pages.append(Page(paths.EXCLUSIONS, "site/exclusions.md.j2", "Exclusion log", {
-            "dataset": "exclusions", "flow": figures.flow, "breakdown": _exclusion_breakdown(analysis)}, True, wide=True))
+        pages.append(
+            Page(
+                paths.EXCLUSIONS,
+                "site/exclusions.md.j2",
+                "Exclusion log",
+                {"dataset": "exclusions", "flow": figures.flow, "breakdown": _exclusion_breakdown(analysis)},
+                True,
+                wide=True,
+            )
+        )
     if dated:
         pages.append(Page(paths.RECENT, "site/recent.md.j2", "Recently added", {"recent": recent(analysis)}, True))
-    pages.append(Page(paths.DOWNLOADS, "site/downloads.md.j2", "Downloads", {
-        "csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv], "feed": dated}, True))
+    pages.append(
+        Page(
+            paths.DOWNLOADS,
+            "site/downloads.md.j2",
+            "Downloads",
+            {"csv": [kind for kind in analysis.registry.fields if kind in analysis.registry.csv], "feed": dated},
+            True,
+        )
+    )
     if shows_traces(analysis, figures):
         pages += [
-            Page(paths.TRACES, "site/traces.md.j2", "Orchestration traces", {"cards": figures.traces, "corpora": figures.corpora},
-                 True, wide=True),
+            Page(
+                paths.TRACES,
+                "site/traces.md.j2",
+                "Orchestration traces",
+                {"cards": figures.traces, "corpora": figures.corpora},
+                True,
+                wide=True,
+            ),
             Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
         ]
     pages += [
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
-        Page(paths.REGISTRY_REFERENCE, "site/registry.md.j2", "Registry reference", {"reference": registrydoc.markdown(),
-                                                                                    "schemas": fileschemas.FILES}, True),
+        Page(
+            paths.REGISTRY_REFERENCE,
+            "site/registry.md.j2",
+            "Registry reference",
+            {"reference": registrydoc.markdown(), "schemas": fileschemas.FILES},
+            True,
+        ),
     ]
-    pages += [Page(corpus.page, "site/trace_corpus.md.j2", corpus.corpus.title, {"corpus": corpus}, wide=True)
-              for corpus in figures.corpora]
-    pages += [Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
-              for table in analysis.gap_tables]
-    pages += [Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
-              for record in analysis.entries]
+    pages += [
+        Page(corpus.page, "site/trace_corpus.md.j2", corpus.corpus.title, {"corpus": corpus}, wide=True)
+        for corpus in figures.corpora
+    ]
+    pages += [
+        Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
+        for table in analysis.gap_tables
+    ]
+    pages += [
+        Page(paths.entry(record.key), "site/entry.md.j2", analysis.views[record.key].title, {"key": record.key})
+        for record in analysis.entries
+    ]
     return pages
 
 
@@ -116,14 +168,23 @@ def shows_traces(analysis: SiteAnalysis, figures: Figures) -> bool:
 
 def page_context(analysis: SiteAnalysis, page: Page) -> dict:
     """What every template gets besides its own context."""
-    context = {"a": analysis, "survey": analysis.registry.survey, "totals": analysis.totals, "here": page.path,
-               "root": paths.root_of(page.path), "paths": paths, "list_limit": LIST_LIMIT,
-               "list_preview": LIST_PREVIEW}
+    context = {
+        "a": analysis,
+        "survey": analysis.registry.survey,
+        "totals": analysis.totals,
+        "here": page.path,
+        "root": paths.root_of(page.path),
+        "paths": paths,
+        "list_limit": LIST_LIMIT,
+        "list_preview": LIST_PREVIEW,
+    }
     if page.template == "site/entry.md.j2":
         key = page.context["key"]
         rows, sections = entrypage.metadata(analysis, analysis.views[key].record, page.path)
-        cite = [Cite(fmt, name, analysis.citation(key, fmt), paths.entry_download(key, fmt), f"{key}.{fmt}")
-                for fmt, name in paths.CITATION_FORMATS.items()]
+        cite = [
+            Cite(fmt, name, analysis.citation(key, fmt), paths.entry_download(key, fmt), f"{key}.{fmt}")
+            for fmt, name in paths.CITATION_FORMATS.items()
+        ]
         context.update(entry=analysis.views[key], rows=rows, sections=sections, cite=cite, coins=analysis.coins(key))
     return context | page.context
 
@@ -131,6 +192,7 @@ def page_context(analysis: SiteAnalysis, page: Page) -> dict:
 @dataclass
 class Cite:
     """One citation format of an entry's Cite block."""
+
     fmt: str  # bib, ris, csljson
     name: str  # BibTeX, RIS, CSL-JSON
     text: str
@@ -180,9 +242,14 @@ def _value_pages(analysis: SiteAnalysis, name: str) -> list[Page]:
             group.total, group.entries = len(group.entries), group.entries[:LIST_LIMIT]
         # the browser's state, not an anchor: written as a plain link the engines do not check
         browse = f"{name}={quote(str(value), safe='')}" if name in analysis.site["browser"]["facets"] else None
-        pages.append(Page(analysis.value_paths[name][value], "site/axis_value.md.j2", label,
-                          {"axis": axis, "value": value, "label": label, "description": description, "groups": groups,
-                           "browse": browse}))
+        pages.append(
+            Page(
+                analysis.value_paths[name][value],
+                "site/axis_value.md.j2",
+                label,
+                {"axis": axis, "value": value, "label": label, "description": description, "groups": groups, "browse": browse},
+            )
+        )
     return pages
 
 
@@ -193,13 +260,19 @@ def _groups(analysis: SiteAnalysis, name: str, value: str, keys: list[str]) -> l
     column = analysis.frames["entries"].columns[name]
     views = analysis.views_of(keys)
     if column.parts:
-        return [Group(analysis.column_label(part), [v for v in views if value in _as_list(v.record.get(part))])
-                for part in column.parts if any(value in _as_list(v.record.get(part)) for v in views)]
+        return [
+            Group(analysis.column_label(part), [v for v in views if value in _as_list(v.record.get(part))])
+            for part in column.parts
+            if any(value in _as_list(v.record.get(part)) for v in views)
+        ]
     if column.map_field and not column.map_mode:
         spec = analysis.registry.fields["entries"][column.map_field]
         modes = analysis.registry.vocabularies[spec.vocabulary].values
-        return [Group(mode.label, [v for v in views if (v.record.get(column.map_field) or {}).get(value) == mode.id])
-                for mode in modes if any((v.record.get(column.map_field) or {}).get(value) == mode.id for v in views)]
+        return [
+            Group(mode.label, [v for v in views if (v.record.get(column.map_field) or {}).get(value) == mode.id])
+            for mode in modes
+            if any((v.record.get(column.map_field) or {}).get(value) == mode.id for v in views)
+        ]
     return [Group("", views)] if views else []
 
 
@@ -224,6 +297,7 @@ class About:
     """What the home page says about the survey itself: `links`, markdown (where the
     survey is, its repository and suggestion form, when the pool last changed), and how
     to cite the survey."""
+
     links: list[str]
     citation: Cite | None
 
@@ -236,13 +310,17 @@ def _about(analysis: SiteAnalysis) -> About:
     if publication and publication.url:
         links.append("The survey: " + markdown.link(publication.version, publication.url))
     elif arxiv:
-        links.append("The survey: " + markdown.link(f"arXiv {arxiv}", "https://arxiv.org/abs/" + urllib.parse.quote(arxiv, safe="/")))
+        links.append(
+            "The survey: " + markdown.link(f"arXiv {arxiv}", "https://arxiv.org/abs/" + urllib.parse.quote(arxiv, safe="/"))
+        )
     for name, label in (("repository", "repository"), ("suggest_url", "suggest a paper")):
         if survey.get(name):
             links.append(markdown.link(label, survey[name]))
     if analysis.last_changed:
-        links.append(f"Pool last changed: {analysis.last_changed} (the latest day a record entered the pool or was changed, "
-                     "as the records say)")
+        links.append(
+            f"Pool last changed: {analysis.last_changed} (the latest day a record entered the pool or was changed, "
+            "as the records say)"
+        )
     text = publication.citation.strip() if publication and publication.citation else ""
     # a citation written as BibTeX is shown as BibTeX, any other as the text it is
     cite = Cite("bib" if text.startswith("@") else "text", "", text + "\n", "", "") if text else None
@@ -250,8 +328,16 @@ def _about(analysis: SiteAnalysis) -> About:
 
 
 def _gaps_summary(analysis: SiteAnalysis) -> list[tuple]:
-    return [(table, len(table.marked("empty")), len(table.marked("not assessed")), len(table.marked("sparse")),
-             len(table.cells) * len(table.columns)) for table in analysis.gap_tables]
+    return [
+        (
+            table,
+            len(table.marked("empty")),
+            len(table.marked("not assessed")),
+            len(table.marked("sparse")),
+            len(table.cells) * len(table.columns),
+        )
+        for table in analysis.gap_tables
+    ]
 
 
 def _exclusion_breakdown(analysis: SiteAnalysis) -> dict | None:

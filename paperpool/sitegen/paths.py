@@ -30,7 +30,20 @@ DATA = "assets/paperpool/data"
 CHARTS = "assets/paperpool/charts"
 # the pages and files of the site's top level the build always writes (index.md is the
 # pool's own introduction, which the home page shows)
-TOP_LEVEL = (BROWSE, STATISTICS, GAPS, CLAIMS, EXCLUSIONS, RECENT, DOWNLOADS, TRACES, TRACE_SCHEMA, CONTRIBUTING, REGISTRY_REFERENCE, FEED)
+TOP_LEVEL = (
+    BROWSE,
+    STATISTICS,
+    GAPS,
+    CLAIMS,
+    EXCLUSIONS,
+    RECENT,
+    DOWNLOADS,
+    TRACES,
+    TRACE_SCHEMA,
+    CONTRIBUTING,
+    REGISTRY_REFERENCE,
+    FEED,
+)
 ENTRY_PAGES = "entries"  # an entry's page: entries/KEY.md
 AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
 GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
@@ -45,8 +58,17 @@ CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # hand-written file there is refused, never silently replaced nor left to replace a
 # generated one.
 GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
-ENGINE_WRITES = ("search", "search.json", "pagefind", "assets/javascripts", "assets/stylesheets", "assets/images", "sitemap.xml",
-                 "sitemap.xml.gz", NOT_FOUND)
+ENGINE_WRITES = (
+    "search",
+    "search.json",
+    "pagefind",
+    "assets/javascripts",
+    "assets/stylesheets",
+    "assets/images",
+    "sitemap.xml",
+    "sitemap.xml.gz",
+    NOT_FOUND,
+)
 
 
 def slug(value) -> str:
@@ -109,7 +131,9 @@ class ValuePaths:
     when two ids differ only in case or punctuation."""
 
     def __init__(self, name: str, values: list):
-        self._paths = {value: f"{AXIS_PAGES}/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values), strict=True)}
+        self._paths = {
+            value: f"{AXIS_PAGES}/{slug(name)}/{unique}.md" for value, unique in zip(values, unique_slugs(values), strict=True)
+        }
 
     def __getitem__(self, value) -> str:
         return self._paths[value]
@@ -127,7 +151,11 @@ def reserved(path: str, generated=()) -> bool:
         path = path.removesuffix(".html") + ".md"
         if path == HOME:
             return True
-    return path in generated or path in TOP_LEVEL or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
+    return (
+        path in generated
+        or path in TOP_LEVEL
+        or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
+    )
 
 
 def html(page: str) -> str:

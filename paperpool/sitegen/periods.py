@@ -48,11 +48,17 @@ def periods(days: list[dt.date], limit: int = MAX_PERIODS) -> Periods:
         if count <= limit:
             starts = [_from_month_number((begin + n) * months) for n in range(count)]
             return Periods(unit, starts, [_month_label(unit, start) for start in starts])
-    run = 1 if last.year - first.year < limit else next(
-        (size for size in YEAR_RUNS if last.year // size - first.year // size < limit), YEAR_RUNS[-1])
+    run = (
+        1
+        if last.year - first.year < limit
+        else next((size for size in YEAR_RUNS if last.year // size - first.year // size < limit), YEAR_RUNS[-1])
+    )
     years = list(range(first.year // run * run, last.year + 1, run))
     starts = [dt.date(max(year, dt.MINYEAR), 1, 1) for year in years]
-    labels = [str(year) if run == 1 else f"{start.year}–{min(year + run - 1, dt.MAXYEAR)}" for year, start in zip(years, starts, strict=True)]
+    labels = [
+        str(year) if run == 1 else f"{start.year}–{min(year + run - 1, dt.MAXYEAR)}"
+        for year, start in zip(years, starts, strict=True)
+    ]
     return Periods("year" if run == 1 else f"{run} years", starts, labels)
 
 

@@ -52,18 +52,31 @@ def index(site: Path, pages: int) -> None:
     missing, fails, or takes longer than BASE_SECONDS plus SECONDS_PER_PAGE a page. It
     runs in the build's scratch folder, so that no pagefind.yml of anyone else's (the
     pool's, the working folder's) changes what it does."""
-    command = [str(_executable()), "--site", str(site), "--output-subdir", INDEX, "--keep-index-url",
-               "--root-selector", ROOT_SELECTOR, "--quiet"]
+    command = [
+        str(_executable()),
+        "--site",
+        str(site),
+        "--output-subdir",
+        INDEX,
+        "--keep-index-url",
+        "--root-selector",
+        ROOT_SELECTOR,
+        "--quiet",
+    ]
     for selector in EXCLUDED:
         command += ["--exclude-selectors", selector]
     allowed = BASE_SECONDS + SECONDS_PER_PAGE * pages
     try:
         result = subprocess.run(command, capture_output=True, text=True, cwd=site.parent, check=False, timeout=allowed)
     except subprocess.TimeoutExpired:
-        raise PaperpoolError(f"the search index (Pagefind) was not built in {allowed:.0f} s; the previous site was left as it was") from None
+        raise PaperpoolError(
+            f"the search index (Pagefind) was not built in {allowed:.0f} s; the previous site was left as it was"
+        ) from None
     except OSError as exc:
-        raise PaperpoolError(f"the search index could not be built: Pagefind did not start ({exc.strerror}); "
-                             "reinstall it with `pip install 'pagefind[extended]'`") from None
+        raise PaperpoolError(
+            f"the search index could not be built: Pagefind did not start ({exc.strerror}); "
+            "reinstall it with `pip install 'pagefind[extended]'`"
+        ) from None
     if result.returncode != 0 or not (site / INDEX / "pagefind.js").is_file():
         output = " ".join((result.stderr or result.stdout).split())[-500:] or "no output"
         raise PaperpoolError(f"the search index (Pagefind) failed: {output}; the previous site was left as it was")
@@ -77,6 +90,8 @@ def _executable() -> Path:
         get_executable = None
     executable = get_executable() if get_executable else None
     if executable is None:
-        raise PaperpoolError("the site's search needs Pagefind, which is not installed; install it with "
-                             "`pip install 'pagefind[extended]'` (a dependency of paperpool)")
+        raise PaperpoolError(
+            "the site's search needs Pagefind, which is not installed; install it with "
+            "`pip install 'pagefind[extended]'` (a dependency of paperpool)"
+        )
     return executable

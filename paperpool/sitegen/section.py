@@ -54,10 +54,12 @@ def _exclusions(want: str, many: bool = False) -> FieldShape:
 SHAPE = {
     "axes": _entries("controlled", many=True),
     "home_axes": _entries("controlled", many=True),
-    "browser": {"facets": _entries("controlled", many=True), "range": _entries("number"),
-                "columns": _entries("any", many=True)},
-    "exclusion_log": {"facets": _exclusions("controlled", many=True), "columns": _exclusions("any", many=True),
-                      "flow": {"stage": _exclusions("controlled"), "reason": _exclusions("controlled")}},
+    "browser": {"facets": _entries("controlled", many=True), "range": _entries("number"), "columns": _entries("any", many=True)},
+    "exclusion_log": {
+        "facets": _exclusions("controlled", many=True),
+        "columns": _exclusions("any", many=True),
+        "flow": {"stage": _exclusions("controlled"), "reason": _exclusions("controlled")},
+    },
     "recent": {"field": _entries("date"), "limit": Count()},
 }
 CHART_SHAPES = {
@@ -87,7 +89,13 @@ def check_site(registry: Registry) -> list[Problem]:
     axes = site.get("axes") or []
     for index, name in enumerate(site.get("home_axes") or []):
         if name not in axes:
-            problems.append(registry_problem(registry.document, (NAME, "home_axes", index), f"'{name}' is not one of site.axes; add it there or remove it here"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    (NAME, "home_axes", index),
+                    f"'{name}' is not one of site.axes; add it there or remove it here",
+                )
+            )
     tables = [table["id"] for table in registry.gaps.get("tables", [])]
     problems += _one_page_each(registry, ("gaps", "tables"), tables, paths.gap_table, ("id",), "table")
     problems += _one_page_each(registry, (NAME, "axes"), axes, paths.axis, (), "axis")
@@ -103,9 +111,15 @@ def _axis_pages(registry: Registry, site: dict) -> list[Problem]:
     if pages <= MAX_AXIS_PAGES:
         return []
     where = (NAME, "axes") if "axes" in site else ("entry_fields",)
-    return [registry_problem(registry.document, where, f"the site's axes ({', '.join(axes[:5])}{', ...' if len(axes) > 5 else ''}) "
-                                                       f"hold {pages:,} values, a page each, over {MAX_AXIS_PAGES:,}; "
-                                                       "name fewer axes in site.axes")]
+    return [
+        registry_problem(
+            registry.document,
+            where,
+            f"the site's axes ({', '.join(axes[:5])}{', ...' if len(axes) > 5 else ''}) "
+            f"hold {pages:,} values, a page each, over {MAX_AXIS_PAGES:,}; "
+            "name fewer axes in site.axes",
+        )
+    ]
 
 
 def _one_page_each(registry: Registry, where: tuple, names: list, page, inside: tuple, what: str) -> list[Problem]:
@@ -117,9 +131,14 @@ def _one_page_each(registry: Registry, where: tuple, names: list, page, inside: 
         path = page(str(name))
         if path in taken and taken[path][1] != name:
             first, other = taken[path]
-            problems.append(registry_problem(registry.document, where + (index, *inside),
-                                             f"'{name}' would have the page {path}, as {what} '{other}' ({'.'.join(map(str, where))}[{first}]) "
-                                             f"has; give it a name that differs in its letters or digits"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    where + (index, *inside),
+                    f"'{name}' would have the page {path}, as {what} '{other}' ({'.'.join(map(str, where))}[{first}]) "
+                    f"has; give it a name that differs in its letters or digits",
+                )
+            )
         taken.setdefault(path, (index, name))
     return problems
 
@@ -151,8 +170,12 @@ class _Checker:
             self.problems += unknown
             return
         column = columns[name]
-        fits = {"any": True, "controlled": column.vocabulary_name is not None,
-                "number": column.kind == "number", "date": column.kind == "date"}[shape.want]
+        fits = {
+            "any": True,
+            "controlled": column.vocabulary_name is not None,
+            "number": column.kind == "number",
+            "date": column.kind == "date",
+        }[shape.want]
         if not fits:
             self.problem(path, f"'{name}' is not {WANTED[shape.want]}; name {WANTED[shape.want]}")
 
@@ -162,7 +185,10 @@ class _Checker:
             path = (NAME, "charts", index)
             kind = chart["type"]
             if kind not in CHART_SHAPES or not KEY_RE.match(chart["id"]):
-                self.problem(path, f"a chart needs an id (lower-case letters, digits and dashes: it names the chart's file) and a type ({', '.join(CHART_SHAPES)})")
+                self.problem(
+                    path,
+                    f"a chart needs an id (lower-case letters, digits and dashes: it names the chart's file) and a type ({', '.join(CHART_SHAPES)})",
+                )
                 continue
             if chart["id"] in seen:
                 self.problem(path + ("id",), f"a second chart with id '{chart['id']}'; give each chart its own id")
@@ -186,8 +212,11 @@ class _Checker:
         if column.kind != "date" and distinct_values(self.registry, "entries", chart["x"]) is None:
             self.problem(path + ("x",), unbounded_axis(self.registry, "entries", chart["x"], "chart") + ", or a date field")
         elif chart.get("cumulative") and column.kind not in ("date", "number"):
-            self.problem(path + ("cumulative",), f"counts up along x, but '{chart['x']}' is neither a date nor a number "
-                                                 "field; remove `cumulative`, or use such a field as x")
+            self.problem(
+                path + ("cumulative",),
+                f"counts up along x, but '{chart['x']}' is neither a date nor a number "
+                "field; remove `cumulative`, or use such a field as x",
+            )
 
 
 def effective(registry: Registry) -> dict:
@@ -210,15 +239,27 @@ def effective(registry: Registry) -> dict:
         browser.setdefault("range", numbers[0])
     site["browser"] = browser
     log = dict(site.get("exclusion_log") or {})
-    excluded_controlled = [name for name, column in exclusions.items() if column.vocabulary_name and name in registry.fields["exclusions"]]
+    excluded_controlled = [
+        name for name, column in exclusions.items() if column.vocabulary_name and name in registry.fields["exclusions"]
+    ]
     log.setdefault("facets", excluded_controlled)
     log.setdefault("columns", excluded_controlled)
     site["exclusion_log"] = log
     dates = [name for name, column in entries.items() if column.kind == "date" and name in declared]
     if dates:
         site.setdefault("recent", {"field": dates[0]})
-    site.setdefault("charts", [{"id": f"per-{name.replace('_', '-').replace('.', '-')}", "type": "bars", "field": name,
-                                "title": f"Entries per {entries[name].label.lower()}"} for name in site["home_axes"]])
+    site.setdefault(
+        "charts",
+        [
+            {
+                "id": f"per-{name.replace('_', '-').replace('.', '-')}",
+                "type": "bars",
+                "field": name,
+                "title": f"Entries per {entries[name].label.lower()}",
+            }
+            for name in site["home_axes"]
+        ],
+    )
     return site
 
 
@@ -236,11 +277,18 @@ def tables(registry: Registry) -> list[Table]:
         axes = CHART_AXES.get(chart.get("type"))
         if axes:
             # a date axis has a bar per period, at most MAX_PERIODS of them
-            found.append(((NAME, "charts", index), "chart", [MAX_PERIODS if entries[chart[axis]].kind == "date" else ("entries", chart[axis])
-                                                              for axis in axes]))
+            found.append(
+                (
+                    (NAME, "charts", index),
+                    "chart",
+                    [MAX_PERIODS if entries[chart[axis]].kind == "date" else ("entries", chart[axis]) for axis in axes],
+                )
+            )
     flow = (site.get("exclusion_log") or {}).get("flow")
     if flow:
-        found.append(((NAME, "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])]))
+        found.append(
+            ((NAME, "exclusion_log", "flow"), "screening flow", [("exclusions", flow["stage"]), ("exclusions", flow["reason"])])
+        )
     return found
 
 

@@ -86,11 +86,25 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
             return None
 
 
-def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
-          say: Callable[[str], None], should_stop: Callable[[], bool] = lambda: False, trust_config: bool = False) -> None:
+def serve(
+    root: Path,
+    out: Path | None,
+    engine_name: str,
+    host: str,
+    port: int,
+    say: Callable[[str], None],
+    should_stop: Callable[[], bool] = lambda: False,
+    trust_config: bool = False,
+) -> None:
     def rebuild() -> build.Result:  # the pool as it is now: each rebuild reads it afresh
-        return build.build(Project(root), out, engine_name, extra_js=[RELOAD_SCRIPT], extra_files={RELOAD_SCRIPT: RELOAD_JS},
-                           trust_config=trust_config)
+        return build.build(
+            Project(root),
+            out,
+            engine_name,
+            extra_js=[RELOAD_SCRIPT],
+            extra_files={RELOAD_SCRIPT: RELOAD_JS},
+            trust_config=trust_config,
+        )
 
     result = rebuild()  # the first build must succeed: there is nothing to serve otherwise
     handler = functools.partial(_Quiet, directory=str(result.out))
@@ -112,7 +126,9 @@ def serve(root: Path, out: Path | None, engine_name: str, host: str, port: int,
             started = time.perf_counter()
             try:
                 rebuild()
-                say(f"rebuilt after a change to {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s")
+                say(
+                    f"rebuilt after a change to {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s"
+                )
             except PaperpoolError as exc:
                 for problem in getattr(exc, "problems", []):
                     say(str(problem))

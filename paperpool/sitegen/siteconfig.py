@@ -32,8 +32,19 @@ from ..registry import (
 from . import paths
 from .configrules import CONFIG, THEME, TRUST_OPTION, WORDS, check_settings
 
-__all__ = ["CONFIG", "THEME", "TRUST_OPTION", "WORDS", "SiteConfig", "check", "handwritten_problems", "load", "site_dir_problems", "survey_problems",
-           "survey_settings"]
+__all__ = [
+    "CONFIG",
+    "THEME",
+    "TRUST_OPTION",
+    "WORDS",
+    "SiteConfig",
+    "check",
+    "handwritten_problems",
+    "load",
+    "site_dir_problems",
+    "survey_problems",
+    "survey_settings",
+]
 
 DEFAULT_DOCS = "site"  # the hand-written pages
 DEFAULT_SITE = "build/site"
@@ -92,11 +103,24 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     folder = (root / docs_dir).resolve()
     linked = linked_step(root, docs_dir)
     if linked:
-        return [Problem(linked, 1, "", f"is a symbolic link, which the hand-written pages ({CONFIG}'s docs_dir) would be "
-                                       "read through; replace the link with a folder of the pool")]
+        return [
+            Problem(
+                linked,
+                1,
+                "",
+                f"is a symbolic link, which the hand-written pages ({CONFIG}'s docs_dir) would be "
+                "read through; replace the link with a folder of the pool",
+            )
+        ]
     if not folder.is_relative_to(root.resolve()):
-        return [Problem(docs_dir, 1, "", "is a link to a folder outside the pool, whose files would go onto the site; "
-                                         "make it a folder of the pool")]
+        return [
+            Problem(
+                docs_dir,
+                1,
+                "",
+                "is a link to a folder outside the pool, whose files would go onto the site; make it a folder of the pool",
+            )
+        ]
     if not folder.is_dir():
         return []
     problems = []
@@ -107,13 +131,19 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
             problems.append(Problem(shown, 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters"))
         elif path.is_symlink():  # out of the folder, it publishes what it points at; inside, a copy per link
             where = "" if path.resolve().is_relative_to(folder) else f", to a file outside {folder.name}/"
-            problems.append(Problem(shown, 1, "", LINKED_FILE.format(what="a hand-written page or file").replace(
-                "is a symbolic link;", f"is a symbolic link{where};")))
+            problems.append(
+                Problem(
+                    shown,
+                    1,
+                    "",
+                    LINKED_FILE.format(what="a hand-written page or file").replace(
+                        "is a symbolic link;", f"is a symbolic link{where};"
+                    ),
+                )
+            )
         elif path.is_file() and paths.reserved(relative):
             problems.append(Problem(shown, 1, "", "the build writes this path itself; rename or move your file"))
     return problems
-
-
 
 
 # The settings the build takes from the registry's survey block: the survey's name and
@@ -136,23 +166,32 @@ def survey_problems(config: SiteConfig, survey: dict) -> list[Problem]:
         given = config.get(setting)
         if given is None or given == value or config.document is None:
             continue
-        problems.append(Problem(CONFIG, config.document.line(setting), setting,
-                                f"'{given}' differs from {REGISTRY_FILE}'s survey.{source} ('{value}'); delete the line: "
-                                f"the build takes the site's {setting.removeprefix('site_')} from {REGISTRY_FILE} (edit it there)"))
+        problems.append(
+            Problem(
+                CONFIG,
+                config.document.line(setting),
+                setting,
+                f"'{given}' differs from {REGISTRY_FILE}'s survey.{source} ('{value}'); delete the line: "
+                f"the build takes the site's {setting.removeprefix('site_')} from {REGISTRY_FILE} (edit it there)",
+            )
+        )
     return problems
 
 
 def pool_paths(registry) -> list[Path]:
     """What the pool is read from (its records' folders, the claims, the templates): a
     site folder that is, holds or lies in one of them would replace it."""
-    return [(registry.folder(kind)).resolve() for kind in RECORD_KINDS] + [registry.claims_path.resolve(),
-                                                                           (registry.root / TEMPLATES_FOLDER).resolve()]
+    return [(registry.folder(kind)).resolve() for kind in RECORD_KINDS] + [
+        registry.claims_path.resolve(),
+        (registry.root / TEMPLATES_FOLDER).resolve(),
+    ]
 
 
 def overlapping(out: Path, registry) -> Path | None:
     """The first of pool_paths that `out` (resolved) is, holds or lies in."""
-    return next((path for path in pool_paths(registry) if out == path or path.is_relative_to(out) or out.is_relative_to(path)),
-                None)
+    return next(
+        (path for path in pool_paths(registry) if out == path or path.is_relative_to(out) or out.is_relative_to(path)), None
+    )
 
 
 def site_dir_problems(config: SiteConfig, registry) -> list[Problem]:
@@ -164,9 +203,15 @@ def site_dir_problems(config: SiteConfig, registry) -> list[Problem]:
     if found is None:
         return []
     shown = found.relative_to(registry.root.resolve()).as_posix()
-    return [Problem(CONFIG, config.document.line("site_dir"), "site_dir",
-                    f"'{value}': the pool is read from {shown}, which a build there would replace; name a folder of its own, "
-                    "such as build/site")]
+    return [
+        Problem(
+            CONFIG,
+            config.document.line("site_dir"),
+            "site_dir",
+            f"'{value}': the pool is read from {shown}, which a build there would replace; name a folder of its own, "
+            "such as build/site",
+        )
+    ]
 
 
 def _from_survey(survey: dict) -> dict[str, tuple[str, str]]:

@@ -43,8 +43,9 @@ def committed(folder: Path) -> list[str]:
     if not folder.is_dir():
         return []
     try:
-        listed = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], check=False,
-                                capture_output=True, timeout=60)
+        listed = subprocess.run(
+            ["git", "-C", str(folder), "ls-files", "-z", "--", "."], check=False, capture_output=True, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     if listed.returncode != 0:

@@ -89,8 +89,14 @@ def _whole(reading: str):
 @functools.cache
 def _items(section: str, reading: str):
     document = artifact_schema() if reading == "artifact" else schema.schema()
-    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"],
-                                        "type": "array", "items": {"$ref": f"#/$defs/{ITEMS[section]}"}})
+    return jsonschema_rs.validator_for(
+        {
+            "$schema": document["$schema"],
+            "$defs": document["$defs"],
+            "type": "array",
+            "items": {"$ref": f"#/$defs/{ITEMS[section]}"},
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -110,8 +116,9 @@ def properties_probe(section: str):
     document = schema.schema()
     definition = document["$defs"][ITEMS[section]]
     together = {name: _strict(spec) for name, spec in definition.get("properties", {}).items() if _marked(spec, document, set())}
-    return jsonschema_rs.validator_for({"$schema": document["$schema"], "$defs": document["$defs"], "type": "array",
-                                        "items": {"properties": together}})
+    return jsonschema_rs.validator_for(
+        {"$schema": document["$schema"], "$defs": document["$defs"], "type": "array", "items": {"properties": together}}
+    )
 
 
 @functools.cache
@@ -128,9 +135,17 @@ def probes(section: str) -> tuple[Probe, ...]:
         if keyword == "allOf":
             found += [(("allOf", k), dict(branch), None) for k, branch in enumerate(definition["allOf"])]
         elif keyword == "additionalProperties":
-            found.append((("additionalProperties",), {"properties": dict.fromkeys(definition["properties"], True),
-                                                      "patternProperties": definition.get("patternProperties", {}),
-                                                      "additionalProperties": definition["additionalProperties"]}, None))
+            found.append(
+                (
+                    ("additionalProperties",),
+                    {
+                        "properties": dict.fromkeys(definition["properties"], True),
+                        "patternProperties": definition.get("patternProperties", {}),
+                        "additionalProperties": definition["additionalProperties"],
+                    },
+                    None,
+                )
+            )
         elif keyword in definition:
             found.append(((keyword,), {keyword: definition[keyword]}, None))
     made = []
@@ -291,8 +306,10 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
             else:
                 found[name] = [first, count]
     for name, (first, count) in sorted(found.items(), key=lambda item: item[1][0]):
-        message = (f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
-                   "to keep it as an extension")
+        message = (
+            f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
+            "to keep it as an extension"
+        )
         warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + first, name]), message), count]
 
 

@@ -55,7 +55,7 @@ class Rows:
 def measure(records: list[Record], mapping: Subdecisions, limits: Limits | None = None) -> Rows:
     """The rows of the records, SIZE at a time."""
     limits = limits or default_limits()
-    parts = [_measure_some(records[start:start + SIZE], mapping, limits) for start in range(0, max(len(records), 1), SIZE)]
+    parts = [_measure_some(records[start : start + SIZE], mapping, limits) for start in range(0, max(len(records), 1), SIZE)]
     if len(parts) == 1:
         return parts[0]
     table = {name: [value for part in parts for value in part.table[name]] for name in parts[0].table}
@@ -141,8 +141,9 @@ class _Columns:
         if not (isinstance(trace, dict) and validation.declares_schema(trace)):
             return False
         events, edges = trace.get("events"), trace.get("edges")
-        if not (isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events
-                and schema.valid(trace)):
+        if not (
+            isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events and schema.valid(trace)
+        ):
             return False
         if not (_read if _native is None else _read_natively)(self, data, trace, events, edges):
             return False
@@ -334,8 +335,9 @@ class _Graph:
         np.maximum.at(longest, owner, seconds)
         self.tokens, self.seconds = _sums(tokens, owner, B), _sums(seconds, owner, B)
         self.declared = [top.get("costs") or {} for top in c.tops]
-        self.ok &= ~np.array([_over(given, self.tokens[k], self.seconds[k], longest[k])
-                              for k, given in enumerate(self.declared)], dtype=bool)
+        self.ok &= ~np.array(
+            [_over(given, self.tokens[k], self.seconds[k], longest[k]) for k, given in enumerate(self.declared)], dtype=bool
+        )
 
     def table(self, mapping: Subdecisions) -> dict[str, list]:
         """The measures, as rows.flatten names them; a trace with one that is not a finite
@@ -347,8 +349,9 @@ class _Graph:
         stop_t = np.full(B, np.inf)
         np.minimum.at(stop_t, tr[stops], t[stops])
         chain_events, chain_s, dependencies = _critical_paths(t, self.src, self.dst, self.chosen, self.rank, tr, self.first, B)
-        total_s = _busy(t, self.actors, self.first_t, self.last_t, self.earliest_event, self.spawned_actor, self.spawned_at,
-                        self.span, B)
+        total_s = _busy(
+            t, self.actors, self.first_t, self.last_t, self.earliest_event, self.spawned_actor, self.spawned_at, self.span, B
+        )
         depth, looping = _depths(self.everyone, self.spawned, self.agent[self.spawn_at], tr[self.spawn_at], self.span, B)
         self.flag(self.everyone // self.span, looping)
         rewards, rewards_not_finite = _rewards(c, tr, B)
@@ -365,24 +368,38 @@ class _Graph:
         chain_known = (dependencies > 0) | (n <= 1)  # else every event would be a chain of one: a speedup of n, made up
         stopped = np.isfinite(stop_t)
         table = rows.identities(c.tops)
-        table |= {"file": [record.file for record in c.records], "line": [record.line for record in c.records],
-                  "valid": [True] * B, "problem": [None] * B, "problems": [0] * B, "warnings": [0] * B,
-                  "events": n.tolist(), "edges": c.n_edges, "agents": np.bincount(self.everyone // self.span, minlength=B).tolist(),
-                  "spawns": count["spawn"].tolist(), "max_fanout": _fanouts(self.kind, tr, self.actor_of, t, B).tolist(),
-                  "depth": depth.tolist(), "stopped": stopped.tolist(), "stop_t": _rounded(stop_t, stopped),
-                  "total_work_events": n.tolist(), "critical_path_events": _kept(chain_events.tolist(), chain_known),
-                  "parallelism_speedup_events": _rounded(n / np.maximum(chain_events, 1), chain_known),
-                  "total_work_s": _rounded(total_s), "critical_path_s": _rounded(chain_s, chain_known),
-                  "parallelism_speedup": _rounded(speedup, chain_known & (chain_s != 0)),
-                  "protocol_overhead": _rounded(count["message"] / np.maximum(count["tool_call"], 1), count["tool_call"] > 0),
-                  "tokens": _rounded(self.tokens, self.costed), "compute_s": _rounded(self.seconds, self.costed),
-                  "tokens_declared": [rows.number(given.get("tokens")) for given in self.declared],
-                  "compute_s_declared": [rows.number(given.get("compute_s")) for given in self.declared],
-                  "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in self.declared],
-                  "tool_calls_declared": [rows.number(given.get("tool_calls")) for given in self.declared],
-                  "messages_declared": [rows.number(given.get("messages")) for given in self.declared],
-                  "reward_declared": [reward for reward, _ in declared_rewards],
-                  "notes": _notes(self.costed, chain_known)}
+        table |= {
+            "file": [record.file for record in c.records],
+            "line": [record.line for record in c.records],
+            "valid": [True] * B,
+            "problem": [None] * B,
+            "problems": [0] * B,
+            "warnings": [0] * B,
+            "events": n.tolist(),
+            "edges": c.n_edges,
+            "agents": np.bincount(self.everyone // self.span, minlength=B).tolist(),
+            "spawns": count["spawn"].tolist(),
+            "max_fanout": _fanouts(self.kind, tr, self.actor_of, t, B).tolist(),
+            "depth": depth.tolist(),
+            "stopped": stopped.tolist(),
+            "stop_t": _rounded(stop_t, stopped),
+            "total_work_events": n.tolist(),
+            "critical_path_events": _kept(chain_events.tolist(), chain_known),
+            "parallelism_speedup_events": _rounded(n / np.maximum(chain_events, 1), chain_known),
+            "total_work_s": _rounded(total_s),
+            "critical_path_s": _rounded(chain_s, chain_known),
+            "parallelism_speedup": _rounded(speedup, chain_known & (chain_s != 0)),
+            "protocol_overhead": _rounded(count["message"] / np.maximum(count["tool_call"], 1), count["tool_call"] > 0),
+            "tokens": _rounded(self.tokens, self.costed),
+            "compute_s": _rounded(self.seconds, self.costed),
+            "tokens_declared": [rows.number(given.get("tokens")) for given in self.declared],
+            "compute_s_declared": [rows.number(given.get("compute_s")) for given in self.declared],
+            "wall_clock_s_declared": [rows.number(given.get("wall_clock_s")) for given in self.declared],
+            "tool_calls_declared": [rows.number(given.get("tool_calls")) for given in self.declared],
+            "messages_declared": [rows.number(given.get("messages")) for given in self.declared],
+            "reward_declared": [reward for reward, _ in declared_rewards],
+            "notes": _notes(self.costed, chain_known),
+        }
         table |= {f"n_{name}": counts.tolist() for name, counts in count.items()}
         decisions = _subdecisions(by_type, self.kind, tr, c.decided, mapping)
         table |= {f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, decisions.T, strict=True)}
@@ -425,9 +442,11 @@ def _notes(costed: np.ndarray, chain_known: np.ndarray) -> list:
 
 def _over(declared: dict, tokens: float, seconds: float, longest: float) -> bool:
     """Whether a trace's events cost more than it declares (rules.costs_within_totals)."""
-    return bool(("tokens" in declared and rules.exceeds(tokens, declared["tokens"]))
-                or ("compute_s" in declared and rules.exceeds(seconds, declared["compute_s"]))
-                or ("wall_clock_s" in declared and longest > declared["wall_clock_s"]))
+    return bool(
+        ("tokens" in declared and rules.exceeds(tokens, declared["tokens"]))
+        or ("compute_s" in declared and rules.exceeds(seconds, declared["compute_s"]))
+        or ("wall_clock_s" in declared and longest > declared["wall_clock_s"])
+    )
 
 
 _NAMES_AGENT = [EVENT_CODES[name] for name in ("spawn", "return", "message")]  # events whose `to` names an agent

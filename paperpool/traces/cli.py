@@ -65,15 +65,24 @@ def validate_command(files: tuple[Path, ...]) -> None:
 
 @trace.command("metrics")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
-@click.option("--format", "fmt", type=click.Choice(METRICS_FORMATS + CORPUS_FORMATS),
-              help="text or json (the default: text) for one trace file; jsonl (the default), csv or parquet for a corpus.")
-@click.option("-o", "--output", type=str, help="A corpus's table goes to this file (parquet needs one; the others default "
-                                               "to standard output).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(METRICS_FORMATS + CORPUS_FORMATS),
+    help="text or json (the default: text) for one trace file; jsonl (the default), csv or parquet for a corpus.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=str,
+    help="A corpus's table goes to this file (parquet needs one; the others default to standard output).",
+)
 @click.option("--strict", is_flag=True, help="A corpus: stop at the first invalid trace (nothing is written).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes for a corpus (default: one per core).")
 @trace_engine_option
-def metrics_command(inputs: tuple[str, ...], fmt: str | None, output: str | None, strict: bool, jobs: int | None,
-                    engine: str) -> None:
+def metrics_command(
+    inputs: tuple[str, ...], fmt: str | None, output: str | None, strict: bool, jobs: int | None, engine: str
+) -> None:
     """Orchestration measures recomputed from a valid trace's event graph: agents,
     spawns, fan-out and depth, sub-decision counts O1-O5, work against critical path and
     the parallelism speedup, protocol overhead, costs, rewards by credit unit, and each
@@ -122,8 +131,10 @@ def _memory_for(file: Path):
     try:
         yield
     except MemoryError:
-        raise PaperpoolError(f"{printable(str(file))}: not enough memory to read this trace (it needs some five times "
-                             "its bytes); give paperpool more memory, or split the trace into several") from None
+        raise PaperpoolError(
+            f"{printable(str(file))}: not enough memory to read this trace (it needs some five times "
+            "its bytes); give paperpool more memory, or split the trace into several"
+        ) from None
 
 
 def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
@@ -131,7 +142,9 @@ def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
 
     with _memory_for(file):
         checked = validation.require_valid(file, limits=bounds)
-        for warning in validation.shown_doubts(checked.warnings):  # what the measures read past; the report itself stays on standard output
+        for warning in validation.shown_doubts(
+            checked.warnings
+        ):  # what the measures read past; the report itself stays on standard output
             click.echo(warning.line(str(file)), err=True)
         result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
@@ -153,8 +166,10 @@ def _problem(line: str) -> None:
 
 def _corpus_summary(outcome, target: Path | None) -> None:
     where = f" to {target}" if target is not None else ""
-    click.echo(f"{plural(outcome.traces, 'trace')}{where}: {outcome.traces - outcome.invalid:,} valid, "
-               f"{outcome.invalid:,} invalid.", err=True)
+    click.echo(
+        f"{plural(outcome.traces, 'trace')}{where}: {outcome.traces - outcome.invalid:,} valid, {outcome.invalid:,} invalid.",
+        err=True,
+    )
     if outcome.invalid:
         raise click.exceptions.Exit(1)
 
@@ -162,13 +177,17 @@ def _corpus_summary(outcome, target: Path | None) -> None:
 @trace.command("export")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("-o", "--output", type=str, required=True, help="The folder of the tables (new, or empty).")
-@click.option("--partition-by", "partition", metavar="FIELD[,FIELD...]", default="",
-              help="Partition every table by these trace fields (for example run,step): hive-style KEY=VALUE folders.")
+@click.option(
+    "--partition-by",
+    "partition",
+    metavar="FIELD[,FIELD...]",
+    default="",
+    help="Partition every table by these trace fields (for example run,step): hive-style KEY=VALUE folders.",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first invalid trace (nothing is written).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @trace_engine_option
-def export_command(inputs: tuple[str, ...], output: str, partition: str, strict: bool, jobs: int | None,
-                   engine: str) -> None:
+def export_command(inputs: tuple[str, ...], output: str, partition: str, strict: bool, jobs: int | None, engine: str) -> None:
     """A corpus of traces as Parquet tables: traces (one row per trace: what `trace
     metrics` gives), events, edges and rewards (each row with its trace's file, line and
     trace_id), read as they are by DuckDB, Polars, pandas, Spark and Ray. INPUT is as
@@ -178,8 +197,9 @@ def export_command(inputs: tuple[str, ...], output: str, partition: str, strict:
 
     target = _export_folder(output)
     keys = partition_fields(partition)
-    outcome = export_tables(list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs, engine,
-                            limits.for_pool(_pool_root()))
+    outcome = export_tables(
+        list(inputs), target, mapping.for_pool(_pool_root()), _problem, keys, strict, jobs, engine, limits.for_pool(_pool_root())
+    )
     _corpus_summary(outcome, target)
 
 
@@ -191,17 +211,31 @@ def _export_folder(given: str) -> Path:
         raise PaperpoolError(f"-o {given}: is a symbolic link; give the folder it leads to (nothing was written)")
     linked = linked_folder(path)  # a folder on its way, as every other output is checked
     if linked is not None:
-        raise PaperpoolError(f"-o {given}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
-                             "through one: give the path the link leads to, or another one (nothing was written)")
+        raise PaperpoolError(
+            f"-o {given}: the folder {shown_path(linked)} is a symbolic link; paperpool never writes "
+            "through one: give the path the link leads to, or another one (nothing was written)"
+        )
     return path
 
 
 @trace.command("summary")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...|TABLES")
-@click.option("--by", "by", multiple=True, metavar="FIELD", help="Group by this trace field (task_id, run, step, group, "
-              "topology, system, or any column of the traces table); repeat for several.")
-@click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS), default="markdown", show_default=True,
-              help="markdown tables, json (measures and event types), or csv (the measures' table).")
+@click.option(
+    "--by",
+    "by",
+    multiple=True,
+    metavar="FIELD",
+    help="Group by this trace field (task_id, run, step, group, "
+    "topology, system, or any column of the traces table); repeat for several.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(SUMMARY_FORMATS),
+    default="markdown",
+    show_default=True,
+    help="markdown tables, json (measures and event types), or csv (the measures' table).",
+)
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes when INPUT is a corpus (default: one per core).")
 def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs: int | None) -> None:
     """How a corpus's measures are distributed (count, mean, quantiles, min, max), over
@@ -217,39 +251,77 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
     with tempfile.TemporaryDirectory(prefix="paperpool-summary-") as scratch:
         exports = [given for given in inputs if summary.is_export(Path(given))]
         if exports and len(inputs) > 1:
-            raise PaperpoolError(f"{printable(exports[0])}: the tables of `trace export` are summarised alone; give the "
-                                 "folder as the only input, or the traces it was exported from with the others")
+            raise PaperpoolError(
+                f"{printable(exports[0])}: the tables of `trace export` are summarised alone; give the "
+                "folder as the only input, or the traces it was exported from with the others"
+            )
         if exports:
             folder = Path(inputs[0])
         else:
             from .tables import export_tables
 
             folder = Path(scratch, "tables")
-            outcome = export_tables(list(inputs), folder, mapping.for_pool(_pool_root()), _problem, (), False, jobs,
-                                    limits=limits.for_pool(_pool_root()))
-            click.echo(f"{plural(outcome.traces, 'trace')}: {outcome.traces - outcome.invalid:,} valid, "
-                       f"{outcome.invalid:,} invalid.", err=True)
+            outcome = export_tables(
+                list(inputs),
+                folder,
+                mapping.for_pool(_pool_root()),
+                _problem,
+                (),
+                False,
+                jobs,
+                limits=limits.for_pool(_pool_root()),
+            )
+            click.echo(
+                f"{plural(outcome.traces, 'trace')}: {outcome.traces - outcome.invalid:,} valid, {outcome.invalid:,} invalid.",
+                err=True,
+            )
             invalid = outcome.invalid
         result = summary.summarise(folder, list(by))
-    click.echo({"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](*(
-        () if fmt == "json" else (result,))), nl=False)
+    click.echo(
+        {"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](
+            *(() if fmt == "json" else (result,))
+        ),
+        nl=False,
+    )
     if invalid:  # as `trace metrics` says it: the summary is over the valid traces only
         raise click.exceptions.Exit(1)
 
 
 @trace.command("import")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--from", "from_format", metavar="FORMAT", help="The inputs' format (default: recognised from the first input): "
-              "otlp, openinference, who-and-when, or one a plugin installs (an unknown name lists those installed).")
-@click.option("-o", "--output", type=str,
-              help="The trace file, or, when the inputs hold several traces, the folder they are written to (one file each). "
-                   "Without it, a single trace goes to standard output.")
-@click.option("--name", "name_pattern", default="{name}", show_default=True,
-              help="How each trace's file in the folder is named: {name} (the run's own name), {index}, {trace_id}.")
+@click.option(
+    "--from",
+    "from_format",
+    metavar="FORMAT",
+    help="The inputs' format (default: recognised from the first input): "
+    "otlp, openinference, who-and-when, or one a plugin installs (an unknown name lists those installed).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=str,
+    help="The trace file, or, when the inputs hold several traces, the folder they are written to (one file each). "
+    "Without it, a single trace goes to standard output.",
+)
+@click.option(
+    "--name",
+    "name_pattern",
+    default="{name}",
+    show_default=True,
+    help="How each trace's file in the folder is named: {name} (the run's own name), {index}, {trace_id}.",
+)
 @click.option("--trace-id", help="Convert only this trace of an export holding several.")
-@click.option("--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which the input does not say.")
-def import_command(inputs: tuple[Path, ...], from_format: str | None, output: str | None, name_pattern: str,
-                   trace_id: str | None, topology: str | None) -> None:
+@click.option(
+    "--topology", type=click.Choice(schema.topologies()), help="Record the system's topology, which the input does not say."
+)
+def import_command(
+    inputs: tuple[Path, ...],
+    from_format: str | None,
+    output: str | None,
+    name_pattern: str,
+    trace_id: str | None,
+    topology: str | None,
+) -> None:
     """Convert traces recorded by other systems into orchestration traces, each validated.
 
     Every trace of the inputs is converted: an export holding several gives one file per
@@ -295,8 +367,11 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
             click.echo(line, err=True)
         raise
     for item in passed_over:
-        click.echo(f"passed over trace {printable(item.trace_id or item.name)} of {printable(str(item.source))}: it converts "
-                   "to no events (nothing in it orchestrates: no agent, tool or model call)", err=True)
+        click.echo(
+            f"passed over trace {printable(item.trace_id or item.name)} of {printable(str(item.source))}: it converts "
+            "to no events (nothing in it orchestrates: no agent, tool or model call)",
+            err=True,
+        )
     if output is None:
         if len(imported) > 1:
             raise PaperpoolError(f"the inputs hold {len(imported)} traces; give -o FOLDER to write one file each")
@@ -305,8 +380,10 @@ def _import(paths: list[Path], from_format: str | None, given: str | None, name_
     if given in ("", "-") or (len(imported) == 1 and not output.is_dir()):
         check_output(output, f"-o {output}")  # an empty path, '-', a link on the way: refused with the reason
     if len(imported) > 1 and output.suffix.lower() == ".json" and not output.is_dir():
-        raise PaperpoolError(f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
-                             "to write one file each, or choose one with --trace-id")
+        raise PaperpoolError(
+            f"the inputs hold {len(imported)} traces, but -o {output} names one file; give -o a folder "
+            "to write one file each, or choose one with --trace-id"
+        )
     planned = plan_outputs(imported, output, name_pattern)
     # two imports into one folder take turns: the second then finds the first's files and
     # refuses before writing any, instead of both writing half of their files
@@ -324,8 +401,10 @@ def _check_free(planned: list, output: Path, inputs: set[Path]) -> None:
         if path.resolve() in inputs:
             raise PaperpoolError(f"-o {output}: {path} is one of the inputs; write the traces elsewhere (nothing was written)")
         if os.path.lexists(path):  # a maintainer's trace, say, whose name is the run's: an import only adds files
-            raise PaperpoolError(f"-o {output}: {path} exists; an import writes new files only: remove it, or choose another "
-                                 f"{'folder' if len(planned) > 1 else 'name'} (nothing was written)")
+            raise PaperpoolError(
+                f"-o {output}: {path} exists; an import writes new files only: remove it, or choose another "
+                f"{'folder' if len(planned) > 1 else 'name'} (nothing was written)"
+            )
 
 
 def _write_all(planned: list, output: Path) -> list:
@@ -353,9 +432,11 @@ def _write_all(planned: list, output: Path) -> list:
             with contextlib.suppress(OSError):
                 output.rmdir()  # only if empty: another command's files stay
         if taken:
-            raise PaperpoolError(f"-o {output}: {exc.filename} appeared while this import wrote (another command writing "
-                                 "there?); an import writes new files only: the files it had written were removed "
-                                 "(nothing was written)") from None
+            raise PaperpoolError(
+                f"-o {output}: {exc.filename} appeared while this import wrote (another command writing "
+                "there?); an import writes new files only: the files it had written were removed "
+                "(nothing was written)"
+            ) from None
         raise
     return written
 

@@ -81,13 +81,17 @@ def expand(inputs: Iterable[str]) -> list[Path]:
         elif glob.has_magic(given):
             matches = _matches(given)
             if not matches:
-                raise PaperpoolError(f"{printable(given)}: the pattern matches no file; check it (quote it, so that "
-                                     "paperpool expands it rather than the shell)")
+                raise PaperpoolError(
+                    f"{printable(given)}: the pattern matches no file; check it (quote it, so that "
+                    "paperpool expands it rather than the shell)"
+                )
             for match in matches:
                 found += _folder(match) if match.is_dir() else [match] if kind(match) else []
         else:
-            raise PaperpoolError(f"{printable(given)}: no such file or folder; name trace files ({SUFFIXES_SAID}), "
-                                 "folders of them, or a glob pattern")
+            raise PaperpoolError(
+                f"{printable(given)}: no such file or folder; name trace files ({SUFFIXES_SAID}), "
+                "folders of them, or a glob pattern"
+            )
     seen: set[Path] = set()
     unique = [path for path in found if not (path.resolve() in seen or seen.add(path.resolve()))]
     if not unique:
@@ -144,8 +148,9 @@ class Tally:
         self.bytes += size
         limits = self.limits
         if self.lines > limits.corpus_lines:
-            raise CorpusTooLarge(file, line + lines - (self.lines - limits.corpus_lines), "lines", limits.corpus_lines,
-                                 "corpus_lines", limits)
+            raise CorpusTooLarge(
+                file, line + lines - (self.lines - limits.corpus_lines), "lines", limits.corpus_lines, "corpus_lines", limits
+            )
         if self.bytes > limits.corpus_bytes:
             raise CorpusTooLarge(file, line + lines - 1, "bytes", limits.corpus_bytes, "corpus_bytes", limits)
 

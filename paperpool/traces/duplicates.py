@@ -106,7 +106,7 @@ def find(trace_source, counted: dict, found: Census | None) -> list[Finding]:
         else:
             start, end = found.spans[name]
             findings += exact(data[start:end], trace_source.trace[name], [name])
-    return sorted(findings, key=Finding.sort_key)[:MOST_PROBLEMS + 1]
+    return sorted(findings, key=Finding.sort_key)[: MOST_PROBLEMS + 1]
 
 
 def _top_level(data: bytes, found: Census) -> bytes:
@@ -199,9 +199,12 @@ def _given_twice(place: tuple, count: int, prefix: list | None, offset: int) -> 
     path.reverse()
     if offset and path and isinstance(path[0], int):  # a chunk of a section: its first index counts from the chunk's start
         path[0] += offset
-    return Finding(pointer(list(prefix or []) + path), f"'{path[-1]}' is given {'twice' if count == 2 else f'{count} times'} "
-                                                       "in one object; JSON readers differ on which value they keep: "
-                                                       "keep one of them")
+    return Finding(
+        pointer(list(prefix or []) + path),
+        f"'{path[-1]}' is given {'twice' if count == 2 else f'{count} times'} "
+        "in one object; JSON readers differ on which value they keep: "
+        "keep one of them",
+    )
 
 
 @contextlib.contextmanager

@@ -46,17 +46,22 @@ class Unreadable(PaperpoolError):
         if len(lines) <= MOST_PROBLEMS:
             return cls(lines)
         if all_found:
-            more = (f"{printable(file)}: {len(lines):,} problems (the first {MOST_PROBLEMS} above): fix these, often one "
-                    "mistake repeated, and import it again")
+            more = (
+                f"{printable(file)}: {len(lines):,} problems (the first {MOST_PROBLEMS} above): fix these, often one "
+                "mistake repeated, and import it again"
+            )
             return cls(lines[:MOST_PROBLEMS] + [more])
-        more = (f"{printable(file)}: more than {plural(MOST_PROBLEMS, 'problem')} (the first {MOST_PROBLEMS} above; past "
-                "them problems are not looked for: fix these, often one mistake repeated, and import it again)")
+        more = (
+            f"{printable(file)}: more than {plural(MOST_PROBLEMS, 'problem')} (the first {MOST_PROBLEMS} above; past "
+            "them problems are not looked for: fix these, often one mistake repeated, and import it again)"
+        )
         return cls(lines[:MOST_PROBLEMS] + [more])
 
 
 @dataclass
 class Imported:
     """One converted trace, with the readable name its file is given."""
+
     name: str  # the run's own name (the root span's, the log's), not an id
     trace: dict
     source: Path
@@ -94,8 +99,7 @@ def detect(paths: list[Path], known: dict[str, TraceFormat]) -> TraceFormat:
     for trace_format in known.values():
         if trace_format.detect(paths[0], head):
             return trace_format
-    raise PaperpoolError(f"{paths[0]}: not a trace export paperpool recognises; name its format with --from "
-                         f"({', '.join(known)})")
+    raise PaperpoolError(f"{paths[0]}: not a trace export paperpool recognises; name its format with --from ({', '.join(known)})")
 
 
 def recognise(path: Path) -> TraceFormat | None:
@@ -128,8 +132,10 @@ def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportO
     if not imported:
         where = converted[0].source if converted else paths[0]
         held = trace_format.describe(paths)
-        raise PaperpoolError(f"{where}: converted to a trace with no events, so nothing was written; --from "
-                             f"{trace_format.name} expects {trace_format.expects}{'; the input holds ' + held if held else ''}")
+        raise PaperpoolError(
+            f"{where}: converted to a trace with no events, so nothing was written; --from "
+            f"{trace_format.name} expects {trace_format.expects}{'; the input holds ' + held if held else ''}"
+        )
     return imported, [item for item in converted if not item.trace.get("events")]
 
 
@@ -157,22 +163,28 @@ def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tupl
 def refuse_too_many(traces: int, where: str) -> None:
     """More traces than the MAX_FILES one import writes: refused before any is written."""
     if traces > MAX_FILES:
-        raise PaperpoolError(f"{where}: the inputs hold {traces:,} traces, more than the {MAX_FILES:,} files one import "
-                             "writes; choose one with --trace-id, or split the input and import each part (nothing was "
-                             "written)")
+        raise PaperpoolError(
+            f"{where}: the inputs hold {traces:,} traces, more than the {MAX_FILES:,} files one import "
+            "writes; choose one with --trace-id, or split the input and import each part (nothing was "
+            "written)"
+        )
 
 
 def fill_name(pattern: str, fields: dict[str, str]) -> str:
     """A --name pattern with its {field}s filled in: only the plain names, no attribute,
     index or format spec (str.format would reach into objects and allocate at will)."""
+
     def field_value(match: re.Match) -> str:
         if match.group(1) not in fields:
-            raise PaperpoolError(f"--name {pattern!r}: {{{match.group(1)}}} is not a field; use "
-                                 f"{', '.join('{' + f + '}' for f in fields)}")
+            raise PaperpoolError(
+                f"--name {pattern!r}: {{{match.group(1)}}} is not a field; use {', '.join('{' + f + '}' for f in fields)}"
+            )
         return fields[match.group(1)]
 
     if not re.fullmatch(r"(?:[^{}]|\{\w+\})*", pattern):
-        raise PaperpoolError(f"--name {pattern!r}: write fields as {{name}}, {{index}} or {{trace_id}}, with nothing inside the braces but the name")
+        raise PaperpoolError(
+            f"--name {pattern!r}: write fields as {{name}}, {{index}} or {{trace_id}}, with nothing inside the braces but the name"
+        )
     return re.sub(r"\{(\w+)\}", field_value, pattern)
 
 

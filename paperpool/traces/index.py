@@ -174,15 +174,22 @@ class Builder:
         if broken or read_as:
             given = events
             read_as = read_as or {}
-            events = [_inert_event(e, offset + i) if offset + i in broken else read_as.get(offset + i, e) for i, e in enumerate(events)]
+            events = [
+                _inert_event(e, offset + i) if offset + i in broken else read_as.get(offset + i, e) for i, e in enumerate(events)
+            ]
             self.broken_events |= broken
             # each event's keys are counted as it is read; a refused one's are its own, not its stand-in's
             self.keys["events"] += sum(_keys(given[k - offset]) - len(events[k - offset]) for k in broken)
             self.keys["events"] += sum(_counted(given[k - offset]) - _counted(read_as[k]) for k in read_as)
         chunk = _Chunk()
         _read_events(self, chunk, events, offset)
-        for name, values, kind in (("t", chunk.times, np.float64), ("type", chunk.types, np.int8), ("agent", chunk.agents, np.int64),
-                                   ("tokens", chunk.tokens, np.float64), ("seconds", chunk.seconds, np.float64)):
+        for name, values, kind in (
+            ("t", chunk.times, np.float64),
+            ("type", chunk.types, np.int8),
+            ("agent", chunk.agents, np.int64),
+            ("tokens", chunk.tokens, np.float64),
+            ("seconds", chunk.seconds, np.float64),
+        ):
             self.columns[name].append(np.array(values, dtype=kind))
         self.ids += compact(chunk.ids)
         self.n += len(events)
@@ -203,8 +210,13 @@ class Builder:
             edges = [_INERT_EDGE if offset + i in broken else e for i, e in enumerate(edges)]
             self.broken_edges += sorted(broken)
         count = len(edges)
-        self.edge_parts.append((positions(self.index, list(map(_SRC, edges))), positions(self.index, list(map(_DST, edges))),
-                                np.fromiter(map(EDGE_CODES.__getitem__, map(_TYPE, edges)), dtype=np.int8, count=count)))
+        self.edge_parts.append(
+            (
+                positions(self.index, list(map(_SRC, edges))),
+                positions(self.index, list(map(_DST, edges))),
+                np.fromiter(map(EDGE_CODES.__getitem__, map(_TYPE, edges)), dtype=np.int8, count=count),
+            )
+        )
 
     def add_links(self, links) -> None:
         """Edges and calls resolved elsewhere, from a trace whose every event and edge
@@ -228,11 +240,28 @@ class Builder:
         else:
             unique = len(self.index) == self.n
             named_calls = positions(self.index, fields["call"][1])
-        ix = TraceIndex(source, self.n, src.size, self.ids, unique, columns["t"].astype(np.float64),
-                        columns["type"].astype(np.int8), columns["agent"].astype(np.int64), list(self.agent_codes),
-                        list(self.tool_codes), src, dst, edge_code, fields, named_calls, columns["tokens"].astype(np.float64),
-                        columns["seconds"].astype(np.float64), self.rewards, self.broken_events,
-                        chain=None if self.links is None else self.links.chain)
+        ix = TraceIndex(
+            source,
+            self.n,
+            src.size,
+            self.ids,
+            unique,
+            columns["t"].astype(np.float64),
+            columns["type"].astype(np.int8),
+            columns["agent"].astype(np.int64),
+            list(self.agent_codes),
+            list(self.tool_codes),
+            src,
+            dst,
+            edge_code,
+            fields,
+            named_calls,
+            columns["tokens"].astype(np.float64),
+            columns["seconds"].astype(np.float64),
+            self.rewards,
+            self.broken_events,
+            chain=None if self.links is None else self.links.chain,
+        )
         if self._index is not None:
             ix._cache["index"] = self._index
         return ix
@@ -251,9 +280,16 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
     only in the event types that use it: this loop is most of the time validation takes
     beyond parsing and the schema."""
     (to_at, to), (tool_at, tool), (call_at, call), (cost_at, _), (decision_at, decision) = (
-        (positions.append, values.append) for positions, values in builder.optional.values())
+        (positions.append, values.append) for positions, values in builder.optional.values()
+    )
     add_id, add_t, add_type, add_agent, add_tokens, add_seconds = (
-        chunk.ids.append, chunk.times.append, chunk.types.append, chunk.agents.append, chunk.tokens.append, chunk.seconds.append)
+        chunk.ids.append,
+        chunk.times.append,
+        chunk.types.append,
+        chunk.agents.append,
+        chunk.tokens.append,
+        chunk.seconds.append,
+    )
     agent_codes, tool_codes, rewards = builder.agent_codes, builder.tool_codes, builder.rewards
     type_codes, agent_code, tool_code, reward_sum = EVENT_CODES, agent_codes.get, tool_codes.get, rewards.get
     calls_tool, answers_tool = EVENT_CODES["tool_call"], EVENT_CODES["tool_result"]
@@ -310,8 +346,7 @@ def _keys(item) -> int:
 def _counted(event: dict) -> int:
     """The keys _read_events counts in an event: its own, its cost's and its rewards'."""
     rewards = event.get("rewards")
-    return (len(event) + _keys(event.get("cost"))
-            + (sum(map(_keys, rewards)) if isinstance(rewards, list) else 0))
+    return len(event) + _keys(event.get("cost")) + (sum(map(_keys, rewards)) if isinstance(rewards, list) else 0)
 
 
 def id_index(ids: list) -> dict:
@@ -328,7 +363,7 @@ def broken_positions(findings, section: str) -> set[int]:
     broken = set()
     for finding in findings:
         if finding.pointer.startswith(prefix):
-            head = finding.pointer[len(prefix):].split("/", 1)[0]
+            head = finding.pointer[len(prefix) :].split("/", 1)[0]
             if head.isascii() and head.isdigit():
                 broken.add(int(head))
     return broken

@@ -69,19 +69,24 @@ class CorpusTooLarge(PaperpoolError):
     """A corpus past its bytes or lines: where, the limit, and how to raise it."""
 
     def __init__(self, file: str, line: int, what: str, limit: int, name: str, limits: Limits):
-        super().__init__(f"{printable(file)}:{line}: the corpus is over the limit of {limit:,} {what} by this line; "
-                         f"{limits.raise_it(name)}")
+        super().__init__(
+            f"{printable(file)}:{line}: the corpus is over the limit of {limit:,} {what} by this line; {limits.raise_it(name)}"
+        )
 
 
 class TooCompressed(PaperpoolError):
     """A compressed file that gives more bytes per byte read than compression_ratio."""
 
     def __init__(self, file: str, line: int, limits: Limits):
-        super().__init__(f"{printable(file)}:{line}: the file decompresses to more than {limits.compression_ratio:,} bytes "
-                         f"for each compressed byte by this line; a corpus compresses some 10 to 20 times and a "
-                         f"compression bomb thousands: {limits.raise_it('compression_ratio')}")
+        super().__init__(
+            f"{printable(file)}:{line}: the file decompresses to more than {limits.compression_ratio:,} bytes "
+            f"for each compressed byte by this line; a corpus compresses some 10 to 20 times and a "
+            f"compression bomb thousands: {limits.raise_it('compression_ratio')}"
+        )
 
 
 def too_many_events(count: int, limits: Limits) -> str:
-    return (f"the trace has {count:,} events, over the limit of {limits.trace_events:,}; split the run into several "
-            f"traces, or {limits.raise_it('trace_events')}")
+    return (
+        f"the trace has {count:,} events, over the limit of {limits.trace_events:,}; split the run into several "
+        f"traces, or {limits.raise_it('trace_events')}"
+    )

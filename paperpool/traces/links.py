@@ -123,10 +123,15 @@ def _read_edges(index: dict, raw: msgspec.Raw) -> tuple[np.ndarray, np.ndarray, 
     slices = _slices.decode(raw)
     parts = []
     for at in range(0, len(slices), EDGES_AT_A_TIME):
-        edges = _edges.decode(b"[" + b",".join(slices[at:at + EDGES_AT_A_TIME]) + b"]")
+        edges = _edges.decode(b"[" + b",".join(slices[at : at + EDGES_AT_A_TIME]) + b"]")
         types = map(EDGE_CODES.get, map(attrgetter("type"), edges), repeat(-1))
-        parts.append((positions(index, list(map(attrgetter("src"), edges))), positions(index, list(map(attrgetter("dst"), edges))),
-                      np.fromiter(types, dtype=np.int8, count=len(edges))))
+        parts.append(
+            (
+                positions(index, list(map(attrgetter("src"), edges))),
+                positions(index, list(map(attrgetter("dst"), edges))),
+                np.fromiter(types, dtype=np.int8, count=len(edges)),
+            )
+        )
     if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(3))

@@ -76,8 +76,9 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") 
         if stat.S_ISDIR(info.st_mode):
             raise TraceUnreadable([Finding("", "is a folder, not a trace file; name a .json trace file")])
         if not stat.S_ISREG(info.st_mode):
-            raise TraceUnreadable([Finding("", "not a plain file (a device, pipe or socket, or a link to one); "
-                                               "name a .json file")])
+            raise TraceUnreadable(
+                [Finding("", "not a plain file (a device, pipe or socket, or a link to one); name a .json file")]
+            )
         if info.st_size > max_bytes:
             raise TraceUnreadable([_too_big(f"file is {info.st_size:,} bytes, over", max_bytes, setting)])
         with path.open("rb") as handle:
@@ -85,7 +86,9 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") 
         if len(data) > max_bytes:  # it grew while being read
             raise TraceUnreadable([_too_big("file is over", max_bytes, setting)])
     except OSError as exc:
-        raise TraceUnreadable([Finding("", f"cannot read the file: {exc.strerror}; check the path and its permissions")]) from None
+        raise TraceUnreadable(
+            [Finding("", f"cannot read the file: {exc.strerror}; check the path and its permissions")]
+        ) from None
     if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the file
         raise TraceUnreadable([Finding("", "file is empty; a trace is a JSON object with trace_id, events and edges")])
     if data.startswith(b"\xef\xbb\xbf"):
@@ -94,8 +97,11 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") 
 
 
 def _too_big(size: str, max_bytes: int, setting: str = "") -> Finding:
-    return Finding("", f"{size} the {max_bytes:,}-byte limit for a trace{setting}; is it the right file? "
-                       "(a longer run can be split into several traces)")
+    return Finding(
+        "",
+        f"{size} the {max_bytes:,}-byte limit for a trace{setting}; is it the right file? "
+        "(a longer run can be split into several traces)",
+    )
 
 
 def parse_trace(data: bytes):
@@ -120,8 +126,13 @@ def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
         raise MemoryError(exc.msg)
     where = f"line {exc.lineno}, column {exc.colno}"
     if "depth limit" in exc.msg:
-        return [Finding("", f"nesting is deeper than {MAX_DEPTH:,} levels at {where}; "
-                            "a trace nests only a few levels, so this is not a trace file")]
+        return [
+            Finding(
+                "",
+                f"nesting is deeper than {MAX_DEPTH:,} levels at {where}; "
+                "a trace nests only a few levels, so this is not a trace file",
+            )
+        ]
     if "end of data" in exc.msg or "EOF" in exc.msg:
         return [Finding("", f"the JSON stops in the middle ({where}): the file is truncated; export or copy it again")]
     findings = _non_finite_numbers(data)
@@ -133,8 +144,13 @@ def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
         except UnicodeDecodeError as bad:
             line = data.count(b"\n", 0, bad.start) + 1
             column = bad.start - data.rfind(b"\n", 0, bad.start)
-            return [Finding("", f"byte 0x{data[bad.start]:02x} at line {line}, column {column} is not UTF-8; a trace is "
-                                "UTF-8 text: save the file as UTF-8 (or fix the program that wrote it)")]
+            return [
+                Finding(
+                    "",
+                    f"byte 0x{data[bad.start]:02x} at line {line}, column {column} is not UTF-8; a trace is "
+                    "UTF-8 text: save the file as UTF-8 (or fix the program that wrote it)",
+                )
+            ]
     return [Finding("", f"not JSON at {where}: {exc.msg}; check that the file is a JSON trace")]
 
 
@@ -144,6 +160,7 @@ _NOT_FINITE = object()
 def _non_finite_numbers(data: bytes) -> list[Finding]:
     """The pointers of NaN, Infinity and too-large numbers, which JSON does not allow and
     a trace's costs and rewards must not hold; empty when the problem is another one."""
+
     def constant(text: str):
         return _NOT_FINITE, text
 
@@ -155,8 +172,12 @@ def _non_finite_numbers(data: bytes) -> list[Finding]:
         return (_NOT_FINITE, text) if value in (float("inf"), float("-inf")) else value
 
     try:
-        document = json.loads(data, parse_constant=constant, parse_float=number,
-                              parse_int=lambda text: number(text) if len(text) > 300 else int(text))
+        document = json.loads(
+            data,
+            parse_constant=constant,
+            parse_float=number,
+            parse_int=lambda text: number(text) if len(text) > 300 else int(text),
+        )
     except (ValueError, RecursionError):
         return []
     findings: list[Finding] = []
@@ -170,8 +191,13 @@ def _collect(node, path: list, findings: list[Finding]) -> None:
     if isinstance(node, tuple) and node and node[0] is _NOT_FINITE:
         text = node[1] if len(node[1]) <= 24 else node[1][:21] + "..."
         what = "NaN" if node[1] == "NaN" else text
-        findings.append(Finding(pointer(path), f"{what} is not a finite number, which JSON and traces require; "
-                                               "write a finite number (costs and rewards must be finite)"))
+        findings.append(
+            Finding(
+                pointer(path),
+                f"{what} is not a finite number, which JSON and traces require; "
+                "write a finite number (costs and rewards must be finite)",
+            )
+        )
     elif isinstance(node, dict):
         for key, value in node.items():
             _collect(value, path + [key], findings)

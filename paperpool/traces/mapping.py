@@ -54,8 +54,12 @@ class Subdecisions:
 def default() -> Subdecisions:
     text = resources.files(__package__).joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
     data = parse_yaml(text, Path(DEFAULT_FILE)).data
-    return Subdecisions({key: list(value) for key, value in data["subdecisions"].items()},
-                        dict(data.get("labels") or {}), f"paperpool's {DEFAULT_FILE}", dict(data.get("marks") or {}))
+    return Subdecisions(
+        {key: list(value) for key, value in data["subdecisions"].items()},
+        dict(data.get("labels") or {}),
+        f"paperpool's {DEFAULT_FILE}",
+        dict(data.get("marks") or {}),
+    )
 
 
 def for_registry(registry) -> Subdecisions:
@@ -81,8 +85,11 @@ def _pool_registry(root: Path | None):
         raise PaperpoolError(f"--root {root}: no {REGISTRY_FILE} there; pass the folder that holds the pool's {REGISTRY_FILE}")
     registry, problems = load_registry(root)
     if registry is None:
-        raise InvalidPool(problems, f"{REGISTRY_FILE} is not valid (problems above); fix it, or run outside the pool "
-                                    "to use paperpool's default sub-decision mapping")
+        raise InvalidPool(
+            problems,
+            f"{REGISTRY_FILE} is not valid (problems above); fix it, or run outside the pool "
+            "to use paperpool's default sub-decision mapping",
+        )
     return registry
 
 
@@ -98,8 +105,9 @@ def pool_traces(root: Path | None) -> list[Path]:
         raise PaperpoolError("no trace files named and no pool here; name the files: paperpool trace validate FILE...")
     files = trace_files(registry)
     if not files:
-        raise PaperpoolError(f"no .json traces in {registry.root / traces_folder(registry)}; "
-                             "name the files: paperpool trace validate FILE...")
+        raise PaperpoolError(
+            f"no .json traces in {registry.root / traces_folder(registry)}; name the files: paperpool trace validate FILE..."
+        )
     return files
 
 
@@ -128,12 +136,29 @@ def link_problems(registry) -> list[Problem]:
 def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
     linked = linked_step(registry.root, traces_folder(registry))
     if linked:
-        return [], [Problem(linked, 1, "", "is a symbolic link; the pool's traces are a plain folder of "
-                                           "the pool: replace the link with the folder itself")]
+        return [], [
+            Problem(
+                linked,
+                1,
+                "",
+                "is a symbolic link; the pool's traces are a plain folder of the pool: replace the link with the folder itself",
+            )
+        ]
     folder = registry.root / traces_folder(registry)
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    refused = [Problem(path.relative_to(registry.root).as_posix(), 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters")
-               for path in files if not utf8_name(path.name)]
-    refused += [Problem(path.relative_to(registry.root).as_posix(), 1, "", "is a symbolic link; a trace of the pool is a "
-                        "plain file: replace the link with the file itself") for path in files if path.is_symlink()]
+    refused = [
+        Problem(path.relative_to(registry.root).as_posix(), 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters")
+        for path in files
+        if not utf8_name(path.name)
+    ]
+    refused += [
+        Problem(
+            path.relative_to(registry.root).as_posix(),
+            1,
+            "",
+            "is a symbolic link; a trace of the pool is a plain file: replace the link with the file itself",
+        )
+        for path in files
+        if path.is_symlink()
+    ]
     return files, refused

@@ -100,8 +100,10 @@ def no_dependencies() -> str:
     """Why the critical path of a trace without dependencies is unknown (the ordering edge
     types are the schema's)."""
     ordering = [name for name in schema.edge_types() if name in schema.ordering_edge_types()]
-    return (f"unknown: the trace has no dependencies (no {', '.join(ordering[:-1])} or {ordering[-1]} edge, and no other "
-            "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges")
+    return (
+        f"unknown: the trace has no dependencies (no {', '.join(ordering[:-1])} or {ordering[-1]} edge, and no other "
+        "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges"
+    )
 
 
 CHAIN_KEYS = ("critical_path_events", "parallelism_speedup_events", "critical_path_s", "parallelism_speedup")
@@ -164,8 +166,11 @@ def agent_lanes(ix: TraceIndex) -> tuple[list[str], np.ndarray, np.ndarray]:
         acting = code >= 0
         np.minimum.at(start, code[acting], ix.t[spawn_at[acting]])
         appearance = np.lexsort((table.first_event, start))
-        ix._cache["lanes"] = ([table.names[c] for c in appearance.tolist()], table.events[appearance],
-                              (table.last_t - start)[appearance])
+        ix._cache["lanes"] = (
+            [table.names[c] for c in appearance.tolist()],
+            table.events[appearance],
+            (table.last_t - start)[appearance],
+        )
     return ix._cache["lanes"]
 
 
@@ -246,8 +251,9 @@ def subdecision_counts(ix: TraceIndex, by_type: dict, mapping: Subdecisions) -> 
     counts = {decision: sum(by_type.get(t, 0) for t in types) for decision, types in mapping.events.items()}
     positions, decisions = ix.fields["decision"]
     ids = list(counts)
-    named = np.fromiter(map({decision: k for k, decision in enumerate(ids)}.get, decisions, repeat(-1)), dtype=np.int64,
-                        count=len(decisions))
+    named = np.fromiter(
+        map({decision: k for k, decision in enumerate(ids)}.get, decisions, repeat(-1)), dtype=np.int64, count=len(decisions)
+    )
     known = named >= 0  # a value that is no sub-decision of this mapping leaves the event counted by its type
     types = schema.event_types()
     moved = np.bincount(ix.type_code[positions[known]], minlength=len(types))
@@ -301,8 +307,9 @@ def _ratio(numerator, denominator) -> float | None:
 
 
 NO_COSTS = "unknown: no event declares a cost (tokens or seconds), so the events' costs cannot be summed"
-NOT_FINITE = ("not a finite number: the trace's numbers are too large to add up, subtract or divide "
-              "within a double's range (about 1.8e308)")
+NOT_FINITE = (
+    "not a finite number: the trace's numbers are too large to add up, subtract or divide within a double's range (about 1.8e308)"
+)
 
 
 def _nulled(node: dict, path: list, skip: str | None = None) -> list[dict]:
@@ -351,22 +358,30 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
     def when(value) -> str:
         return show(value) + (after if value is not None else "")
 
-    lines = [f"trace {result['trace_id']} ({result['topology'] or 'topology not given'})",
-             f"  events {show(result['events'])}, edges {show(result['edges'])}, agents {show(result['agents'])}",
-             f"  spawns {show(result['spawns'])}, largest fan-out {show(result['max_fanout'])}, spawn depth {show(result['depth'])}",
-             f"  messages {show(result['messages'])}, tool calls {show(result['tool_calls'])}, aggregations {show(result['aggregations'])}",
-             "  stopped: " + (f"yes, at t={when(result['stop_t'])}" if result["stopped"] else "no stop event recorded"),
-             f"sub-decisions (event types from {mapping.source}):"]
+    lines = [
+        f"trace {result['trace_id']} ({result['topology'] or 'topology not given'})",
+        f"  events {show(result['events'])}, edges {show(result['edges'])}, agents {show(result['agents'])}",
+        f"  spawns {show(result['spawns'])}, largest fan-out {show(result['max_fanout'])}, spawn depth {show(result['depth'])}",
+        f"  messages {show(result['messages'])}, tool calls {show(result['tool_calls'])}, aggregations {show(result['aggregations'])}",
+        "  stopped: " + (f"yes, at t={when(result['stop_t'])}" if result["stopped"] else "no stop event recorded"),
+        f"sub-decisions (event types from {mapping.source}):",
+    ]
     for decision, count in result["subdecisions"].items():
         lines.append(f"  {decision} {mapping.label(decision)}: {show(count)}")
-    lines += ["work and critical path:",
-              (f"  in events: {show(result['total_work_events'])} of work, {show(result['critical_path_events'])} on the critical path, "
-              f"speedup {show(result['parallelism_speedup_events'])}"),
-              (f"  in time ({time_unit or 'unit not declared: time_unit would say seconds or steps'}): "
-               f"{when(result['total_work_s'])} of work, {when(result['critical_path_s'])} on the critical path, "
-               f"speedup {show(result['parallelism_speedup'])}"),
-              f"  protocol overhead (messages per tool call): {show(result['protocol_overhead'])}",
-              "costs (events' sum / declared):"]
+    lines += [
+        "work and critical path:",
+        (
+            f"  in events: {show(result['total_work_events'])} of work, {show(result['critical_path_events'])} on the critical path, "
+            f"speedup {show(result['parallelism_speedup_events'])}"
+        ),
+        (
+            f"  in time ({time_unit or 'unit not declared: time_unit would say seconds or steps'}): "
+            f"{when(result['total_work_s'])} of work, {when(result['critical_path_s'])} on the critical path, "
+            f"speedup {show(result['parallelism_speedup'])}"
+        ),
+        f"  protocol overhead (messages per tool call): {show(result['protocol_overhead'])}",
+        "costs (events' sum / declared):",
+    ]
     for name, pair in result["costs"].items():
         lines.append(f"  {name}: {show(pair.get('events', '-'))} / {show(pair['declared'])}")
     lines.append("rewards:")
@@ -379,12 +394,16 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
     busy = {"seconds": "busy s", "steps": "busy steps"}.get(time_unit, "busy time")
     lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, {busy}, share of time")
     for name, share in result["agent_share"].items():
-        lines.append(f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}")
+        lines.append(
+            f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}"
+        )
     if result["notes"]:
         lines.append("notes (measures shown as n/a):")
         lines += [f"  {note['key']}: {note['why']}" for note in result["notes"]]
     if result.get("warnings"):
-        lines.append(f"{plural(result['warnings'], 'warning')}: `paperpool trace validate` lists them; the measures leave out "
-                     "what they name as unreadable")
+        lines.append(
+            f"{plural(result['warnings'], 'warning')}: `paperpool trace validate` lists them; the measures leave out "
+            "what they name as unreadable"
+        )
     # names and ids come from the trace: a terminal must show them, not act on them
     return "\n".join(map(schema.printable, lines)) + "\n"

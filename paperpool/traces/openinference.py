@@ -55,13 +55,16 @@ def step(span: Span) -> Step:
         return Step(AGENT, span.name)
     if kind in MODEL_KINDS:
         counted = [attributes.get(key) for key in ("llm.token_count.prompt", "llm.token_count.completion")]
-        tokens = sum(n for n in counted if isinstance(n, int)) if any(isinstance(n, int) for n in counted) else \
-            int(attributes.get("llm.token_count.total") or 0)
+        tokens = (
+            sum(n for n in counted if isinstance(n, int))
+            if any(isinstance(n, int) for n in counted)
+            else int(attributes.get("llm.token_count.total") or 0)
+        )
         return Step(MODEL, tokens=tokens)
     if kind in TOOL_KINDS:
         tool = str(attributes.get("tool.name") or span.name)
         if span.name.startswith(HANDOFF_NAME) and len(span.name) > len(HANDOFF_NAME):
-            return Step(HANDOFF, tool, target=span.name[len(HANDOFF_NAME):])
+            return Step(HANDOFF, tool, target=span.name[len(HANDOFF_NAME) :])
         target = transfer_target(tool, None, attributes.get("input.value"))
         return Step(HANDOFF, tool, target=target) if target else Step(TOOL, tool)
     if kind == "GUARDRAIL":
@@ -108,10 +111,14 @@ def describe(paths: list[Path]) -> str:
     kinds = sorted({str(span.attributes[KIND]) for span in spans if KIND in span.attributes})
     shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
     said = f"; {KIND} values: {', '.join(kinds)}" if kinds else f"; no span has {KIND}"
-    hint = " (spans with gen_ai.operation.name follow the GenAI conventions: --from otlp)" if any(
-        "gen_ai.operation.name" in span.attributes for span in spans) else ""
+    hint = (
+        " (spans with gen_ai.operation.name follow the GenAI conventions: --from otlp)"
+        if any("gen_ai.operation.name" in span.attributes for span in spans)
+        else ""
+    )
     return f"{len(spans)} spans named {shown}{said}{hint}"
 
 
-FORMAT = TraceFormat("openinference", "OTLP/JSON export of OpenInference spans (one document, or JSON Lines)",
-                     EXPECTS, detect, convert, describe)
+FORMAT = TraceFormat(
+    "openinference", "OTLP/JSON export of OpenInference spans (one document, or JSON Lines)", EXPECTS, detect, convert, describe
+)

@@ -79,7 +79,10 @@ class OtlpProblem(Exception):
 
     def said(self, file: str) -> list[str]:
         """Each problem on a line of its own, naming FILE, or FILE:LINE in JSON Lines."""
-        return [finding.line(file if line is None else f"{file}:{line}") for finding, line in zip(self.findings, self.lines, strict=True)]
+        return [
+            finding.line(file if line is None else f"{file}:{line}")
+            for finding, line in zip(self.findings, self.lines, strict=True)
+        ]
 
 
 @dataclass
@@ -123,8 +126,16 @@ def read_traces(documents: list[tuple[int | None, object]]) -> dict[str, tuple[l
     order = 0
     for line, document in documents:
         if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
-            raise OtlpProblem([Finding("", "no resourceSpans list: this is not an OTLP/JSON trace export; "
-                                           "export the spans with an OTLP JSON exporter")], [line])
+            raise OtlpProblem(
+                [
+                    Finding(
+                        "",
+                        "no resourceSpans list: this is not an OTLP/JSON trace export; "
+                        "export the spans with an OTLP JSON exporter",
+                    )
+                ],
+                [line],
+            )
         found = len(findings)
         for trace_id, span, resource in _spans(document, findings):
             span.order, span.line = order, line
@@ -179,8 +190,15 @@ def read_spans(document, trace_id: str | None = None) -> tuple[str, list[Span], 
     traces = read_traces([(None, document)])
     if trace_id is None:
         if len(traces) > 1:
-            raise OtlpProblem([Finding("", f"the export holds {len(traces)} traces ({', '.join(sorted(traces))}); "
-                                           "choose one with --trace-id, or convert them all with paperpool trace import")])
+            raise OtlpProblem(
+                [
+                    Finding(
+                        "",
+                        f"the export holds {len(traces)} traces ({', '.join(sorted(traces))}); "
+                        "choose one with --trace-id, or convert them all with paperpool trace import",
+                    )
+                ]
+            )
         trace_id = next(iter(traces))
     if trace_id not in traces:
         raise OtlpProblem([Finding("", f"no trace {trace_id} in the export; it holds {', '.join(sorted(traces))}")])
@@ -196,9 +214,17 @@ def check_tree(spans: list[Span]) -> list[tuple[int | None, Finding]]:
     for span in spans:
         first = by_id.setdefault(span.span_id, span)
         if first is not span and len(findings) <= MOST_PROBLEMS:
-            findings.append((span.line, Finding(span.where + "/spanId", f"span id {span.span_id} is also the id of "
-                                                f"{_place(first, span.line)}; every span of a trace needs its own id: "
-                                                "export the spans again")))
+            findings.append(
+                (
+                    span.line,
+                    Finding(
+                        span.where + "/spanId",
+                        f"span id {span.span_id} is also the id of "
+                        f"{_place(first, span.line)}; every span of a trace needs its own id: "
+                        "export the spans again",
+                    ),
+                )
+            )
     if findings:
         return findings
     settled: set[str] = set()  # span ids whose ancestors were walked already
@@ -210,11 +236,18 @@ def check_tree(spans: list[Span]) -> list[tuple[int | None, Finding]]:
         current: Span | None = span
         while current is not None and current.span_id not in settled:
             if current.span_id in seen:
-                loop = chain[[s.span_id for s in chain].index(current.span_id):]
+                loop = chain[[s.span_id for s in chain].index(current.span_id) :]
                 path = " -> ".join(s.span_id for s in loop + [current])
-                findings.append((current.line, Finding(current.where + "/parentSpanId",
-                                                       f"the spans' parents form a loop {path}; a span cannot enclose "
-                                                       "itself: correct the parentSpanId of one of them")))
+                findings.append(
+                    (
+                        current.line,
+                        Finding(
+                            current.where + "/parentSpanId",
+                            f"the spans' parents form a loop {path}; a span cannot enclose "
+                            "itself: correct the parentSpanId of one of them",
+                        ),
+                    )
+                )
                 settled.update(seen)
                 break
             seen.add(current.span_id)
@@ -256,25 +289,56 @@ MESSAGES = {
     "Resource": {"attributes": "[KeyValue]", "droppedAttributesCount": "count"},
     "ScopeSpans": {"scope": "InstrumentationScope", "spans": "list", "schemaUrl": "text"},
     "InstrumentationScope": {"name": "text", "version": "text", "attributes": "[KeyValue]", "droppedAttributesCount": "count"},
-    "Span": {"traceId": "trace id", "spanId": "span id", "traceState": "text", "parentSpanId": "parent id", "flags": "count",
-             "name": "text", "kind": "span kind", "startTimeUnixNano": "time", "endTimeUnixNano": "time",
-             "attributes": "[KeyValue]", "droppedAttributesCount": "count", "events": "[Event]", "droppedEventsCount": "count",
-             "links": "[Link]", "droppedLinksCount": "count", "status": "Status"},
+    "Span": {
+        "traceId": "trace id",
+        "spanId": "span id",
+        "traceState": "text",
+        "parentSpanId": "parent id",
+        "flags": "count",
+        "name": "text",
+        "kind": "span kind",
+        "startTimeUnixNano": "time",
+        "endTimeUnixNano": "time",
+        "attributes": "[KeyValue]",
+        "droppedAttributesCount": "count",
+        "events": "[Event]",
+        "droppedEventsCount": "count",
+        "links": "[Link]",
+        "droppedLinksCount": "count",
+        "status": "Status",
+    },
     "Event": {"timeUnixNano": "time", "name": "text", "attributes": "[KeyValue]", "droppedAttributesCount": "count"},
-    "Link": {"traceId": "trace id", "spanId": "span id", "traceState": "text", "attributes": "[KeyValue]",
-             "droppedAttributesCount": "count", "flags": "count"},
+    "Link": {
+        "traceId": "trace id",
+        "spanId": "span id",
+        "traceState": "text",
+        "attributes": "[KeyValue]",
+        "droppedAttributesCount": "count",
+        "flags": "count",
+    },
     "Status": {"message": "text", "code": "status code"},
 }
 REQUIRED = {"Span": ("traceId", "spanId", "startTimeUnixNano", "endTimeUnixNano")}
 # What each is, as messages name it: a message is an object of these fields (among others).
-OBJECTS = {"ResourceSpans": "{resource, scopeSpans}", "Resource": "{attributes}", "ScopeSpans": "{scope, spans}",
-           "InstrumentationScope": "{name, version}", "Span": "{traceId, spanId, name, startTimeUnixNano, ...}",
-           "Event": "{timeUnixNano, name}", "Link": "{traceId, spanId}", "Status": "{code, message}"}
+OBJECTS = {
+    "ResourceSpans": "{resource, scopeSpans}",
+    "Resource": "{attributes}",
+    "ScopeSpans": "{scope, spans}",
+    "InstrumentationScope": "{name, version}",
+    "Span": "{traceId, spanId, name, startTimeUnixNano, ...}",
+    "Event": "{timeUnixNano, name}",
+    "Link": "{traceId, spanId}",
+    "Status": "{code, message}",
+}
 WHAT = {kind: f"an object {fields}" for kind, fields in OBJECTS.items()} | {
-    "list": "a list", "text": "text", "count": "a whole number, 0 or more",
-    "span kind": "a number or a name such as SPAN_KIND_INTERNAL", "status code": "a number or a name such as STATUS_CODE_OK"}
+    "list": "a list",
+    "text": "text",
+    "count": "a whole number, 0 or more",
+    "span kind": "a number or a name such as SPAN_KIND_INTERNAL",
+    "status code": "a number or a name such as STATUS_CODE_OK",
+}
 ANY_VALUES = ("stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue")
-INT64 = (-2**63, 2**63 - 1)
+INT64 = (-(2**63), 2**63 - 1)
 _FIX = "correct it, or export the spans with an OTLP JSON exporter"
 _INTEGER = re.compile(r"-?[0-9]+")
 _DOUBLE = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -310,8 +374,9 @@ def _shown(value) -> str:
 
 def _wrong(path, value, expected: str, findings: list[Finding]) -> None:
     path = list(path)  # a Place, spelt out
-    name = ("the value" if not path else f"{path[-2]}[{path[-1]}]" if isinstance(path[-1], int) and len(path) > 1
-            else str(path[-1]))
+    name = (
+        "the value" if not path else f"{path[-2]}[{path[-1]}]" if isinstance(path[-1], int) and len(path) > 1 else str(path[-1])
+    )
     findings.append(Finding(pointer(path), f"{name} is {kind_of(value)}, where OTLP/JSON has {expected}; {_FIX}"))
 
 
@@ -395,9 +460,17 @@ def _span(raw, path: list, findings: list[Finding]) -> tuple[str, Span] | None:
     if span["endTimeUnixNano"] < span["startTimeUnixNano"]:
         findings.append(Finding(pointer(path + ["endTimeUnixNano"]), "the span ends before it starts; correct the times"))
         return None
-    return span["traceId"], Span(span["spanId"], span.get("parentSpanId"), span.get("name", ""), span["startTimeUnixNano"],
-                                 span["endTimeUnixNano"], span.get("attributes", {}), 0, pointer(path),
-                                 status=span.get("status") or {})
+    return span["traceId"], Span(
+        span["spanId"],
+        span.get("parentSpanId"),
+        span.get("name", ""),
+        span["startTimeUnixNano"],
+        span["endTimeUnixNano"],
+        span.get("attributes", {}),
+        0,
+        pointer(path),
+        status=span.get("status") or {},
+    )
 
 
 def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | None:
@@ -411,8 +484,13 @@ def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | 
             decoded = b""
         if len(decoded) == size:
             return decoded.hex()
-    findings.append(Finding(pointer(path), f"{_shown(value)} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
-                                           "export the spans with an OTLP JSON exporter"))
+    findings.append(
+        Finding(
+            pointer(path),
+            f"{_shown(value)} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
+            "export the spans with an OTLP JSON exporter",
+        )
+    )
     return None
 
 
@@ -422,11 +500,17 @@ def _nanos(value, path: list, findings: list[Finding]) -> int | None:
     if nanos is not None and 0 <= nanos < 2**64:
         return nanos
     if nanos is not None and nanos > 0 or isinstance(value, str) and value.isascii() and value.isdigit():
-        findings.append(Finding(pointer(path), f"{_shown(value)} is past the latest time OTLP can hold (2^64 - 1 ns, in 2554); "
-                                               "write the time in nanoseconds since 1970"))
+        findings.append(
+            Finding(
+                pointer(path),
+                f"{_shown(value)} is past the latest time OTLP can hold (2^64 - 1 ns, in 2554); "
+                "write the time in nanoseconds since 1970",
+            )
+        )
     else:
-        findings.append(Finding(pointer(path), f"{_shown(value)} is not a time in nanoseconds; "
-                                               "write a whole number, as a string or not"))
+        findings.append(
+            Finding(pointer(path), f"{_shown(value)} is not a time in nanoseconds; write a whole number, as a string or not")
+        )
     return None
 
 
@@ -461,8 +545,13 @@ def _key_values(items, path, findings: list[Finding]) -> list[tuple[str, object,
         if not isinstance(item, dict) or not isinstance(item.get("key"), str):
             findings.append(Finding(pointer(here), "an attribute is {key, value}, its key text; correct it"))
         elif item["key"] in first:
-            findings.append(Finding(pointer(here + ["key"]), f"attribute '{item['key']}' is given again (first at "
-                                    f"{pointer(first[item['key']])}); an attribute has one value: keep one of them"))
+            findings.append(
+                Finding(
+                    pointer(here + ["key"]),
+                    f"attribute '{item['key']}' is given again (first at "
+                    f"{pointer(first[item['key']])}); an attribute has one value: keep one of them",
+                )
+            )
         else:
             first[item["key"]] = here
             pairs.append((item["key"], item.get("value"), here + ["value"]))
@@ -551,11 +640,19 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
             held.append((name, key, found))
     for key in value:
         if key not in _ANY_KEYS and not _full(findings):
-            findings.append(Finding(pointer(path + [key]), f"'{key}' is no field of an AnyValue; "
-                                    + suggest(key, ANY_VALUES, "write one of " + ", ".join(ANY_VALUES))))
+            findings.append(
+                Finding(
+                    pointer(path + [key]),
+                    f"'{key}' is no field of an AnyValue; " + suggest(key, ANY_VALUES, "write one of " + ", ".join(ANY_VALUES)),
+                )
+            )
     if len(held) > 1:
-        findings.append(Finding(pointer(path), f"the value holds {' and '.join(key for _, key, _ in held)}; "
-                                               "an AnyValue holds one of them: keep one"))
+        findings.append(
+            Finding(
+                pointer(path),
+                f"the value holds {' and '.join(key for _, key, _ in held)}; an AnyValue holds one of them: keep one",
+            )
+        )
     if len(held) != 1:
         return None
     name, key, found = held[0]
@@ -566,16 +663,26 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
         whole = _whole(found)
         if whole is not None and INT64[0] <= whole <= INT64[1]:
             return whole
-        findings.append(Finding(pointer(here), f"{_shown(found)} is not a 64-bit integer; write a whole number from "
-                                               f"{INT64[0]} to {INT64[1]}, as a string or not"))
+        findings.append(
+            Finding(
+                pointer(here),
+                f"{_shown(found)} is not a 64-bit integer; write a whole number from "
+                f"{INT64[0]} to {INT64[1]}, as a string or not",
+            )
+        )
         return None
     if name == "doubleValue":
         if isinstance(found, (int, float)) and not isinstance(found, bool):
             return float(found)
         if isinstance(found, str) and (found in ("NaN", "Infinity", "-Infinity") or _DOUBLE.fullmatch(found)):
             return float(found)
-        findings.append(Finding(pointer(here), f"{_shown(found)} is not a number; write a number or, as protobuf's JSON "
-                                               "mapping does, \"NaN\", \"Infinity\" or \"-Infinity\""))
+        findings.append(
+            Finding(
+                pointer(here),
+                f"{_shown(found)} is not a number; write a number or, as protobuf's JSON "
+                'mapping does, "NaN", "Infinity" or "-Infinity"',
+            )
+        )
         return None
     if name == "bytesValue" and isinstance(found, str):
         return _bytes(found, here, findings)
@@ -610,19 +717,50 @@ def _bytes(text: str, path: list, findings: list[Finding]) -> bytes | None:
 def _text(key: str, value, path: list, findings: list[Finding]):
     if isinstance(value, str):
         return value
-    findings.append(Finding(pointer(path), f"{key} is {kind_of(value)}; the GenAI conventions make it text: "
-                                           "record it as a stringValue"))
+    findings.append(
+        Finding(pointer(path), f"{key} is {kind_of(value)}; the GenAI conventions make it text: record it as a stringValue")
+    )
     return None
 
 
 def _tokens(key: str, value, path: list, findings: list[Finding]):
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= INT64[1] and float(value).is_integer():
         return int(value)
-    findings.append(Finding(pointer(path), f"{key} is {kind_of(value)}, which counts no tokens; record a whole number of "
-                                           "tokens, 0 or more, as an intValue"))
+    findings.append(
+        Finding(
+            pointer(path),
+            f"{key} is {kind_of(value)}, which counts no tokens; record a whole number of tokens, 0 or more, as an intValue",
+        )
+    )
     return None
 
 
 # The attributes the conversion reads, each as its GenAI convention says it is.
-CONVENTIONS = dict.fromkeys((OPERATION, "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.tool.name", "gen_ai.conversation.id", "service.name", "gen_ai.workflow.name", "gen_ai.transfer.target.name", "gen_ai.handoff.to_agent", "gen_ai.guardrail.name", "openinference.span.kind", "agent.name", "tool.name"), _text)
-CONVENTIONS |= dict.fromkeys(("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total"), _tokens)
+CONVENTIONS = dict.fromkeys(
+    (
+        OPERATION,
+        "gen_ai.agent.name",
+        "gen_ai.agent.id",
+        "gen_ai.tool.name",
+        "gen_ai.conversation.id",
+        "service.name",
+        "gen_ai.workflow.name",
+        "gen_ai.transfer.target.name",
+        "gen_ai.handoff.to_agent",
+        "gen_ai.guardrail.name",
+        "openinference.span.kind",
+        "agent.name",
+        "tool.name",
+    ),
+    _text,
+)
+CONVENTIONS |= dict.fromkeys(
+    (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens",
+        "llm.token_count.prompt",
+        "llm.token_count.completion",
+        "llm.token_count.total",
+    ),
+    _tokens,
+)

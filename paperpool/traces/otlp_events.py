@@ -54,6 +54,7 @@ ERROR_CODES = (2, "STATUS_CODE_ERROR", "ERROR")
 @dataclass(frozen=True)
 class Step:
     """What a span is in the orchestration."""
+
     kind: str  # AGENT, TOOL, MODEL, HANDOFF, GUARDRAIL or NESTS
     name: str = ""  # the agent's, workflow's, tool's or guardrail's name
     tokens: int = 0  # a model call's input and output tokens; an agent's, when its span counts them
@@ -68,6 +69,7 @@ Classify = Callable[[Span], Step]
 @dataclass(frozen=True)
 class Convention:
     """How a family of instrumentations says what its spans are."""
+
     name: str  # as the converted trace's description names it
     classify: Classify
 
@@ -86,7 +88,9 @@ def genai_step(span: Span) -> Step:
         return Step(HANDOFF, target=str(attributes.get("gen_ai.handoff.to_agent") or ""), actor=actor)
     if operation == TOOL_OPERATION:
         tool = str(attributes.get("gen_ai.tool.name") or span.name)
-        target = transfer_target(tool, attributes.get("gen_ai.transfer.target.name"), attributes.get("gen_ai.tool.call.arguments"))
+        target = transfer_target(
+            tool, attributes.get("gen_ai.transfer.target.name"), attributes.get("gen_ai.tool.call.arguments")
+        )
         return Step(HANDOFF, tool, target=target, actor=actor) if target else Step(TOOL, tool, actor=actor)
     if operation in GUARDRAIL_OPERATIONS or any(key in attributes for key in GUARDRAIL_NAMES):
         name = next((str(attributes[key]) for key in GUARDRAIL_NAMES if attributes.get(key)), span.name)
@@ -123,7 +127,7 @@ def transfer_target(tool: str, named, arguments) -> str:
             return next((str(given[key]) for key in TRANSFER_ARGUMENTS if isinstance(given.get(key), str) and given[key]), "")
         return ""
     if tool.startswith(TRANSFER_PREFIX) and len(tool) > len(TRANSFER_PREFIX):
-        return tool[len(TRANSFER_PREFIX):]
+        return tool[len(TRANSFER_PREFIX) :]
     return ""
 
 
@@ -157,8 +161,15 @@ Visit = tuple[Span, str | None]  # a span to visit, and the agent instance actin
 
 
 class Converter:
-    def __init__(self, trace_id: str, spans: list[Span], resource: dict, topology: str | None,
-                 convention: Convention = GENAI, delegation: str | None = None):
+    def __init__(
+        self,
+        trace_id: str,
+        spans: list[Span],
+        resource: dict,
+        topology: str | None,
+        convention: Convention = GENAI,
+        delegation: str | None = None,
+    ):
         self.trace_id, self.resource, self.topology = trace_id, resource, topology
         self.spans, self.convention, self.delegation = spans, convention.name, delegation
         classify = convention.classify
@@ -244,8 +255,10 @@ class Converter:
         starts = {key: [span.start for span in spans] for key, spans in by_key.items()}
         following = {key: list(range(len(spans) + 1)) for key, spans in by_key.items()}
         claimed: dict[str, str] = {}
-        handoffs = sorted((s for s in self.spans if self.steps[s.span_id].kind == HANDOFF and self.steps[s.span_id].target),
-                          key=lambda s: (s.start, s.order))
+        handoffs = sorted(
+            (s for s in self.spans if self.steps[s.span_id].kind == HANDOFF and self.steps[s.span_id].target),
+            key=lambda s: (s.start, s.order),
+        )
         # where the last handoff of the same target, parent and start stopped: the agents it
         # passed enclose every such handoff, or are claimed (a chain of 16,000 nested agents
         # of one name, each handoff passing them all again, took 82 s)
@@ -321,12 +334,15 @@ class Converter:
                 # a model call, tool call or guardrail of its own: the agent it names acts for it, else the service; the run ends with it
                 acting = self.steps[root.span_id].actor or self.fallback
                 self._walk(root, acting)
-                self._emit("stop", root, "stop", root.end, acting, reason="the outermost span ended",
-                           cost=self.pending.pop(acting, None))  # a model call's tokens, which no return carries
+                self._emit(
+                    "stop", root, "stop", root.end, acting, reason="the outermost span ended", cost=self.pending.pop(acting, None)
+                )  # a model call's tokens, which no return carries
         self._resolve_links()
         self.events.sort(key=lambda event: self.keys[event["id"]])
         trace = {"schema": schema, "trace_id": self.trace_id}
-        conversation = next((s.attributes["gen_ai.conversation.id"] for s in self.spans if "gen_ai.conversation.id" in s.attributes), None)
+        conversation = next(
+            (s.attributes["gen_ai.conversation.id"] for s in self.spans if "gen_ai.conversation.id" in s.attributes), None
+        )
         if conversation is not None:
             trace["task_id"] = str(conversation)
         trace["system"] = str(self.resource.get("service.name") or "opentelemetry")
@@ -378,8 +394,18 @@ class Converter:
             call = self._emit("tool_call", span, "call", span.start, acting, role=role, tool=step.name)
             yield from _children(span, acting)
             seconds = round((span.end - span.start) / 1e9, 6)
-            result = self._emit("tool_result", span, "result", span.end, step.name, actor=acting, tool=step.name, call=call,
-                                cost={"seconds": seconds}, trusted=False)
+            result = self._emit(
+                "tool_result",
+                span,
+                "result",
+                span.end,
+                step.name,
+                actor=acting,
+                tool=step.name,
+                call=call,
+                cost={"seconds": seconds},
+                trusted=False,
+            )
             self.edges.append({"src": call, "dst": result, "type": "tool_dependency"})
         elif step.kind == HANDOFF:
             self._handoff(span, step, acting, role)
@@ -527,7 +553,9 @@ def convert_file(path, trace_id: str | None = None, topology: str | None = None)
     trace = to_trace(*read_spans(document, trace_id), topology=topology)
     checked = check_trace(trace)
     if not checked.valid:
-        raise InvalidTrace(f"the trace converted from {path}", checked.findings,
-                           "the spans' times or nesting do not make a consistent run; check the export")
+        raise InvalidTrace(
+            f"the trace converted from {path}",
+            checked.findings,
+            "the spans' times or nesting do not make a consistent run; check the export",
+        )
     return trace
-

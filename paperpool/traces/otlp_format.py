@@ -13,8 +13,10 @@ from paperpool.files.problems import PaperpoolError
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many
 from .schema import Finding
 
-EXPECTS = ("OpenTelemetry spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, "
-           "invoke_agent, execute_tool, chat)")
+EXPECTS = (
+    "OpenTelemetry spans following the GenAI semantic conventions (gen_ai.operation.name create_agent, "
+    "invoke_agent, execute_tool, chat)"
+)
 
 
 def detect(path: Path, head: str) -> bool:
@@ -91,8 +93,11 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
             trace = to_trace(trace_id, spans, resource, options.topology, convention)
             checked = check_trace(trace)
             if not checked.valid:
-                raise InvalidTrace(f"the trace converted from {path}", checked.findings,
-                                   "the spans' times or nesting do not make a consistent run; check the export")
+                raise InvalidTrace(
+                    f"the trace converted from {path}",
+                    checked.findings,
+                    "the spans' times or nesting do not make a consistent run; check the export",
+                )
             imported.append(Imported(_root_name(spans) or trace_id, trace, path, trace_id))
     return imported
 
@@ -109,8 +114,11 @@ def describe(paths: list[Path]) -> str:
     operations = sorted({str(span.attributes[OPERATION]) for span in spans if OPERATION in span.attributes})
     shown = ", ".join(f"{name} ({n})" for name, n in names.most_common(6))
     said = f"; gen_ai.operation.name values: {', '.join(operations)}" if operations else "; no span has gen_ai.operation.name"
-    hint = (" (spans with openinference.span.kind follow OpenInference's conventions: --from openinference)"
-            if any("openinference.span.kind" in span.attributes for span in spans) else "")
+    hint = (
+        " (spans with openinference.span.kind follow OpenInference's conventions: --from openinference)"
+        if any("openinference.span.kind" in span.attributes for span in spans)
+        else ""
+    )
     return f"{len(spans)} spans named {shown}{said}{hint}"
 
 
@@ -120,5 +128,6 @@ def _root_name(spans) -> str:
     return roots[0].name if roots else ""
 
 
-FORMAT = TraceFormat("otlp", "OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON Lines)",
-                     EXPECTS, detect, convert, describe)
+FORMAT = TraceFormat(
+    "otlp", "OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON Lines)", EXPECTS, detect, convert, describe
+)

@@ -46,8 +46,10 @@ def connect():
             ray.init(address=address or "local", logging_level=logging.ERROR, log_to_driver=False, **local)
         except ConnectionError as exc:  # an OSError, which would otherwise be reported as a file's
             where = f"RAY_ADDRESS={address}: cannot connect to a Ray cluster there" if address else "cannot start Ray"
-            raise PaperpoolError(f"{where} ({exc}); check that the cluster is up and the address is its "
-                                 "ray://HEAD:10001, or unset RAY_ADDRESS to run Ray on this machine") from None
+            raise PaperpoolError(
+                f"{where} ({exc}); check that the cluster is up and the address is its "
+                "ray://HEAD:10001, or unset RAY_ADDRESS to run Ray on this machine"
+            ) from None
     import ray.data
 
     logging.getLogger("ray.data").setLevel(logging.ERROR)
@@ -75,8 +77,13 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
     # large file's batches on many cores. (Ray Data fuses map_batches into the task before
     # it; after flat_map, which changes the rows' count, it keeps them apart.)
     records = files.flat_map(_read, fn_kwargs={"limits": settings[0].get("limits") if settings else None})
-    done = records.map_batches(_work, batch_size=batch, batch_format="pyarrow", concurrency=jobs,
-                               fn_kwargs={"work": work, "setup": setup, "settings": settings})
+    done = records.map_batches(
+        _work,
+        batch_size=batch,
+        batch_format="pyarrow",
+        concurrency=jobs,
+        fn_kwargs={"work": work, "setup": setup, "settings": settings},
+    )
     for row in done.iter_rows():
         yield pickle.loads(row["done"])
 

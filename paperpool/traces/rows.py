@@ -40,8 +40,11 @@ IDENTITY = (
     Column("time_unit", "string", "seconds or steps, when the trace says"),
     Column("valid", "bool", "whether the trace is valid; the measures of an invalid one are null"),
     Column("problem", "string", "an invalid trace's first problem (JSON pointer: what is wrong)"),
-    Column("problems", "int", f"how many problems it has; null for more than {schema.MOST_PROBLEMS}, past which they are "
-                              "not looked for"),
+    Column(
+        "problems",
+        "int",
+        f"how many problems it has; null for more than {schema.MOST_PROBLEMS}, past which they are not looked for",
+    ),
     Column("warnings", "int", "how many warnings validation gave (a trace that declares no schema)"),
 )
 
@@ -68,8 +71,12 @@ MEASURES = (
     Column("wall_clock_s_declared", "float", "the wall-clock seconds the trace declares"),
     Column("tool_calls_declared", "float", "the tool calls the trace declares"),
     Column("messages_declared", "float", "the messages the trace declares"),
-    Column("reward_declared", "float", "the rewards the trace declares for the run (`rewards`), every channel summed; "
-                                       "null when none (each channel is a row of the export's rewards table)"),
+    Column(
+        "reward_declared",
+        "float",
+        "the rewards the trace declares for the run (`rewards`), every channel summed; "
+        "null when none (each channel is a row of the export's rewards table)",
+    ),
     Column("notes", "string", "why a measure is null (JSON pointer: reason; ...)"),
 )
 
@@ -77,10 +84,13 @@ MEASURES = (
 def columns(mapping: Subdecisions) -> list[Column]:
     """Every column of a row, in order."""
     by_type = [Column(f"n_{name}", "int", f"{name} events") for name in schema.event_types()]
-    decisions = [Column(f"subdecision_{key}", "int", f"events counted for {key} ({mapping.label(key)})")
-                 for key in mapping.events]
-    rewards = [Column(f"reward_{unit}", "float", f"rewards attached to events with credit unit {unit}, every channel summed")
-               for unit in schema.credit_units()]
+    decisions = [
+        Column(f"subdecision_{key}", "int", f"events counted for {key} ({mapping.label(key)})") for key in mapping.events
+    ]
+    rewards = [
+        Column(f"reward_{unit}", "float", f"rewards attached to events with credit unit {unit}, every channel summed")
+        for unit in schema.credit_units()
+    ]
     return [*IDENTITY, *MEASURES, *by_type, *decisions, *rewards]
 
 
@@ -103,8 +113,9 @@ def measure(record: Record, mapping: Subdecisions, limits=None) -> Measured:
         checked = validation.check_source(trace_source, None, limits)
     except TraceUnreadable as exc:
         findings = _importable(record) or exc.findings
-        return _invalid(row, record, [finding.said for finding in findings[:schema.MOST_PROBLEMS]],
-                        len(findings) > schema.MOST_PROBLEMS)
+        return _invalid(
+            row, record, [finding.said for finding in findings[: schema.MOST_PROBLEMS]], len(findings) > schema.MOST_PROBLEMS
+        )
     top = checked.top if isinstance(checked.top, dict) else {}
     row.update(identity(top))
     if not checked.valid or checked.index is None:
@@ -134,9 +145,12 @@ def identity(top: dict) -> dict:
 def identities(tops: list[dict]) -> dict[str, list]:
     """identity() of many traces, a column at a time (batch.py): a text column is taken
     without a call per value, as _fitting takes it."""
-    return {name: [_fitting(top.get(name), kind) for top in tops] if kind == "int" else
-            [value if isinstance(value, str) else None for value in map(dict.get, tops, repeat(name))]
-            for name, kind in _IDENTITY_TYPES}
+    return {
+        name: [_fitting(top.get(name), kind) for top in tops]
+        if kind == "int"
+        else [value if isinstance(value, str) else None for value in map(dict.get, tops, repeat(name))]
+        for name, kind in _IDENTITY_TYPES
+    }
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -155,10 +169,18 @@ def _fitting(value, kind: str):
 
 # What the readers of a trace file say of the file, as said of one line of a JSON Lines file
 # (whose JSON's own line 1 is the file's line the label names).
-_OF_A_LINE = (("at line 1, column", "at column"), ("(line 1, column", "(column"), ("the file holds", "the line holds"),
-              ("the file is truncated; export or copy it again",
-               ("a JSON Lines file holds one whole trace per line (one written over several lines belongs in a .json "
-                "file), or the file is truncated")))
+_OF_A_LINE = (
+    ("at line 1, column", "at column"),
+    ("(line 1, column", "(column"),
+    ("the file holds", "the line holds"),
+    (
+        "the file is truncated; export or copy it again",
+        (
+            "a JSON Lines file holds one whole trace per line (one written over several lines belongs in a .json "
+            "file), or the file is truncated"
+        ),
+    ),
+)
 
 
 def _invalid(row: dict, record: Record, problems: list[str], more: bool = False) -> Measured:
@@ -188,12 +210,17 @@ def flatten(result: dict) -> dict:
         notes += [why] if why else []
     reward, why = declared_reward(result["rewards"]["declared"])
     notes += [why] if why else []
-    row.update(tokens=costs["tokens"]["events"], compute_s=costs["seconds"]["events"],
-               tokens_declared=number(costs["tokens"]["declared"]), compute_s_declared=number(costs["seconds"]["declared"]),
-               wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
-               tool_calls_declared=number(costs["tool_calls"]["declared"]),
-               messages_declared=number(costs["messages"]["declared"]), reward_declared=reward,
-               notes="; ".join(notes) or None)
+    row.update(
+        tokens=costs["tokens"]["events"],
+        compute_s=costs["seconds"]["events"],
+        tokens_declared=number(costs["tokens"]["declared"]),
+        compute_s_declared=number(costs["seconds"]["declared"]),
+        wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
+        tool_calls_declared=number(costs["tool_calls"]["declared"]),
+        messages_declared=number(costs["messages"]["declared"]),
+        reward_declared=reward,
+        notes="; ".join(notes) or None,
+    )
     return row
 
 

@@ -57,8 +57,12 @@ def unique_ids(ix: TraceIndex, most: int = ALL) -> list[Finding]:
             identifier = event.get("id") if isinstance(event, dict) else None
             first = ix.index.get(identifier) if isinstance(identifier, str) else None
             if first is not None and first != position and len(findings) < most:
-                findings.append(Finding(f"/events/{position}/id", f"id '{identifier}' is already the id of /events/{first}; "
-                                                                  "give each event its own id"))
+                findings.append(
+                    Finding(
+                        f"/events/{position}/id",
+                        f"id '{identifier}' is already the id of /events/{first}; give each event its own id",
+                    )
+                )
     return findings
 
 
@@ -67,8 +71,12 @@ def edge_ends(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     for end, positions in (("src", ix.src), ("dst", ix.dst)):
         for k in np.flatnonzero(positions == MISSING)[:most].tolist():
             name = ix.edge(k)[end]
-            findings.append(Finding(f"/edges/{k}/{end}", f"no event has id '{name}'; "
-                                    + suggest(name, ix.index, "name an event of this trace, or add the event")))
+            findings.append(
+                Finding(
+                    f"/edges/{k}/{end}",
+                    f"no event has id '{name}'; " + suggest(name, ix.index, "name an event of this trace, or add the event"),
+                )
+            )
     return findings
 
 
@@ -88,25 +96,37 @@ def ordering(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     findings = []
     for k in backwards[:most].tolist():
         edge, a, b = ix.edge(k), ix.src[k], ix.dst[k]
-        findings.append(Finding(f"/edges/{k}", f"{edge['type']} edge {edge['src']} -> {edge['dst']} goes back in time "
-                                f"(t={_num(ix.t[a])} -> t={_num(ix.t[b])}); it must lead to an event at the same time or later: "
-                                "swap src and dst, or correct the times"))
+        findings.append(
+            Finding(
+                f"/edges/{k}",
+                f"{edge['type']} edge {edge['src']} -> {edge['dst']} goes back in time "
+                f"(t={_num(ix.t[a])} -> t={_num(ix.t[b])}); it must lead to an event at the same time or later: "
+                "swap src and dst, or correct the times",
+            )
+        )
     searched = ordered if backwards.size else ordered[t_src == t_dst]
     for cycle in find_cycles(ix.src[searched].tolist(), ix.dst[searched].tolist(), searched.tolist(), most):
         names = [ix.edge(k)["src"] for k in cycle] + [ix.edge(cycle[-1])["dst"]]
-        findings.append(Finding(f"/edges/{cycle[-1]}", f"{_ordering_words()} edges form a cycle {_shown_cycle(names)}; "
-                                "an event cannot wait on itself: remove or reverse one of these edges"))
+        findings.append(
+            Finding(
+                f"/edges/{cycle[-1]}",
+                f"{_ordering_words()} edges form a cycle {_shown_cycle(names)}; "
+                "an event cannot wait on itself: remove or reverse one of these edges",
+            )
+        )
     return findings
 
 
-CYCLE_SHOWN = 10  # events of a cycle named in its line: a cycle of a million events would be a line of megabytes, a hundred times over
+CYCLE_SHOWN = (
+    10  # events of a cycle named in its line: a cycle of a million events would be a line of megabytes, a hundred times over
+)
 
 
 def _shown_cycle(names: list[str]) -> str:
     """The cycle's events, src to src; past CYCLE_SHOWN the first and the last few, and how many between."""
     if len(names) <= CYCLE_SHOWN + 1:
         return " -> ".join(names)
-    head, tail = names[:CYCLE_SHOWN - 3], names[-3:]
+    head, tail = names[: CYCLE_SHOWN - 3], names[-3:]
     return " -> ".join(head + [f"({len(names) - len(head) - len(tail):,} more events)"] + tail)
 
 
@@ -244,11 +264,21 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
         if a is None and len(findings) >= most:
             continue
         if a is None and tool == NO_TOOL:
-            findings.append(Finding(f"/events/{i}", f"tool_result without `tool` answers no tool_call: there is no call "
-                                    f"without `tool` at or before t={_num(ix.t[i])}; name the tool, or the call in `call`"))
+            findings.append(
+                Finding(
+                    f"/events/{i}",
+                    f"tool_result without `tool` answers no tool_call: there is no call "
+                    f"without `tool` at or before t={_num(ix.t[i])}; name the tool, or the call in `call`",
+                )
+            )
         elif a is None:
-            findings.append(Finding(f"/events/{i}", f"tool_result of '{tool}' answers no tool_call: there is no call of "
-                                    f"'{tool}' at or before t={_num(ix.t[i])}; add the tool_call, or name it in `call`"))
+            findings.append(
+                Finding(
+                    f"/events/{i}",
+                    f"tool_result of '{tool}' answers no tool_call: there is no call of "
+                    f"'{tool}' at or before t={_num(ix.t[i])}; add the tool_call, or name it in `call`",
+                )
+            )
         else:
             calls[waiting[i]] = a
     return findings
@@ -284,8 +314,13 @@ def spawned_agents_act_after_spawn(ix: TraceIndex, most: int = ALL) -> list[Find
     early = early[np.argsort(table.first_event[code[early]], kind="stable")][:most]  # the first in the file
     for k in early.tolist():
         name, s, i = ix.agent_names[agents[k]], int(spawn_at[k]), int(table.first_event[code[k]])
-        findings.append(Finding(f"/events/{i}/t", f"agent '{name}' acts at t={_num(ix.t[i])}, before the spawn that creates it "
-                                f"(/events/{s}, t={_num(ix.t[s])}); correct the times, or spawn it earlier"))
+        findings.append(
+            Finding(
+                f"/events/{i}/t",
+                f"agent '{name}' acts at t={_num(ix.t[i])}, before the spawn that creates it "
+                f"(/events/{s}, t={_num(ix.t[s])}); correct the times, or spawn it earlier",
+            )
+        )
     return sorted(findings, key=Finding.sort_key)
 
 
@@ -309,8 +344,13 @@ def returns_reach_agents(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     findings = []
     for r, code in zip(returns[stray][:most].tolist(), targets[stray][:most].tolist(), strict=True):
         to = ix.agent_names[code]
-        findings.append(Finding(f"/events/{r}/to", f"return goes to '{to}', which is no agent of this trace; "
-                                + suggest(to, names, "return to the agent that spawned or called this one")))
+        findings.append(
+            Finding(
+                f"/events/{r}/to",
+                f"return goes to '{to}', which is no agent of this trace; "
+                + suggest(to, names, "return to the agent that spawned or called this one"),
+            )
+        )
     return findings
 
 
@@ -330,17 +370,31 @@ def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Fi
     tokens, seconds = event_costs(ix)
     findings = []
     if "tokens" in declared and exceeds(tokens, declared["tokens"]):
-        findings.append(Finding("/costs/tokens", f"the events' costs add up to {_num(tokens)} tokens, more than the declared "
-                                f"{_num(declared['tokens'])}; correct the total or the events' costs"))
+        findings.append(
+            Finding(
+                "/costs/tokens",
+                f"the events' costs add up to {_num(tokens)} tokens, more than the declared "
+                f"{_num(declared['tokens'])}; correct the total or the events' costs",
+            )
+        )
     if "compute_s" in declared and exceeds(seconds, declared["compute_s"]):
-        findings.append(Finding("/costs/compute_s", f"the events' costs add up to {_num(seconds)} s, more than the declared "
-                                f"{_num(declared['compute_s'])} s of compute; correct the total or the events' costs"))
+        findings.append(
+            Finding(
+                "/costs/compute_s",
+                f"the events' costs add up to {_num(seconds)} s, more than the declared "
+                f"{_num(declared['compute_s'])} s of compute; correct the total or the events' costs",
+            )
+        )
     if "wall_clock_s" in declared:
         limit = declared["wall_clock_s"]
         positions, _, each = ix.cost_columns()
         for i, took in zip(positions[each > limit][:most].tolist(), each[each > limit][:most].tolist(), strict=True):
-            findings.append(Finding(f"/events/{i}/cost/seconds", f"the event took {_num(took)} s, longer than the "
-                                    f"whole run (wall_clock_s {_num(limit)}); correct one of them"))
+            findings.append(
+                Finding(
+                    f"/events/{i}/cost/seconds",
+                    f"the event took {_num(took)} s, longer than the whole run (wall_clock_s {_num(limit)}); correct one of them",
+                )
+            )
     return findings
 
 

@@ -145,13 +145,13 @@ def schema_findings(trace, most: int = MOST_PROBLEMS) -> list[Finding]:
     if valid(trace):  # the common case, and cheaper than collecting nothing
         return []
     if not isinstance(trace, dict):
-        return [finding for error in _validator().iter_errors(trace) for finding in explain(error, trace, list)][:most + 1]
+        return [finding for error in _validator().iter_errors(trace) for finding in explain(error, trace, list)][: most + 1]
     top, lists = lists_apart(trace)
-    found = first_findings(_validator(), top, most)[:most + 1] if not valid(top) else []
+    found = first_findings(_validator(), top, most)[: most + 1] if not valid(top) else []
     for section, items in lists.items():
         if len(found) <= most:
             found += item_findings(section, items, 0, most - len(found))[0]
-    return found[:most + 1]
+    return found[: most + 1]
 
 
 def lists_apart(trace: dict) -> tuple[dict, dict]:
@@ -173,8 +173,11 @@ def valid(trace) -> bool:
 
 
 CHECKED_DEPTH = 255  # the levels jsonschema-rs reads a document down to; deeper, it raises
-TOO_DEEP = Finding("", f"nesting is deeper than {CHECKED_DEPTH} levels, where the schema check stops; "
-                       "a trace nests only a few levels: remove the extra brackets")
+TOO_DEEP = Finding(
+    "",
+    f"nesting is deeper than {CHECKED_DEPTH} levels, where the schema check stops; "
+    "a trace nests only a few levels: remove the extra brackets",
+)
 
 
 def too_deep(exc: ValueError) -> bool:
@@ -186,8 +189,9 @@ def too_deep(exc: ValueError) -> bool:
 def _items_validator(section: str):
     """A validator of a list of events or edges, for a trace read in chunks."""
     item = {"events": "event", "edges": "edge"}[section]
-    return jsonschema_rs.validator_for({"$schema": schema()["$schema"], "$defs": schema()["$defs"],
-                                        "type": "array", "items": {"$ref": f"#/$defs/{item}"}})
+    return jsonschema_rs.validator_for(
+        {"$schema": schema()["$schema"], "$defs": schema()["$defs"], "type": "array", "items": {"$ref": f"#/$defs/{item}"}}
+    )
 
 
 def item_findings(section: str, items: list, offset: int, most: int = MOST_PROBLEMS) -> tuple[list[Finding], set[int]]:
@@ -196,8 +200,9 @@ def item_findings(section: str, items: list, offset: int, most: int = MOST_PROBL
     return capped_items(_items_validator(section), section, items, offset, most)
 
 
-def capped_items(validator, section: str, items: list, offset: int, most: int,
-                 root: dict | None = None) -> tuple[list[Finding], set[int]]:
+def capped_items(
+    validator, section: str, items: list, offset: int, most: int, root: dict | None = None
+) -> tuple[list[Finding], set[int]]:
     """(findings, refused positions) of a list validator on `items`: every item it refuses
     is found (a pass of is_valid per item, which stops at an item's first error), and only
     the first ones are asked for their errors, until more than `most` findings are built.
@@ -220,11 +225,22 @@ def capped_items(validator, section: str, items: list, offset: int, most: int,
 
 
 # How an expected JSON type is asked for in a message.
-_TYPE_WORDS = {"number": "a number", "integer": "a whole number", "string": "text in quotes",
-               "object": "an object {...}", "array": "a list [...]", "boolean": "true or false", "null": "null"}
+_TYPE_WORDS = {
+    "number": "a number",
+    "integer": "a whole number",
+    "string": "text in quotes",
+    "object": "an object {...}",
+    "array": "a list [...]",
+    "boolean": "true or false",
+    "null": "null",
+}
 # What a field holding a vocabulary value is called in a message.
-_ENUM_NOUNS = {("events", "type"): "event type", ("edges", "type"): "edge type", ("unit",): "credit unit",
-               ("topology",): "topology"}
+_ENUM_NOUNS = {
+    ("events", "type"): "event type",
+    ("edges", "type"): "edge type",
+    ("unit",): "credit unit",
+    ("topology",): "topology",
+}
 
 
 def first_findings(validator, document, most: int, root: dict | None = None, every: bool = False) -> list[Finding]:
@@ -235,9 +251,9 @@ def first_findings(validator, document, most: int, root: dict | None = None, eve
     errors = list(validator.iter_errors(document))
     if len(errors) > most + 1:
         errors = sorted(errors, key=lambda error: Finding(pointer(error.instance_path), "").sort_key())
-    found = [finding for error in errors[:most + 1] for finding in explain(error, document, list, root)]
+    found = [finding for error in errors[: most + 1] for finding in explain(error, document, list, root)]
     if every:
-        found += [finding for error in errors[most + 1:] for finding in explain(error, document, list, root, suggesting=False)]
+        found += [finding for error in errors[most + 1 :] for finding in explain(error, document, list, root, suggesting=False)]
     return found
 
 
@@ -255,9 +271,13 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     if name == "additionalProperties":
         known = _known_fields(error.schema_path, root)
         fix = "remove it, or prefix its name with x_ to keep it as an extension"
-        return [Finding(pointer(path + [key]), f"unknown field '{key}'; "
-                        + (suggest(key, known, fix) if suggesting and number <= MOST_PROBLEMS else fix))
-                for number, key in enumerate(kind.unexpected)]
+        return [
+            Finding(
+                pointer(path + [key]),
+                f"unknown field '{key}'; " + (suggest(key, known, fix) if suggesting and number <= MOST_PROBLEMS else fix),
+            )
+            for number, key in enumerate(kind.unexpected)
+        ]
     if name == "required":
         field = kind.property
         what = _description(error.schema_path, field, root)
@@ -272,7 +292,12 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
             return [Finding(pointer(path), f"{shown} is not a finite number; write a finite number")]
         wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in kind.types)
         if not path:
-            return [Finding("", f"the file holds {_json_type(value)}, not a trace; a trace is a JSON object with trace_id, events and edges")]
+            return [
+                Finding(
+                    "",
+                    f"the file holds {_json_type(value)}, not a trace; a trace is a JSON object with trace_id, events and edges",
+                )
+            ]
         if kind.types == ["integer"] and isinstance(value, float):
             return [Finding(pointer(path), f"{shown} is not a whole number; write a whole number")]
         what = "null is" if value is None else f"{shown} is {_json_type(value)},"
@@ -280,8 +305,12 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     if name == "enum":
         options = [str(option) for option in kind.options]
         noun = _enum_noun(path)
-        return [Finding(pointer(path), f"{shown} is not a known {noun}; "
-                        + suggest(str(value), options, "use one of " + ", ".join(options)))]
+        return [
+            Finding(
+                pointer(path),
+                f"{shown} is not a known {noun}; " + suggest(str(value), options, "use one of " + ", ".join(options)),
+            )
+        ]
     if name == "minimum" and kind.limit == 0:
         return [Finding(pointer(path), f"{shown} is negative; {path[-1]} cannot be negative, write 0 or more")]
     if name == "minimum":
@@ -293,12 +322,21 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     if name == "maxLength":
         return [Finding(pointer(path), f"is {len(value):,} characters long, over the limit of {kind.limit:,}; shorten it")]
     if name == "pattern":
-        return [Finding(pointer(path), f"{shown} is not a valid channel name; start with a letter, then use letters, digits, _ . or -")]
+        return [
+            Finding(
+                pointer(path), f"{shown} is not a valid channel name; start with a letter, then use letters, digits, _ . or -"
+            )
+        ]
     if name == "propertyNames":
         key = kind.error.instance
-        return [Finding(pointer(path + [key]), f"{_show(key)} is not a valid channel name; start with a letter, then use letters, digits, _ . or -")]
+        return [
+            Finding(
+                pointer(path + [key]),
+                f"{_show(key)} is not a valid channel name; start with a letter, then use letters, digits, _ . or -",
+            )
+        ]
     if name == "const":
-        return [Finding(pointer(path), f"{shown} is not this schema; write \"{schema_id()}\" or leave the field out")]
+        return [Finding(pointer(path), f'{shown} is not this schema; write "{schema_id()}" or leave the field out')]
     return [Finding(pointer(path), f"{error.message}; see the schema {SCHEMA_FILE}")]
 
 
@@ -348,7 +386,7 @@ def _description(schema_path, field: str, root: dict) -> str:
 def _enum_noun(path: list) -> str:
     names = [part for part in path if isinstance(part, str)]
     for key, noun in _ENUM_NOUNS.items():
-        if tuple(names[-len(key):]) == key:
+        if tuple(names[-len(key) :]) == key:
             return noun
     return f"value of {names[-1]}" if names else "value"
 

@@ -30,16 +30,27 @@ def check(registry: Registry) -> list[Problem]:
     problems = unknown_keys(registry, (NAME,), section, SETTINGS)
     folder = section.get("folder", DEFAULT_FOLDER)
     if not isinstance(folder, str) or not folder.strip():
-        problems.append(registry_problem(document, (NAME, "folder"), "name the folder of the pool's traces, e.g. `folder: traces`"))
+        problems.append(
+            registry_problem(document, (NAME, "folder"), "name the folder of the pool's traces, e.g. `folder: traces`")
+        )
     elif why := outside_pool(folder):
-        problems.append(registry_problem(document, (NAME, "folder"), f"'{folder}' {why}; name a folder of the "
-                                         "pool for its traces, e.g. `folder: traces`"))
+        problems.append(
+            registry_problem(
+                document, (NAME, "folder"), f"'{folder}' {why}; name a folder of the pool for its traces, e.g. `folder: traces`"
+            )
+        )
     vocabulary = section.get("vocabulary")
     ids = None
     if vocabulary is not None:
         if vocabulary not in registry.vocabularies:
-            problems.append(registry_problem(document, (NAME, "vocabulary"), f"no vocabulary named '{vocabulary}'; "
-                                             + suggest(str(vocabulary), registry.vocabularies, "name one declared under vocabularies")))
+            problems.append(
+                registry_problem(
+                    document,
+                    (NAME, "vocabulary"),
+                    f"no vocabulary named '{vocabulary}'; "
+                    + suggest(str(vocabulary), registry.vocabularies, "name one declared under vocabularies"),
+                )
+            )
         else:
             ids = registry.vocabularies[vocabulary].ids
     problems += _corpora_problems(registry, section.get("corpora"))
@@ -47,22 +58,40 @@ def check(registry: Registry) -> list[Problem]:
     if mapping is None:
         return problems
     if not isinstance(mapping, dict) or not mapping:
-        return problems + [registry_problem(document, (NAME, "subdecisions"), "map each sub-decision to its event types, e.g. `O1: [spawn]`")]
+        return problems + [
+            registry_problem(document, (NAME, "subdecisions"), "map each sub-decision to its event types, e.g. `O1: [spawn]`")
+        ]
     if ids is None and vocabulary is None:
-        problems.append(registry_problem(document, (NAME, "vocabulary"), "name the vocabulary of the sub-decisions, e.g. `vocabulary: subdecision`"))
+        problems.append(
+            registry_problem(
+                document, (NAME, "vocabulary"), "name the vocabulary of the sub-decisions, e.g. `vocabulary: subdecision`"
+            )
+        )
     types = schema.event_types()
     for key, value in mapping.items():
         path = (NAME, "subdecisions", key)
         if ids is not None and key not in ids:
-            problems.append(registry_problem(document, path, f"'{key}' is not a value of vocabulary '{vocabulary}'; "
-                                             + suggest(str(key), ids, "use one of " + ", ".join(ids))))
+            problems.append(
+                registry_problem(
+                    document,
+                    path,
+                    f"'{key}' is not a value of vocabulary '{vocabulary}'; "
+                    + suggest(str(key), ids, "use one of " + ", ".join(ids)),
+                )
+            )
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             problems.append(registry_problem(document, path, "list the event types that count for it, e.g. [spawn, despawn]"))
             continue
         for index, event_type in enumerate(value):
             if event_type not in types:
-                problems.append(registry_problem(document, path + (index,), f"'{event_type}' is not an event type of the trace schema; "
-                                                 + suggest(event_type, types, "use one of " + ", ".join(types))))
+                problems.append(
+                    registry_problem(
+                        document,
+                        path + (index,),
+                        f"'{event_type}' is not an event type of the trace schema; "
+                        + suggest(event_type, types, "use one of " + ", ".join(types)),
+                    )
+                )
     return problems
 
 
@@ -82,8 +111,13 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
             continue
         where = (NAME, "corpora", index)
         if corpus.get("name") in names:
-            problems.append(registry_problem(registry.document, (*where, "name"), f"'{corpus['name']}' names an earlier "
-                                             "corpus too; give each corpus a name of its own"))
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    (*where, "name"),
+                    f"'{corpus['name']}' names an earlier corpus too; give each corpus a name of its own",
+                )
+            )
         names.add(corpus.get("name"))
         if isinstance(corpus.get("path"), str):
             why = corpus_path_problem(registry.root, corpus["path"])
@@ -91,8 +125,14 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
                 problems.append(registry_problem(registry.document, (*where, "path"), why))
         for position, name in enumerate(corpus.get("by") or []):
             if name not in GROUPABLE:
-                problems.append(registry_problem(registry.document, (*where, "by", position), f"'{name}' is no trace field "
-                                                 "to group by; " + suggest(str(name), GROUPABLE, "use one of " + ", ".join(GROUPABLE))))
+                problems.append(
+                    registry_problem(
+                        registry.document,
+                        (*where, "by", position),
+                        f"'{name}' is no trace field "
+                        "to group by; " + suggest(str(name), GROUPABLE, "use one of " + ", ".join(GROUPABLE)),
+                    )
+                )
     return problems
 
 
@@ -130,9 +170,18 @@ class Corpus:
 
 def corpora(registry: Registry) -> list[Corpus]:
     """The corpora of a checked registry, in the order it declares them."""
-    return [Corpus(item["name"], item["path"], item["title"], item.get("about", ""), item.get("source", ""),
-                   tuple(item.get("by") or ()), tuple(item.get("count") or ()))
-            for item in registry.section(NAME).get("corpora") or []]
+    return [
+        Corpus(
+            item["name"],
+            item["path"],
+            item["title"],
+            item.get("about", ""),
+            item.get("source", ""),
+            tuple(item.get("by") or ()),
+            tuple(item.get("count") or ()),
+        )
+        for item in registry.section(NAME).get("corpora") or []
+    ]
 
 
 def named_paths(section: dict) -> list[str]:

@@ -77,7 +77,7 @@ class ChunkedSource:
         """(offset, the JSON text of a list of the section's items from there on), a chunk at a time."""
         raw = self.raw[section]
         for offset in range(0, len(raw), self.chunk):
-            yield offset, b"[" + b",".join(raw[offset:offset + self.chunk]) + b"]"
+            yield offset, b"[" + b",".join(raw[offset : offset + self.chunk]) + b"]"
 
     def item(self, section: str, position: int):
         return self._parse(memoryview(self.raw[section][position]))
@@ -122,9 +122,16 @@ def _bound_top_level(data: bytes, fields: dict) -> None:
     others = [key for key in fields if key not in SECTIONS]
     largest = max(others, key=lambda key: len(fields[key]), default=None)
     where = pointer([largest]) if largest is not None and len(fields[largest]) * 2 > size else ""
-    raise TraceUnreadable([Finding(where, f"the trace's fields other than events and edges take "
-                                          f"{-(-size // _MB):,} MB, over the limit of {MAX_TOP_BYTES // _MB} MB; "
-                                          "keep large data in events, or in a file of its own")])
+    raise TraceUnreadable(
+        [
+            Finding(
+                where,
+                f"the trace's fields other than events and edges take "
+                f"{-(-size // _MB):,} MB, over the limit of {MAX_TOP_BYTES // _MB} MB; "
+                "keep large data in events, or in a file of its own",
+            )
+        ]
+    )
 
 
 def _skim(data: bytes, top: dict, chunk: int) -> ChunkedSource | None:

@@ -36,12 +36,21 @@ class Summary:
     def to_json(self) -> str:
         """The summary as JSON, where a statistic past a double's range (a mean of values
         near 1e308) is null: JSON has no Infinity."""
-        def finite(rows: list[dict]) -> list[dict]:
-            return [{key: None if isinstance(value, float) and not math.isfinite(value) else value
-                     for key, value in row.items()} for row in rows]
 
-        return json.dumps({"by": self.by, "metrics": finite(self.metrics), "event_types": finite(self.event_types)},
-                          indent=2, allow_nan=False) + "\n"
+        def finite(rows: list[dict]) -> list[dict]:
+            return [
+                {key: None if isinstance(value, float) and not math.isfinite(value) else value for key, value in row.items()}
+                for row in rows
+            ]
+
+        return (
+            json.dumps(
+                {"by": self.by, "metrics": finite(self.metrics), "event_types": finite(self.event_types)},
+                indent=2,
+                allow_nan=False,
+            )
+            + "\n"
+        )
 
 
 def is_export(folder: Path) -> bool:
@@ -51,6 +60,7 @@ def is_export(folder: Path) -> bool:
 
 MAX_GROUPS = 500  # groups a summary shows, each a row per measure (the corpus page too: some 700 fill its 5 MB)
 
+
 def summarise(folder: Path, by: list[str]) -> Summary:
     import duckdb
 
@@ -58,8 +68,9 @@ def summarise(folder: Path, by: list[str]) -> Summary:
         return _summarise(duckdb.connect(), folder, by)
     except duckdb.Error as exc:  # a table that is not paperpool's, or a file cut short
         first = str(exc).strip().splitlines()[0]
-        raise PaperpoolError(f"{printable(str(folder))}: cannot read its tables ({first}); give a folder that "
-                             "`paperpool trace export` wrote") from None
+        raise PaperpoolError(
+            f"{printable(str(folder))}: cannot read its tables ({first}); give a folder that `paperpool trace export` wrote"
+        ) from None
 
 
 def _summarise(connection, folder: Path, by: list[str]) -> Summary:
@@ -68,30 +79,41 @@ def _summarise(connection, folder: Path, by: list[str]) -> Summary:
     for field in by:
         if field not in types:
             usual = ", ".join(column.name for column in IDENTITY if column.name not in _SKIPPED)
-            raise PaperpoolError(f"--by {field}: not a column of the traces table; "
-                                 f"{suggest(field, list(types), f'use {usual} or a measure (README: the rows)')}")
+            raise PaperpoolError(
+                f"--by {field}: not a column of the traces table; "
+                f"{suggest(field, list(types), f'use {usual} or a measure (README: the rows)')}"
+            )
     identity = {column.name for column in IDENTITY}
     measures = [name for name, kind in types.items() if name not in identity and name not in by and _numeric(kind)]
     groups = ", ".join(_quoted(field) for field in by)
     if by:  # one row per group and measure: counted first, in one pass, before any is built
         count = connection.execute(f"SELECT count(*) FROM (SELECT DISTINCT {groups} FROM {traces} WHERE valid)").fetchone()[0]
         if count > MAX_GROUPS:
-            raise PaperpoolError(f"by {', '.join(by)}: the valid traces fall into {count:,} groups, over the {MAX_GROUPS:,} a "
-                                 f"summary shows (a row per group and measure); group by a field with fewer values")
+            raise PaperpoolError(
+                f"by {', '.join(by)}: the valid traces fall into {count:,} groups, over the {MAX_GROUPS:,} a "
+                f"summary shows (a row per group and measure); group by a field with fewer values"
+            )
     # every measure's statistics in one pass over the table (a query per measure would read it once each)
     quantiles = f"[{', '.join(map(str, QUANTILES))}]"
     columns = [f"CAST({_quoted(measure)} AS DOUBLE)" for measure in measures]
     aggregates = ", ".join(f"count({c}), avg({c}), min({c}), quantile_cont({c}, {quantiles}), max({c})" for c in columns)
-    query = (f"SELECT {(groups + ', ') if by else ''}count(*), {aggregates} FROM {traces} WHERE valid "
-             f"{'GROUP BY ' + groups + ' ORDER BY ' + groups if by else ''}")
+    query = (
+        f"SELECT {(groups + ', ') if by else ''}count(*), {aggregates} FROM {traces} WHERE valid "
+        f"{'GROUP BY ' + groups + ' ORDER BY ' + groups if by else ''}"
+    )
     found = connection.execute(query).fetchall()
     metrics = []
     for index, measure in enumerate(measures):
         for row in found:
-            count, mean, low, middle, high = row[len(by) + 1 + 5 * index: len(by) + 6 + 5 * index]
+            count, mean, low, middle, high = row[len(by) + 1 + 5 * index : len(by) + 6 + 5 * index]
             numbers = [row[len(by)], count, mean, low, *(middle or [None] * len(QUANTILES)), high]
-            metrics.append({**dict(zip(by, row[:len(by)], strict=True)), "measure": measure,
-                            **dict(zip(STATISTICS, map(_rounded, numbers), strict=True))})
+            metrics.append(
+                {
+                    **dict(zip(by, row[: len(by)], strict=True)),
+                    "measure": measure,
+                    **dict(zip(STATISTICS, map(_rounded, numbers), strict=True)),
+                }
+            )
     return Summary(by, metrics, _event_types(connection, folder, by))
 
 
@@ -107,12 +129,16 @@ def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
         source, owner = f"{events} e JOIN {traces} t ON {key}", "t"
     groups = [f"{owner}.{_quoted(field)}" for field in by]
     within = f"PARTITION BY {', '.join(groups)}" if by else ""
-    query = (f"SELECT {''.join(g + ', ' for g in groups)}e.type, count(*) AS events, "
-             f"count(*) / sum(count(*)) OVER ({within}) FROM {source} "
-             f"GROUP BY {''.join(g + ', ' for g in groups)}e.type ORDER BY {''.join(g + ', ' for g in groups)}events DESC, e.type")
+    query = (
+        f"SELECT {''.join(g + ', ' for g in groups)}e.type, count(*) AS events, "
+        f"count(*) / sum(count(*)) OVER ({within}) FROM {source} "
+        f"GROUP BY {''.join(g + ', ' for g in groups)}e.type ORDER BY {''.join(g + ', ' for g in groups)}events DESC, e.type"
+    )
     n = len(by)
-    return [{**dict(zip(by, found[:n], strict=True)), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
-            for found in connection.execute(query).fetchall()]
+    return [
+        {**dict(zip(by, found[:n], strict=True)), "type": found[n], "events": found[n + 1], "share": _rounded(found[n + 2])}
+        for found in connection.execute(query).fetchall()
+    ]
 
 
 def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[str], limits=None) -> list[dict]:
@@ -138,8 +164,13 @@ def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[st
             trace = orjson.loads(record.data)
             counted.update((group, name, _value(trace, name)) for name in fields)
     order = {name: position for position, name in enumerate(fields)}
-    ranked = sorted(counted.items(), key=lambda item: (_sortable(item[0][0]), order[item[0][1]], -item[1], _sortable((item[0][2],))))
-    return [{**dict(zip(by, group, strict=True)), "field": name, "value": value, "traces": traces} for (group, name, value), traces in ranked]
+    ranked = sorted(
+        counted.items(), key=lambda item: (_sortable(item[0][0]), order[item[0][1]], -item[1], _sortable((item[0][2],)))
+    )
+    return [
+        {**dict(zip(by, group, strict=True)), "field": name, "value": value, "traces": traces}
+        for (group, name, value), traces in ranked
+    ]
 
 
 def _value(trace: dict, dotted: str) -> str | None:
@@ -184,8 +215,12 @@ def _rounded(value):
 def to_markdown(summary: Summary) -> str:
     lines = []
     heads = [*summary.by, "measure", *STATISTICS]
-    lines += [f"## Measures (valid traces{', by ' + ', '.join(summary.by) if summary.by else ''})", "",
-              "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += [
+        f"## Measures (valid traces{', by ' + ', '.join(summary.by) if summary.by else ''})",
+        "",
+        "| " + " | ".join(heads) + " |",
+        "|" + "---|" * len(heads),
+    ]
     lines += ["| " + " | ".join(_cell(row.get(head)) for head in heads) + " |" for row in summary.metrics]
     heads = [*summary.by, "type", "events", "share"]
     lines += ["", "## Event types", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]

@@ -115,7 +115,9 @@ class _Run:
 
     def pipeline(self, t: float, previous: str | None, roles: list[str]) -> tuple[str, float]:
         """Planner, executor, critic in turn, each handing over to the next by message."""
-        decision = self.event(t, "orchestrator_decision", "orchestrator", previous, "causal", decision="O2", cost=self.cost(100, 400))
+        decision = self.event(
+            t, "orchestrator_decision", "orchestrator", previous, "causal", decision="O2", cost=self.cost(100, 400)
+        )
         previous = decision
         for role in roles:
             agent = self.new_agent(role)
@@ -131,15 +133,18 @@ class _Run:
         decision = self.event(t, "orchestrator_decision", "orchestrator", previous, "causal", decision="O1")
         for index in range(self.fanout):
             name = self.new_agent("debater")
-            debaters.append((name, self.event(t + 0.01 * (index + 1), "spawn", "orchestrator", decision, "spawn", to=name, role="debater")))
+            debaters.append(
+                (name, self.event(t + 0.01 * (index + 1), "spawn", "orchestrator", decision, "spawn", to=name, role="debater"))
+            )
         latest = dict(debaters)
         for _ in range(self.depth):
             t += self.rng.uniform(1.0, 3.0)
             said = {}
             for index, (name, _) in enumerate(debaters):
                 other = debaters[(index + 1) % len(debaters)][0]
-                said[name] = self.event(t + 0.01 * index, "message", name, latest[name], "causal", to=other,
-                                        cost=self.cost(200, 900), trusted=True)
+                said[name] = self.event(
+                    t + 0.01 * index, "message", name, latest[name], "causal", to=other, cost=self.cost(200, 900), trusted=True
+                )
             for (before, _), (name, _) in itertools.pairwise(debaters):
                 self.link(said[before], said[name], "message")  # each answers the one who spoke before
             latest = said
@@ -150,8 +155,9 @@ class _Run:
         return aggregate, t
 
 
-def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3, depth: int = 2, seed: int = 0,
-             dialect: str = "paperpool") -> dict:
+def generate(
+    events: int = 1000, topology: str = "hierarchical", fanout: int = 3, depth: int = 2, seed: int = 0, dialect: str = "paperpool"
+) -> dict:
     """A valid trace of exactly `events` events (at least 2), in paperpool's format or as
     the survey artifact's allows (see the module's docstring)."""
     if topology not in TOPOLOGIES or events < 2 or fanout < 1 or depth < 1 or dialect not in DIALECTS:
@@ -177,8 +183,15 @@ def generate(events: int = 1000, topology: str = "hierarchical", fanout: int = 3
         pass
     run.limit += 1
     last = max(run.events, key=lambda event: event["t"])
-    run.event(last["t"] + 0.5, "stop", "orchestrator", last["id"], "causal", reason="event budget reached",
-              rewards=[{"channel": "team", "unit": "team", "value": 1.0}])
+    run.event(
+        last["t"] + 0.5,
+        "stop",
+        "orchestrator",
+        last["id"],
+        "causal",
+        reason="event budget reached",
+        rewards=[{"channel": "team", "unit": "team", "value": 1.0}],
+    )
     run.events.sort(key=lambda event: event["t"])  # stable: ties keep their causal order
     position = {event["id"]: index for index, event in enumerate(run.events)}
     run.edges.sort(key=lambda edge: position[edge["dst"]])  # each edge written when its target happens
@@ -220,8 +233,13 @@ def _finish(run: _Run, topology: str, seed: int) -> dict:
         "events": run.events,
         "edges": run.edges,
         "rewards": {"team": 1.0},
-        "costs": {"tokens": tokens, "wall_clock_s": run.events[-1]["t"], "compute_s": round(seconds + 1, 3),
-                  "tool_calls": count["tool_call"], "messages": count["message"]},
+        "costs": {
+            "tokens": tokens,
+            "wall_clock_s": run.events[-1]["t"],
+            "compute_s": round(seconds + 1, 3),
+            "tool_calls": count["tool_call"],
+            "messages": count["message"],
+        },
     }
 
 
@@ -234,14 +252,21 @@ def corpus(traces: int, events: int = 50, group_size: int = 8, seed: int = 0):
     events each (topologies in turn), in groups of `group_size` rollouts of one task,
     numbered by step, each with its own trace_id and team reward. The shapes repeat
     (there are DISTINCT of them); ids, steps, groups and rewards do not."""
-    shapes = [generate(events, CORPUS_TOPOLOGIES[n % len(CORPUS_TOPOLOGIES)], seed=seed + n)
-              for n in range(min(DISTINCT, traces))]
+    shapes = [
+        generate(events, CORPUS_TOPOLOGIES[n % len(CORPUS_TOPOLOGIES)], seed=seed + n) for n in range(min(DISTINCT, traces))
+    ]
     per_step = group_size * 64
     for n in range(traces):
         trace = dict(shapes[n % len(shapes)])
         group = n // group_size
-        trace.update(trace_id=f"rollout-{n}", task_id=f"task-{group % 1000}", run=f"run-{seed}", step=n // per_step,
-                     group=f"group-{group}", rewards={"team": round(((n * 7919) % 1000) / 1000, 3)})
+        trace.update(
+            trace_id=f"rollout-{n}",
+            task_id=f"task-{group % 1000}",
+            run=f"run-{seed}",
+            step=n // per_step,
+            group=f"group-{group}",
+            rewards={"team": round(((n * 7919) % 1000) / 1000, 3)},
+        )
         yield trace
 
 
@@ -271,14 +296,34 @@ def _compressed(raw, suffix: str):
 @click.command(cls=Command)
 @click.option("--events", type=click.IntRange(2), default=1000, show_default=True, help="How many events the trace has.")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="hierarchical", show_default=True)
-@click.option("--fanout", type=click.IntRange(1), default=3, show_default=True, help="Sub-agents each spawner creates (debaters, in a debate).")
-@click.option("--depth", type=click.IntRange(1), default=2, show_default=True,
-              help=f"Levels of spawning, at most {MAX_DEPTH} (rounds, in a debate).")
+@click.option(
+    "--fanout",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Sub-agents each spawner creates (debaters, in a debate).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(1),
+    default=2,
+    show_default=True,
+    help=f"Levels of spawning, at most {MAX_DEPTH} (rounds, in a debate).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--dialect", type=click.Choice(DIALECTS), default="paperpool", show_default=True,
-              help="paperpool's format, or as the survey artifact's format allows (no schema declared; warnings).")
-@click.option("--traces", type=click.IntRange(1), help="Write a corpus: this many rollouts of --events events each, one "
-              "per line (JSON Lines; .gz or .zst compresses it), in groups of 8 with runs and steps (topologies in turn).")
+@click.option(
+    "--dialect",
+    type=click.Choice(DIALECTS),
+    default="paperpool",
+    show_default=True,
+    help="paperpool's format, or as the survey artifact's format allows (no schema declared; warnings).",
+)
+@click.option(
+    "--traces",
+    type=click.IntRange(1),
+    help="Write a corpus: this many rollouts of --events events each, one "
+    "per line (JSON Lines; .gz or .zst compresses it), in groups of 8 with runs and steps (topologies in turn).",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
 def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect: str, traces: int | None, output: Path) -> None:
     """Write a synthetic orchestration trace, or a corpus of them: the same file for the

@@ -57,7 +57,9 @@ REWARD_COLUMNS = (
     Column("target", "string", "who receives it, when not the event's agent"),
 )
 KEY = ("file", "line", "trace_id")  # which trace a row of events, edges or rewards belongs to
-_AS_GIVEN = [column.name for column in EVENT_COLUMNS if column.name not in ("event", "tokens", "seconds")]  # an event's own fields
+_AS_GIVEN = [
+    column.name for column in EVENT_COLUMNS if column.name not in ("event", "tokens", "seconds")
+]  # an event's own fields
 _EDGE_FIELDS = tuple(column.name for column in EDGE_COLUMNS)
 _REWARD_FIELDS = tuple(column.name for column in REWARD_COLUMNS if column.name != "event")
 
@@ -67,11 +69,16 @@ def export_columns(mapping: Subdecisions, partition: tuple[str, ...] = ()) -> di
     traces = rows.columns(mapping)
     by_name = {column.name: column for column in traces}
     keys = [by_name[name] for name in (*KEY, *(p for p in partition if p not in KEY))]
-    return {"traces": traces, "events": keys + list(EVENT_COLUMNS), "edges": keys + list(EDGE_COLUMNS),
-            "rewards": keys + list(REWARD_COLUMNS)}
+    return {
+        "traces": traces,
+        "events": keys + list(EVENT_COLUMNS),
+        "edges": keys + list(EDGE_COLUMNS),
+        "rewards": keys + list(REWARD_COLUMNS),
+    }
 
 
 # ---- in the workers -------------------------------------------------------------------
+
 
 @dataclass
 class Done:
@@ -114,8 +121,15 @@ def _parts(trace_source, key: dict, found: dict) -> None:
     for _, events in trace_source.chunks("events"):
         for event in events:
             cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
-            found["events"].append({**key, "event": event.get("id"), **{name: event.get(name) for name in _AS_GIVEN},
-                                    "tokens": cost.get("tokens"), "seconds": cost.get("seconds")})
+            found["events"].append(
+                {
+                    **key,
+                    "event": event.get("id"),
+                    **{name: event.get(name) for name in _AS_GIVEN},
+                    "tokens": cost.get("tokens"),
+                    "seconds": cost.get("seconds"),
+                }
+            )
             given = event.get("rewards")  # a trace in the artifact's format may hold anything here (a warning)
             for reward in given if isinstance(given, list) else ():
                 if isinstance(reward, dict):
@@ -137,8 +151,9 @@ def encode(found: list[dict], fmt: str, columns: list[Column]):
     """Rows (dicts) of what traces give (their events, edges, rewards) in `fmt`: text, or
     an Arrow record batch, where a value of another type than its column's is null."""
     if fmt == "parquet":
-        return encode_table({column.name: [_typed(row.get(column.name), column.type) for row in found] for column in columns},
-                            fmt, columns)
+        return encode_table(
+            {column.name: [_typed(row.get(column.name), column.type) for row in found] for column in columns}, fmt, columns
+        )
     return encode_table({column.name: [row.get(column.name) for row in found] for column in columns}, fmt, columns)
 
 
@@ -156,7 +171,10 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
     """Rows given as columns (name -> one value per row) in `fmt`."""
     names = [column.name for column in columns]
     if fmt == "jsonl":
-        text = b"".join(orjson.dumps(dict(zip(names, values, strict=True))) + b"\n" for values in zip(*(table[name] for name in names), strict=True))
+        text = b"".join(
+            orjson.dumps(dict(zip(names, values, strict=True))) + b"\n"
+            for values in zip(*(table[name] for name in names), strict=True)
+        )
         return _ACTIVE.sub(_escaped, text)  # the same object back when there is none
     if fmt == "csv":
         return csvcells.table(zip(*(table[name] for name in names), strict=True)).encode("utf-8")
@@ -164,8 +182,9 @@ def encode_table(table: dict[str, list], fmt: str, columns: list[Column]):
 
     schema = arrow_schema(columns)
     # every value is of its column's type: the measures as computed, a trace's own fields as rows.identity fits them
-    return pa.RecordBatch.from_arrays([pa.array(table[column.name], type=field.type) for column, field in zip(columns, schema, strict=True)],
-                                      schema=schema)
+    return pa.RecordBatch.from_arrays(
+        [pa.array(table[column.name], type=field.type) for column, field in zip(columns, schema, strict=True)], schema=schema
+    )
 
 
 _PY_TYPES = {"string": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
@@ -192,14 +211,24 @@ def csv_header(columns: list[Column]) -> bytes:
 
 # ---- in this process ------------------------------------------------------------------
 
+
 @dataclass
 class Outcome:
     traces: int = 0
     invalid: int = 0
 
 
-def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done], None], report: Callable[[str], None],
-        strict: bool, jobs: int | None, engine: str = "local", before: str = "nothing was written") -> Outcome:
+def run(
+    work: Callable,
+    inputs: list[str],
+    settings: dict,
+    take: Callable[[Done], None],
+    report: Callable[[str], None],
+    strict: bool,
+    jobs: int | None,
+    engine: str = "local",
+    before: str = "nothing was written",
+) -> Outcome:
     """work over every batch of the corpus, each result given to `take` in order; problem
     lines to `report`; with `strict`, an error at the first invalid trace, its problem
     line the only one reported (`before`: what became of the rows before it). The engine
@@ -231,9 +260,11 @@ def run(work: Callable, inputs: list[str], settings: dict, take: Callable[[Done]
 def _lost(lost: workers.WorkerLost, before: str) -> str:
     """The line for a batch that ran out of memory: where it begins, and what to do."""
     what = "its process was killed (the system kills one when memory runs out)" if lost.killed else "it ran out of memory"
-    return (f"{corpus.where(lost.batch)}: measuring the traces from this line on, {what}, and {before}; a trace needs "
-            "some five times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, "
-            "or split the longest traces")
+    return (
+        f"{corpus.where(lost.batch)}: measuring the traces from this line on, {what}, and {before}; a trace needs "
+        "some five times its bytes of memory in each of the --jobs processes: give fewer --jobs or more memory, "
+        "or split the longest traces"
+    )
 
 
 ROW_GROUP = 64 * 1024  # rows a Parquet row group holds: one per batch of the workers would be hundreds of small ones
@@ -276,9 +307,18 @@ class ParquetSink:
         self.close()
 
 
-def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Subdecisions, report: Callable[[str], None],
-                  strict: bool = False, jobs: int | None = None, out=None, engine: str = "local",
-                  limits: Limits | None = None) -> Outcome:
+def metrics_table(
+    inputs: list[str],
+    fmt: str,
+    output: Path | None,
+    mapping: Subdecisions,
+    report: Callable[[str], None],
+    strict: bool = False,
+    jobs: int | None = None,
+    out=None,
+    engine: str = "local",
+    limits: Limits | None = None,
+) -> Outcome:
     """`trace metrics` over a corpus: one row per trace, in `fmt`, to `output` (or `out`,
     standard output's binary stream, for text formats); `limits`: the corpus's and its
     traces' (the defaults without)."""
@@ -304,9 +344,17 @@ def metrics_table(inputs: list[str], fmt: str, output: Path | None, mapping: Sub
 TABLES = ("traces", "events", "edges", "rewards")
 
 
-def export_tables(inputs: list[str], folder: Path, mapping: Subdecisions, report: Callable[[str], None],
-                  partition: tuple[str, ...] = (), strict: bool = False, jobs: int | None = None,
-                  engine: str = "local", limits: Limits | None = None) -> Outcome:
+def export_tables(
+    inputs: list[str],
+    folder: Path,
+    mapping: Subdecisions,
+    report: Callable[[str], None],
+    partition: tuple[str, ...] = (),
+    strict: bool = False,
+    jobs: int | None = None,
+    engine: str = "local",
+    limits: Limits | None = None,
+) -> Outcome:
     """`trace export`: the corpus as Parquet tables in `folder` (made whole, then put in
     place): `TABLE/part-0.parquet` each, or, partitioned, `TABLE/KEY=VALUE/.../part-N.parquet`."""
     from paperpool.files.yamlio import new_folder
@@ -348,9 +396,15 @@ class _Sinks:
                 import pyarrow.dataset as ds
 
                 self.empty.discard(name)
-                ds.write_dataset(batch, self.folder / name, format="parquet", partitioning=list(self.partition),
-                                 partitioning_flavor="hive", basename_template=f"part-{self.batches}-{{i}}.parquet",
-                                 existing_data_behavior="overwrite_or_ignore")
+                ds.write_dataset(
+                    batch,
+                    self.folder / name,
+                    format="parquet",
+                    partitioning=list(self.partition),
+                    partitioning_flavor="hive",
+                    basename_template=f"part-{self.batches}-{{i}}.parquet",
+                    existing_data_behavior="overwrite_or_ignore",
+                )
         self.batches += 1
 
     def _count_partitions(self, traces) -> None:
@@ -361,8 +415,10 @@ class _Sinks:
             self.partitions.add(values)
             if len(self.partitions) > MAX_PARTITIONS:
                 where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
-                raise PaperpoolError(f"{where}: --partition-by {','.join(self.partition)}: past {MAX_PARTITIONS:,} partitions, "
-                                     "a folder of files each; partition by a field with fewer values")
+                raise PaperpoolError(
+                    f"{where}: --partition-by {','.join(self.partition)}: past {MAX_PARTITIONS:,} partitions, "
+                    "a folder of files each; partition by a field with fewer values"
+                )
 
     def close(self) -> None:
         for writer in self.writers.values():
@@ -390,12 +446,16 @@ def _refuse_unnamable(traces, partition: tuple[str, ...]) -> None:
                 continue
             where = corpus.Record(traces.column("file")[k].as_py(), traces.column("line")[k].as_py(), None).label
             if len(quote(value, safe="")) + len(name) + 1 > MAX_NAME or not value.isprintable():
-                raise PaperpoolError(f"{where}: /{name}: cannot name a partition's folder (too long once encoded, or "
-                                     f"a control character); --partition-by another field, or shorten the {name}")
+                raise PaperpoolError(
+                    f"{where}: /{name}: cannot name a partition's folder (too long once encoded, or "
+                    f"a control character); --partition-by another field, or shorten the {name}"
+                )
             if value == HIVE_NULL:
-                raise PaperpoolError(f"{where}: /{name}: '{HIVE_NULL}' names the folder of the traces without a {name}, "
-                                     f"and readers would take this one for missing; --partition-by another field, or "
-                                     f"rename the {name}")
+                raise PaperpoolError(
+                    f"{where}: /{name}: '{HIVE_NULL}' names the folder of the traces without a {name}, "
+                    f"and readers would take this one for missing; --partition-by another field, or "
+                    f"rename the {name}"
+                )
 
 
 def partition_fields(given: str) -> tuple[str, ...]:
@@ -406,5 +466,7 @@ def partition_fields(given: str) -> tuple[str, ...]:
     for name in fields:
         if name not in PARTITIONABLE:
             choices = f"use {', '.join(PARTITIONABLE)}"
-            raise PaperpoolError(f"--partition-by {name}: not a trace field to partition by; {suggest(name, PARTITIONABLE, choices)}")
+            raise PaperpoolError(
+                f"--partition-by {name}: not a trace field to partition by; {suggest(name, PARTITIONABLE, choices)}"
+            )
     return fields

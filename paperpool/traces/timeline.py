@@ -31,10 +31,17 @@ WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34
 MAX_LANES = 40  # more agents than this are summed up in a note, not drawn
 # Mid-tone fills (readable on white and on near-black) and a shape for each event type.
 MARKS = {
-    "orchestrator_decision": ("#4c78a8", "diamond"), "spawn": ("#54a24b", "triangle"), "despawn": ("#9d755d", "triangle"),
-    "message": ("#72b7b2", "circle"), "tool_call": ("#f58518", "circle"), "tool_result": ("#eeca3b", "circle"),
-    "return": ("#b279a2", "circle"), "aggregate": ("#4c78a8", "square"), "human_intervention": ("#ff9da6", "diamond"),
-    "safety_event": ("#e45756", "diamond"), "stop": ("#e45756", "square"),
+    "orchestrator_decision": ("#4c78a8", "diamond"),
+    "spawn": ("#54a24b", "triangle"),
+    "despawn": ("#9d755d", "triangle"),
+    "message": ("#72b7b2", "circle"),
+    "tool_call": ("#f58518", "circle"),
+    "tool_result": ("#eeca3b", "circle"),
+    "return": ("#b279a2", "circle"),
+    "aggregate": ("#4c78a8", "square"),
+    "human_intervention": ("#ff9da6", "diamond"),
+    "safety_event": ("#e45756", "diamond"),
+    "stop": ("#e45756", "square"),
 }
 FAILURE = "#e45756"  # the ring and line of a labelled failure
 
@@ -66,8 +73,10 @@ def draw(trace: dict, name: str | None = None) -> str:
     readable name, else its trace_id)."""
     checked = check_trace(trace)
     if not checked.valid:
-        raise PaperpoolError(f"trace {trace.get('trace_id')!r} is not valid ({plural(len(checked.findings), 'problem')}); "
-                             "validate it before drawing it")
+        raise PaperpoolError(
+            f"trace {trace.get('trace_id')!r} is not valid ({plural(len(checked.findings), 'problem')}); "
+            "validate it before drawing it"
+        )
     ix = checked.index
     names, _, busy = metrics.agent_lanes(ix)
     table = ix.agent_table()
@@ -91,22 +100,34 @@ def draw(trace: dict, name: str | None = None) -> str:
     title = name + (f" ({trace['topology']})" if trace.get("topology") else "")
     # ids unique to the trace: a gallery page holds many drawings, and ids are page-wide
     key = "tl-" + hashlib.sha1(str(trace.get("trace_id", "")).encode("utf-8")).hexdigest()[:10]
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-             f'role="img" aria-labelledby="{key}-title {key}-desc" font-family="sans-serif" font-size="11" fill="currentColor">'),
-             f'<title id="{key}-title">Timeline of trace {escape(title)}</title>',
-             f'<desc id="{key}-desc">{escape(_description(ix.n, len(names), t0, t1) + _failure_said(failure))}</desc>',
-             (f'<defs><marker id="{key}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">'
-             '<path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker></defs>'),
-             f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
+    parts = [
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+            f'role="img" aria-labelledby="{key}-title {key}-desc" font-family="sans-serif" font-size="11" fill="currentColor">'
+        ),
+        f'<title id="{key}-title">Timeline of trace {escape(title)}</title>',
+        f'<desc id="{key}-desc">{escape(_description(ix.n, len(names), t0, t1) + _failure_said(failure))}</desc>',
+        (
+            f'<defs><marker id="{key}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">'
+            '<path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker></defs>'
+        ),
+        f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>',
+    ]
     starts = {name: float(table.last_t[table.index[name]] - b) for name, b in zip(names, busy.tolist(), strict=True)}
     for name in shown:
         row = y(name)
         label = name if len(name) <= 22 else name[:21] + "\u2026"
-        parts.append(f'<text x="{LABELS - 8}" y="{row + 4}" text-anchor="end"><title>{escape(name)}</title>{escape(label)}</text>')
-        parts.append(f'<line x1="{LABELS}" y1="{row}" x2="{WIDTH - RIGHT}" y2="{row}" stroke="currentColor" stroke-opacity="0.15"/>')
+        parts.append(
+            f'<text x="{LABELS - 8}" y="{row + 4}" text-anchor="end"><title>{escape(name)}</title>{escape(label)}</text>'
+        )
+        parts.append(
+            f'<line x1="{LABELS}" y1="{row}" x2="{WIDTH - RIGHT}" y2="{row}" stroke="currentColor" stroke-opacity="0.15"/>'
+        )
         start, end = x(starts[name]), x(float(table.last_t[table.index[name]]))
-        parts.append(f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
-                     f'fill="currentColor" fill-opacity="0.12"/>')
+        parts.append(
+            f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
+            f'fill="currentColor" fill-opacity="0.12"/>'
+        )
     parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
     parts += _failure_marks(failure, ix, table, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
     parts += _marks(ix, table, lane_of, x, y)
@@ -131,8 +152,12 @@ def labelled_failure(trace: dict) -> dict | None:
         return None
     if not any(isinstance(event, dict) and event.get("id") == given["event"] for event in trace.get("events", ())):
         return None
-    return {key: value for key, value in given.items() if key in ("event", "agent", "step", "reason")
-            and (isinstance(value, str) or key == "step" and isinstance(value, int) and not isinstance(value, bool))}
+    return {
+        key: value
+        for key, value in given.items()
+        if key in ("event", "agent", "step", "reason")
+        and (isinstance(value, str) or key == "step" and isinstance(value, int) and not isinstance(value, bool))
+    }
 
 
 def failure_sentence(failure: dict) -> str:
@@ -159,10 +184,14 @@ def _failure_marks(failure: dict | None, ix, table, lane_of, x, y, bottom: float
     title = escape("labelled failing " + failure_sentence(failure))
     label = escape(f"failing step {failure['step']}" if "step" in failure else "failing step")
     anchor = "end" if at > WIDTH - RIGHT - 60 else "start" if at < LABELS + 60 else "middle"
-    return [(f'<line x1="{at}" y1="{TOP - 2}" x2="{at}" y2="{bottom}" stroke="{FAILURE}" stroke-width="1.2" '
-            f'stroke-dasharray="4 3"><title>{title}</title></line>'),
-            f'<circle cx="{at}" cy="{row}" r="9" fill="none" stroke="{FAILURE}" stroke-width="2"><title>{title}</title></circle>',
-            f'<text x="{at}" y="{TOP - 6}" text-anchor="{anchor}" fill="{FAILURE}" font-weight="bold">{label}</text>']
+    return [
+        (
+            f'<line x1="{at}" y1="{TOP - 2}" x2="{at}" y2="{bottom}" stroke="{FAILURE}" stroke-width="1.2" '
+            f'stroke-dasharray="4 3"><title>{title}</title></line>'
+        ),
+        f'<circle cx="{at}" cy="{row}" r="9" fill="none" stroke="{FAILURE}" stroke-width="2"><title>{title}</title></circle>',
+        f'<text x="{at}" y="{TOP - 6}" text-anchor="{anchor}" fill="{FAILURE}" font-weight="bold">{label}</text>',
+    ]
 
 
 def _actor_names(ix, table) -> list:
@@ -186,8 +215,10 @@ def _arrows(ix, table, lane_of, x, y, marker: str) -> list[str]:
             y1, y2 = y(source), y(target)
             shift = 4 if y2 > y1 else -4
             dash = "" if kind == "spawn" else ' stroke-dasharray="3 2"'
-            arrows.append(f'<line x1="{at}" y1="{y1 + shift}" x2="{at}" y2="{y2 - shift}" stroke="currentColor" '
-                          f'stroke-opacity="0.7"{dash} marker-end="url(#{marker})"><title>{kind}</title></line>')
+            arrows.append(
+                f'<line x1="{at}" y1="{y1 + shift}" x2="{at}" y2="{y2 - shift}" stroke="currentColor" '
+                f'stroke-opacity="0.7"{dash} marker-end="url(#{marker})"><title>{kind}</title></line>'
+            )
     return arrows
 
 

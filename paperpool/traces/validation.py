@@ -60,8 +60,13 @@ def check_trace(trace) -> Checked:
     return check_source(source.WholeSource(trace))
 
 
-def check_file(path: Path, limits: Limits | None = None, chunk_above: int = CHUNK_ABOVE_BYTES,
-               chunk: int = source.CHUNK, apart_above: int = links.APART_ABOVE_BYTES) -> Checked:
+def check_file(
+    path: Path,
+    limits: Limits | None = None,
+    chunk_above: int = CHUNK_ABOVE_BYTES,
+    chunk: int = source.CHUNK,
+    apart_above: int = links.APART_ABOVE_BYTES,
+) -> Checked:
     """Read and check a trace file; TraceUnreadable when it is no JSON at all, or over
     the limit of a trace's bytes."""
     limits = limits or default_limits()
@@ -148,8 +153,9 @@ def _capped(top, findings: list[Finding], ix: TraceIndex | None, doubts: list[Do
     return Checked(top, ordered[:MOST_PROBLEMS], ix, doubts or [], len(ordered) > MOST_PROBLEMS)
 
 
-def _items_checked(section: str, items: list, offset: int, declared: bool, groups: dict,
-                   most: int) -> tuple[list[Finding], set[int], dict | None]:
+def _items_checked(
+    section: str, items: list, offset: int, declared: bool, groups: dict, most: int
+) -> tuple[list[Finding], set[int], dict | None]:
     """The errors in a chunk of events or edges (at most `most` + 1 built: none when `most`
     is below 0, the cap passed), the positions of those it refuses, and the items
     paperpool reads otherwise than given (a trace that declares no schema); its warnings
@@ -204,8 +210,10 @@ class InvalidTrace(PaperpoolError):
     def __init__(self, file: str, findings: list[Finding], advice: str | None = None, more: bool = False):
         file = printable(file)  # a file name holding escapes, shown as every line of paperpool shows one
         findings, more = findings[:MOST_PROBLEMS], more or len(findings) > MOST_PROBLEMS
-        super().__init__(f"{file} is not a valid trace ({counted(findings, more)} above); "
-                         + (advice or f"fix it first: paperpool trace validate {shlex.quote(file)}"))
+        super().__init__(
+            f"{file} is not a valid trace ({counted(findings, more)} above); "
+            + (advice or f"fix it first: paperpool trace validate {shlex.quote(file)}")
+        )
         self.lines = [finding.line(file) for finding in findings]
 
     def show(self, file=None) -> None:
@@ -224,13 +232,20 @@ def require_valid(path: Path, shown: str | None = None, limits: Limits | None = 
         raise InvalidTrace(shown, hint or exc.findings, "convert it first, as above" if hint else None) from None
     if not checked.valid:
         hint = checked.index is None and importable(path, shown)
-        raise InvalidTrace(shown, hint or checked.findings, "convert it first, as above" if hint else None,
-                           not hint and checked.more)
+        raise InvalidTrace(
+            shown, hint or checked.findings, "convert it first, as above" if hint else None, not hint and checked.more
+        )
     return checked
 
 
-def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: int = source.CHUNK,
-           apart_above: int = links.APART_ABOVE_BYTES, limits: Limits | None = None) -> tuple[bool, list[str]]:
+def report(
+    shown: str,
+    path: Path,
+    chunk_above: int = CHUNK_ABOVE_BYTES,
+    chunk: int = source.CHUNK,
+    apart_above: int = links.APART_ABOVE_BYTES,
+    limits: Limits | None = None,
+) -> tuple[bool, list[str]]:
     """(valid, lines) for one file as `trace validate` prints it: its problems (the first
     MOST_PROBLEMS), then a summary."""
     try:
@@ -242,8 +257,10 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
         said = f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}"
         if not checked.warnings:
             return True, [said + "."]
-        closing = (f"{said}; {plural(len(checked.warnings), 'warning')}{_first_shown(checked.warnings)} (it declares no schema, "
-                   "so what paperpool's format asks beyond the survey artifact's is a warning).")
+        closing = (
+            f"{said}; {plural(len(checked.warnings), 'warning')}{_first_shown(checked.warnings)} (it declares no schema, "
+            "so what paperpool's format asks beyond the survey artifact's is a warning)."
+        )
         return True, [doubt.line(shown) for doubt in shown_doubts(checked.warnings)] + [closing]
     if checked.index is None:  # no trace's lists of events and edges: perhaps the input of an importer
         hint = importable(path, shown)
@@ -254,10 +271,18 @@ def report(shown: str, path: Path, chunk_above: int = CHUNK_ABOVE_BYTES, chunk: 
 
 def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt], more: bool = False) -> list[str]:
     findings, more = findings[:MOST_PROBLEMS], more or len(findings) > MOST_PROBLEMS
-    lines = sorted([(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in shown_doubts(doubts)])
+    lines = sorted(
+        [(f.sort_key(), f.line(shown)) for f in findings] + [(d.sort_key(), d.line(shown)) for d in shown_doubts(doubts)]
+    )
     also = f"; {plural(len(doubts), 'warning')}{_first_shown(doubts)}" if doubts else ""
-    rest = (f" (the first {MOST_PROBLEMS} above; past them problems are not looked for: fix these, often one mistake "
-            "repeated, and validate it again)") if more else ""
+    rest = (
+        (
+            f" (the first {MOST_PROBLEMS} above; past them problems are not looked for: fix these, often one mistake "
+            "repeated, and validate it again)"
+        )
+        if more
+        else ""
+    )
     return [line for _, line in lines] + [f"{printable(shown)}: invalid, {counted(findings, more)}{also}{rest}."]
 
 
@@ -286,5 +311,10 @@ def importable(path: Path, shown: str) -> list[Finding]:
     found = recognise(path)
     if found is None:
         return []
-    return [Finding("", f"is {found.name} input, not an orchestration trace: {found.title}; convert it first: "
-                        f"paperpool trace import --from {found.name} {shlex.quote(shown)} -o TRACE.json")]
+    return [
+        Finding(
+            "",
+            f"is {found.name} input, not an orchestration trace: {found.title}; convert it first: "
+            f"paperpool trace import --from {found.name} {shlex.quote(shown)} -o TRACE.json",
+        )
+    ]

@@ -65,8 +65,10 @@ LABELS = ("mistake_agent", "mistake_step", "mistake_reason")
 MAX_NAME = 200  # the schema's longest name
 MAX_QUESTION = 300  # characters of the task shown in the trace's description
 MAX_TITLE = 100  # characters of its title (the name, then the task as far as it fits)
-SHAPE = ("a JSON object whose `history` lists the run's steps ({content, role} or {content, role, name}), with the "
-         "failure labels mistake_agent, mistake_step and mistake_reason")
+SHAPE = (
+    "a JSON object whose `history` lists the run's steps ({content, role} or {content, role, name}), with the "
+    "failure labels mistake_agent, mistake_step and mistake_reason"
+)
 EXPECTS = f"a Who&When log: {SHAPE}"
 _ACTION = re.compile(r"(?P<agent>.+?) \((?P<action>.*)\)", re.DOTALL)  # NAME (thought), NAME (-> AGENT), ...
 _CODE_BLOCK = "```"
@@ -131,8 +133,11 @@ def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:
         trace = to_trace(log, options.topology)
         checked = check_trace(trace)
         if not checked.valid:  # every name and number was checked first: this is paperpool's mistake
-            raise InvalidTrace(f"the trace converted from {path}", checked.findings,
-                               "please report it, with the log, as a bug of paperpool's who-and-when format")
+            raise InvalidTrace(
+                f"the trace converted from {path}",
+                checked.findings,
+                "please report it, with the log, as a bug of paperpool's who-and-when format",
+            )
         imported.append(Imported(trace["trace_id"], trace, path, trace["trace_id"]))
     return imported
 
@@ -147,6 +152,7 @@ def describe(paths: list[Path]) -> str:
 
 
 # Reading a log
+
 
 def read_log(path: Path) -> Log:
     """A log, every field the conversion reads checked; Unreadable lists each problem."""
@@ -164,8 +170,10 @@ def read_log(path: Path) -> Log:
 
 
 # The loader's words for a trace file, and what they say of a log instead.
-_OF_A_LOG = (("a trace nests only a few levels, so this is not a trace file", "a log nests only a few levels, so this is not a log"),
-             ("check that the file is a JSON trace", "check that the file is a Who&When log"))
+_OF_A_LOG = (
+    ("a trace nests only a few levels, so this is not a trace file", "a log nests only a few levels, so this is not a log"),
+    ("check that the file is a JSON trace", "check that the file is a Who&When log"),
+)
 
 
 def _for_a_log(finding: Finding) -> Finding:
@@ -185,15 +193,26 @@ def _log(document, path: Path, findings: list[Finding]) -> Log | None:
     history = document.get("history")
     part, steps = "hand-crafted", []
     if "history" not in document:
-        findings.append(Finding("/history", "missing: a Who&When log lists the run's steps in `history`; add it, or "
-                                            "name the input's format with --from"))
+        findings.append(
+            Finding(
+                "/history",
+                "missing: a Who&When log lists the run's steps in `history`; add it, or name the input's format with --from",
+            )
+        )
     elif not isinstance(history, list):
-        findings.append(Finding("/history", f"is {kind_of(history)}, not a list of steps {{content, role}}; "
-                                            "write the run's steps as a list"))
+        findings.append(
+            Finding("/history", f"is {kind_of(history)}, not a list of steps {{content, role}}; write the run's steps as a list")
+        )
     else:
         part, steps = _steps(history, findings)
-    return Log(path, part, steps, _text(document, "question", findings), _name(document, ["question_ID"], findings),
-               _labels(document, len(history) if isinstance(history, list) else 0, findings))
+    return Log(
+        path,
+        part,
+        steps,
+        _text(document, "question", findings),
+        _name(document, ["question_ID"], findings),
+        _labels(document, len(history) if isinstance(history, list) else 0, findings),
+    )
 
 
 def _steps(history: list, findings: list[Finding]) -> tuple[str, list[Step]]:
@@ -213,11 +232,21 @@ def _steps(history: list, findings: list[Finding]) -> tuple[str, list[Step]]:
         role = _required_text(entry, here, "role", findings)
         step = None
         if group and "name" not in entry:
-            findings.append(Finding(pointer(here + ["name"]), "missing: every step of a group chat log (the algorithm-generated "
-                                                              "part) names its speaker, as its first step does; add it"))
+            findings.append(
+                Finding(
+                    pointer(here + ["name"]),
+                    "missing: every step of a group chat log (the algorithm-generated "
+                    "part) names its speaker, as its first step does; add it",
+                )
+            )
         elif not group and "name" in entry:
-            findings.append(Finding(pointer(here + ["name"]), "a step of a Magentic-One log (the hand-crafted part, whose "
-                                                              "first step has no name) says who acts in `role`; remove it"))
+            findings.append(
+                Finding(
+                    pointer(here + ["name"]),
+                    "a step of a Magentic-One log (the hand-crafted part, whose "
+                    "first step has no name) says who acts in `role`; remove it",
+                )
+            )
         elif group:
             speaker = _required_text(entry, here, "name", findings)
             if speaker is not None and _check_name(speaker, here + ["name"], findings):
@@ -245,8 +274,13 @@ def _magentic_step(role: str, content: str, here: list, findings: list[Finding])
     if what.startswith("-> ") and what[3:].strip():
         _check_name(what[3:], here, findings, "the name after ->")
         return Step(agent, "delegation", content, what[3:])
-    findings.append(Finding(pointer(here), f"{_shown(role)} is no step of a Magentic-One log; a step's role is an agent's "
-                                           "name, human, or NAME (thought), NAME (-> AGENT) or NAME (termination condition)"))
+    findings.append(
+        Finding(
+            pointer(here),
+            f"{_shown(role)} is no step of a Magentic-One log; a step's role is an agent's "
+            "name, human, or NAME (thought), NAME (-> AGENT) or NAME (termination condition)",
+        )
+    )
     return Step(agent, "said", content)
 
 
@@ -257,8 +291,12 @@ def _labels(document: dict, steps: int, findings: list[Finding]) -> tuple[str, i
         return None
     for key in LABELS:
         if key not in document:
-            findings.append(Finding(f"/{key}", f"missing: the failure labels go together ({', '.join(LABELS)}): add it, "
-                                               f"or remove {' and '.join(given)}"))
+            findings.append(
+                Finding(
+                    f"/{key}",
+                    f"missing: the failure labels go together ({', '.join(LABELS)}): add it, or remove {' and '.join(given)}",
+                )
+            )
     if len(given) < len(LABELS):
         return None
     found = len(findings)
@@ -278,12 +316,21 @@ def _step_number(value, steps: int, findings: list[Finding]) -> int | None:
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         number = int(value.strip())
     if number is None or number < 0:
-        findings.append(Finding("/mistake_step", f"{_shown(value)} is not a step number; write the index in `history` of "
-                                                 "the failing step, counting from 0"))
+        findings.append(
+            Finding(
+                "/mistake_step",
+                f"{_shown(value)} is not a step number; write the index in `history` of the failing step, counting from 0",
+            )
+        )
         return None
     if steps and number >= steps:
-        findings.append(Finding("/mistake_step", f"step {number} is past the log's last step, {steps - 1}; write the index "
-                                                 "in `history` of the failing step, counting from 0"))
+        findings.append(
+            Finding(
+                "/mistake_step",
+                f"step {number} is past the log's last step, {steps - 1}; write the index "
+                "in `history` of the failing step, counting from 0",
+            )
+        )
         return None
     return number
 
@@ -323,8 +370,9 @@ def _check_name(name: str, path: list, findings: list[Finding], what: str = "the
         findings.append(Finding(pointer(path), f"{what} is empty; write who it is"))
         return False
     if len(name) > MAX_NAME:
-        findings.append(Finding(pointer(path), f"{what} is {len(name):,} characters long, over the limit of {MAX_NAME}; "
-                                               "shorten it"))
+        findings.append(
+            Finding(pointer(path), f"{what} is {len(name):,} characters long, over the limit of {MAX_NAME}; shorten it")
+        )
         return False
     return True
 
@@ -336,6 +384,7 @@ def _shown(value) -> str:
 
 
 # Converting a log
+
 
 def to_trace(log: Log, topology: str | None = None) -> dict:
     """The orchestration trace of a log whose fields were checked (read_log)."""
@@ -359,8 +408,10 @@ def to_trace(log: Log, topology: str | None = None) -> dict:
         trace["time_unit"] = "steps"
     question = " ".join((log.question or "").split())
     task = f" The task: {_cut(question, MAX_QUESTION)}" if question else ""
-    trace["description"] = (f"Converted by paperpool from the Who&When log {log.ref} ({log.part} part, {part['system']}): "
-                            f"{plural(len(log.steps), 'step')}, one event each, t counting steps.{task}")
+    trace["description"] = (
+        f"Converted by paperpool from the Who&When log {log.ref} ({log.part} part, {part['system']}): "
+        f"{plural(len(log.steps), 'step')}, one event each, t counting steps.{task}"
+    )
     trace.update(events=events.events, edges=events.edges)
     if log.labels is not None:
         agent, step, reason = log.labels
@@ -389,6 +440,7 @@ def _cut(text: str, limit: int) -> str:
 @dataclass
 class _Events:
     """The events and edges of a log's steps, one event per step."""
+
     log: Log
     delegation: str | None  # the sub-decision a delegation is marked with
     events: list[dict] = field(default_factory=list)
@@ -448,8 +500,12 @@ class _Events:
                 self._result(i, i - 1, step.agent)
             elif i == last and step.content.rstrip().endswith(TERMINATE):
                 self._emit("stop", step.agent, reason=f"the message ends with {TERMINATE}, which ends the chat")
-            elif (following is not None and following.agent in CODE_EXECUTORS and step.agent not in CODE_EXECUTORS
-                  and _CODE_BLOCK in step.content):
+            elif (
+                following is not None
+                and following.agent in CODE_EXECUTORS
+                and step.agent not in CODE_EXECUTORS
+                and _CODE_BLOCK in step.content
+            ):
                 self._emit("tool_call", step.agent, tool=following.agent)
             else:
                 self._emit("message", step.agent)
@@ -479,8 +535,10 @@ class _Events:
             broadcast = self.events[src]["type"] == "message" and "to" not in self.events[src]
             if (group or broadcast) and self.actors[src] != self.actors[src + 1]:
                 found.setdefault((src, src + 1), "message" if self.events[src]["type"] == "message" else "causal")
-        self.edges = [{"src": _id(src), "dst": _id(dst), "type": kind}
-                      for (src, dst), kind in sorted(found.items(), key=lambda item: (item[0][1], item[0][0]))]
+        self.edges = [
+            {"src": _id(src), "dst": _id(dst), "type": kind}
+            for (src, dst), kind in sorted(found.items(), key=lambda item: (item[0][1], item[0][0]))
+        ]
 
 
 def _first_line(text: str) -> str:
@@ -488,5 +546,11 @@ def _first_line(text: str) -> str:
     return _cut(line, MAX_NAME)
 
 
-FORMAT = TraceFormat("who-and-when", "Who&When multi-agent failure logs (Magentic-One runs, CaptainAgent group chats)",
-                     EXPECTS, detect, convert, describe)
+FORMAT = TraceFormat(
+    "who-and-when",
+    "Who&When multi-agent failure logs (Magentic-One runs, CaptainAgent group chats)",
+    EXPECTS,
+    detect,
+    convert,
+    describe,
+)

@@ -53,11 +53,17 @@ NEW_ARXIV = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}$")
 
 def readme(snapshot: Path) -> str:
     """The list's README at the pinned commit."""
-    git = ["git", f"--git-dir={snapshot}"] if (snapshot / "HEAD").is_file() and not (snapshot / ".git").exists() else ["git", "-C", str(snapshot)]
+    git = (
+        ["git", f"--git-dir={snapshot}"]
+        if (snapshot / "HEAD").is_file() and not (snapshot / ".git").exists()
+        else ["git", "-C", str(snapshot)]
+    )
     done = subprocess.run([*git, "show", f"{COMMIT}:README.md"], capture_output=True, check=False)
     if done.returncode:
-        raise SystemExit(f"{snapshot}: no README.md at {COMMIT} ({done.stderr.decode(errors='replace').strip()}); "
-                         f"clone {SOURCE} and fetch that commit")
+        raise SystemExit(
+            f"{snapshot}: no README.md at {COMMIT} ({done.stderr.decode(errors='replace').strip()}); "
+            f"clone {SOURCE} and fetch that commit"
+        )
     return done.stdout.decode("utf-8")
 
 
@@ -82,7 +88,7 @@ def parse(text: str) -> tuple[list[dict], list[dict]]:
     start = lines.index(PAPER_LIST)
     areas: list[dict] = []
     rows: list[dict] = []
-    for number, line in enumerate(lines[start + 1:], start + 2):
+    for number, line in enumerate(lines[start + 1 :], start + 2):
         if line.startswith("## "):
             break
         if line.startswith("#### "):
@@ -104,17 +110,19 @@ def parse(text: str) -> tuple[list[dict], list[dict]]:
         if not dated and date != "-":
             raise SystemExit(f"README.md:{number}: date {date!r} is neither YYYY-MM nor -")
         badge = BADGE.search(paper)
-        rows.append({
-            "line": number,
-            "area": areas[-1]["label"],
-            "topic": areas[-1]["topics"][-1] if areas[-1]["topics"] else None,
-            "year": int(dated.group(1)) if dated else None,
-            "name": name.strip("`").strip(),
-            "title": " ".join(title.split()),
-            "paper": cell_link(paper),
-            "code": cell_link(code),
-            "link_kind": badge.group(1).lower() if badge and cell_link(paper) else None,
-        })
+        rows.append(
+            {
+                "line": number,
+                "area": areas[-1]["label"],
+                "topic": areas[-1]["topics"][-1] if areas[-1]["topics"] else None,
+                "year": int(dated.group(1)) if dated else None,
+                "name": name.strip("`").strip(),
+                "title": " ".join(title.split()),
+                "paper": cell_link(paper),
+                "code": cell_link(code),
+                "link_kind": badge.group(1).lower() if badge and cell_link(paper) else None,
+            }
+        )
     return areas, rows
 
 
@@ -192,16 +200,19 @@ def vocabulary(label: str, description: str, values: list[dict]) -> dict:
 
 def registry(areas: list[dict]) -> dict:
     area_values = [{"id": slug(area["label"]), "label": area["label"]} for area in areas]
-    topic_values = [{"id": slug(topic), "label": topic, "parent": slug(area["label"])}
-                    for area in areas for topic in area["topics"]]
+    topic_values = [
+        {"id": slug(topic), "label": topic, "parent": slug(area["label"])} for area in areas for topic in area["topics"]
+    ]
     if len({value["id"] for value in topic_values}) != len(topic_values):
         raise SystemExit("two subsections make the same topic id")
     return {
         "survey": {
             "title": "A Survey of Reinforcement Learning for Large Reasoning Models",
             "short_title": "RL for Large Reasoning Models: an example pool",
-            "description": ("An example paperpool pool: the paper list of the survey 'A Survey of Reinforcement "
-                            "Learning for Large Reasoning Models' (arXiv 2509.08827), filed on its taxonomy."),
+            "description": (
+                "An example paperpool pool: the paper list of the survey 'A Survey of Reinforcement "
+                "Learning for Large Reasoning Models' (arXiv 2509.08827), filed on its taxonomy."
+            ),
             # no authors: the list's citation names the first ten "and others", which is not the survey's author list
             "arxiv_id": "2509.08827",
             "year": 2025,
@@ -211,18 +222,29 @@ def registry(areas: list[dict]) -> dict:
         "pool": {"entries": "papers", "exclusions": "exclusions", "unknown_marker": "TODO", "title_similarity": 93},
         "vocabularies": {
             "area": vocabulary("Area", "The section of the survey's paper list a work is filed under.", area_values),
-            "topic": vocabulary("Topic", "The subsection of the survey's paper list a work is filed under "
-                                "(a value's parent is its section, its area).", topic_values),
-            "link_kind": vocabulary("Link", "What the list's link for the work is badged as.", [
-                {"id": "paper", "label": "Paper"}, {"id": "blog", "label": "Blog"}]),
+            "topic": vocabulary(
+                "Topic",
+                "The subsection of the survey's paper list a work is filed under (a value's parent is its section, its area).",
+                topic_values,
+            ),
+            "link_kind": vocabulary(
+                "Link",
+                "What the list's link for the work is badged as.",
+                [{"id": "paper", "label": "Paper"}, {"id": "blog", "label": "Blog"}],
+            ),
         },
         "entry_fields": {
             "key": {"type": "key", "required": True, "label": "Key"},
             "title": {"type": "text", "required": True, "max_length": 400, "label": "Title"},
             "names": {"type": "text_list", "label": "Name in the list", "help": "the short name(s) the list gives the work"},
             "authors": {"type": "text_list", "label": "Authors", "help": "'Last, First' per author (the source list gives none)"},
-            "year": {"type": "integer", "min": 1900, "max": "next_year", "label": "Year",
-                     "help": "the year of the list's date, else of the arXiv id"},
+            "year": {
+                "type": "integer",
+                "min": 1900,
+                "max": "next_year",
+                "label": "Year",
+                "help": "the year of the list's date, else of the arXiv id",
+            },
             "arxiv_id": {"type": "identifier", "scheme": "arxiv", "unique": True, "label": "arXiv id"},
             "urls": {"type": "url_list", "label": "Links"},
             "link_kind": {"type": "choice", "vocabulary": "link_kind", "label": "Link"},
@@ -237,11 +259,16 @@ def registry(areas: list[dict]) -> dict:
             "title": {"type": "text", "required": True, "label": "Title"},
         },
         "statistics": {"entries": {"counts": ["area", "topic", "link_kind", "year"], "crosstabs": [["area", "link_kind"]]}},
-        "gaps": {"sparse_at_most": 1, "tables": [
-            {"id": "topic-link", "title": "Topic x link", "rows": "topic", "columns": "link_kind"}]},
-        "site": {"axes": ["area", "topic", "link_kind"], "home_axes": ["area", "topic"],
-                 "browser": {"facets": ["area", "topic", "link_kind"], "range": "year", "columns": ["area", "topic"]},
-                 "charts": [{"id": "per-year", "type": "stacked_bars", "x": "year", "stack": "area"}]},
+        "gaps": {
+            "sparse_at_most": 1,
+            "tables": [{"id": "topic-link", "title": "Topic x link", "rows": "topic", "columns": "link_kind"}],
+        },
+        "site": {
+            "axes": ["area", "topic", "link_kind"],
+            "home_axes": ["area", "topic"],
+            "browser": {"facets": ["area", "topic", "link_kind"], "range": "year", "columns": ["area", "topic"]},
+            "charts": [{"id": "per-year", "type": "stacked_bars", "x": "year", "stack": "area"}],
+        },
     }
 
 
@@ -265,13 +292,15 @@ def claims(areas: list[dict], rows: list[dict]) -> str:
     claims = []
     for area in areas:
         count = sum(any(row["area"] == area["label"] for row in work["rows"]) for work in found)
-        claims.append({
-            "id": f"works-in-{slug(area['label'])}",
-            "statement": f"The list files {count} distinct works under {area['label']}.",
-            "where": f"area = {slug(area['label'])}",
-            "expected": f"== {count}",
-            "boundary": "A work is counted once however many of the section's tables list it.",
-        })
+        claims.append(
+            {
+                "id": f"works-in-{slug(area['label'])}",
+                "statement": f"The list files {count} distinct works under {area['label']}.",
+                "where": f"area = {slug(area['label'])}",
+                "expected": f"== {count}",
+                "boundary": "A work is counted once however many of the section's tables list it.",
+            }
+        )
     return CLAIMS_HEAD + dump_yaml({"claims": claims})
 
 
@@ -345,12 +374,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files = pool_files(readme(args.snapshot))
     owned = ("registry.yaml", "claims.yaml", "mkdocs.yml", "site", "papers", "schemas", "exclusions")
-    present = {str(path.relative_to(args.out)) for name in owned for path in
-               ([args.out / name] if (args.out / name).is_file() else sorted((args.out / name).rglob("*")))
-               if path.is_file()}
+    present = {
+        str(path.relative_to(args.out))
+        for name in owned
+        for path in ([args.out / name] if (args.out / name).is_file() else sorted((args.out / name).rglob("*")))
+        if path.is_file()
+    }
     stale = sorted(present - set(files))
-    changed = sorted(path for path, text in files.items()
-                     if not (args.out / path).is_file() or (args.out / path).read_text(encoding="utf-8") != text)
+    changed = sorted(
+        path
+        for path, text in files.items()
+        if not (args.out / path).is_file() or (args.out / path).read_text(encoding="utf-8") != text
+    )
     if args.check:
         for path in changed:
             print(f"differs: {path}")

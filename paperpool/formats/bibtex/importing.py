@@ -57,6 +57,7 @@ PREFIXES = {"arxiv": "arXiv:", "doi": "DOI:", "openreview": "OpenReview:"}
 # Reading one record field from a BibTeX record, by the field's type
 # ---------------------------------------------------------------------------------
 
+
 def _values(bib: BibRecord, sources: list[str]) -> list[str]:
     return [bib.fields[name] for name in sources if bib.fields.get(name)]
 
@@ -142,12 +143,17 @@ READERS: dict[str, Callable[[BibRecord, list[str], FieldSpec], object]] = {
 # Settings
 # ---------------------------------------------------------------------------------
 
+
 def import_settings(registry: Registry, kind: str) -> dict:
     """{"fields": {record field: [bib fields]}, "keep": mapping field or None,
     "authors_complete": bool field or None} for one kind of record."""
     section = registry.section(bibsections.IMPORT).get(kind) if registry.section(bibsections.IMPORT) else None
     if section:
-        return {"fields": section.get("fields") or {}, "keep": section.get("keep"), "authors_complete": section.get("authors_complete")}
+        return {
+            "fields": section.get("fields") or {},
+            "keep": section.get("keep"),
+            "authors_complete": section.get("authors_complete"),
+        }
     specs = registry.fields[kind]
     fields = {name: sources for name, sources in DEFAULT_FIELDS.items() if name in specs and specs[name].type in READERS}
     keep = "bibtex" if kind == "entries" and getattr(specs.get("bibtex"), "type", None) == "mapping" else None
@@ -158,6 +164,7 @@ def import_settings(registry: Registry, kind: str) -> dict:
 # ---------------------------------------------------------------------------------
 # The import
 # ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Created:
@@ -189,8 +196,9 @@ def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date) -> BibImpo
     return import_records(pool, records, name, kind, added, lambda bib: f"{name}:{bib.line}")
 
 
-def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, added: dt.date,
-                   where: Callable[[BibRecord], str]) -> BibImport:
+def import_records(
+    pool: Pool, records: list[BibRecord], name: str, kind: str, added: dt.date, where: Callable[[BibRecord], str]
+) -> BibImport:
     """import_bib's work on records read from file `name` (a .bib, or another format read
     as BibTeX records), `where` naming each record's place in it ("new.bib:12")."""
     registry = pool.registry
@@ -202,7 +210,13 @@ def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, a
     for bib in records:
         source = f"{where(bib)} ({bib.key})"
         if not bib.title:
-            problems.append((bib.line, where(bib), Problem(name, bib.line, "title", f"record '{bib.key}' has no title; add title = {{...}} to it")))
+            problems.append(
+                (
+                    bib.line,
+                    where(bib),
+                    Problem(name, bib.line, "title", f"record '{bib.key}' has no title; add title = {{...}} to it"),
+                )
+            )
             continue
         record = stub(bib, settings, specs, registry)
         key, wanted = _free_key(bib.key, index)
@@ -216,10 +230,13 @@ def import_records(pool: Pool, records: list[BibRecord], name: str, kind: str, a
             continue
         problems += [(bib.line, where(bib), problem) for problem in check_planned(record, target, bib.line, name, registry, kind)]
         index.add(planned)
-        result.created.append(Created(Planned(target, record, header(registry, kind, target)), source, wanted if wanted != key else None))
+        result.created.append(
+            Created(Planned(target, record, header(registry, kind, target)), source, wanted if wanted != key else None)
+        )
     if problems:
-        shown = "\n".join(printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message)
-                          for _, place, p in sorted(problems)[:50])
+        shown = "\n".join(
+            printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message) for _, place, p in sorted(problems)[:50]
+        )
         raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
     return result
 

@@ -38,8 +38,20 @@ URL_IN_TEXT = re.compile(r"""https?://(?:[^\s;{}<>"]|;(?!\s|$|https?://))+""")
 # The library logs each unreadable block as well; the command reports them itself.
 logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 # BibTeX's standard styles define the month macros, so a .bib uses them without @string.
-MONTHS = {"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
-          "jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
+MONTHS = {
+    "jan": "January",
+    "feb": "February",
+    "mar": "March",
+    "apr": "April",
+    "may": "May",
+    "jun": "June",
+    "jul": "July",
+    "aug": "August",
+    "sep": "September",
+    "oct": "October",
+    "nov": "November",
+    "dec": "December",
+}
 # Macros can double a text at each level (b = a # a, c = b # b, ...): a few kilobytes
 # of .bib would expand to gigabytes, and one long macro used by every record multiplies
 # the LaTeX to decode (about 100,000 characters a second when dense with accents). All
@@ -113,10 +125,17 @@ class _Latex(LatexNodes2Text):
 _PARSED_MACROS = latexwalker.get_default_latex_context_db()
 _PARSED_MACROS.add_context_category("paperpool", prepend=True, macros=[macrospec.std_macro("href", False, 2)])
 _TEXT_MACROS = get_default_latex_context_db()
-_TEXT_MACROS.add_context_category("paperpool", prepend=True, macros=[
-    MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("textasciicircum", simplify_repl="^"),
-    # how paperpool's exports write a brace that does not pair (bibwrite._latex)
-    MacroTextSpec("textbraceleft", simplify_repl="{"), MacroTextSpec("textbraceright", simplify_repl="}")])
+_TEXT_MACROS.add_context_category(
+    "paperpool",
+    prepend=True,
+    macros=[
+        MacroTextSpec("url", simplify_repl="%s"),
+        MacroTextSpec("textasciicircum", simplify_repl="^"),
+        # how paperpool's exports write a brace that does not pair (bibwrite._latex)
+        MacroTextSpec("textbraceleft", simplify_repl="{"),
+        MacroTextSpec("textbraceright", simplify_repl="}"),
+    ],
+)
 _LATEX = _Latex(latex_context=_TEXT_MACROS, math_mode="verbatim", keep_braced_groups=False)
 
 
@@ -190,8 +209,10 @@ def parse_bib(text: str, name: str) -> list[BibRecord]:
                 _read_field(record, item.key.lower(), item.value)
             except _UnreadableLatex:
                 line = item.start_line if item.start_line is not None else entry.start_line
-                raise PaperpoolError(f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
-                                     "the text without LaTeX, or give each macro its arguments in braces") from None
+                raise PaperpoolError(
+                    f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
+                    "the text without LaTeX, or give each macro its arguments in braces"
+                ) from None
         records.append(record)
     return resolve_crossrefs(records)
 
@@ -234,8 +255,10 @@ def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> s
         first = block.previous_block.start_line + 1
         return f"{name}:{line}: @string macro '{block.key}' is defined twice (first on line {first}); keep one definition"
     if isinstance(block, MiddlewareErrorBlock) and isinstance(block.error, InvalidNameError):
-        return (f"{name}:{line}: record '{block.ignore_error_block.key}': the name {block.error.name!r} cannot be split into "
-                f"parts ({block.error.reason.lower()}); write each name as 'Last, First' or 'First Last', joined by ' and '")
+        return (
+            f"{name}:{line}: record '{block.ignore_error_block.key}': the name {block.error.name!r} cannot be split into "
+            f"parts ({block.error.reason.lower()}); write each name as 'Last, First' or 'First Last', joined by ' and '"
+        )
     if isinstance(block, DuplicateBlockKeyBlock):
         first = first_lines.get(block.key)
         where = f" (first on line {first})" if first else ""
@@ -251,6 +274,7 @@ def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> s
 # ---------------------------------------------------------------------------------
 # @string macros and # concatenation, expanded as BibTeX does
 # ---------------------------------------------------------------------------------
+
 
 def expand_macros(library: bibtexparser.Library, name: str, most_chars: int) -> None:
     """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
@@ -282,27 +306,37 @@ class _Expansion:
         pieces = _pieces(value.strip())
         if pieces is None:
             shown = value if len(value) <= 60 else value[:57] + "..."
-            raise PaperpoolError(f"{where}: the value {shown!r} cannot be read; write it in braces, "
-                                 "or as pieces in braces, quotes or @string names joined by #")
+            raise PaperpoolError(
+                f"{where}: the value {shown!r} cannot be read; write it in braces, "
+                "or as pieces in braces, quotes or @string names joined by #"
+            )
         texts = []
         for kind, piece in pieces:
             if kind == "text" and (depth := _brace_depth(piece)) > MAX_BRACE_DEPTH:
-                raise PaperpoolError(f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces")
+                raise PaperpoolError(
+                    f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces"
+                )
             if kind == "name" and not piece.isdigit():
                 if piece.lower() not in macros:
-                    raise PaperpoolError(f"{where}: @string macro '{piece}' is not defined; define it above this line with "
-                                         f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}")
+                    raise PaperpoolError(
+                        f"{where}: @string macro '{piece}' is not defined; define it above this line with "
+                        f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}"
+                    )
                 piece = macros[piece.lower()]
             texts.append(piece)
         length = sum(len(text) for text in texts)  # counted before the texts are joined
         if length > MAX_VALUE_CHARS:
-            raise PaperpoolError(f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
-                                 "shorten it or leave it out")
+            raise PaperpoolError(
+                f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
+                "shorten it or leave it out"
+            )
         self.produced += length
         if self.produced > self.most_chars:
-            raise PaperpoolError(f"{where}: with its @string macros expanded the file's text grows past "
-                                 f"{self.most_chars:,} characters (twice the file's and {MACROS_MAY_ADD_CHARS:,} more); "
-                                 "write the long text once instead of through a macro, or split the file")
+            raise PaperpoolError(
+                f"{where}: with its @string macros expanded the file's text grows past "
+                f"{self.most_chars:,} characters (twice the file's and {MACROS_MAY_ADD_CHARS:,} more); "
+                "write the long text once instead of through a macro, or split the file"
+            )
         return "".join(texts)
 
 
@@ -316,12 +350,12 @@ def _pieces(value: str) -> list[tuple[str, str]] | None:
     position = 0
     while True:
         position = _SPACES.match(value, position).end()
-        opening = value[position:position + 1]
+        opening = value[position : position + 1]
         if opening in ("{", '"'):
             end = _closing(value, position)
             if end is None:
                 return None
-            pieces.append(("text", value[position + 1:end]))
+            pieces.append(("text", value[position + 1 : end]))
             position = end + 1
         else:
             word = _MACRO_NAME.match(value, position)
@@ -385,7 +419,7 @@ def split_names(text: str) -> list[str]:
         elif token == "}":
             depth = max(depth - 1, 0)
         elif depth == 0 and not token.startswith("\\"):
-            names.append(text[start:match.start()])
+            names.append(text[start : match.start()])
             start = match.end()
     names.append(text[start:])
     return [name.strip() for name in names if name.strip()]
@@ -406,8 +440,12 @@ def resolve_crossrefs(records: list[BibRecord]) -> list[BibRecord]:
     container itself: two records naming each other are two papers."""
     # each record as the file gives it, so that what a record inherits does not depend on
     # whether the record it names comes before or after it
-    own = {record.key.lower(): BibRecord(record.key, record.type, record.line, dict(record.fields), list(record.people),
-                                         record.more_authors) for record in records}
+    own = {
+        record.key.lower(): BibRecord(
+            record.key, record.type, record.line, dict(record.fields), list(record.people), record.more_authors
+        )
+        for record in records
+    }
     containers = set()
     for record in records:
         parent = own.get(record.fields.get("crossref", "").lower())

@@ -29,6 +29,7 @@ READABLE_TYPES = ("text", "integer", "text_list", "identifier", "url_list", "url
 # record it is written into and start one of its own making
 BIBTEX_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
+
 def check_export(registry: Registry) -> list[Problem]:
     """Every field `bibtex_export` names must be a declared entry field."""
     settings = registry.section(EXPORT)
@@ -48,8 +49,9 @@ def check_export(registry: Registry) -> list[Problem]:
     for name, value in fields.items():
         if not isinstance(name, str) or not BIBTEX_NAME.fullmatch(name):
             # written after its record's `  ` as it is: `note = {x},\n  url = {...},\n  z` would add fields
-            problem(("fields", name), "a BibTeX field's name is a letter and then letters, digits, - or _ (at most 64); "
-                                      "rename it")
+            problem(
+                ("fields", name), "a BibTeX field's name is a letter and then letters, digits, - or _ (at most 64); rename it"
+            )
             continue
         # {from: [...], types: [...]}: the field written only for these BibTeX types
         if isinstance(value, dict):
@@ -65,7 +67,9 @@ def check_export(registry: Registry) -> list[Problem]:
             continue
         for index, name in enumerate(names):
             if resolve_spec(specs, name) is None:
-                problem(path + (index,), f"'{name}' is not a field of the entries; name one declared in {RECORD_KINDS['entries']}")
+                problem(
+                    path + (index,), f"'{name}' is not a field of the entries; name one declared in {RECORD_KINDS['entries']}"
+                )
     complete = settings.get("authors_complete")
     if complete is not None and (not isinstance(complete, str) or resolve_spec(specs, complete) is None):
         problem(("authors_complete",), "name the bool field that says whether the author list is complete, e.g. authors_complete")
@@ -90,9 +94,14 @@ def check_import(registry: Registry) -> list[Problem]:
         for name, sources in fields.items():
             spec = specs.get(name)
             if spec is None:
-                problem((kind, "fields", name), f"'{name}' is not a field of the {kind}; name one declared in {RECORD_KINDS[kind]}")
+                problem(
+                    (kind, "fields", name), f"'{name}' is not a field of the {kind}; name one declared in {RECORD_KINDS[kind]}"
+                )
             elif spec.type not in READABLE_TYPES:
-                problem((kind, "fields", name), f"a BibTeX value cannot fill a {spec.type} field; map it to one of type {', '.join(READABLE_TYPES)}")
+                problem(
+                    (kind, "fields", name),
+                    f"a BibTeX value cannot fill a {spec.type} field; map it to one of type {', '.join(READABLE_TYPES)}",
+                )
             if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
                 problem((kind, "fields", name), "list the BibTeX fields to read, first set wins: [journal, booktitle]")
         for setting, wanted in (("keep", "mapping"), ("authors_complete", "bool")):

@@ -65,8 +65,10 @@ def export_settings(registry: Registry) -> dict:
         return registry.section(bibsections.EXPORT)
     specs = registry.fields["entries"]
     fields = {name: [s for s in sources if s in specs] for name, sources in DEFAULT_FIELDS.items()}
-    return {"fields": {name: sources for name, sources in fields.items() if sources},
-            "authors_complete": "authors_complete" if "authors_complete" in specs else None}
+    return {
+        "fields": {name: sources for name, sources in fields.items() if sources},
+        "authors_complete": "authors_complete" if "authors_complete" in specs else None,
+    }
 
 
 @dataclass
@@ -166,7 +168,12 @@ def _one_name(name: str) -> str:
     "Team, Kimi": a name of the pool without a comma is one whole name), an author called
     "others" (BibTeX's "et al."), or a name with more commas than "von Last, Jr, First"."""
     text = _latex(name, _NAME_ENCODER)
-    if _AND.search(text) or name.strip().lower() == "others" or name.count(",") > 2 or ("," not in name and len(name.split()) > 1):
+    if (
+        _AND.search(text)
+        or name.strip().lower() == "others"
+        or name.count(",") > 2
+        or ("," not in name and len(name.split()) > 1)
+    ):
         return f"{{{text}}}"
     return text
 
