@@ -18,9 +18,25 @@ from .conftest import REPO
 PACKAGE = REPO / "paperpool"
 FOUNDATION = PACKAGE / "registry"
 # The wings from the ground up; paperpool/project.py, the front door, is a wing of its own
-# (it reads, checks and analyses a pool once for every output), and __main__ is the top.
-WINGS = ["files", "registry", "rendering", "pool", "analysis", "project", "formats", "scholarly", "traces", "sitegen",
-         "publishing", "cli", "bench", "__main__"]
+# (it reads, checks and analyses a pool once for every output); __main__ runs the commands,
+# and the package's own __init__ is the library's face (Project, analyse) above them all.
+WINGS = [
+    "files",
+    "registry",
+    "rendering",
+    "pool",
+    "analysis",
+    "project",
+    "formats",
+    "scholarly",
+    "traces",
+    "sitegen",
+    "publishing",
+    "cli",
+    "bench",
+    "__main__",
+    "__init__",
+]
 # What the registry may build on besides itself: the one-line problems, the strict YAML
 # reader, and the table of system errors these two use.
 BENEATH = {"paperpool.files.problems", "paperpool.files.yamlio", "paperpool.files.oserrors"}
@@ -58,7 +74,7 @@ def _imports(typing: bool = True) -> dict[str, set[str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
-                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
                     source = ".".join(base + ([node.module] if node.module else []))
                 else:
                     source = node.module or ""
@@ -83,7 +99,7 @@ def _imported(snippet: str) -> set[str]:
 
 
 def test_every_module_is_in_a_wing():
-    assert sorted({_wing(module) for module in _imports()} - set(WINGS) - {"__init__"}) == []
+    assert sorted({_wing(module) for module in _imports()} - set(WINGS)) == []
     flat = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert flat == ["__init__.py", "__main__.py", "project.py"]
 
@@ -94,8 +110,7 @@ def test_each_wing_imports_only_itself_and_the_wings_below():
         for target in targets:
             if target == "paperpool":  # the package itself: its version
                 continue
-            below = WINGS.index(_wing(target)) <= WINGS.index(_wing(module)) if _wing(module) != "__init__" else False
-            if not below:
+            if WINGS.index(_wing(target)) > WINGS.index(_wing(module)):
                 upward[(module, target)] = f"{_wing(module)} -> {_wing(target)}"
     assert {arrow: wings for arrow, wings in upward.items() if arrow not in KNOWN_UPWARD} == {}
     assert sorted(set(KNOWN_UPWARD) - set(upward)) == []  # one taken away: strike it from the list
@@ -107,6 +122,22 @@ def test_no_two_modules_import_each_other():
     assert circles == []
 
 
+def test_the_library_api_is_project_and_analyse_imported_on_first_use():
+    assert [name for name in HEAVY if name in _imported("import paperpool")] == []
+    totals = _imported_value("import paperpool, pathlib; print(paperpool.Project(pathlib.Path('.')).analysis.totals)")
+    assert totals == "{'retained': 84, 'excluded': 32, 'audited': 116}"
+    # analyse sees the pool as it stood on a day, as the published analysis does
+    past = "import paperpool, pathlib; p = paperpool.Project(pathlib.Path('.')); day = p.analysis.registry.publication.date"
+    past += "; print(paperpool.analyse(p.valid_pool(), day).totals == p.analysis.published.totals)"
+    assert _imported_value(past) == "True"
+    before = "import paperpool, pathlib, datetime as dt; p = paperpool.Project(pathlib.Path('.'))"
+    assert _imported_value(before + "; print(paperpool.analyse(p.valid_pool(), dt.date(2025, 1, 1)).totals['retained'])") == "0"
+
+
+def _imported_value(snippet: str) -> str:
+    return subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True, cwd=REPO).stdout.strip()
+
+
 def test_importing_the_registry_imports_no_feature_and_no_heavy_library():
     modules = _imported("import paperpool.registry")
     ours = {name for name in modules if name.startswith("paperpool.")}
@@ -115,15 +146,26 @@ def test_importing_the_registry_imports_no_feature_and_no_heavy_library():
 
 
 def test_reading_a_registry_imports_only_the_features_sections():
-    modules = _imported("from pathlib import Path; from paperpool.registry import load_registry; "
-                        "registry, problems = load_registry(Path('.')); assert registry is not None, problems")
+    modules = _imported(
+        "from pathlib import Path; from paperpool.registry import load_registry; "
+        "registry, problems = load_registry(Path('.')); assert registry is not None, problems"
+    )
     ours = {name for name in modules if name.startswith("paperpool.")}
     features = ours - BENEATH - {"paperpool.files"} - {name for name in ours if name.startswith("paperpool.registry")}
     # (the site's section checks that each gap table and axis has a page of its own: sitegen.paths names them)
-    assert features == {"paperpool.sitegen", "paperpool.sitegen.section", "paperpool.sitegen.paths",
-                        "paperpool.formats", "paperpool.formats.bibtex", "paperpool.formats.bibtex.sections",
-                        "paperpool.analysis", "paperpool.analysis.auditsection",
-                        "paperpool.traces", "paperpool.traces.section", "paperpool.traces.schema"}
+    assert features == {
+        "paperpool.sitegen",
+        "paperpool.sitegen.section",
+        "paperpool.sitegen.paths",
+        "paperpool.formats",
+        "paperpool.formats.bibtex",
+        "paperpool.formats.bibtex.sections",
+        "paperpool.analysis",
+        "paperpool.analysis.auditsection",
+        "paperpool.traces",
+        "paperpool.traces.section",
+        "paperpool.traces.schema",
+    }
     assert [name for name in HEAVY if name in modules] == ["jsonschema_rs"]  # the schema check itself
 
 

@@ -22,7 +22,7 @@ def _paperpool_commands(lines):
         words = shlex.split(line.split(">>")[0])
         for index, word in enumerate(words):
             if word.endswith("paperpool"):
-                yield words[index + 1:]
+                yield words[index + 1 :]
 
 
 def _assert_real(words):
@@ -49,13 +49,26 @@ def test_ci_workflow_runs_the_ci_command_and_posts_the_diff():
     for words in _paperpool_commands(runs):
         _assert_real(words)
     test_script = (REPO / "scripts" / "test").read_text(encoding="utf-8")
-    for check in ("paperpool validate --strict", "pytest", "paperpool claims --check", "paperpool readme --check"):
+    for check in (
+        "ruff check .",
+        "ruff format --check .",
+        "paperpool validate --strict",
+        "pytest",
+        "paperpool claims --check",
+        "paperpool readme --check",
+    ):
         assert check in test_script
 
 
-def test_pre_commit_hooks_are_paperpool_checks():
+def test_pre_commit_hooks_are_ruff_and_paperpool_checks():
     hooks = _load(".pre-commit-config.yaml")["repos"][0]["hooks"]
-    assert [hook["entry"] for hook in hooks] == ["paperpool validate", "paperpool claims --check", "paperpool readme --check"]
+    assert [hook["entry"] for hook in hooks] == [
+        "ruff check --force-exclude",
+        "ruff format --check --force-exclude",
+        "paperpool validate",
+        "paperpool claims --check",
+        "paperpool readme --check",
+    ]
     for words in _paperpool_commands(hook["entry"] for hook in hooks):
         _assert_real(words)
 
