@@ -29,10 +29,10 @@ WINGS = [
     "project",
     "formats",
     "scholarly",
-    "traces",
     "sitegen",
     "publishing",
     "cli",
+    "traces",
     "bench",
     "__main__",
     "__init__",
@@ -41,12 +41,6 @@ WINGS = [
 # reader, and the table of system errors these two use.
 BENEATH = {"paperpool.files.problems", "paperpool.files.yamlio", "paperpool.files.oserrors"}
 HEAVY = ["pandas", "numpy", "bibtexparser", "rapidfuzz", "jsonschema_rs", "matplotlib", "jinja2"]
-# Arrows that still point up, each named with what will take it away (issue 36 lists
-# them); the test fails on any other, and on one of these once it is gone.
-KNOWN_UPWARD = {
-    ("paperpool.traces.cli", "paperpool.cli.context"): "the trace commands register through an entry point",
-    ("paperpool.traces.synth", "paperpool.cli.context"): "the trace commands register through an entry point",
-}
 
 
 def _module(path: Path) -> str:
@@ -112,8 +106,7 @@ def test_each_wing_imports_only_itself_and_the_wings_below():
                 continue
             if WINGS.index(_wing(target)) > WINGS.index(_wing(module)):
                 upward[(module, target)] = f"{_wing(module)} -> {_wing(target)}"
-    assert {arrow: wings for arrow, wings in upward.items() if arrow not in KNOWN_UPWARD} == {}
-    assert sorted(set(KNOWN_UPWARD) - set(upward)) == []  # one taken away: strike it from the list
+    assert upward == {}
 
 
 def test_no_two_modules_import_each_other():

@@ -694,7 +694,7 @@ def test_a_trace_with_more_problems_than_the_cap_is_one_line_and_a_row_without_a
 def test_the_corpus_page_counts_many_groups_in_one_pass():
     """Each group's first MOST_VALUES values, the others summed in one row (the sums were
     found by reading every row again per group: quadratic; scripts/bench times 20,000 groups)."""
-    from paperpool.sitegen import corpora
+    from paperpool.traces.site import corpora
 
     counted = [{"system": f"s{g}", "field": "x", "value": f"v{v}", "traces": 20 - v} for g in range(300) for v in range(15)]
     groups = [(f"s{g}", 195) for g in range(300)]
@@ -709,7 +709,7 @@ def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
     16 kB of gzip made the corpus page 35 MB, over a page's 5 MB, and the build blamed the
     template): each cell shows 200 characters and says how many more there were; groups
     are still told apart by their whole values."""
-    from paperpool.sitegen.corpora import MAX_SHOWN, _counts
+    from paperpool.traces.site.corpora import MAX_SHOWN, _counts
 
     value = "<b>" * 330_000
     counted = [{"field": "x", "value": value + str(i), "traces": 1, "run": "r" * 1000 + str(i % 2)} for i in range(4)]

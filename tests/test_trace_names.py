@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from paperpool.sitegen.gallery import MAX_SITE_NAME, site_names
+from paperpool.traces.site.gallery import MAX_SITE_NAME, site_names
 from paperpool.sitegen.linkcheck import check_site
 
 from .conftest import REPO, TINY

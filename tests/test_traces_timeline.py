@@ -145,7 +145,7 @@ def test_readable_names():
 
 def test_the_gallery_names_every_shipped_trace_readably():
     from paperpool.registry import load_registry
-    from paperpool.sitegen.gallery import gallery
+    from paperpool.traces.site.gallery import gallery
 
     registry, problems = load_registry(REPO)
     assert problems == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from paperpool.files.problems import PaperpoolError
-from paperpool.traces import mapping, otlp_format, schema, timeline, whowhen
+from paperpool.traces import mapping, otlp_format, schema, section, timeline, whowhen
 from paperpool.traces.importing import ImportOptions, formats, import_traces
 from paperpool.traces.importing import detect as detect_format
 from paperpool.traces.loading import dump_trace
@@ -689,7 +689,7 @@ def test_the_corpus_is_small_attributed_and_no_trace_of_the_gallery():
 
     registry, problems = load_registry(REPO)
     assert registry is not None, problems
-    assert all(path.parent == REPO / "traces" for path in mapping.trace_files(registry))
+    assert all(path.parent == REPO / "traces" for path in section.trace_files(registry))
 
 
 def test_two_imports_into_one_folder_take_turns(tmp_path):

@@ -49,8 +49,7 @@ from paperpool.registry import (
 )
 from paperpool.rendering.render import OVERRIDES
 from paperpool.sitegen import siteconfig
-from paperpool.traces.mapping import traces_folder
-from paperpool.traces.section import corpora
+from paperpool.traces.section import corpora, traces_folder
 
 TITLE = "title"  # the field validate's near-duplicate check compares
 # Text is prose, redrawn from its words, when it runs this long on average and nearly

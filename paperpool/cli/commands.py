@@ -1,11 +1,14 @@
 """The paperpool command line. Each command parses its options, calls the library and
-reports; library errors are PaperpoolError and print as `Error: ...`."""
+reports; library errors are PaperpoolError and print as `Error: ...`.
+
+Each command imports the modules it uses in its own body: the whole library takes a
+third of a second to import (pandas, numpy), which `paperpool validate` in a pre-commit
+hook must not pay for."""
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import importlib
 import os
 import signal
 import sys
@@ -17,8 +20,7 @@ from paperpool import __version__
 from paperpool.files.oserrors import explain
 from paperpool.files.problems import PaperpoolError, errors, plural, printable, warnings
 from paperpool.files.yamlio import check_output, dump_yaml, write_atomic
-from paperpool.traces import cli as trace_commands
-from paperpool.traces import mapping as trace_mapping
+from paperpool.registry import sections
 
 from .context import (
     Commands,
@@ -34,66 +36,6 @@ from .context import (
     trust_config_option,
 )
 
-
-class _Lazy:
-    """A library module imported when a command first uses it: each command pays for
-    importing only what it uses (pandas and numpy take a third of a second), so that
-    `paperpool validate` starts fast enough for a pre-commit hook."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    @property
-    def module(self) -> str:
-        return f"paperpool.{self._name}"
-
-    def __getattr__(self, attribute: str):
-        return getattr(importlib.import_module(self.module), attribute)
-
-
-(
-    adding,
-    audit,
-    bibimport,
-    claims,
-    csljson,
-    csvio,
-    diff,
-    export,
-    fileschemas,
-    gaps,
-    newsurvey,
-    publishing,
-    readme,
-    registrydoc,
-    release,
-    stats,
-    stubs,
-) = map(
-    _Lazy,
-    (
-        "pool.adding",
-        "analysis.audit",
-        "formats.bibtex.importing",
-        "analysis.claims",
-        "formats.csljson",
-        "formats.csvio",
-        "analysis.diff",
-        "formats.export",
-        "pool.fileschemas",
-        "analysis.gaps",
-        "publishing.newsurvey",
-        "publishing.publish",
-        "publishing.readme",
-        "rendering.registrydoc",
-        "publishing.release",
-        "analysis.stats",
-        "pool.stubs",
-    ),
-)
-lookup, scholarly_client, refreshing = _Lazy("scholarly.lookup"), _Lazy("scholarly.client"), _Lazy("scholarly.refresh")
-sitebuild, sitegen_serve, siteconfig = _Lazy("sitegen.build"), _Lazy("sitegen.serve"), _Lazy("sitegen.siteconfig")
-citationcff = _Lazy("formats.citationcff")
 # The --format choices of the commands whose modules load lazily (a test checks them
 # against each module's FORMATS).
 FORMAT_CHOICES = {
@@ -135,11 +77,14 @@ def validate(context: Context, strict: bool, no_cache: bool, trust_config: bool)
 
     Each problem is one line, `path:line: field: what is wrong; how to fix it`,
     followed by a count. Exit status 0 when clean, 1 on errors."""
+    from paperpool.formats import citationcff
+    from paperpool.sitegen import siteconfig
+
     pool, problems = context.project.without_cache().checked if no_cache else context.project.checked
     config, config_problems = siteconfig.check(context.root, trust_config)
     problems = problems + config_problems
     if pool is not None:
-        problems += trace_mapping.link_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
+        problems += sections.file_problems(pool.registry) + siteconfig.survey_problems(config, pool.registry.survey)
         problems += siteconfig.site_dir_problems(config, pool.registry)
         problems += citationcff.problems(context.root, pool.registry.survey)
     problems = sorted(set(problems))
@@ -177,6 +122,9 @@ def import_csv_command(
     Refuses to overwrite: if any row's key is already in the pool, or any row is
     invalid, nothing is written. A cell that export wrote with a ' before a formula
     (=, +, -, @) is read without it."""
+    from paperpool.formats import csvio
+    from paperpool.pool import stubs
+
     pool = context.project.pool()
     kind = "exclusions" if exclusions else "entries"
     planned = csvio.import_csv(pool, csv_file, kind, bib_file, date_added)
@@ -250,6 +198,9 @@ def add_command(
     the registry's values for each field; what stays unknown is marked TODO, which
     validate lists. KEY defaults to the first author's surname, the year and a title word.
     Refuses a taken key and a paper the pool already records (same id, link or title)."""
+    from paperpool.pool import adding, stubs
+    from paperpool.scholarly import lookup
+
     kind = "exclusions" if exclusions else "entries"
     if arxiv_ids or dois or openreview_ids:
         if key or assignments or interactive:
@@ -312,6 +263,8 @@ def new_survey_command(directory: Path, title: str | None, site_url: str | None)
     """Start the pool of another survey in DIRECTORY (new or empty): a registry with an
     example axis, a sample entry, the claim ledger, mkdocs.yml, a README with its
     generated block, and a GitHub Actions workflow. validate and build work in it at once."""
+    from paperpool.publishing import newsurvey, release
+
     if site_url is None and sys.stdin.isatty():
         site_url = (
             click.prompt(
@@ -373,7 +326,9 @@ def import_bib_command(pool, bib_file: Path, kind: str, date_added: dt.date):
     (or of the file), or a title at least pool.title_similarity alike, is skipped and
     named as a duplicate. What the .bib cannot say is marked TODO, which validate lists.
     Never overwrites; an unreadable .bib writes nothing."""
-    return bibimport.import_bib(pool, bib_file, kind, date_added)
+    from paperpool.formats.bibtex.importing import import_bib
+
+    return import_bib(pool, bib_file, kind, date_added)
 
 
 @_import_command("import-csljson", "json_file")
@@ -384,6 +339,8 @@ def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date
     Each item is read as the BibTeX record it would be (title, authors, year, container,
     publisher, DOI, link, note, an arXiv number), then duplicates are skipped and stubs
     written exactly as import-bib does. An unreadable file writes nothing."""
+    from paperpool.formats import csljson
+
     return csljson.import_csljson(pool, json_file, kind, date_added)
 
 
@@ -401,13 +358,18 @@ def import_ids_command(context: Context, ids_file: Path, exclusions: bool, date_
     Each paper's metadata is fetched (arXiv, Crossref or OpenAlex, OpenReview), then
     stubs are written, and duplicates skipped and named, as import-bib does. A line that
     is no identifier, or a service that fails, writes nothing."""
+    from paperpool.scholarly import lookup
+
     wanted = lookup.from_file(ids_file)
     _import_ids(context, wanted, ids_file.name, "exclusions" if exclusions else "entries", date_added, dry_run)
 
 
 def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.date, dry_run: bool) -> None:
+    from paperpool.scholarly import lookup
+    from paperpool.scholarly.client import Client
+
     pool = context.project.pool()
-    with scholarly_client.Client(pool.registry.survey) as client:
+    with Client(pool.registry.survey) as client:
         result = lookup.import_ids(pool, wanted, name, kind, date_added, client)
     for note in client.notes:
         click.echo(note, err=True)
@@ -429,16 +391,19 @@ def refresh_command(context: Context, check: bool, write: bool, links: bool) -> 
     """What has changed outside the pool: preprints now published, newer arXiv versions,
     withdrawals and retractions, and links dead in two runs a week apart. Asks arXiv,
     OpenAlex and Crossref about each record's paper; taxonomy fields are never touched."""
+    from paperpool.scholarly.client import Client
+    from paperpool.scholarly.refresh import apply, refresh
+
     if check and write:
         raise click.UsageError("--check reports and --write applies; give one of them")
     pool = context.project.valid_pool()
-    with scholarly_client.Client(pool.registry.survey) as client:
-        findings = refreshing.refresh(pool, client, links)
+    with Client(pool.registry.survey) as client:
+        findings = refresh(pool, client, links)
     for note in client.notes:
         click.echo(note, err=True)
     for finding in findings:
         click.echo(finding.line())
-    written = refreshing.apply(pool, findings, dt.date.today()) if write else []
+    written = apply(pool, findings, dt.date.today()) if write else []
     applied = f", {plural(len(written), 'record')} updated" if write else ""
     click.echo(f"{plural(len(findings), 'change')} found outside the pool{applied}.")
     if check and findings:
@@ -446,6 +411,8 @@ def refresh_command(context: Context, check: bool, write: bool, links: bool) -> 
 
 
 def _report_import(pool, kind: str, result, dry_run: bool) -> None:
+    from paperpool.pool import stubs
+
     if not dry_run:
         stubs.write_planned([created.planned for created in result.created])
     verb = "would create" if dry_run else "created"
@@ -473,6 +440,8 @@ def export_command(context: Context, fmt: str, exclusions: bool, output: Path | 
     keys, cited as the registry's bibtex_export says). A CSV text cell a spreadsheet
     would run as a formula (=, +, -, @ at its start) is written with a ' before it, which
     import-csv takes away."""
+    from paperpool.formats import export
+
     if exclusions and fmt != "csv":
         raise click.UsageError("--exclusions goes with --format csv; the other formats hold the whole pool or its entries")
     text = export.FORMATS[fmt](context.project.valid_pool(), "exclusions" if exclusions else "entries")
@@ -495,6 +464,8 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str, as
     Without options: the registry's standard set (statistics section). FIELD is named
     as in the export's CSV columns, or a derived field such as subdecisions.trained or
     reward_families. Multi-valued fields count a record once per value."""
+    from paperpool.analysis import stats
+
     if vs and not by:
         raise click.UsageError("--vs needs --by: paperpool stats --by FIELD --vs FIELD")
     analysis = context.project.analysis_as_of(as_of)
@@ -509,6 +480,8 @@ def stats_command(context: Context, by: str | None, vs: str | None, fmt: str, as
 def gaps_command(context: Context, fmt: str, as_of) -> None:
     """The gap tables of the registry's gaps section: every cell with its count and
     entries, empty and sparse cells marked."""
+    from paperpool.analysis import gaps
+
     analysis = context.project.analysis_as_of(as_of)
     click.echo(gaps.FORMATS[fmt](analysis.gap_tables, gaps.sparse_at_most(analysis.registry)), nl=False)
 
@@ -521,6 +494,8 @@ def gaps_command(context: Context, fmt: str, as_of) -> None:
 def claims_command(context: Context, check: bool, fmt: str, as_of) -> None:
     """Recompute every claim of the claim ledger (claims.yaml): its value, the rows
     behind it, and whether it still holds."""
+    from paperpool.analysis import claims
+
     outcomes = context.project.analysis_as_of(as_of).outcomes
     failing = [o for o in outcomes if not o.holds]
     if check and fmt == "text":
@@ -540,6 +515,8 @@ def claims_command(context: Context, check: bool, fmt: str, as_of) -> None:
 def diff_command(context: Context, revision: str, fmt: str) -> None:
     """Compare the pool at a git REVISION (a commit, branch or tag) with the working
     tree: records added, removed or changed, and every count, gap cell and claim that moved."""
+    from paperpool.analysis import diff
+
     new = diff.snapshot(context.project.analysis)
     with diff.analysis_at_revision(context.root, revision) as old_analysis:
         old = diff.snapshot(old_analysis)
@@ -552,6 +529,8 @@ def diff_command(context: Context, revision: str, fmt: str) -> None:
 def readme_command(context: Context, check: bool) -> None:
     """Rewrite the generated block of README.md (between its paperpool:readme markers):
     headline counts, gap highlights and the paper list by category."""
+    from paperpool.publishing import readme
+
     update = readme.plan_update(context.project.analysis)
     if check:
         if update.changed:
@@ -572,6 +551,8 @@ def schemas_command(context: Context, check: bool) -> None:
     to the pool's schemas/ folder, which the files' `# yaml-language-server: $schema=...`
     lines name: editors then complete and check them offline. The records' schemas are
     made from the registry: run it again after changing the registry."""
+    from paperpool.pool import fileschemas
+
     registry = context.project.pool().registry
     folder = registry.root / fileschemas.FOLDER
     stale = fileschemas.stale(registry)
@@ -600,6 +581,8 @@ def registry_doc_command(file: Path | None, check: bool) -> None:
     """The reference of registry.yaml, every section and setting with its type, default
     and description, as markdown from paperpool's JSON Schema: to standard output, or to
     FILE (paperpool's repository keeps it as docs/registry.md). The site has it too."""
+    from paperpool.rendering import registrydoc
+
     text = registrydoc.markdown()
     if file is None:
         if check:
@@ -630,6 +613,8 @@ def audit_command(context: Context, file: Path | None, fmt: str) -> None:
     Without FILE: each entry's values against its second_reading, for the fields the
     second reading re-tags. With FILE: a CSV with a key column and, per field,
     orig_FIELD (first reader) and ann_FIELD (second reader)."""
+    from paperpool.analysis import audit
+
     pool = context.project.valid_pool()
     result = audit.audit_file(pool, file) if file else audit.audit_pool(pool)
     click.echo(audit.FORMATS[fmt](result), nl=False)
@@ -658,6 +643,11 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
 
     Exit 1, with nothing written, when the pool is not valid, a claim no longer holds or
     the build refuses the pool (its mkdocs.yml, a hand-written page)."""
+    from paperpool.analysis import claims
+    from paperpool.formats import citationcff
+    from paperpool.publishing import publish, readme
+    from paperpool.sitegen.build import build, default_out
+
     project = context.project
     project.buildable_pool("nothing was published")
     failing = [outcome for outcome in project.analysis.outcomes if not outcome.holds]
@@ -665,11 +655,11 @@ def publish_command(context: Context, out: Path | None, engine: str, site_url: s
         for outcome in failing:
             click.echo(claims.failure_line(outcome), err=True)
         raise PaperpoolError(f"{claims.summary(project.analysis.outcomes).rstrip('.')}; nothing was published")
-    out = publishing.out_folder(context.root, out)
-    planned = publishing.plan(project.analysis)
-    publishing.check(planned, out, context.root, sitebuild.default_out(context.root))
-    result = sitebuild.build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
-    publishing.write(planned, out, context.root)
+    out = publish.out_folder(context.root, out)
+    planned = publish.plan(project.analysis)
+    publish.check(planned, out, context.root, default_out(context.root))
+    result = build(project, None, engine, _report_stage, trust_config=trust_config, site_url=site_url)
+    publish.write(planned, out, context.root)
     block = f"and {readme.README}'s generated block" if planned.readme else f"(no {readme.README}, so no generated block)"
     citation = f", and {citationcff.FILE}" if planned.citation else ""
     click.echo(f"wrote {plural(len(planned.files), 'file')} to {out} ({', '.join(planned.files)}) {block}{citation}")
@@ -697,7 +687,9 @@ def build_command(
     """Build the browsable site: validate the pool (an invalid pool is not built),
     render every page from the templates, build the HTML, then swap the new site in
     for the old one. Prints how long each stage took and where the site is."""
-    result = sitebuild.build(
+    from paperpool.sitegen.build import build
+
+    result = build(
         context.project, out, engine, _report_stage, keep_pages=keep_pages, trust_config=trust_config, site_url=site_url
     )
     total = sum(seconds for _, seconds in result.timings)
@@ -714,10 +706,9 @@ def build_command(
 def serve_command(context: Context, out: Path | None, engine: str, host: str, port: int, trust_config: bool) -> None:
     """A live preview: build the site, serve it, and rebuild when an entry, the
     registry, a template or a hand-written page changes; open pages reload by themselves."""
-    sitegen_serve.serve(context.root, out, engine, host, port, click.echo, trust_config=trust_config)
+    from paperpool.sitegen.serve import serve
 
-
-cli.add_command(trace_commands.trace)
+    serve(context.root, out, engine, host, port, click.echo, trust_config=trust_config)
 
 
 def _end_on_sigterm() -> None:

@@ -9,6 +9,7 @@ import datetime as dt
 import functools
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import click
@@ -54,8 +55,34 @@ class OneLineUsageErrors:
             return super().invoke(ctx)
 
 
+COMMAND_ENTRY_POINTS = "paperpool.commands"
+
+
 class Commands(OneLineUsageErrors, click.Group):
-    """paperpool's commands."""
+    """paperpool's commands, and those that other wings and packages register (entry points
+    `paperpool.commands` in pyproject.toml: `paperpool trace`), each imported when it runs
+    or its help is shown."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_registered_commands()))
+
+    def get_command(self, ctx, name: str):
+        found = super().get_command(ctx, name)
+        point = _registered_commands().get(name) if found is None else None
+        if point is None:
+            return found
+        command = point.load()
+        if not isinstance(command, click.Command):
+            raise PaperpoolError(
+                f"the entry point '{point.name} = {point.value}' ({COMMAND_ENTRY_POINTS}) is not a click command; "
+                "fix the package that declares it"
+            )
+        return command
+
+
+@functools.cache
+def _registered_commands() -> dict:
+    return {point.name: point for point in metadata.entry_points(group=COMMAND_ENTRY_POINTS)}
 
 
 class Command(OneLineUsageErrors, click.Command):
@@ -181,17 +208,4 @@ site_url_option = click.option(
     show_envvar=True,
     help="The address the site will be published at (overrides mkdocs.yml's site_url): the sitemap lists every page "
     "under it and the feed's links are absolute.",
-)
-
-
-# trace metrics, export and summary: what runs the per-trace work over a corpus
-TRACE_ENGINES = ["local", "ray"]
-trace_engine_option = click.option(
-    "--engine",
-    type=click.Choice(TRACE_ENGINES),
-    default=TRACE_ENGINES[0],
-    show_default=True,
-    help="What measures a corpus: local worker processes, or Ray Data (on the Ray cluster RAY_ADDRESS names, else on "
-    "a Ray started for the command; pip install 'paperpool[ray]'), giving the same rows. With ray, --jobs caps "
-    "the tasks measuring at once.",
 )

@@ -34,6 +34,9 @@ class Section:
     # the files and folders of the pool its settings name, from the section as written
     # (for `diff`, which writes out of a revision only what the pool is read from)
     paths: Callable[[dict], list[str]] | None = None
+    # what validate says of the pool's files its settings name, without reading them as the
+    # feature does (a trace folder that is a link; the feature's extra not installed)
+    file_problems: Callable[[Registry], list[Problem]] | None = None
 
     def schema(self) -> dict:
         return json.loads(resources.files(self.package).joinpath(self.schema_file).read_text(encoding="utf-8"))
@@ -47,6 +50,11 @@ def named_paths(data: dict) -> list[str]:
         if section.paths is not None and isinstance(written, dict):
             found += [path for path in section.paths(written) if isinstance(path, str)]
     return found
+
+
+def file_problems(registry: Registry) -> list[Problem]:
+    """What every feature's section says of the pool's files its settings name."""
+    return [problem for section in registered().values() if section.file_problems for problem in section.file_problems(registry)]
 
 
 @functools.cache

@@ -70,12 +70,15 @@ OUTPUT_CHARS_PER_ITEM = 32_000
 
 
 class Renderer:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, packages: tuple[str, ...] = ()):
+        """`packages`: other packages whose templates/ folder holds templates (the site's
+        parts'), found after the pool's and paperpool's own."""
         self.root = root
         loader = jinja2.ChoiceLoader(
             [
                 _PoolTemplates(root, OVERRIDES),
                 jinja2.PackageLoader("paperpool.rendering", "templates"),
+                *(jinja2.PackageLoader(package, "templates") for package in packages),
             ]
         )
         # paperpool's own templates are its code; the sandbox (which doubles the time a

@@ -1,4 +1,4 @@
-"""`paperpool build`: validate, traces, analyse, render, write, build, replace.
+"""`paperpool build`: validate, the site's parts, analyse, render, write, build, replace.
 
 The new site is built beside the old one and swapped in only when the engine succeeded,
 so a failed or interrupted build leaves the last good site as it was.
@@ -33,11 +33,10 @@ from ..project import Project
 from ..registry import REGISTRY_FILE, linked_step
 from . import (
     configrules,
-    corpora,
     datasets,
     engine,
     feed,
-    gallery,
+    parts,
     paths,
     search,
     siteconfig,
@@ -45,7 +44,7 @@ from . import (
 )
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
-from .figures import Figures, draw
+from .figures import draw
 from .pages import Page, page_context, plan, recent
 
 # the engine reads a page's front matter with libyaml where it has it, as paperpool does
@@ -97,16 +96,20 @@ def build(
         for folder, name in ((out, option), (keep_pages, "--keep-pages")):
             if folder is not None:
                 _check_pool_files(folder, pool.registry, name)
-    with stage("traces"):  # the gallery: each of the pool's traces validated, measured and drawn; each corpus summarised
-        cards, corpus_pages = gallery.gallery(pool.registry), corpora.pages(pool.registry)
+    made = []  # what the site's parts add (the trace gallery and corpora: traces validated, measured and drawn)
+    for part in parts.registered():
+        with stage(part.name):
+            made.append(part.make(pool.registry))
     with stage("analyse"):
         analysis = for_site(project.analysis)
-        figures = draw(analysis, cards, corpus_pages)
+        figures = draw(analysis)
     with staging.staging(out, MARKER) as scratch, Drawing(figures.charts, scratch / "charts") as charts:
         with stage("render"):
             intro = _read_intro(handwritten)
-            pages = plan(analysis, figures, intro)
-            files = render(analysis, pages, figures, config.get("site_url"))
+            pages = plan(analysis, figures, intro, [page for one in made for page in one.pages])
+            files = render(analysis, pages, config.get("site_url")) | {
+                path: text for one in made for path, text in one.files.items()
+            }
             files |= _handwritten(handwritten, set(files) | set(charts.placeholders(paths.CHARTS))) | (extra_files or {})
         with stage("write"):
             docs, site = scratch / "docs", scratch / "site"
@@ -157,9 +160,9 @@ def keep(files: dict[str, str | bytes], folder: Path) -> None:
         staging.swap(scratch / "pages", folder, scratch)
 
 
-def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url: str | None) -> dict[str, str]:
-    """Every generated file of the docs folder: path -> text."""
-    texts = Renderer(analysis.pool.root).render_all(
+def render(analysis: SiteAnalysis, pages: list[Page], site_url: str | None) -> dict[str, str]:
+    """Every generated file of the docs folder but the parts' own: path -> text."""
+    texts = Renderer(analysis.pool.root, parts.template_packages()).render_all(
         [(page.template, page_context(analysis, page)) for page in pages], records=len(analysis.pool.all_records())
     )
     files = {page.path: front_matter(page) + text for page, text in zip(pages, texts, strict=True)}
@@ -171,8 +174,6 @@ def render(analysis: SiteAnalysis, pages: list[Page], figures: Figures, site_url
     if any(page.path == paths.RECENT for page in pages):  # the feed goes with its page: the entries' dates
         files[paths.FEED] = feed.atom(analysis, recent(analysis), site_url)
     files |= downloads(analysis)
-    if any(page.path == paths.TRACES for page in pages):  # the gallery's drawings and the schema file go with its page
-        files |= gallery.files(figures.traces)
     for name in ASSET_FILES:
         files[f"{paths.ASSETS}/{name}"] = resources.files("paperpool.sitegen.assets").joinpath(name).read_text(encoding="utf-8")
     return files

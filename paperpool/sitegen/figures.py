@@ -15,8 +15,6 @@ from paperpool.analysis.stats import count, crosstab
 from ..registry.columns import NONE
 from . import charts, periods
 from .analysis import SiteAnalysis
-from .corpora import CorpusPage
-from .gallery import TraceCard
 
 ENTRIES = "Entries"
 # The screening diagram's words when the registry gives no title: neither says PRISMA,
@@ -50,19 +48,16 @@ class Figure:
 class Figures:
     statistics: list[Figure]
     flow: Figure | None
-    traces: list[TraceCard]  # the gallery: each of the pool's traces, measured and drawn
-    corpora: list[CorpusPage] = field(default_factory=list)  # each declared trace corpus, summarised
 
     @property
     def charts(self) -> list[charts.Chart]:
         return [figure.chart for figure in self.statistics + ([self.flow] if self.flow else [])]
 
 
-def draw(analysis: SiteAnalysis, traces: list[TraceCard], corpora: list[CorpusPage]) -> Figures:
-    """The charts of the statistics page and the screening flow, with the trace gallery's
-    cards and its corpora."""
+def draw(analysis: SiteAnalysis) -> Figures:
+    """The charts of the statistics page and the screening flow."""
     drawn = [DRAW[spec["type"]](analysis, spec) for spec in analysis.site.get("charts") or []]
-    return Figures(drawn, _flow(analysis), traces, corpora)
+    return Figures(drawn, _flow(analysis))
 
 
 def _bars(analysis: SiteAnalysis, spec: dict) -> Figure:

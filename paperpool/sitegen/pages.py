@@ -19,12 +19,10 @@ from paperpool.analysis.views import EntryView
 from paperpool.pool import fileschemas
 from paperpool.rendering import markdown, registrydoc
 
-from ..traces import section as traces_section
 from . import entrypage, paths
 from .analysis import SiteAnalysis
 from .fieldguide import field_guide
 from .figures import Figures
-from .gallery import schema_outline
 
 BACKTICKS = re.compile(r"`+")
 
@@ -55,8 +53,9 @@ LIST_LIMIT = 200
 LIST_PREVIEW = 10
 
 
-def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
-    """Every generated page, those in the navigation in its order."""
+def plan(analysis: SiteAnalysis, figures: Figures, intro: str, parts: list[Page]) -> list[Page]:
+    """Every generated page, those in the navigation in its order (`parts`: the pages the
+    site's parts made, sitegen/parts.py, whose navigation pages come before Contributing)."""
     site = analysis.site
     excluded, dated = shows_exclusions(analysis), bool(recent(analysis))
     pages = [
@@ -115,18 +114,7 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
             True,
         )
     )
-    if shows_traces(analysis, figures):
-        pages += [
-            Page(
-                paths.TRACES,
-                "site/traces.md.j2",
-                "Orchestration traces",
-                {"cards": figures.traces, "corpora": figures.corpora},
-                True,
-                wide=True,
-            ),
-            Page(paths.TRACE_SCHEMA, "site/trace_schema.md.j2", "Trace schema", {"schema": schema_outline()}, True),
-        ]
+    pages += [page for page in parts if page.in_nav]
     pages += [
         Page(paths.CONTRIBUTING, "site/contributing.md.j2", "Contributing", {"guide": field_guide(analysis)}, True),
         Page(
@@ -137,10 +125,7 @@ def plan(analysis: SiteAnalysis, figures: Figures, intro: str) -> list[Page]:
             True,
         ),
     ]
-    pages += [
-        Page(corpus.page, "site/trace_corpus.md.j2", corpus.corpus.title, {"corpus": corpus}, wide=True)
-        for corpus in figures.corpora
-    ]
+    pages += [page for page in parts if not page.in_nav]
     pages += [
         Page(paths.gap_table(table.id), "site/gap_table.md.j2", table.title, {"table": table}, wide=True)
         for table in analysis.gap_tables
@@ -157,13 +142,6 @@ def shows_exclusions(analysis: SiteAnalysis) -> bool:
     paper list kept without screening), whose log would be an empty table and a flow of
     no records."""
     return analysis.totals["excluded"] > 0
-
-
-def shows_traces(analysis: SiteAnalysis, figures: Figures) -> bool:
-    """Whether the site has its trace pages: a survey without traces would otherwise
-    publish an empty gallery and the schema of a format it does not use. They appear once
-    the pool has a trace or a corpus, or when the registry asks (`traces: pages: true`)."""
-    return bool(figures.traces or figures.corpora) or traces_section.pages_wanted(analysis.registry)
 
 
 def page_context(analysis: SiteAnalysis, page: Page) -> dict:

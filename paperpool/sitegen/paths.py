@@ -19,8 +19,6 @@ CLAIMS = "claims.md"
 EXCLUSIONS = "exclusions.md"
 RECENT = "recent.md"
 DOWNLOADS = "downloads.md"
-TRACES = "traces.md"
-TRACE_SCHEMA = "trace-schema.md"
 CONTRIBUTING = "contributing.md"
 REGISTRY_REFERENCE = "registry.md"  # registry.yaml's sections and settings, from its schema
 FEED = "feed.xml"
@@ -38,8 +36,6 @@ TOP_LEVEL = (
     EXCLUSIONS,
     RECENT,
     DOWNLOADS,
-    TRACES,
-    TRACE_SCHEMA,
     CONTRIBUTING,
     REGISTRY_REFERENCE,
     FEED,
@@ -51,13 +47,12 @@ DOWNLOAD_FILES = "downloads"
 # The citation formats of the downloads and the Cite blocks: format (as `export --format`
 # names it, and the files' extension) -> the name readers know it by
 CITATION_FORMATS = {"bib": "BibTeX", "ris": "RIS", "csljson": "CSL-JSON"}
-TRACE_FILES = "traces"  # the gallery's drawings and JSON files
-CORPUS_PAGES = "trace-corpora"  # a trace corpus's page: trace-corpora/NAME.md
 # Folders whose every file the build generates (an entry's page appears when the entry
 # does), and what the engine and the search index (pagefind/) write themselves: a
 # hand-written file there is refused, never silently replaced nor left to replace a
 # generated one.
-GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, TRACE_FILES, CORPUS_PAGES, DOWNLOAD_FILES, ASSETS)
+# The site's parts (sitegen/parts.py) add their own (the trace pages: traces/, trace-corpora/).
+GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, DOWNLOAD_FILES, ASSETS)
 ENGINE_WRITES = (
     "search",
     "search.json",
@@ -103,11 +98,6 @@ def gap_table(table_id: str) -> str:
     return f"{GAP_PAGES}/{slug(table_id)}.md"
 
 
-def corpus(name: str) -> str:
-    # names are validated slugs (registry traces.corpora), slugged again all the same
-    return f"{CORPUS_PAGES}/{slug(name)}.md"
-
-
 def cell_anchor(row, column) -> str:
     return f"cell-{slug(row)}-{slug(column)}"
 
@@ -151,10 +141,14 @@ def reserved(path: str, generated=()) -> bool:
         path = path.removesuffix(".html") + ".md"
         if path == HOME:
             return True
+    from .parts import reserved_folders, reserved_top_level  # the parts' entry points, read once it is asked
+
     return (
         path in generated
-        or path in TOP_LEVEL
-        or any(path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + ENGINE_WRITES)
+        or path in TOP_LEVEL + reserved_top_level()
+        or any(
+            path == folder or path.startswith(f"{folder}/") for folder in GENERATED_FOLDERS + reserved_folders() + ENGINE_WRITES
+        )
     )
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from paperpool.cli.context import trace_engine_option
 from paperpool.files.oserrors import shown_path
 from paperpool.files.problems import PaperpoolError, plural, printable
 from paperpool.files.yamlio import (
@@ -20,12 +19,25 @@ from paperpool.files.yamlio import (
     write_new,
 )
 
-from . import schema
+from . import extra, schema
 from .importing import ImportOptions
 
 METRICS_FORMATS = ["text", "json"]  # metrics.FORMATS, which imports numpy: a test keeps them equal
 CORPUS_FORMATS = ["jsonl", "csv", "parquet"]  # tables.FORMATS, likewise
 SUMMARY_FORMATS = ["markdown", "json", "csv"]  # summary.FORMATS, likewise
+
+
+# trace metrics, export and summary: what runs the per-trace work over a corpus
+TRACE_ENGINES = ["local", "ray"]
+trace_engine_option = click.option(
+    "--engine",
+    type=click.Choice(TRACE_ENGINES),
+    default=TRACE_ENGINES[0],
+    show_default=True,
+    help="What measures a corpus: local worker processes, or Ray Data (on the Ray cluster RAY_ADDRESS names, else on "
+    "a Ray started for the command; pip install 'paperpool[ray]'), giving the same rows. With ray, --jobs caps "
+    "the tasks measuring at once.",
+)
 
 
 def _pool_root() -> Path | None:
@@ -36,6 +48,7 @@ def _pool_root() -> Path | None:
 @click.group("trace")
 def trace() -> None:
     """Orchestration traces of multi-agent LLM systems: validate, measure, import; corpora of them as tables."""
+    extra.require("`paperpool trace`")
 
 
 @trace.command("validate")

@@ -19,11 +19,8 @@ from importlib import resources
 from pathlib import Path
 
 from paperpool.files.problems import (
-    NOT_UTF8_NAME,
     InvalidPool,
     PaperpoolError,
-    Problem,
-    utf8_name,
 )
 from paperpool.files.yamlio import parse_yaml
 
@@ -32,10 +29,9 @@ from ..registry import (
     NoRegistry,
     find_root,
     holds_registry,
-    linked_step,
     load_registry,
 )
-from .section import DEFAULT_FOLDER, NAME
+from .section import NAME, trace_files, traces_folder
 
 DEFAULT_FILE = "subdecisions.yaml"
 
@@ -109,56 +105,3 @@ def pool_traces(root: Path | None) -> list[Path]:
             f"no .json traces in {registry.root / traces_folder(registry)}; name the files: paperpool trace validate FILE..."
         )
     return files
-
-
-def traces_folder(registry) -> str:
-    return registry.section(NAME).get("folder") or DEFAULT_FOLDER
-
-
-def trace_files(registry) -> list[Path]:
-    """The .json files of the pool's traces folder (registry `traces.folder`, default
-    traces), in name order; none without the folder. A symbolic link, for the folder (or
-    a folder on its way) or for a file, is refused: git stores a link as a link, so the
-    trace would be whatever it points at on each machine (another file, a device, a
-    secret), and the site would publish it. So is a file whose name is not UTF-8."""
-    files, links = _traces_and_links(registry)
-    if links:
-        raise PaperpoolError(f"{links[0].path}: {links[0].message}")
-    return files
-
-
-def link_problems(registry) -> list[Problem]:
-    """The files trace_files refuses (links, names not UTF-8), as validate's problems (validate does not read the
-    traces, but the build would refuse the pool for them)."""
-    return _traces_and_links(registry)[1]
-
-
-def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
-    linked = linked_step(registry.root, traces_folder(registry))
-    if linked:
-        return [], [
-            Problem(
-                linked,
-                1,
-                "",
-                "is a symbolic link; the pool's traces are a plain folder of the pool: replace the link with the folder itself",
-            )
-        ]
-    folder = registry.root / traces_folder(registry)
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    refused = [
-        Problem(path.relative_to(registry.root).as_posix(), 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters")
-        for path in files
-        if not utf8_name(path.name)
-    ]
-    refused += [
-        Problem(
-            path.relative_to(registry.root).as_posix(),
-            1,
-            "",
-            "is a symbolic link; a trace of the pool is a plain file: replace the link with the file itself",
-        )
-        for path in files
-        if path.is_symlink()
-    ]
-    return files, refused

@@ -1,6 +1,6 @@
 """The registry's `traces` section: the pool's traces folder, which trace events count as
 which orchestration sub-decision (see paperpool.traces.mapping), and the corpora of traces
-the site summarises (see paperpool.sitegen.corpora). Registered with the registry
+the site summarises (see paperpool.traces.site.corpora). Registered with the registry
 (SECTION; its schema is registry-traces.schema.json beside this module), which checks it
 when it reads the registry."""
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperpool.files.problems import Problem, suggest
+from paperpool.files.problems import NOT_UTF8_NAME, PaperpoolError, Problem, suggest, utf8_name
 
 from ..registry import Registry, Section, linked_step, outside_pool, registry_problem
 from ..registry.tables import unknown_keys
-from . import schema
+from . import extra, schema
 
 NAME = "traces"
 DEFAULT_FOLDER = "traces"
@@ -190,4 +190,75 @@ def named_paths(section: dict) -> list[str]:
     return [section.get("folder", DEFAULT_FOLDER)] + [corpus.get("path") for corpus in corpora if isinstance(corpus, dict)]
 
 
-SECTION = Section(NAME, __package__, f"registry-{NAME}.schema.json", check=check, paths=named_paths)
+def traces_folder(registry) -> str:
+    return registry.section(NAME).get("folder") or DEFAULT_FOLDER
+
+
+def trace_files(registry) -> list[Path]:
+    """The .json files of the pool's traces folder (registry `traces.folder`, default
+    traces), in name order; none without the folder. A symbolic link, for the folder (or
+    a folder on its way) or for a file, is refused: git stores a link as a link, so the
+    trace would be whatever it points at on each machine (another file, a device, a
+    secret), and the site would publish it. So is a file whose name is not UTF-8."""
+    files, links = _traces_and_links(registry)
+    if links:
+        raise PaperpoolError(f"{links[0].path}: {links[0].message}")
+    return files
+
+
+def link_problems(registry) -> list[Problem]:
+    """The files trace_files refuses (links, names not UTF-8), as validate's problems (validate does not read the
+    traces, but the build would refuse the pool for them)."""
+    return _traces_and_links(registry)[1]
+
+
+def _traces_and_links(registry) -> tuple[list[Path], list[Problem]]:
+    linked = linked_step(registry.root, traces_folder(registry))
+    if linked:
+        return [], [
+            Problem(
+                linked,
+                1,
+                "",
+                "is a symbolic link; the pool's traces are a plain folder of the pool: replace the link with the folder itself",
+            )
+        ]
+    folder = registry.root / traces_folder(registry)
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    refused = [
+        Problem(path.relative_to(registry.root).as_posix(), 1, "", f"{NOT_UTF8_NAME}; rename it with UTF-8 characters")
+        for path in files
+        if not utf8_name(path.name)
+    ]
+    refused += [
+        Problem(
+            path.relative_to(registry.root).as_posix(),
+            1,
+            "",
+            "is a symbolic link; a trace of the pool is a plain file: replace the link with the file itself",
+        )
+        for path in files
+        if path.is_symlink()
+    ]
+    return files, refused
+
+
+def file_problems(registry: Registry) -> list[Problem]:
+    """The trace files the build would refuse (links, names not UTF-8), and, for a pool
+    with traces or corpora, the traces extra when it is not installed: validate does not
+    read the traces, but the build does."""
+    refused = link_problems(registry)
+    if refused or not (trace_files(registry) or corpora(registry)):
+        return refused
+    why = extra_needed(registry)
+    return [registry_problem(registry.document, (NAME,), why)] if why else []
+
+
+def extra_needed(registry: Registry) -> str | None:
+    """Why the pool's traces cannot be read here (the traces extra is not installed), or None."""
+    return extra.needed(
+        f"reading the pool's traces ({traces_folder(registry)}/ and the corpora of registry.yaml's {NAME}: section)"
+    )
+
+
+SECTION = Section(NAME, __package__, f"registry-{NAME}.schema.json", check=check, paths=named_paths, file_problems=file_problems)

@@ -8,11 +8,13 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from ..registry import Registry
-from ..traces import limits, mapping, metrics, timeline
-from ..traces.loading import parse_trace, read_bytes
-from ..traces.schema import printable
-from ..traces.validation import require_valid
+from paperpool.registry import Registry
+from paperpool.sitegen.paths import unique_slugs
+
+from .. import limits, mapping, metrics, section, timeline
+from ..loading import parse_trace, read_bytes
+from ..schema import printable
+from ..validation import require_valid
 from . import paths
 
 FOLDER = paths.TRACE_FILES  # in the site: the drawings and the JSON files
@@ -73,7 +75,7 @@ def gallery(registry: Registry) -> list[TraceCard]:
     decisions = mapping.for_registry(registry)
     bounds = limits.for_registry(registry)
     cards = []
-    found = mapping.trace_files(registry)
+    found = section.trace_files(registry)
     for path, site_name in zip(found, site_names([path.stem for path in found]), strict=True):
         shown = path.relative_to(registry.root).as_posix()
         checked = require_valid(path, shown, bounds)  # an invalid trace stops the build, its problems listed
@@ -109,9 +111,9 @@ def site_names(stems: list[str]) -> list[str]:
     """Each trace's name in the site, from its file's stem: a slug (a-z, 0-9 and -), so
     that no file name can bring markup, a path (`..`, a slash of any script) or a link
     target into a page; shortened; and numbered when two stems make the same slug (Plan
-    and plan, a.b and a-b), as paths.ValuePaths numbers an axis's values. No two traces
+    and plan, a.b and a-b), as sitegen.paths.ValuePaths numbers an axis's values. No two traces
     share a file, and none takes the schema's, whose name has dots."""
-    return paths.unique_slugs(stems, MAX_SITE_NAME)
+    return unique_slugs(stems, MAX_SITE_NAME)
 
 
 def files_of(site_name: str) -> dict[str, str]:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError, plural
+from paperpool.registry import REGISTRY_FILE, Registry
 
-from ..registry import REGISTRY_FILE, Registry
-from ..traces import limits, mapping
-from ..traces.section import Corpus, corpora
+from .. import limits, mapping
+from ..section import Corpus, corpora
 from . import paths
 
 MAX_SHOWN = 200  # characters of a value or group a table cell shows
@@ -62,8 +62,8 @@ def pages(registry: Registry) -> list[CorpusPage]:
 
 
 def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
-    from ..traces import rows, summary
-    from ..traces.tables import export_tables
+    from .. import rows, summary
+    from ..tables import export_tables
 
     decisions = mapping.for_registry(registry)
     bounds = limits.for_registry(registry)
