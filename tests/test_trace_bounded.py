@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from paperpool.files.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
 from paperpool.traces import rules, schema, validation
@@ -104,7 +105,7 @@ def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
     assert [line.split(": ")[1] for line in lines[:-1]] == [f"/edges/{k}/src" for k in range(100)]
     assert all(
         line.endswith(f"no event has id '{edge['src']}'; name an event of this trace, or add the event")
-        for line, edge in zip(lines[:-1], edges, strict=True)
+        for line, edge in zip(lines[:-1], edges[: schema.MOST_PROBLEMS], strict=True)
     )
 
 
@@ -186,14 +187,31 @@ def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_
     assert (result.exit_code, result.output) == (
         1,
         (
-            f"Error: {path}:1: the file decompresses to more than 200 bytes for each compressed byte by this line; a corpus "
-            "compresses some 10 to 20 times and a compression bomb thousands: raise traces.limits.compression_ratio in the "
-            "pool's registry.yaml if it is meant to be this large\n"
+            f"Error: {path}:1: the corpus's compressed files decompress to more than 200 bytes for each compressed byte by "
+            "this line of this file; a corpus compresses some 10 to 20 times and a compression bomb thousands: raise "
+            "traces.limits.compression_ratio in the pool's registry.yaml if it is meant to be this large\n"
         ),
     )
     edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {compression_ratio: 2000}\n")
     result = run("trace", "metrics", str(path), cwd=pool_copy)
     assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
+
+
+def test_the_first_16_mib_are_the_whole_corpus_s_not_each_file_s(run, tmp_path):
+    """200 files of 560 bytes of zstd, each 16 MiB of one line (3.2 GiB in 112 kB): each file
+    alone is within the first 16 MiB, which took a minute; the corpus is stopped in its
+    second file."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    one = zstandard.ZstdCompressor(level=19).compress(b'{"trace_id": "t", "x": "' + b"A" * ((16 << 20) - 64) + b'"}\n')
+    for k in range(200):
+        (folder / f"{k:03}.jsonl.zst").write_bytes(one)
+    result = run("trace", "metrics", str(folder), "--format", "csv", cwd=tmp_path)
+    assert result.exit_code == 1 and result.output.endswith(
+        f"Error: {folder / '001.jsonl.zst'}:1: the corpus's compressed files decompress to more than 200 bytes for each "
+        "compressed byte by this line of this file; a corpus compresses some 10 to 20 times and a compression bomb "
+        "thousands: raise traces.limits.compression_ratio in the pool's registry.yaml if it is meant to be this large\n"
+    )
 
 
 def test_the_first_16_mib_are_read_whatever_their_ratio(run, tmp_path):

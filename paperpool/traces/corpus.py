@@ -135,12 +135,21 @@ def _utf8(path: Path) -> Path:
 
 class Tally:
     """The bytes (decompressed) and lines of a corpus read so far, against its limits:
-    CorpusTooLarge at the line that crosses one."""
+    CorpusTooLarge at the line that crosses one. And its compressed files' bytes read and
+    given, whose ratio is held to the limit past the first RATIO_FREE given in all: a
+    corpus of many small files gets that allowance once, not once a file."""
 
     def __init__(self, limits: Limits):
         self.limits = limits
         self.bytes = 0
         self.lines = 0
+        self.compressed_read = 0
+        self.compressed_given = 0
+
+    def expands(self) -> bool:
+        """Whether the compressed files give more than their ratio allows, so far."""
+        ratio = self.limits.compression_ratio
+        return self.compressed_given > max(RATIO_FREE, ratio * self.compressed_read)
 
     def add(self, file: str, line: int, size: int, lines: int = 1) -> None:
         """`lines` more lines read (the first of them is `line` of `file`), `size` bytes in all."""
@@ -168,7 +177,7 @@ def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | 
                 yield from _lines(path, compression, max_bytes, tally)
                 continue
             if compression:
-                with _open(path, compression, limits.compression_ratio) as handle:
+                with _open(path, compression, tally) as handle:
                     data = _read(handle, max_bytes + 1, str(path), 1, limits)
                 found = _sized(str(path), None, data, max_bytes)
             else:
@@ -183,7 +192,7 @@ def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | 
 
 def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) -> Iterator[Record]:
     number = 0
-    with _open(path, compression, tally.limits.compression_ratio) as handle:
+    with _open(path, compression, tally) as handle:
         while True:
             try:
                 line = _read(handle, max_bytes + 1, str(path), number + 1, tally.limits, handle.readline)
@@ -226,14 +235,14 @@ def _read(handle, size: int, file: str, line: int, limits: Limits, how=None) -> 
         raise TooCompressed(file, line, limits) from None
 
 
-def _open(path: Path, compression: str | None, ratio: int | None = None):
+def _open(path: Path, compression: str | None, tally: Tally | None = None):
     """The file, read through its decompressor when it is compressed, which raises
-    _Expands past `ratio` bytes given per byte read (after the first RATIO_FREE)."""
+    _Expands when the corpus's compressed files expand past their limit (`tally`)."""
     info = path.stat()
     if not stat.S_ISREG(info.st_mode):
         raise OSError(0, "not a plain file (a device, pipe or socket)")
     if compression:
-        return io.BufferedReader(_Decompressed(path, compression, ratio), READ_BUFFER)
+        return io.BufferedReader(_Decompressed(path, compression, tally), READ_BUFFER)
     return path.open("rb", buffering=READ_BUFFER)
 
 
@@ -247,27 +256,26 @@ class _Decompressed(io.RawIOBase):
     in another format raises ValueError, one cut off inside a frame (a gzip member, a
     zstd frame) EOFError, once the lines before the cut are read. (gzip's own reader loses
     what it decompressed in the read that meets the cut; python-zstandard's ends quietly
-    at a cut.) Past `ratio` bytes given for each byte read, once the first RATIO_FREE
-    are given, it raises _Expands: a few kilobytes may expand to gigabytes."""
+    at a cut.) When the corpus's compressed files give more than their ratio allows
+    (Tally.expands), it raises _Expands: a few kilobytes may expand to gigabytes."""
 
     # Compressed bytes given at a time, so that what one feed expands to stays bounded
     # before the ratio is checked: deflate expands at most some 1,000 times (8 MB), zstd's
     # blocks of one repeated byte 40,000 times (3 bytes for 128 KiB: 40 MB a kilobyte).
     FEED: ClassVar[dict[str, int]] = {"gzip": 8 << 10, "zstd": 1 << 10}
 
-    def __init__(self, path: Path, compression: str, ratio: int | None = None):
+    def __init__(self, path: Path, compression: str, tally: Tally | None = None):
         if compression == "gzip":
             self._new, self._errors = lambda: zlib.decompressobj(wbits=31), (zlib.error,)
         else:
             import zstandard
 
             self._new, self._errors = zstandard.ZstdDecompressor().decompressobj, (zstandard.ZstdError,)
-        self._feed, self._ratio = self.FEED[compression], ratio
+        self._feed, self._tally = self.FEED[compression], tally
         self._file = path.open("rb")
         self._frame = self._new()
         self._in_frame = False  # a frame has begun and its end has not come yet
         self._out = memoryview(b"")
-        self._read = self._given = 0  # compressed bytes read, decompressed bytes made
 
     def readable(self) -> bool:
         return True
@@ -280,7 +288,8 @@ class _Decompressed(io.RawIOBase):
                 self._frame, self._in_frame = self._new(), False
             if not given:
                 given = self._file.read(self._feed)
-                self._read += len(given)
+                if self._tally is not None:
+                    self._tally.compressed_read += len(given)
             if not given:
                 if self._in_frame:
                     raise EOFError("the compressed stream ends in the middle: the file is truncated")
@@ -290,9 +299,10 @@ class _Decompressed(io.RawIOBase):
                 self._out = memoryview(self._frame.decompress(given))
             except self._errors as exc:
                 raise ValueError(f"not the compression its name says ({exc})") from None
-            self._given += len(self._out)
-            if self._ratio and self._given > max(RATIO_FREE, self._ratio * self._read):
-                raise _Expands()
+            if self._tally is not None:
+                self._tally.compressed_given += len(self._out)
+                if self._tally.expands():
+                    raise _Expands()
         size = min(len(buffer), len(self._out))
         buffer[:size] = self._out[:size]
         self._out = self._out[size:]

@@ -2,7 +2,7 @@
 `traces: limits`, whose defaults are written once, in the section's schema
 (registry-traces.schema.json), and read from there.
 
-A corpus over its bytes or lines, or a compressed file that expands more than
+A corpus over its bytes or lines, or whose compressed files expand, together, more than
 compression_ratio times, is an error that names the file and the line where the limit was
 crossed, and the setting that raises it (CorpusTooLarge, TooCompressed); a trace over its
 bytes or events is an invalid trace with one problem that says the same.
@@ -23,7 +23,7 @@ from .schema import printable
 from .section import NAME
 
 SETTING = "limits"
-RATIO_FREE = 16 << 20  # decompressed bytes of a file given before its compression ratio is held to the limit
+RATIO_FREE = 16 << 20  # decompressed bytes of a corpus's compressed files given before their ratio is held to the limit
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ class TooCompressed(PaperpoolError):
 
     def __init__(self, file: str, line: int, limits: Limits):
         super().__init__(
-            f"{printable(file)}:{line}: the file decompresses to more than {limits.compression_ratio:,} bytes "
-            f"for each compressed byte by this line; a corpus compresses some 10 to 20 times and a "
+            f"{printable(file)}:{line}: the corpus's compressed files decompress to more than {limits.compression_ratio:,} "
+            f"bytes for each compressed byte by this line of this file; a corpus compresses some 10 to 20 times and a "
             f"compression bomb thousands: {limits.raise_it('compression_ratio')}"
         )
 
