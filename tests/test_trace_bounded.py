@@ -508,3 +508,37 @@ def test_a_glob_leaves_out_a_linked_file_as_a_folder_does(run, tmp_path):
     by_folder = run("trace", "metrics", "corpus", "-o", "a.csv", cwd=tmp_path)
     by_glob = run("trace", "metrics", "corpus/*.json", "-o", "b.csv", cwd=tmp_path)
     assert by_folder.output == by_glob.output.replace("b.csv", "a.csv") == "1 trace to a.csv: 1 valid, 0 invalid.\n"
+
+
+def test_counted_values_of_a_megabyte_cost_what_a_page_shows_of_them(pool_copy):
+    """60 traces, each with a megabyte nested nine fields deep and all ten fields counted
+    (issue 39's fourth review: each value was kept whole, 10 x the corpus, and 6 MB of gzip
+    took 9 GB); now each value counted is its first 200 characters, its length and a digest."""
+    import tracemalloc
+
+    from paperpool.registry import load_registry
+    from paperpool.traces.site import corpora
+
+    base = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    lines = []
+    for k in range(60):
+        big: object = f"{k:04}" + "A" * (1 << 20)
+        for name in "ihgfedcba":
+            big = {name: big}
+        lines.append(json.dumps(base | {"trace_id": f"big-{k}", "x_big": big}))
+    (pool_copy / "corpora" / "big.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fields = ["x_big", *("x_big." + ".".join("abcdefghi"[:depth]) for depth in range(1, 10))]
+    declared = f"    - name: big\n      path: corpora/big.jsonl\n      title: Big\n      count: [{', '.join(fields)}]\n"
+    edit(pool_copy / "registry.yaml", "  corpora:\n", "  corpora:\n" + declared)
+    registry, problems = load_registry(pool_copy)
+    assert registry is not None, problems
+    tracemalloc.start()
+    try:
+        pages = corpora.pages(registry)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 150_000_000, f"{peak:,} bytes at the peak for a 63 MB corpus"  # it was over 600 MB
+    deepest = pages[0].counts[-1]
+    assert len(deepest.rows) == corpora.MOST_VALUES + 1  # every value differs: a digest tells them apart
+    assert deepest.rows[0][0] == f"{0:04}" + "A" * 196 + f"… ({(1 << 20) + 4 - 200:,} characters more)"

@@ -696,7 +696,11 @@ def test_the_corpus_page_counts_many_groups_in_one_pass():
     found by reading every row again per group: quadratic; scripts/bench times 20,000 groups)."""
     from paperpool.traces.site import corpora
 
-    counted = [{"system": f"s{g}", "field": "x", "value": f"v{v}", "traces": 20 - v} for g in range(300) for v in range(15)]
+    counted = [
+        {"system": f"s{g}", "field": "x", "value": f"v{v}", "chars": len(f"v{v}"), "traces": 20 - v}
+        for g in range(300)
+        for v in range(15)
+    ]
     groups = [(f"s{g}", 195) for g in range(300)]
     table = corpora._counts("x", counted, ["system"], groups, "over", "")
     assert len(table.rows) == 300 * (corpora.MOST_VALUES + 1)
@@ -708,11 +712,15 @@ def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
     """A counted value of a million characters (issue 39's fresh review: fifteen of them in
     16 kB of gzip made the corpus page 35 MB, over a page's 5 MB, and the build blamed the
     template): each cell shows 200 characters and says how many more there were; groups
-    are still told apart by their whole values."""
+    are still told apart by their whole values. (field_counts keeps a long value's first
+    characters and its length: test_trace_bounded's ten counted megabytes.)"""
     from paperpool.traces.site.corpora import MAX_SHOWN, _counts
 
     value = "<b>" * 330_000
-    counted = [{"field": "x", "value": value + str(i), "traces": 1, "run": "r" * 1000 + str(i % 2)} for i in range(4)]
+    counted = [
+        {"field": "x", "value": value[:MAX_SHOWN], "chars": len(value) + 1, "traces": 1, "run": "r" * 1000 + str(i % 2)}
+        for i in range(4)
+    ]
     groups = [("r" * 1000 + "0", 2), ("r" * 1000 + "1", 2)]
     table = _counts("x", counted, ["run"], groups, "over 4", ", by run")
     cells = [cell for row in table.rows for cell in row]

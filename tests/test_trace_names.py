@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from paperpool.traces.site.gallery import MAX_SITE_NAME, site_names
 from paperpool.sitegen.linkcheck import check_site
+from paperpool.traces.site.gallery import MAX_SITE_NAME, site_names
 
 from .conftest import REPO, TINY
 from .test_site import _Elements

@@ -741,14 +741,10 @@ def main() -> None:
     except OSError as exc:  # outside a command (commands report their own in _environment_errors)
         click.echo(f"Error: {printable(explain(exc))}", err=True)
         sys.exit(1)
-    except MemoryError:  # what a command did not say itself: the input is too large for the memory left
-        click.echo(
-            "Error: paperpool ran out of memory; give it more memory, or split the largest input "
-            "(`paperpool trace ...` names the trace when it can).",
-            err=True,
-        )
-        sys.exit(1)
     except Exception as exc:
+        if isinstance(exc, MemoryError) or _out_of_memory(exc):  # what a command did not say itself
+            click.echo(OUT_OF_MEMORY, err=True)
+            sys.exit(1)
         if os.environ.get("PAPERPOOL_DEBUG"):
             raise
         click.echo(
@@ -757,3 +753,15 @@ def main() -> None:
             err=True,
         )
         sys.exit(1)
+
+
+# the input is too large for the memory left
+OUT_OF_MEMORY = (
+    "Error: paperpool ran out of memory; give it more memory, or split the largest input "
+    "(`paperpool trace ...` names the trace when it can)."
+)
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    """orjson says it cannot allocate its buffer as a JSONDecodeError, not a MemoryError."""
+    return type(exc).__name__ == "JSONDecodeError" and str(exc).startswith("Not enough memory")

@@ -19,11 +19,12 @@ from pathlib import Path
 from paperpool.files.problems import PaperpoolError, plural
 from paperpool.registry import REGISTRY_FILE, Registry
 
-from .. import limits, mapping
+from .. import limits, mapping, rows, summary
 from ..section import Corpus, corpora
+from ..tables import export_tables
 from . import paths
 
-MAX_SHOWN = 200  # characters of a value or group a table cell shows
+MAX_SHOWN = summary.KEPT_CHARS  # characters of a value or group a table cell shows
 MOST_VALUES = 12  # values of a counted field shown per group; the others are summed in one row
 MOST_PROBLEMS = 10  # the invalid traces' problem lines shown
 NONE = "(none)"  # a group or value the trace does not give
@@ -62,9 +63,6 @@ def pages(registry: Registry) -> list[CorpusPage]:
 
 
 def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
-    from .. import rows, summary
-    from ..tables import export_tables
-
     decisions = mapping.for_registry(registry)
     bounds = limits.for_registry(registry)
     inputs = [str(registry.root / corpus.path)]
@@ -167,7 +165,7 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
             rows.append(
                 [
                     *_shown(group),
-                    *_shown([NONE if row["value"] is None else row["value"]]),
+                    _cut(NONE, None) if row["value"] is None else _cut(row["value"], row["chars"]),
                     f"{row['traces']:,}",
                     _percent(row["traces"] / size),
                 ]
@@ -208,12 +206,14 @@ def _shown(values) -> list[str]:
     """Values as a table cell shows them: a long one cut, with the number of characters
     left out (a 16 kB corpus whose values were a million characters each made a page
     over the 5 MB a page may be)."""
-    return [
-        str(value)
-        if len(str(value)) <= MAX_SHOWN
-        else f"{str(value)[:MAX_SHOWN]}… ({len(str(value)) - MAX_SHOWN:,} characters more)"
-        for value in values
-    ]
+    return [_cut(str(value), len(str(value))) for value in values]
+
+
+def _cut(text: str, chars: int | None) -> str:
+    """`text`, the first characters of a value of `chars` characters (as field_counts
+    keeps a long one), cut at MAX_SHOWN."""
+    chars = len(text) if chars is None else chars
+    return text if chars <= MAX_SHOWN else f"{text[:MAX_SHOWN]}… ({chars - MAX_SHOWN:,} characters more)"
 
 
 def _number(value) -> str:
