@@ -398,8 +398,21 @@ _RESOLVABLE = frozenset(
 )
 
 
+# A whole number is read from at most this many characters: YAML reads 0x and 5,000 hex
+# digits as a number of 6,021 digits, which Python cannot write out again (its limit is
+# 4,300), so every message and cache that showed it ended in an internal error.
+MAX_INT_CHARS = 100
+
+
 def _construct(loader, tag: str, event, line: int, path: tuple):
     """A plain scalar that is not a string: a number, a boolean, null or a date."""
+    if tag.endswith(":int") and len(event.value) > MAX_INT_CHARS:
+        raise YamlProblem(
+            line,
+            f"a whole number written with {len(event.value):,} characters, over the {MAX_INT_CHARS} paperpool reads; "
+            "write a smaller number, or quote it to make it text",
+            _field(path),
+        )
     try:
         return _scalar(tag, event.value)
     except _NotScalar:
@@ -464,6 +477,8 @@ def _shared_scalar(tag: str, value: str):
     constructor = _SCALAR_CONSTRUCTORS.get(tag)
     if constructor is None:
         raise _NotScalar
+    if tag.endswith(":int") and len(value) > MAX_INT_CHARS:  # refused, with its line, by _construct
+        raise ValueError("too long a number")
     return constructor(_RESOLVER, ScalarNode(tag, value))
 
 
