@@ -478,8 +478,8 @@ def test_spans_out_of_order_make_an_invalid_trace(run, tmp_path):
     lines = result.output.splitlines()
     assert lines[-1] == (
         f"Error: the trace converted from skewed.json is not a valid trace ({len(lines) - 1} "
-        f"problem{'s' if len(lines) > 2 else ''} above); the spans' times or nesting do not make a "
-        "consistent run; check the export"
+        f"problem{'s' if len(lines) > 2 else ''} above); the export's spans make a trace that breaks the rules "
+        "above; check the spans they name in the export"
     )
     assert any("acts at t=0, before the spawn that creates it" in line for line in lines)
 

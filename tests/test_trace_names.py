@@ -248,7 +248,7 @@ def test_import_otlp_escapes_the_file_name_of_a_conversion_that_breaks_a_rule(ru
     *problems, last = result.output.splitlines()
     assert last == (
         f"Error: the trace converted from esc{SHOWN_ESCAPES}.json is not a valid trace (3 problems above); "
-        "the spans' times or nesting do not make a consistent run; check the export"
+        "the export's spans make a trace that breaks the rules above; check the spans they name in the export"
     )
     assert len(problems) == 3 and all(
         line.startswith(f"the trace converted from esc{SHOWN_ESCAPES}.json: /events/") for line in problems
@@ -270,3 +270,39 @@ def test_metrics_text_escapes_the_names_a_trace_holds(run, tmp_path):
     assert json.loads(measured)["trace_id"] == f"debate{ESCAPES}"
     for output in (report, measured):
         assert not set(output) & {"\x1b", "\x07", "\u202e"}, output
+
+
+def test_a_line_break_in_an_input_s_name_cannot_make_a_line_of_its_own(run, tmp_path):
+    """Issue 39's fourth review: `trace import` put a file's name into its error as it is,
+    so a name holding a line break printed a second line that looked like another
+    message; every error now escapes line breaks, however it was made."""
+    name = "x\nFAKE.json: valid: 1 events, 0 edges.\ny.json"
+    (tmp_path / name).write_text("{}", encoding="utf-8")
+    result = run("trace", "import", name, cwd=tmp_path)
+    assert (result.exit_code, result.output.count("\n")) == (1, 1)
+    assert result.output.startswith("Error: x\\nFAKE.json: valid: 1 events, 0 edges.\\ny.json: not a trace export")
+
+
+def test_an_imported_trace_on_standard_output_holds_no_control_a_terminal_acts_on(run, tmp_path):
+    """An agent named with the 8-bit CSI (U+009B) and a right-to-left override: the trace
+    written to standard output says them as JSON escapes, which read back as the same name."""
+    agent = "x\u009b31mRED\u202eevil"
+    spans = [
+        {
+            "traceId": "ab" * 16,
+            "spanId": f"{1:016x}",
+            "startTimeUnixNano": "5000000000",
+            "endTimeUnixNano": "8000000000",
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}},
+                {"key": "gen_ai.agent.name", "value": {"stringValue": agent}},
+            ],
+        }
+    ]
+    (tmp_path / "run.json").write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    result = run("trace", "import", "run.json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "\u009b" not in result.output and "\u202e" not in result.output
+    assert "\\u009b31mRED\\u202eevil" in result.output
+    trace = json.loads(result.output[result.output.index("{") :])
+    assert {event["agent"] for event in trace["events"]} == {agent}

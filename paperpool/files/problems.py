@@ -45,10 +45,17 @@ def name_problem(shown: str, fix: str = "rename it with UTF-8 characters") -> st
 
 
 class PaperpoolError(click.ClickException):
-    """An error a command reports as one `Error: ...` line with exit status 1."""
+    """An error a command reports as one `Error: ...` line with exit status 1, and, when
+    it has `details` (the problems of an input), one line for each after it. Every
+    character a terminal would act on is escaped, line breaks included: a file named
+    with a line break in it (Linux allows one) cannot make a line of its own."""
+
+    def __init__(self, message: str, details: list[str] | tuple[str, ...] = ()):
+        super().__init__(message)
+        self.details = list(details)
 
     def format_message(self) -> str:
-        return printable(self.message, lines=True)
+        return "\n".join(printable(line) for line in [self.message, *self.details])
 
 
 class InvalidPool(PaperpoolError):

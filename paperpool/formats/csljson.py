@@ -205,8 +205,8 @@ def read_records(path: Path) -> list[BibRecord]:
     if counted == 1:
         raise PaperpoolError(problems[0])
     if counted:
-        shown = "\n".join(problems) + (f"\n... and {counted - len(problems):,} more" if counted > len(problems) else "")
-        raise PaperpoolError(f"{name}: nothing imported, {plural(counted, 'problem')}:\n{shown}")
+        shown = problems + ([f"... and {counted - len(problems):,} more"] if counted > len(problems) else [])
+        raise PaperpoolError(f"{name}: nothing imported, {plural(counted, 'problem')}:", shown)
     return records
 
 

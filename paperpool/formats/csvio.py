@@ -140,8 +140,8 @@ def import_csv(
         problems += check_planned(record, target, line, csv_path.name, registry, kind)
         planned.append(Planned(target, record, header(registry, kind, target)))
     if problems.counted:
-        shown = "\n".join(str(p) for p in sorted(problems.kept)[:SHOWN_PROBLEMS])
-        raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(problems.counted, 'problem')}:\n{shown}")
+        shown = [str(p) for p in sorted(problems.kept)[:SHOWN_PROBLEMS]]
+        raise PaperpoolError(f"{csv_path.name}: nothing imported, {plural(problems.counted, 'problem')}:", shown)
     return planned
 
 
@@ -162,7 +162,7 @@ def _read_rows(csv_path: Path, registry: Registry, kind: str) -> list[tuple[int,
                 f"{csv_path.name}:1: unknown column(s) {', '.join(unknown)}; remove them or declare them under csv: {kind}: in registry.yaml"
             )
 
-    return read_table(csv_path, check_header, "")
+    return list(read_table(csv_path, check_header, ""))
 
 
 def _record_from_row(row: dict, line: int, name: str, registry: Registry, kind: str):

@@ -87,8 +87,8 @@ def from_file(path: Path) -> list[Wanted]:
     if len(problems) == 1:
         raise PaperpoolError(f"{problems[0]}; nothing was fetched or written")
     if problems:
-        shown = "\n".join(problems[:SHOWN_PROBLEMS])
-        raise PaperpoolError(f"{name}: nothing fetched or written, {plural(len(problems), 'problem')}:\n{shown}")
+        shown = problems[:SHOWN_PROBLEMS]
+        raise PaperpoolError(f"{name}: nothing fetched or written, {plural(len(problems), 'problem')}:", shown)
     if not wanted:
         raise PaperpoolError(f"{name}: holds no identifiers; write one a line, such as arxiv:2412.01928")
     return wanted

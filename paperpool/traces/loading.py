@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import re
 import stat
 from pathlib import Path
 
@@ -206,8 +207,25 @@ def _collect(node, path: list, findings: list[Finding]) -> None:
             _collect(value, path + [index], findings)
 
 
+# Characters JSON may hold raw that a terminal would act on or show in another order (C1
+# controls, bidirectional and other format characters): written as \u escapes instead,
+# which a JSON reader reads as the same string. The rest of non-ASCII text stays as it is.
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]+")
+
+
+def _escaped(match: re.Match) -> str:
+    run = match.group()
+    return run if run.isprintable() else "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in run)
+
+
+def inert(text: str) -> str:
+    """JSON text with what a terminal would act on written as escapes (see _NOT_ASCII)."""
+    return text if text.isascii() else _NOT_ASCII.sub(_escaped, text)
+
+
 def dump_trace(trace: dict) -> str:
-    """A trace as the JSON paperpool writes: two-space indents, one event or edge a line."""
+    """A trace as the JSON paperpool writes: two-space indents, one event or edge a line,
+    nothing a terminal would act on written raw (`trace import` writes to standard output)."""
     lines = ["{"]
     items = list(trace.items())
     for position, (key, value) in enumerate(items):
@@ -217,4 +235,4 @@ def dump_trace(trace: dict) -> str:
             lines.append(f'  "{key}": [\n{body}\n  ]{comma}')
         else:
             lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    return "\n".join(lines) + "\n}\n"
+    return inert("\n".join(lines) + "\n}\n")

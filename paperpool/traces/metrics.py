@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from itertools import repeat
 
 import numpy as np
@@ -75,7 +74,7 @@ from paperpool.files.problems import plural
 
 from . import paths, rules, schema
 from .index import TraceIndex
-from .loading import no_gc_pauses
+from .loading import inert, no_gc_pauses
 from .mapping import Subdecisions
 
 FORMATS = ("text", "json")
@@ -327,21 +326,9 @@ def _nulled(node: dict, path: list, skip: str | None = None) -> list[dict]:
     return notes
 
 
-# Characters JSON may hold raw that a terminal would act on or show in another order (C1
-# controls, bidirectional and other format characters): written as \u escapes instead,
-# which a JSON reader reads as the same string. The rest of non-ASCII text stays as it is.
-_NOT_ASCII = re.compile(r"[^\x00-\x7e]+")
-
-
-def _escaped(match: re.Match) -> str:
-    run = match.group()
-    return run if run.isprintable() else "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in run)
-
-
 def to_json(result: dict) -> str:
     """Strict JSON: no NaN or Infinity (compute gave them as null)."""
-    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False)
-    return (text if text.isascii() else _NOT_ASCII.sub(_escaped, text)) + "\n"
+    return inert(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def to_text(result: dict, mapping: Subdecisions) -> str:

@@ -556,6 +556,11 @@ def convert_file(path, trace_id: str | None = None, topology: str | None = None)
         raise InvalidTrace(
             f"the trace converted from {path}",
             checked.findings,
-            "the spans' times or nesting do not make a consistent run; check the export",
+            NOT_CONVERTED,
         )
     return trace
+
+
+# why a converted trace is refused: what the lines above it name (a name too long, spans
+# whose times or nesting make no consistent run), which only the export can change
+NOT_CONVERTED = "the export's spans make a trace that breaks the rules above; check the spans they name in the export"

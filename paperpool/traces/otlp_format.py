@@ -75,7 +75,7 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
     """Every trace of the inputs (or the one --trace-id names), read by a convention of
     otlp_events (the GenAI semantic conventions unless another format passes its own)."""
     from .otlp import OtlpProblem, read_traces
-    from .otlp_events import to_trace
+    from .otlp_events import NOT_CONVERTED, to_trace
     from .validation import InvalidTrace, check_trace
 
     imported = []
@@ -96,7 +96,7 @@ def convert(paths: list[Path], options: ImportOptions, convention=None) -> list[
                 raise InvalidTrace(
                     f"the trace converted from {path}",
                     checked.findings,
-                    "the spans' times or nesting do not make a consistent run; check the export",
+                    NOT_CONVERTED,
                 )
             imported.append(Imported(_root_name(spans) or trace_id, trace, path, trace_id))
     return imported

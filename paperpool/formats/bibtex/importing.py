@@ -234,10 +234,10 @@ def import_records(
             Created(Planned(target, record, header(registry, kind, target)), source, wanted if wanted != key else None)
         )
     if problems:
-        shown = "\n".join(
+        shown = [
             printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message) for _, place, p in sorted(problems)[:50]
-        )
-        raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:\n{shown}")
+        ]
+        raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:", shown)
     return result
 
 

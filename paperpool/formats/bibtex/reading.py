@@ -246,7 +246,7 @@ def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -
     if len(failed) == 1:
         raise PaperpoolError(problems[0])
     more = f"\n(and {len(failed) - SHOWN_FAILED:,} more)" if len(failed) > SHOWN_FAILED else ""
-    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:\n" + "\n".join(problems) + more)
+    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:", problems + ([more.lstrip("\n")] if more else []))
 
 
 def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> str:
