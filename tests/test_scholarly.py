@@ -6,6 +6,7 @@ timeouts, redirects, malformed answers, unreachable services."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -474,6 +475,46 @@ def test_an_answer_too_big_to_be_one_paper_is_malformed(run, pool_copy, server, 
     assert arxiv_failure(run, pool_copy, server) == (
         "gave an answer paperpool cannot read (the answer is over 1,000 bytes); try again later; if it persists, check "
         "PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n"
+    )
+
+
+def test_a_gzip_answer_is_read_and_a_bomb_is_stopped_at_the_limit_in_bounded_memory(run, pool_copy, server, tmp_path):
+    """Issue 39's fourth review: httpx decoded each chunk whole, so 131 kB of zstd grew to
+    gigabytes before the limit was checked. An answer in gzip is read as before; 64 MiB of
+    zeros in 64 kB of gzip stop at the 20 MB limit, having held little more than it."""
+    import gzip
+    import tracemalloc
+
+    pool = without(pool_copy, "greshake2023")
+    openalex_answers(server)
+    arxiv_answers(server, "2302.12173", gzip.compress(GRESHAKE.encode()), headers={"Content-Encoding": "gzip"})
+    assert run("add", "--arxiv", "2302.12173", "--dry-run", cwd=pool).exit_code == 0
+    server.clear()
+    shutil.rmtree(tmp_path / "cache")  # the answers of the first run (the waits fixture's folder)
+    arxiv_answers(server, "2302.12173", gzip.compress(bytes(64 << 20)), headers={"Content-Encoding": "gzip"})
+    tracemalloc.start()
+    try:
+        said = arxiv_failure(run, pool, server)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert said == (
+        "gave an answer paperpool cannot read (the answer is over 20,000,000 bytes); try again later; if it persists, "
+        "check PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n"
+    )
+    assert peak < 3 * client.MAX_BYTES, f"{peak:,} bytes at the peak"
+    assert {request.headers["Accept-Encoding"] for request, _ in server.log} == {"gzip, deflate"}
+
+
+def test_an_answer_in_an_encoding_paperpool_does_not_ask_for_is_refused(run, pool_copy, server):
+    """zstd (which httpx decodes when zstandard is installed, whole chunks at once) and any
+    other encoding but gzip and deflate: refused, never decoded."""
+    import zstandard
+
+    arxiv_answers(server, "2302.12173", zstandard.compress(bytes(1 << 20)), headers={"Content-Encoding": "zstd"})
+    assert arxiv_failure(run, pool_copy, server) == (
+        "gave an answer paperpool cannot read (the answer is encoded as 'zstd', which paperpool does not read); try "
+        "again later; if it persists, check PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n"
     )
 
 

@@ -20,6 +20,7 @@ import email.utils
 import hashlib
 import json
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -68,7 +69,11 @@ class Client:
         self.max_age = max_age
         self.notes: list[str] = []  # what an optional look-up could not do, for the command to print
         self._http = httpx.Client(
-            timeout=TIMEOUT, follow_redirects=True, max_redirects=5, headers={"User-Agent": user_agent(survey)}
+            timeout=TIMEOUT,
+            follow_redirects=True,
+            max_redirects=5,
+            # what _Body decodes; a server that answers in another encoding is refused
+            headers={"User-Agent": user_agent(survey), "Accept-Encoding": "gzip, deflate"},
         )
 
     def close(self) -> None:
@@ -147,18 +152,40 @@ class Client:
         """(status, text, final URL, Retry-After); returned, not kept on the client, which
         `refresh` shares between the threads checking links."""
         with self._http.stream("GET", url) as response:
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > MAX_BYTES:
-                    raise httpx.DecodingError(f"the answer is over {MAX_BYTES:,} bytes")
-                chunks.append(chunk)
-            return (
-                response.status_code,
-                b"".join(chunks).decode("utf-8", "replace"),
-                str(response.url),
-                response.headers.get("retry-after"),
-            )
+            body = _Body(response.headers.get("content-encoding", ""))
+            for chunk in response.iter_raw():
+                body.add(chunk)
+            return response.status_code, body.text(), str(response.url), response.headers.get("retry-after")
+
+
+class _Body:
+    """An answer's body, decompressed as its Content-Encoding says, never past MAX_BYTES:
+    httpx's own decoders give all that a chunk expands to at once, and 131 kB of zstd
+    (which it decodes whenever zstandard is installed) is 4 GiB of zeros. DecodingError
+    for an encoding it does not read, a corrupt stream or an answer over the limit."""
+
+    def __init__(self, encoding: str):
+        encoding = encoding.strip().lower()
+        wbits = {"": None, "identity": None, "gzip": 31, "x-gzip": 31, "deflate": 15}
+        if encoding not in wbits:
+            raise httpx.DecodingError(f"the answer is encoded as {encoding[:40]!r}, which paperpool does not read")
+        self._inflate = None if wbits[encoding] is None else zlib.decompressobj(wbits=wbits[encoding])
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        if self._inflate is not None:
+            try:
+                chunk = self._inflate.decompress(chunk, MAX_BYTES + 1 - self._size)  # at most one byte past the limit
+            except zlib.error as exc:
+                raise httpx.DecodingError(f"the answer's compressed body is corrupt ({exc})") from None
+        self._size += len(chunk)
+        if self._size > MAX_BYTES:
+            raise httpx.DecodingError(f"the answer is over {MAX_BYTES:,} bytes")
+        self._chunks.append(chunk)
+
+    def text(self) -> str:
+        return b"".join(self._chunks).decode("utf-8", "replace")
 
 
 def failure(service: Service, url: str, what: str, todo: str) -> PaperpoolError:
