@@ -224,12 +224,21 @@ class _Revision:
     def stand_in(self, names: list[str]) -> None:
         """An empty file or folder for each of these the revision has: the registry's
         checks ask only whether a corpus or a traces folder is there, and what diff
-        compares never reads them (a corpus can be gigabytes)."""
-        for name in names:
-            path = name if self.inside == "." else f"{self.inside}/{name}"
-            kind = subprocess.run(
-                ["git", "cat-file", "-t", f"{self.commit}:{path}"], cwd=self.top, capture_output=True, text=True, check=False
-            ).stdout.strip()
+        compares never reads them (a corpus can be gigabytes). One `git cat-file
+        --batch-check` answers for all of them: a process a name took 36 s for the 20,000
+        corpora a hostile revision's registry named (its schema then refuses them)."""
+        names = [name for name in names if "\n" not in name]  # one a line; such a name is no path of a pool
+        paths = [name if self.inside == "." else f"{self.inside}/{name}" for name in names]
+        answer = subprocess.run(
+            ["git", "cat-file", "--batch-check=%(objecttype)"],
+            input="".join(f"{self.commit}:{path}\n" for path in paths),
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.splitlines()
+        answer += [""] * (len(names) - len(answer))  # git failed: none is stood in, and the pool's reading says so
+        for name, kind in zip(names, answer, strict=True):
             target = self.root / name
             if kind == "tree":
                 target.mkdir(parents=True, exist_ok=True)
