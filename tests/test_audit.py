@@ -292,3 +292,26 @@ def test_audit_shows_a_right_to_left_override_escaped(run, pool_copy, tmp_path):
     result = run("audit", str(tmp_path / "readers.csv"), cwd=pool_copy)
     assert result.exit_code == 0 and "\u202e" not in result.output
     assert result.output.endswith("vs \\u202eevil (second reader)\n"), result.output
+
+
+def test_a_csv_of_empty_cells_costs_about_its_size(run, pool_copy, tmp_path):
+    """Issue 39's fourth review: every row was kept as a dict of all its cells, and every
+    cell made a pair, so 49 MB of empty cells (1,000 columns) took 4.4 GB. A row now keeps
+    the readers' values it has, and a pair is made where both readers gave one."""
+    import tracemalloc
+
+    header = ["key", *(f"orig_f{i}" for i in range(500)), *(f"ann_f{i}" for i in range(500))]
+    rows = [f"{key}" + "," * 1000 for key in ("hong2024metagpt", *(f"k{i}" for i in range(4_999)))]
+    rows[0] = "hong2024metagpt,a" + "," * 500 + "b" + "," * 499  # one pair: f0, a against b
+    path = tmp_path / "readers.csv"
+    path.write_text("\n".join([",".join(header), *rows]) + "\n", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        result = run("audit", str(path), "--format", "json", cwd=pool_copy)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    audited = json.loads(result.output)
+    assert audited["fields"]["f0"]["rows"] == 1 and len(audited["disagreements"]) == 1
+    assert peak < 10 * path.stat().st_size, f"{peak:,} bytes at the peak for {path.stat().st_size:,}"

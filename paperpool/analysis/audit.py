@@ -135,11 +135,13 @@ def audit_file(pool: Pool, path: Path) -> Audit:
     field that has both columns. Other columns (notes, say) are not read."""
     header, rows = _read_readings(pool, path)
     fields = _paired(header)
-    # An empty cell is a field that reader did not tag: left out of that field's rows.
+    # An empty cell is a field that reader did not tag: left out of that field's rows (and
+    # of the row as read); a pair is made only where both readers gave a value.
     pairs = [
-        (row["key"], name, row[FIRST + name].strip() or None, row[SECOND + name].strip() or None)
+        (row["key"], name, row[FIRST + name].strip(), row[SECOND + name].strip())
         for row in rows
         for name in fields
+        if FIRST + name in row and SECOND + name in row
     ]
     source = f"{plural(len(rows), 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
     audit = _compare(source, "first reader", len(rows), fields, pairs)
@@ -211,15 +213,17 @@ def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
             )
         columns.extend(header)
 
-    rows, seen = [], {}
+    rows, seen, wanted = [], {}, None
     for line, row in read_table(path, check_header, ": key, then orig_FIELD and ann_FIELD per field"):
+        wanted = wanted or {FIRST + name for name in _paired(columns)} | {SECOND + name for name in _paired(columns)}
         key = row["key"].strip()
         if not key:
             raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
         if key in seen:
             raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {seen[key]}; give one row per entry")
         seen[key] = line
-        rows.append(row | {"key": key})
+        # a row keeps the readers' values it has: a CSV of empty cells (1,000 columns) took 90 times its size
+        rows.append({column: value for column, value in row.items() if column in wanted and value.strip()} | {"key": key})
     if not rows:
         raise PaperpoolError(f"{name}:2: no rows after the header; add one row per entry read twice")
     return columns, rows

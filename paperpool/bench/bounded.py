@@ -414,6 +414,17 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
             repeat(lambda: run(paperpool(shipped, "audit", str(readers)), folder), times),
         )
     )
+    empty = folder / "empty-cells.csv"
+    with empty.open("w", encoding="utf-8") as handle:
+        handle.write(",".join(["key", *(f"orig_f{i}" for i in range(500)), *(f"ann_f{i}" for i in range(500))]) + "\n")
+        handle.writelines(f"k{i}" + "," * 1000 + "\n" for i in range(48_000))
+    found.append(
+        BoundedRow(
+            "audit: a second reader's CSV of 48,000 rows of 1,000 empty cells",
+            f"{empty.stat().st_size / 1e6:,.0f} MB",
+            repeat(lambda: run(paperpool(shipped, "audit", str(empty)), folder), times),
+        )
+    )
     rows, bib = folder / "rows.csv", folder / "rows.bib"
     exported = subprocess.run(
         paperpool(shipped, "export", "--format", "csv"), cwd=folder, capture_output=True, text=True, check=False
@@ -441,6 +452,13 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
             "diff: a revision whose records' folder expands to a million files (refused)",
             "nine git objects more than the pool",
             repeat(lambda: run(paperpool(repository, "diff", "expanding"), folder, expect=1), times),
+        )
+    )
+    found.append(
+        BoundedRow(
+            "diff: a revision whose registry names 20,000 corpora (refused)",
+            "a registry of 0.7 MB",
+            repeat(lambda: run(paperpool(repository, "diff", "many-corpora"), folder, expect=1), times),
         )
     )
     keys = folder / "one-key.bib"
@@ -476,7 +494,7 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
         )
     )
     shutil.rmtree(pool)
-    for path in (titles, macro, readers, rows, bib, keys, names):
+    for path in (titles, macro, readers, empty, rows, bib, keys, names):
         path.unlink(missing_ok=True)
     shutil.rmtree(repository)
     return found
@@ -503,7 +521,8 @@ def _long_titles_bib(records: int) -> str:
 
 def _expanding_revision(shipped: Path, root: Path) -> Path:
     """The pool in a repository of its own, with a branch `expanding` whose papers/ holds
-    a tree of ten trees, six levels deep: a million files from a few objects."""
+    a tree of ten trees, six levels deep (a million files from a few objects), and a
+    branch `many-corpora` whose registry names 20,000 corpora."""
     shutil.copytree(shipped, root, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
 
     def git(*arguments: str, given: str | None = None) -> str:
@@ -531,6 +550,16 @@ def _expanding_revision(shipped: Path, root: Path) -> Path:
         + f"\n040000 tree {papers}\tpapers\n",
     )
     git("branch", "expanding", git("commit-tree", top, "-p", "HEAD", "-m", "expanding"))
+    # a branch whose registry names 20,000 corpora (its schema allows 20): each was asked of git on its own
+    corpora = ", ".join(f"{{name: c{k}, path: c{k}, title: C}}" for k in range(20_000))
+    written = git("show", "HEAD:registry.yaml").replace("\n  corpora:\n", f"\n  corpora: [{corpora}]\n  corpora_before:\n", 1)
+    registry = git("hash-object", "-w", "--stdin", given=written)
+    named = git(
+        "mktree",
+        given="\n".join(line for line in git("ls-tree", "HEAD").splitlines() if not line.endswith("\tregistry.yaml"))
+        + f"\n100644 blob {registry}\tregistry.yaml\n",
+    )
+    git("branch", "many-corpora", git("commit-tree", named, "-p", "HEAD", "-m", "many corpora"))
     return root
 
 

@@ -7,7 +7,7 @@ import csv
 import io
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from . import csvcells
@@ -31,12 +31,14 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
         raise PaperpoolError(explain(exc, path, "read")) from None
 
 
-def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint: str) -> list[tuple[int, dict]]:
-    """(line, {column: cell}) per non-blank row of a CSV file, each cell (the header's
-    too) read back to the text paperpool wrote it from (csvcells: a formula's quote taken
-    away). `check_header` raises a PaperpoolError for a header the caller cannot use; a
-    column named twice, ragged rows, control characters and CSV syntax errors (strict
-    quoting: a stray quote is an error, not part of a cell) are reported with their line."""
+def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint: str) -> Iterator[tuple[int, dict]]:
+    """(line, {column: cell}) per non-blank row of a CSV file, one row at a time (a caller
+    keeps what it needs of each: a row of a thousand empty cells is a thousand entries),
+    each cell (the header's too) read back to the text paperpool wrote it from (csvcells:
+    a formula's quote taken away). `check_header` raises a PaperpoolError for a header the
+    caller cannot use; a column named twice, ragged rows, control characters and CSV
+    syntax errors (strict quoting: a stray quote is an error, not part of a cell) are
+    reported with their line, as the rows come to them."""
     name = path.name
     text = read_input(path)
     control = _CONTROL.search(text)
@@ -62,7 +64,6 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
         if twice:
             raise PaperpoolError(f"{name}:1: column(s) {', '.join(twice)} appear more than once; keep one of each")
         check_header(header)
-        rows = []
         start = reader.line_num + 1
         for cells in reader:
             if not any(cell.strip() for cell in cells):
@@ -73,7 +74,7 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
                     f"{name}:{reader.line_num}: row has {len(cells)} cells but the header has "
                     f"{len(header)}; check for an unquoted comma"
                 )
-            rows.append((reader.line_num, dict(zip(header, map(csvcells.read, cells), strict=True))))
+            yield reader.line_num, dict(zip(header, map(csvcells.read, cells), strict=True))
             start = reader.line_num + 1
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):
@@ -82,4 +83,3 @@ def read_table(path: Path, check_header: Callable[[list[str]], None], empty_hint
                 'close it, or double a quote that belongs to the text ("")'
             ) from None
         raise PaperpoolError(f"{name}:{reader.line_num}: CSV syntax: {exc}; check the quoting") from None
-    return rows
