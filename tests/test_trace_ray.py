@@ -5,6 +5,7 @@ lines and its exit status."""
 from __future__ import annotations
 
 import logging
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,24 @@ def test_without_ray_one_line_says_how_to_install(corpus, tmp_path, monkeypatch)
 def test_the_cli_does_not_import_ray():
     code = "import sys, paperpool.cli.commands; sys.exit('ray' in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)  # exit status 1 when it does
+
+
+def test_the_corpus_limits_hold_for_all_its_files_together_on_ray(ray_local, tmp_path):
+    """Issue 39's fourth review: Ray's tasks read the files apart, each under the whole
+    corpus's limits, so two files of 6 lines passed a limit of 8 lines (and many small
+    compressed files each got the compression allowance). The limits are now held over the
+    corpus before any task runs, as the local engine holds them."""
+    from .conftest import TINY, edit
+
+    pool = tmp_path / "pool"
+    shutil.copytree(TINY, pool)
+    edit(pool / "registry.yaml", "pool:\n", "traces:\n  limits: {corpus_lines: 8}\npool:\n")
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for name, seed in (("a", 0), ("b", 1)):
+        synth.write_corpus(synth.corpus(6, events=10, group_size=3, seed=seed), folder / f"{name}.jsonl")
+    local, ray = both(tmp_path, "--root", str(pool), "trace", "metrics", str(folder), "--format", "csv")
+    assert (local.exit_code, local.stderr) == (ray.exit_code, ray.stderr)
+    assert local.exit_code == 1 and local.stderr.startswith(
+        f"Error: {folder / 'b.jsonl'}:3: the corpus is over the limit of 8 lines"
+    )

@@ -190,6 +190,14 @@ def records(paths: Iterable[Path], limits: Limits | None = None, tally: Tally | 
             yield _unreadable(str(path), None, exc)
 
 
+def within_limits(paths: Iterable[Path], limits: Limits | None = None) -> None:
+    """CorpusTooLarge or TooCompressed, as records() raises them, when the files together
+    are past the corpus's limits: read once, one line at a time, nothing kept (for an engine
+    whose workers read the files apart, such as Ray's)."""
+    for _ in records(paths, limits):
+        pass
+
+
 def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) -> Iterator[Record]:
     number = 0
     with _open(path, compression, tally) as handle:

@@ -69,6 +69,8 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
     """work(records) for every `batch` records of the files, in order, as workers.ordered_map
     gives them; computed by Ray Data (`jobs` tasks at a time at the most), each task set up
     by setup(*settings)."""
+    limits = settings[0].get("limits") if settings else None
+    corpus.within_limits(paths, limits)
     ray = connect()
     # each file by its absolute path, for nodes that do not share this process's folder;
     # named as found, as the local engine names it
@@ -76,7 +78,7 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
     # one row per record, then batches of `batch` records, each measured by one task: a
     # large file's batches on many cores. (Ray Data fuses map_batches into the task before
     # it; after flat_map, which changes the rows' count, it keeps them apart.)
-    records = files.flat_map(_read, fn_kwargs={"limits": settings[0].get("limits") if settings else None})
+    records = files.flat_map(_read, fn_kwargs={"limits": limits})
     done = records.map_batches(
         _work,
         batch_size=batch,
@@ -90,7 +92,8 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
 
 def _read(file: dict, limits=None) -> Iterator[dict]:
     """A file's records, one row each (a Ray task; one file at a time, a line at a time).
-    The corpus's limits hold for each file on its own here: the files are read apart."""
+    The tasks read the files apart, so the corpus's limits for all its files together were
+    held before (corpus.within_limits); each task holds them for its own file again."""
     for record in corpus.records([Path(file["path"])], limits):
         yield {"file": file["file"], "line": record.line, "data": record.data, "problem": record.problem}
 
