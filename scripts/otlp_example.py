@@ -7,7 +7,7 @@ OTLP/JSON by the SDK's own JSON encoder, then converted by `paperpool trace impo
 It writes traces/otlp/research-team.otlp.json (the export) and traces/research-team-otlp.json
 (the orchestration trace). Span ids come from a counter and times are given explicitly,
 so that the files come out the same on every run; everything else is the SDK's.
-The test suite runs the same scenario (tests/test_otlp.py).
+The test suite runs the same scenario (tests/traces/test_otlp.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ DATASET is the folder holding the dataset's `Who&When/` (default: ../shared/real
 who-and-when beside the repository). It writes corpora/who-and-when.jsonl.gz; the
 lines come in the dataset's order (hand-crafted, then algorithm-generated, each by log
 number), each trace as the import wrote it, with no spaces; the gzip header holds no name
-and no time, so that the same logs give the same file. tests/test_whowhen.py checks that
+and no time, so that the same logs give the same file. tests/traces/test_whowhen.py checks that
 the shipped file holds what this script makes.
 """
 

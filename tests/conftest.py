@@ -15,6 +15,19 @@ TINY = REPO / "tests" / "pools" / "tiny"  # a tiny pool of another survey, with 
 EXPECTED = REPO / "tests" / "pools" / "tiny-expected"  # its commands' exact outputs
 
 
+# Markers by the folder a test lives in (declared, with the others, in pyproject.toml): the
+# trace wing's tests are `traces`; the scholarly tests answer from a local server standing in
+# for the services (`network-fixture`). `browser` and `slow` are marked where they apply.
+FOLDER_MARKS = {"traces": "traces", "scholarly": "network-fixture"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        parts = Path(item.fspath).relative_to(REPO / "tests").parts
+        if len(parts) > 1 and parts[0] in FOLDER_MARKS:
+            item.add_marker(getattr(pytest.mark, FOLDER_MARKS[parts[0]]))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cache_of_this_session(tmp_path_factory):
     """paperpool's cache of checked records goes to a folder of the test session, not to
@@ -131,3 +144,41 @@ def descendants(pid: int) -> list[int]:
         found += below
         todo += below
     return found
+
+
+# What a contributor fills in after the import: every TODO the stubs carry.
+FILLED = {
+    "category": "rl_method",
+    "is_rl": "'yes'",
+    "reward_type": "orchestration",
+    "reward_family": "R7",
+    "credit_granularity": "orchestrator",
+    "credit_unit": "orchestrator",
+    "orchestration_form": "swarm",
+    "scenario": "general",
+    "is_core": "core",
+    "verified": "partial",
+    "evidence_level": "preprint",
+    "summary": "Learns when an orchestrator should stop spawning sub-agents.",
+    "subdecision_evidence": '[{about: none, url: "https://example.org/paper", note: "A test record that makes no orchestration decision."}]',
+}
+
+
+CASES = REPO / "tests" / "cases" / "validate"  # one case per validation rule (tests/pool/test_validate_cases.py)
+
+
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if p.is_dir())
+
+
+def lay_case(case: Path, pool: Path) -> None:
+    for source in case.rglob("*"):
+        relative = source.relative_to(case)
+        if source.is_dir() or relative.parts[0] in ("expected", "remove", "args"):
+            continue
+        target = pool / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    remove = case / "remove"
+    if remove.exists():
+        for line in remove.read_text().split():
+            (pool / line).unlink()

@@ -5,7 +5,7 @@ tests/hostile/<command>/expected.yaml says for each one how it is given to paper
 exact output (tests/hostile/README.md has the keys). Each must end with exit status 1 and one clear message naming the file (and the
 line, field or JSON pointer where there is one) and how to fix it, and must leave every
 file as it was: the pool, the input, and the site a build would replace. With
-tests/cases/validate and the trace fixtures of tests/traces it makes the issue's corpus.
+tests/cases/validate and the trace fixtures of tests/cases/traces it makes the issue's corpus.
 
 The other tests here: text meant for people (scripts, links, markdown and template
 syntax, bidirectional controls) that validate accepts is shown inert in the site, the
@@ -35,9 +35,9 @@ from bibtexparser import middlewares
 
 from paperpool.files.yamlio import load_yaml
 
-from .conftest import REPO, TINY, copy_shipped_pool, edit
-from .test_site import _Elements, hostile_pool
-from .test_validate_cases import CASE_NAMES, CASES, lay_case
+from .conftest import CASE_NAMES, CASES, REPO, TINY, copy_shipped_pool, edit, lay_case
+from .sitegen.elements import Elements
+from .sitegen.pools import hostile_pool
 
 CORPUS = REPO / "tests" / "hostile"
 EXPECTATIONS = "expected.yaml"  # in each command's folder: its files' cases
@@ -197,7 +197,7 @@ def test_every_corpus_file_has_its_expected_output():
 def test_the_corpus_holds_at_least_50_hostile_inputs():
     """This corpus, the validate cases that must fail, and the trace fixtures other than valid ones."""
     failing_cases = [name for name in CASE_NAMES if (CASES / name / "expected").read_text().startswith("1\n")]
-    trace_fixtures = [path for path in (REPO / "tests" / "traces").glob("*.json") if not path.name.startswith("valid")]
+    trace_fixtures = [path for path in (REPO / "tests" / "cases" / "traces").glob("*.json") if not path.name.startswith("valid")]
     assert len(NAMES) + len(failing_cases) + len(trace_fixtures) >= 50
     assert len(NAMES) >= 50  # and this corpus alone
 
@@ -335,7 +335,7 @@ def test_no_output_for_people_holds_a_bidirectional_control(people, run):
 def test_the_long_hostile_title_is_one_heading_of_text(people):
     _, site = people
     page = (site / "entries" / "for-people.html").read_text(encoding="utf-8")
-    elements = _Elements()
+    elements = Elements()
     elements.feed(page)
     assert not [tag for tag, _ in elements.elements if tag in ("iframe", "object", "embed")]
     assert not [text for text in elements.scripts if "alert" in text]
@@ -365,7 +365,7 @@ def test_the_readme_block_shows_the_hostile_entry_as_text(people):
 
     root, _ = people
     html = python_markdown.markdown((root / "README.md").read_text(encoding="utf-8"), extensions=["attr_list", "tables"])
-    elements = _Elements()
+    elements = Elements()
     elements.feed(html)
     assert {tag for tag, _ in elements.elements} <= {"h1", "h3", "h4", "p", "ul", "li", "strong", "em", "a", "br", "code"}
     assert {name for _, attrs in elements.elements for name in attrs} <= {"href"}
@@ -391,7 +391,7 @@ def test_the_bibtex_and_ris_exports_read_back_to_the_text_without_its_controls(p
 
 
 def test_the_csv_downloads_and_exports_hold_no_formula_and_read_back_to_the_text(people, run):
-    from .test_csvcells import runnable_cells
+    from .spreadsheets import runnable_cells
 
     root, site = people
     assert "downloads/entries.csv" in (site / "downloads.html").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ does not check for a view over the array: batch.py copies the columns with np.ar
 once every trace is read, and never holds a view while reading).
 
 batch.py keeps its Python version of each loop, run where this module was not built (no
-C compiler at install): tests/test_trace_batch.py runs every case both ways and
+C compiler at install): tests/traces/test_trace_batch.py runs every case both ways and
 compares each with the single-trace path. The traces reaching `read` have passed the
 schema, yet each value's type is checked again here: a wrong one, or a key that is not
 a str (orjson's always are), refuses the trace (batch.py then leaves it to

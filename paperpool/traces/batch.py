@@ -16,7 +16,7 @@ trace, one in the artifact's format, one whose edges join events of one time aga
 the file's order, one whose tool results must be paired by tool name, a number past a
 double's range) is measured by rows.measure, which says what is wrong exactly as
 `trace validate` does. The two give the same row for every trace they both measure:
-tests/test_trace_batch.py compares them over synthetic, imported and hand-written traces.
+tests/traces/test_trace_batch.py compares them over synthetic, imported and hand-written traces.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ headings; nothing else is written about them.
 
 The script writes every file of the pool (registry.yaml, papers/, claims.yaml, mkdocs.yml,
 site/index.md, schemas/) from the README alone, so the same snapshot gives the same files,
-byte for byte; tests/test_example_pools.py checks that when the snapshot is on the machine.
+byte for byte; tests/publishing/test_example_pools.py checks that when the snapshot is on the machine.
 """
 
 from __future__ import annotations

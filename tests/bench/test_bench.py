@@ -1,0 +1,113 @@
+"""The benchmark runs end to end on a small pool and trace, prints its one table and
+the targets, and puts them between the markers of the file --write names."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from ..conftest import REPO
+
+TINY = REPO / "tests" / "pools" / "tiny"
+
+
+def bench(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "paperpool.bench", "--root", str(TINY), *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
+    results = tmp_path / "BENCHMARKS.md"
+    results.write_text(
+        "# Ours\n\n<!-- paperpool:bench:start -->\nSTALE-BLOCK\n<!-- paperpool:bench:end -->\n\nkept\n", encoding="utf-8"
+    )
+    done = bench(
+        "--sizes",
+        "20,200",
+        "--events",
+        "300",
+        "--artifact-events",
+        "300",
+        "--corpus-traces",
+        "40,400",
+        "--bounded-groups",
+        "10,20",
+        "--repeat",
+        "2",
+        "--write",
+        str(results),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| measurement")]
+    measured = {(row.split(" | ")[0][2:], row.split(" | ")[1]) for row in rows}
+    for command in ("validate", "stats", "gaps", "claims", "readme", "build"):
+        for size in ("5 entries, shipped", "20 entries, synthetic", "200 entries, synthetic"):
+            assert (command, size) in measured
+    growth = [row for row in rows if row.endswith("| 200 / 20 entries |")]
+    assert len(growth) == 6
+    trace = next(row for row in rows if row.startswith("| trace validate + metrics | 300 events"))
+    assert trace.endswith("| / json.load |")
+    artifact = next(
+        row for row in rows if row.startswith("| trace validate + metrics | 300 events") and "artifact's format" in row
+    )
+    assert artifact.endswith("| / json.load |") and artifact != trace
+    paused = next(row for row in rows if row.startswith("| json.load, garbage collector paused | 300 events"))
+    assert paused.endswith("| validate + metrics / this |")
+    corpus = next(row for row in rows if row.startswith("| trace metrics --format parquet (a corpus, every core) | 400 traces"))
+    assert corpus.endswith("| / the orjson loop |")
+    for measurement in ("a loop parsing every line with orjson", "trace export", "trace summary: DuckDB"):
+        assert any(row.startswith(f"| {measurement}") and "| 40 traces, 2,000 events" in row for row in rows), measurement
+    assert re.search(r"^- (holds|MISSED): trace metrics under 1 GB at 400 traces: [\d,]+ MB$", done.stdout, re.MULTILINE)
+    for row in rows:  # median between fastest and slowest
+        median, low, high = (float(cell) for cell in row.split(" | ")[2:5])
+        assert low <= median <= high
+    assert re.search(r"^- (holds|MISSED): validate: 200 / 20 entries at most 12: \d+\.\d$", done.stdout, re.MULTILINE)
+    assert re.search(
+        r"^- (holds|MISSED): trace validate \+ metrics at most 1\.5 x json\.load at 300 events: ", done.stdout, re.MULTILINE
+    )
+    for measurement in (
+        "trace validate: a trace of 1.5 million problems",
+        "build: a corpus line of 500,000 empty events",
+        "trace metrics: past the corpus's lines",
+        "build: a corpus past its lines",
+        "build: an exclude_docs pattern",
+    ):
+        assert any(row.startswith(f"| {measurement}") for row in rows), measurement
+    assert any(row.endswith("| 20 / 10 groups |") for row in rows)
+    assert re.search(
+        r"^- (holds|MISSED): build with a corpus page of 20 groups at most 2 x its time at 10 \(linear\): ",
+        done.stdout,
+        re.MULTILINE,
+    )
+    text = results.read_text(encoding="utf-8")
+    assert text.startswith("# Ours\n\n<!-- paperpool:bench:start -->\n\nMeasured on ") and text.endswith(
+        "<!-- paperpool:bench:end -->\n\nkept\n"
+    )
+    assert "STALE-BLOCK" not in text and "| build | 200 entries, synthetic |" in text
+
+
+def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path):
+    results = tmp_path / "BENCHMARKS.md"
+    results.write_text("# Ours\n", encoding="utf-8")
+    done = bench("--sizes", "abc", "--write", str(results))
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        1,
+        (
+            "Error: Invalid value for '--sizes': 'abc': give whole numbers separated by commas, e.g. 1000,10000 "
+            "(see python -m paperpool.bench --help)"
+        ),
+    )
+    done = bench("--sizes", "0", "--events", "0", "--corpus-traces", "0", "--write", str(results))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        f"Error: {results.name}: the generated block needs exactly one line <!-- paperpool:bench:start --> and one line "
+        "<!-- paperpool:bench:end --> (found: neither); fix the markers, nothing was changed"
+    )
+    assert results.read_text(encoding="utf-8") == "# Ours\n"

@@ -1,0 +1,293 @@
+"""`paperpool export --format bib|ris`: the pool as citations that read back to the records."""
+
+from __future__ import annotations
+
+import json
+
+import bibtexparser
+import rispy
+import yaml
+from bibtexparser import middlewares
+
+from ..conftest import edit
+
+# Characters that mean something to BibTeX or LaTeX, in a title and an author name.
+HOSTILE_TITLE = 'Costs {and} 100% of $x$ & y_1 #2 ~ \\emph{z} "quoted" Über'
+
+
+def _read_bib(text: str) -> dict:
+    library = bibtexparser.parse_string(
+        text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()]
+    )
+    assert not library.failed_blocks
+    return {entry.key: {field.key: field.value for field in entry.fields} for entry in library.entries}
+
+
+def _records(root) -> dict:
+    return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((root / "papers").glob("*.yaml"))}
+
+
+def test_bib_export_reads_back_to_the_records(run, pool_copy):
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{HOSTILE_TITLE}'",
+    )
+    result = run("export", "--format", "bib", cwd=pool_copy)
+    assert result.exit_code == 0
+    cited = _read_bib(result.output)
+    records = _records(pool_copy)
+    assert list(cited) == sorted(records)  # keyed by the entries' keys, in key order
+    for key, record in records.items():
+        fields = cited[key]
+        assert fields["title"] == record["title"], key
+        assert [str(name) for name in fields["author"] if name != "others"] == record["authors"], key
+        assert ("others" in fields["author"]) == (record["authors_complete"] is False), key
+        assert fields["year"] == str((record.get("bibtex") or {}).get("year") or record["year"]), key
+        assert fields.get("doi") == record["doi"], key
+        assert fields.get("eprint") == record["arxiv_id"], key
+        assert fields["url"] == record["urls"][0], key
+    assert cited["malt"]["title"] == HOSTILE_TITLE
+
+
+def test_ris_export_reads_back_to_the_records(run, pool_copy):
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{HOSTILE_TITLE}'",
+    )
+    result = run("export", "--format", "ris", cwd=pool_copy)
+    assert result.exit_code == 0
+    cited = {entry["id"]: entry for entry in rispy.loads(result.output)}
+    records = _records(pool_copy)
+    assert list(cited) == sorted(records)
+    for key, record in records.items():
+        entry = cited[key]
+        assert entry["title"] == record["title"], key
+        assert entry["authors"] == record["authors"], key
+        assert entry["year"] == str((record.get("bibtex") or {}).get("year") or record["year"]), key
+        assert entry.get("doi") == record["doi"], key
+        assert entry["urls"] == record["urls"], key
+    assert cited["malt"]["type_of_reference"] == "CPAPER"  # @inproceedings
+    assert cited["malt"]["title"] == HOSTILE_TITLE
+
+
+def test_ris_record_exactly(run, pool_copy):
+    result = run("export", "--format", "ris", cwd=pool_copy)
+    records = result.output.split("\n\n")
+    assert records[[r.split("\n")[1] for r in records].index("ID  - malt")] + "\n" == (
+        "TY  - CPAPER\nID  - malt\nTI  - MALT: Improving Reasoning with Multi-Agent LLM Training\nAU  - Motwani, Sumeet Ramesh\n"
+        "AU  - Smith, Chandler\nAU  - Das, Rocktim Jyoti\nAU  - Rafailov, Rafael\nAU  - Laptev, Ivan\nAU  - Torr, Philip\n"
+        "AU  - Pizzati, Fabio\nAU  - Clark, Ronald\nAU  - Schroeder de Witt, Christian\n"
+        "PY  - 2025\nT2  - Conference on Language Modeling (COLM)\nN1  - arXiv:2412.01928\nUR  - https://arxiv.org/abs/2412.01928\nER  -\n"
+    )
+
+
+def test_export_to_a_file(run, pool_copy, tmp_path):
+    result = run("export", "--format", "bib", "-o", str(tmp_path / "pool.bib"), cwd=pool_copy)
+    assert (result.exit_code, result.output) == (0, f"wrote {tmp_path / 'pool.bib'}\n")
+    assert len(_read_bib((tmp_path / "pool.bib").read_text(encoding="utf-8"))) == 84
+
+
+def test_exclusions_only_as_csv(run, pool_copy):
+    result = run("export", "--format", "ris", "--exclusions", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: --exclusions goes with --format csv; the other formats hold the whole pool or its entries (see paperpool export --help)\n",
+    )
+
+
+def _exported_malt(run, root) -> str:
+    exported = run("export", "--format", "bib", cwd=root).output
+    malt = exported[exported.index("@inproceedings{malt,") :]
+    return malt[: malt.index("\n}\n") + 3]
+
+
+MALT_AUTHORS = (
+    "authors:\n- Motwani, Sumeet Ramesh\n- Smith, Chandler\n- Das, Rocktim Jyoti\n- Rafailov, Rafael\n- Laptev, Ivan\n"
+    "- Torr, Philip\n- Pizzati, Fabio\n- Clark, Ronald\n- Schroeder de Witt, Christian\nauthors_complete: true\n"
+)
+
+
+def _set_malt_authors(root, names: list[str]) -> None:
+    edit(
+        root / "papers" / "malt.yaml",
+        MALT_AUTHORS,
+        "authors:\n" + "".join(f"- {name}\n" for name in names) + "authors_complete: true\n",
+    )
+
+
+def test_bib_export_braces_a_name_holding_the_word_and(run, pool_copy, empty_pool, tmp_path):
+    """BibTeX separates names by the word "and", in any case: a company's name holding it
+    is braced whole, so that it stays one author."""
+    _set_malt_authors(pool_copy, ["Procter and Gamble Research", "Motwani, Sumeet Ramesh", "Research AND Development Team"])
+    malt = _exported_malt(run, pool_copy)
+    assert "  author = {{Procter and Gamble Research} and Motwani, Sumeet Ramesh and {Research AND Development Team}},\n" in malt
+
+    library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors()])
+    assert library.entries[0]["author"] == [
+        "{Procter and Gamble Research}",
+        "Motwani, Sumeet Ramesh",
+        "{Research AND Development Team}",
+    ]
+
+    # import-bib reads the export back to the names the record holds
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    stub = (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
+    assert (
+        "authors:\n- Procter and Gamble Research\n- Motwani, Sumeet Ramesh\n- Research AND Development Team\nauthors_complete: true\n"
+        in stub
+    )
+
+
+def test_bib_export_braces_other_names_bibtex_would_misread(run, pool_copy):
+    """A bare "others" is BibTeX's "and more authors", and a name has at most two commas
+    (von Last, Jr, First): an author called others, or with more commas, is braced."""
+    _set_malt_authors(pool_copy, ["Motwani, Sumeet Ramesh", "others", "Lab, Dept. of CS, Univ. X, UK"])
+    malt = _exported_malt(run, pool_copy)
+    assert "  author = {Motwani, Sumeet Ramesh and {others} and {Lab, Dept. of CS, Univ. X, UK}},\n" in malt
+    library = bibtexparser.parse_string(malt, append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()])
+    assert not library.failed_blocks  # three commas unbraced: "Too many commas"
+    assert [parts.last for parts in library.entries[0]["author"]] == [
+        ["Motwani"],
+        ["{others}"],
+        ["{Lab, Dept. of CS, Univ. X, UK}"],
+    ]
+
+
+def test_bib_export_keeps_a_brace_that_does_not_pair_inside_its_field(run, pool_copy, empty_pool, tmp_path):
+    """BibTeX counts every brace, escaped or not: a title whose brace does not pair would
+    end its field there and give the record fields of its own making (issue 39: a `url`
+    of `javascript:`). Unpaired braces are written as LaTeX's commands for them, and
+    import-bib reads the title back as it was."""
+    title = 'MALT}, url = "javascript:alert(1)", note = {x'
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "title: 'MALT: Improving Reasoning with Multi-Agent LLM Training'",
+        f"title: '{title}'",
+    )
+    malt = _exported_malt(run, pool_copy)
+    assert '  title = {MALT{\\textbraceright}, url = "javascript:alert(1)", note = {\\textbraceleft}x},\n' in malt
+    library = bibtexparser.parse_string(malt)
+    assert not library.failed_blocks and "note" not in library.entries[0].fields_dict
+    assert library.entries[0]["url"].startswith("https://")
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    assert yaml.safe_load((empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8"))["title"] == title
+
+
+def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path):
+    """A link is one of biblatex's verbatim fields: written as it is, paired braces, &, %,
+    #, ~ and ; included, and import-bib reads it back as it was."""
+    link = "https://example.org/w?a=1&b={2}&c=%7C;d=--#x~y"
+    edit(pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", f"urls:\n- '{link}'\n")
+    malt = _exported_malt(run, pool_copy)
+    assert malt.endswith(f"  url = {{{link}}}\n}}\n")
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    assert f"\nurls:\n- {link}\n" in (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
+
+
+def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(run, pool_copy):
+    """A brace that does not pair would break the record for BibTeX, which counts every
+    brace, and a backslash before a brace hides it from bibtexparser: these, which no link
+    may hold unencoded (RFC 3986), are percent-encoded; paired braces stay as they are."""
+    edit(
+        pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", "urls:\n- 'https://example.org/a{b'\n"
+    )
+    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%7Bb}\n}\n")
+    edit(pool_copy / "papers" / "malt.yaml", "- 'https://example.org/a{b'\n", "- 'https://example.org/a\\{b}'\n")
+    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%5C{b}}\n}\n")
+
+
+# Names BibTeX would misread unless written with care: accents, LaTeX's special characters,
+# braces paired and not, the word "and", "others", companies, too many commas, other scripts.
+AWKWARD_NAMES = [
+    "Ünïcödé, Ærø",
+    "% comment, X",
+    "{Brace}, Bob",
+    "Brace}, Bob",
+    "{Open, Ann",
+    "Smith & Sons, Ltd",
+    "Back\\slash, Cy",
+    "Tilde~Name, Di",
+    "Mañana, José",
+    "$x$, Math",
+    "#hash, Hal",
+    "_under, Uma",
+    "^caret, Cat",
+    'Quote "Q", Quinn',
+    "\\emph{x}, Y",
+    "Procter and Gamble Research",
+    "Research AND Development Team",
+    "and, Andy",
+    "Anderson, Andrea",
+    "others",
+    "Others",
+    "Kimi Team",
+    "Lab, Dept. of CS, Univ. X, UK",
+    "de la Fuente, Juan",
+    "Smith, Jr., John",
+    "张, 伟",
+    "Иванов, Иван",
+    "محمد, علي",
+    "Łukasz, Żaneta",
+    "Straße, Groß",
+    "Ø, ø",
+]
+
+
+def test_bib_export_and_import_give_back_the_same_authors(run, pool_copy, empty_pool, tmp_path):
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        MALT_AUTHORS,
+        "authors:\n" + "".join(f"- {json.dumps(name)}\n" for name in AWKWARD_NAMES) + "authors_complete: true\n",
+    )
+    malt = _exported_malt(run, pool_copy)
+    assert '  author = {{\\"U}n{\\"\\i}c{\\"o}d{\\\'e}, {\\AE}r{\\o} and {\\%} comment, X and \\{Brace\\}, Bob and ' in malt
+    (tmp_path / "malt.bib").write_text(malt, encoding="utf-8")
+    assert run("import-bib", str(tmp_path / "malt.bib"), cwd=empty_pool).exit_code == 0
+    record = yaml.safe_load((empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8"))
+    assert (record["authors"], record["authors_complete"]) == (AWKWARD_NAMES, True)
+
+
+def test_bib_export_writes_a_type_that_is_no_bibtex_type_as_misc(run, pool_copy):
+    """The type is a record's value (issue 39's fresh review: `misc{evil, url = {...}}\\n@misc`
+    ended its record and started one of its own making): a type that is not a letter and
+    then letters, digits, - or _ is written as misc."""
+    edit(pool_copy / "registry.yaml", "  type: [bibtex.type]\n", "  type: [bibtex.key, bibtex.type]\n")
+    edit(pool_copy / "papers" / "malt.yaml", "  key: malt2025", '  key: "misc{evil,\\n  url = {javascript:alert(1)}}\\n@misc"')
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    exported = run("export", "--format", "bib", cwd=pool_copy).output
+    library = bibtexparser.parse_string(exported)
+    assert not library.failed_blocks and "evil" not in [entry.key for entry in library.entries]
+    assert "@misc{malt," in exported and "javascript" not in exported
+
+
+def test_csv_export_writes_the_unknown_marker_of_a_list_field_whole(run, pool_copy):
+    """A stub's `authors: TODO` (what add and import-csljson write into a field they cannot
+    fill) is the marker in the CSV, not its letters (issue 39's fresh review: T and O and
+    D and O)."""
+    edit(pool_copy / "papers" / "malt.yaml", "authors:\n", "authors: TODO\nwas_authors:\n")
+    text = (pool_copy / "papers" / "malt.yaml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = lines.index("was_authors:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("- "))
+    (pool_copy / "papers" / "malt.yaml").write_text("\n".join(lines[:start] + lines[end:]) + "\n", encoding="utf-8")
+    exported = run("export", "--format", "csv", cwd=pool_copy).output
+    row = next(line for line in exported.splitlines() if line.startswith("malt,"))
+    assert ",TODO," in row and "T and O" not in row
+
+
+def test_a_bibtex_field_from_a_list_field_is_one_text_in_every_format(run, pool_copy):
+    """pages mapped to a list field (issue 39's fresh review: validate said ok, then RIS,
+    CSL-JSON and the build ended in an internal error): the values joined as one text."""
+    edit(pool_copy / "registry.yaml", "    pages: [bibtex.pages]\n", "    pages: [further_families]\n")
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    for fmt in ("ris", "csljson", "bib"):
+        result = run("export", "--format", fmt, cwd=pool_copy)
+        assert result.exit_code == 0 and "internal error" not in result.output, (fmt, result.output[-300:])
+    malt = json.loads(run("export", "--format", "csljson", cwd=pool_copy).output)
+    families = {item["id"]: item.get("page") for item in malt}
+    assert any(page and ", " in page for page in families.values())
