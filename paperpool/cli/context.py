@@ -132,7 +132,7 @@ def _refuse_bytes_that_are_not_utf8(args: list[str]) -> None:
 
 pass_context = click.make_pass_decorator(Context)
 # validate, build and serve: mkdocs.yml may use the settings that run code, read files or
-# reach the network only when the maintainer says so here (README: what a pull request can do)
+# reach the network only when the maintainer says so here (docs/security.md: what a pull request can do)
 trust_config_option = click.option(
     "--trust-config",
     is_flag=True,

@@ -28,7 +28,7 @@ CONFIG = "mkdocs.yml"
 TRUST_OPTION = "--trust-config"
 THEME = "material"
 # how a setting that needs trust is refused: what it can do, then how to allow it
-NEEDS_TRUST = f"remove it, or pass {TRUST_OPTION} if the maintainers accept that (README: what a pull request can do)"
+NEEDS_TRUST = f"remove it, or pass {TRUST_OPTION} if the maintainers accept that (docs/security.md: what a pull request can do)"
 
 MAX_NAME_CHARS = 255  # a file or folder name, on every common file system
 SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)  # another site's: a scheme, or // and a host
@@ -449,7 +449,7 @@ def _mapping(table: dict[str, Check], what: str) -> Check:
                 checker.needs_trust(
                     inner,
                     f"is not a setting paperpool builds with by default "
-                    f"({suggest(key, table, 'see the README for those it allows')})",
+                    f"({suggest(key, table, 'docs/security.md lists those it allows')})",
                 )
 
     return check

@@ -4,7 +4,7 @@ corpus of a million rollouts is a table that DuckDB, Polars, pandas or Spark rea
 
 The columns are a table (COLUMNS), not code: the sub-decision columns come from the
 pool's mapping and the reward and event-type columns from the trace schema, so another
-survey's taxonomy gives its own columns. README's "Corpus tables" lists them.
+survey's taxonomy gives its own columns. docs/traces.md's "Corpora: many traces at once" lists them.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def _summarise(connection, folder: Path, by: list[str]) -> Summary:
             usual = ", ".join(column.name for column in IDENTITY if column.name not in _SKIPPED)
             raise PaperpoolError(
                 f"--by {field}: not a column of the traces table; "
-                f"{suggest(field, list(types), f'use {usual} or a measure (README: the rows)')}"
+                f"{suggest(field, list(types), f'use {usual} or a measure (docs/traces.md: the rows)')}"
             )
     identity = {column.name for column in IDENTITY}
     measures = [name for name, kind in types.items() if name not in identity and name not in by and _numeric(kind)]

@@ -48,7 +48,7 @@ def test_a_hook_runs_only_with_trust_config(tmp_path, run):
     assert refused.output.splitlines()[0] == (
         "mkdocs.yml:2: hooks: runs the Python files it names when the site is built; "
         "remove it, or pass --trust-config if the maintainers accept that "
-        "(README: what a pull request can do)"
+        "(docs/security.md: what a pull request can do)"
     )
     assert run("validate", "--trust-config", cwd=root).exit_code == 0
     trusted = run("build", "--trust-config", "--out", str(tmp_path / "site"), cwd=root)

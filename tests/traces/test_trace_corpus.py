@@ -300,9 +300,9 @@ def test_summary_of_a_corpus_exports_it_first_and_reports_markdown(run, corpus, 
     assert unknown.output.splitlines()[-1] == "Error: --by stepp: not a column of the traces table; did you mean 'step'?"
 
 
-def test_the_readme_lists_every_column_of_a_row():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Corpora: many traces at once") : text.index("### Examples")]
+def test_the_trace_docs_list_every_column_of_a_row():
+    text = (REPO / "docs" / "traces.md").read_text(encoding="utf-8")
+    section = text[text.index("## Corpora: many traces at once") : text.index("## Examples")]
     listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
     fixed = [column.name for column in (*rows.IDENTITY, *rows.MEASURES)]
     assert listed == [*fixed, "n_TYPE", "subdecision_ID", "reward_UNIT"]
