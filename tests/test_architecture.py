@@ -38,8 +38,8 @@ WINGS = [
     "__init__",
 ]
 # What the registry may build on besides itself: the one-line problems, the strict YAML
-# reader, and the table of system errors these two use.
-BENEATH = {"paperpool.files.problems", "paperpool.files.yamlio", "paperpool.files.oserrors"}
+# reader, the table of system errors these two use, and the one way entry points are read.
+BENEATH = {"paperpool.files.problems", "paperpool.files.yamlio", "paperpool.files.oserrors", "paperpool.files.entrypoints"}
 HEAVY = ["pandas", "numpy", "bibtexparser", "rapidfuzz", "jsonschema_rs", "matplotlib", "jinja2"]
 
 
@@ -158,6 +158,7 @@ def test_reading_a_registry_imports_only_the_features_sections():
         "paperpool.traces",
         "paperpool.traces.section",
         "paperpool.traces.schema",
+        "paperpool.traces.extra",  # which says, for validate, what a pool with traces needs installed
     }
     assert [name for name in HEAVY if name in modules] == ["jsonschema_rs"]  # the schema check itself
 

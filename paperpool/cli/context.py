@@ -9,11 +9,11 @@ import datetime as dt
 import functools
 import os
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import click
 
+from paperpool.files import entrypoints
 from paperpool.files.oserrors import explain
 from paperpool.files.problems import PaperpoolError
 from paperpool.project import Project
@@ -71,18 +71,12 @@ class Commands(OneLineUsageErrors, click.Group):
         point = _registered_commands().get(name) if found is None else None
         if point is None:
             return found
-        command = point.load()
-        if not isinstance(command, click.Command):
-            raise PaperpoolError(
-                f"the entry point '{point.name} = {point.value}' ({COMMAND_ENTRY_POINTS}) is not a click command; "
-                "fix the package that declares it"
-            )
-        return command
+        return entrypoints.load(point, lambda _, found: isinstance(found, click.Command), "a click command")
 
 
 @functools.cache
 def _registered_commands() -> dict:
-    return {point.name: point for point in metadata.entry_points(group=COMMAND_ENTRY_POINTS)}
+    return entrypoints.declared(COMMAND_ENTRY_POINTS)
 
 
 class Command(OneLineUsageErrors, click.Command):

@@ -14,9 +14,10 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 
-from paperpool.files.problems import PaperpoolError, Problem
+from paperpool.files import entrypoints
+from paperpool.files.problems import Problem
 
 from .model import Registry
 from .tables import Table
@@ -60,13 +61,8 @@ def file_problems(registry: Registry) -> list[Problem]:
 @functools.cache
 def registered() -> dict[str, Section]:
     """Every installed feature's section, by name."""
-    found = {}
-    for point in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda point: point.name):
-        section = point.load()
-        if not isinstance(section, Section) or section.name != point.name:
-            raise PaperpoolError(
-                f"the entry point '{point.name} = {point.value}' ({ENTRY_POINTS}) is not a registry "
-                "Section of that name; fix the package that declares it"
-            )
-        found[section.name] = section
-    return found
+    return entrypoints.registered(ENTRY_POINTS, _named_section, "a registry Section of that name")
+
+
+def _named_section(name: str, found: object) -> bool:
+    return isinstance(found, Section) and found.name == name

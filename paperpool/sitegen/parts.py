@@ -13,9 +13,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 
-from paperpool.files.problems import PaperpoolError
+from paperpool.files import entrypoints
 
 from ..registry import Registry
 
@@ -42,16 +41,11 @@ class SitePart:
 @functools.cache
 def registered() -> tuple[SitePart, ...]:
     """Every installed part, in the order of their names."""
-    found = []
-    for point in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda point: point.name):
-        part = point.load()
-        if not isinstance(part, SitePart) or part.name != point.name:
-            raise PaperpoolError(
-                f"the entry point '{point.name} = {point.value}' ({ENTRY_POINTS}) is not a SitePart "
-                "of that name; fix the package that declares it"
-            )
-        found.append(part)
-    return tuple(found)
+    return tuple(entrypoints.registered(ENTRY_POINTS, _named_part, "a SitePart of that name").values())
+
+
+def _named_part(name: str, found: object) -> bool:
+    return isinstance(found, SitePart) and found.name == name
 
 
 def reserved_top_level() -> tuple[str, ...]:
