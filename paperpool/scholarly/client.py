@@ -15,6 +15,7 @@ error always means nothing was written."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import email.utils
 import hashlib
@@ -28,13 +29,16 @@ from typing import Self
 import httpx
 
 from paperpool.files.caches import cache_folder
-from paperpool.files.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError, plural
 from paperpool.files.yamlio import write_atomic
 
 from .. import __version__
 from .services import MIN_INTERVAL, Service
 
 TIMEOUT = 30.0  # seconds for connecting and for each read; tests shorten it
+# seconds for a whole answer, headers and body: a server that sends a byte every few
+# seconds never trips TIMEOUT, and one link of a pull request kept refresh waiting for good
+DEADLINE = 60.0
 ATTEMPTS = 4  # a request and three retries
 BACKOFF = 2.0  # seconds before the first retry, doubled before each next one; tests set 0
 MAX_WAIT = 120.0  # seconds: a longer Retry-After is waited for this long only (the retries then say the rest)
@@ -68,16 +72,11 @@ class Client:
     def __init__(self, survey: dict, max_age: float = MAX_AGE):
         self.max_age = max_age
         self.notes: list[str] = []  # what an optional look-up could not do, for the command to print
-        self._http = httpx.Client(
-            timeout=TIMEOUT,
-            follow_redirects=True,
-            max_redirects=5,
-            # what _Body decodes; a server that answers in another encoding is refused
-            headers={"User-Agent": user_agent(survey), "Accept-Encoding": "gzip, deflate"},
-        )
+        # what _Body decodes; a server that answers in another encoding is refused
+        self._headers = {"User-Agent": user_agent(survey), "Accept-Encoding": "gzip, deflate"}
 
     def close(self) -> None:
-        self._http.close()
+        """Nothing is left open: each request has a connection of its own (see _fetch)."""
 
     def __enter__(self) -> Self:
         return self
@@ -103,26 +102,28 @@ class Client:
         (many servers answer HEAD with 403, 404 or 405 and GET with the page)."""
         _keep_interval(service.name)
         with contextlib.suppress(httpx.HTTPError):
-            if self._http.head(url).status_code < 400:
+            if self._fetch(url, "HEAD")[0] < 400:
                 return None
-        try:
-            return None if self._ask(service, url) is not None else "HTTP 404"
+        try:  # once: a link that fails now is asked again by the next run (two failures a week apart)
+            return None if self._ask(service, url, attempts=1) is not None else "HTTP 404"
         except PaperpoolError as exc:
             return exc.message.split(") ", 1)[-1].split(";", 1)[0]
 
-    def _ask(self, service: Service, url: str) -> Answer | None:
-        for attempt in range(1, ATTEMPTS + 1):
+    def _ask(self, service: Service, url: str, attempts: int = ATTEMPTS) -> Answer | None:
+        for attempt in range(1, attempts + 1):
             _keep_interval(service.name)
-            retry = attempt < ATTEMPTS
+            retry = attempt < attempts
             try:
                 status, text, final, retry_after = self._fetch(url)
-            except httpx.TimeoutException:
+            except httpx.TimeoutException as exc:
                 if retry:
                     SLEEP(BACKOFF * 2 ** (attempt - 1))
                     continue
-                raise failure(
-                    service, url, f"did not answer within {TIMEOUT:g} s ({ATTEMPTS} tries)", "try again later"
-                ) from None
+                overdue = isinstance(exc, _Overdue)
+                late = (
+                    f"did not give its whole answer within {DEADLINE:g} s" if overdue else f"did not answer within {TIMEOUT:g} s"
+                )
+                raise failure(service, url, f"{late} ({plural(attempts, 'try', 'tries')})", "try again later") from None
             except httpx.DecodingError as exc:
                 raise malformed(service, url, _reason(exc)) from None
             except httpx.TooManyRedirects:
@@ -148,14 +149,29 @@ class Client:
             return Answer(status, text, final)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _fetch(self, url: str) -> tuple[int, str, str, str | None]:
+    def _fetch(self, url: str, method: str = "GET") -> tuple[int, str, str, str | None]:
         """(status, text, final URL, Retry-After); returned, not kept on the client, which
-        `refresh` shares between the threads checking links."""
-        with self._http.stream("GET", url) as response:
+        `refresh` shares between the threads checking links. The whole answer must come
+        within DEADLINE (httpx.TimeoutException otherwise): the request runs in an event
+        loop of its own, which can stop it wherever it waits, as a blocking read cannot be."""
+        try:
+            return asyncio.run(asyncio.wait_for(self._request(method, url), DEADLINE))
+        except TimeoutError:
+            raise _Overdue(f"no whole answer within {DEADLINE:g} s") from None
+
+    async def _request(self, method: str, url: str) -> tuple[int, str, str, str | None]:
+        async with (
+            httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=True, max_redirects=5, headers=self._headers) as http,
+            http.stream(method, url) as response,
+        ):
             body = _Body(response.headers.get("content-encoding", ""))
-            for chunk in response.iter_raw():
+            async for chunk in response.aiter_raw():
                 body.add(chunk)
             return response.status_code, body.text(), str(response.url), response.headers.get("retry-after")
+
+
+class _Overdue(httpx.TimeoutException):
+    """An answer still coming when DEADLINE passed."""
 
 
 class _Body:

@@ -6,6 +6,7 @@ timeouts, redirects, malformed answers, unreachable services."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import time
@@ -355,6 +356,43 @@ def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch)
     assert arxiv_failure(run, pool_copy, server) == (
         "did not answer within 0.2 s (4 tries); try again later. Nothing was written.\n"
     )
+
+
+def test_a_server_that_drips_its_answer_is_given_up_at_the_deadline(run, pool_copy, server, monkeypatch):
+    """Issue 39's fifth review: a server sending a byte every few seconds never tripped the
+    timeout of each read, and one link of a pull request kept `refresh` waiting for good.
+    The whole answer now has DEADLINE; here a second, each of the four tries."""
+    import socket
+    import threading
+
+    monkeypatch.setattr(client, "DEADLINE", 1.0)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def drip():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nX-a: ")
+            threading.Thread(target=_drip_into, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=drip, daemon=True).start()
+    monkeypatch.setenv("PAPERPOOL_CROSSREF_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        result = run("add", "--doi", "10.1234/abcd", "--dry-run", cwd=pool_copy)
+    finally:
+        listener.close()
+    assert result.exit_code == 1
+    assert result.output.endswith("did not give its whole answer within 1 s (4 tries); try again later. Nothing was written.\n")
+
+
+def _drip_into(connection) -> None:
+    with contextlib.suppress(OSError):
+        while True:
+            time.sleep(0.2)
+            connection.sendall(b"x")
 
 
 @pytest.mark.parametrize(
