@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from paperpool.files.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError, printable
 
 from ..project import Project
 from . import build
@@ -113,7 +113,9 @@ def serve(
     except OSError as exc:
         raise PaperpoolError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port") from None
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    say(f"serving {result.out} at http://{host}:{server.server_port}/ ; watching the pool for changes (Ctrl-C stops)")
+    say(
+        f"serving {printable(str(result.out))} at http://{host}:{server.server_port}/ ; watching the pool for changes (Ctrl-C stops)"
+    )
     seen = watched_files(root, result.out)
     try:
         while not should_stop():
@@ -126,8 +128,10 @@ def serve(
             started = time.perf_counter()
             try:
                 rebuild()
+                # a file's name is the pool's, anything Linux allows: shown escaped, as every name paperpool prints
+                names = ", ".join(printable(name) for name in changed[:3])
                 say(
-                    f"rebuilt after a change to {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s"
+                    f"rebuilt after a change to {names}{' ...' if len(changed) > 3 else ''} in {time.perf_counter() - started:.1f} s"
                 )
             except PaperpoolError as exc:
                 for problem in getattr(exc, "problems", []):

@@ -567,6 +567,12 @@ def test_serve_rebuilds_when_an_entry_changes(tmp_path):
         assert server.stdout.readline().startswith("papers/alpha.yaml:6: method: 'telepathy' is not an allowed value")
         assert server.stdout.readline().startswith("Error: the pool is not valid (1 error above)")
         assert heading() == "Alpha: learning again to split tasks"  # the last good site stays up
+        edit(root / "papers" / "alpha.yaml", "method: telepathy", "method: rl")
+        assert server.stdout.readline().startswith("rebuilt after a change to papers/alpha.yaml in ")
+        # a name with a terminal's escape and a line break (issue 39's fifth review): shown escaped, on one line
+        (root / "notes").mkdir()
+        (root / "notes" / "a\x1b]0;HACKED\x07\nError: forged").write_text("", encoding="utf-8")
+        assert server.stdout.readline().startswith("rebuilt after a change to notes/a\\x1b]0;HACKED\\x07\\nError: forged in ")
     finally:
         server.terminate()
         server.wait(timeout=10)
