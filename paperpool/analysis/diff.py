@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError, printable
-from paperpool.files.yamlio import YamlProblem, load_yaml
+from paperpool.files.yamlio import MAX_FILE_BYTES, YamlProblem, load_yaml
 from paperpool.pool.reading import Pool
 from paperpool.pool.validate import require_valid_pool
 from paperpool.registry import CLAIMS_FILE, RECORD_KINDS, REGISTRY_FILE, outside_pool
@@ -162,6 +162,11 @@ class _Revision:
             for mode, kind, obj, length, path in _entries(listing.stdout):
                 entries += 1
                 size += int(length) if length.isdigit() else 0
+                if kind == "blob" and length.isdigit() and int(length) > MAX_FILE_BYTES:
+                    raise PaperpoolError(
+                        f"the pool at {self.revision} holds {printable(path)}, {int(length):,} bytes, over the "
+                        f"{MAX_FILE_BYTES:,} bytes a file of a pool may be; compare with another revision"
+                    )
                 if entries > MAX_FILES or size > MAX_BYTES:
                     raise PaperpoolError(
                         f"the pool at {self.revision} holds more than {MAX_FILES:,} files or "
@@ -196,18 +201,28 @@ class _Revision:
                 target = self._target(path)
                 if os.path.lexists(target):  # written already (the registry, first read alone), or named twice
                     continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if mode == "120000":
-                    target.symlink_to(_NOWHERE)
-                else:
-                    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-                    with os.fdopen(descriptor, "wb") as out:
-                        out.write(data)
+                try:
+                    self._write_one(target, mode, data)
+                except OSError as exc:  # a name too long for this file system, say: the revision's, not the user's
+                    raise PaperpoolError(
+                        f"the pool at {self.revision} names a file {printable(path)!r} this system cannot write "
+                        f"({exc.strerror or exc}); compare with another revision"
+                    ) from None
         finally:
             batch.stdin.close()
             batch.kill()
             batch.wait()
             batch.stdout.close()
+
+    @staticmethod
+    def _write_one(target: Path, mode: str, data: bytes) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            target.symlink_to(_NOWHERE)
+            return
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
 
     def _target(self, path: str) -> Path:
         """Where a file of the revision is written: under the temporary folder, by a path

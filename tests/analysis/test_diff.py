@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,46 @@ def test_a_revision_whose_registry_names_twenty_thousand_corpora_is_refused_at_o
     result = run("diff", "HEAD", cwd=repo)
     assert result.exit_code == 1 and result.output.startswith("Error: at HEAD: the pool is not valid: registry.yaml:")
     assert result.output.count("\n") == 1
+
+
+def test_a_revision_s_file_over_a_pool_file_s_limit_is_refused_before_it_is_read(repo, run, tmp_path):
+    """Issue 39's fifth review: a 900 MB record (2 MB of git objects) was read whole and
+    written out, 1.9 GB at the peak, before the reader refused it; git's listing gives its
+    size, and it is refused at once (here 5 MB)."""
+    record = repo / "papers" / "zz-big.yaml"
+    record.write_text("a" * 5_000_000, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    git(repo, "rm", "-q", str(record))
+    git(repo, "commit", "-qm", "gone")
+    result = run("diff", "HEAD~1", cwd=repo)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: the pool at HEAD~1 holds pool/papers/zz-big.yaml, 5,000,000 bytes, over the 1,000,000 bytes a file of "
+        "a pool may be; compare with another revision\n",
+    )
+    assert not list(Path(tempfile.gettempdir()).glob("paperpool-diff-*"))
+
+
+def test_a_revision_naming_a_file_too_long_for_the_file_system_says_it_is_the_revision_s(repo, run):
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=repo.parent, input="x", capture_output=True, text=True, check=True
+    ).stdout.strip()
+    listing = subprocess.run(["git", "ls-tree", "HEAD:pool/papers"], cwd=repo.parent, capture_output=True, text=True, check=True)
+    name = "a" * 300 + ".yaml"
+    papers = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo.parent,
+        input=listing.stdout + f"100644 blob {blob}\t{name}\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    commit = _grafted(repo.parent, "papers", papers).strip()
+    # _grafted puts the tree at papers/bomb: the long name is one level further down
+    result = run("diff", commit, cwd=repo)
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"Error: the pool at {commit} names a file 'pool/papers/bomb/{name}' this system cannot write"
+    )
+    assert result.output.endswith("; compare with another revision\n")
