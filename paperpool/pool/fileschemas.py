@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
+from paperpool.files.yamlio import MAX_FILE_BYTES, YamlProblem, read_bytes
 from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, Registry
 from paperpool.registry import schema as registry_schema
 
@@ -353,11 +355,19 @@ def install(root: Path) -> list[str]:
 def stale(reg: Registry) -> list[str]:
     """The schema files of the pool's schemas/ folder that are missing or out of date."""
     folder = reg.root / FOLDER
-    return [
-        name
-        for name, text in texts(reg).items()
-        if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text
-    ]
+    return [name for name, text in texts(reg).items() if _written(folder / name) != text.encode("utf-8")]
+
+
+def _written(path: Path) -> bytes | None:
+    """What a schema file holds, or None when it is not a plain file of the pool's (missing,
+    a link, which is never read through, a device) or cannot be read: such a file is stale,
+    and `paperpool schemas` says what is wrong with it when it writes."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return read_bytes(path, MAX_FILE_BYTES)
+    except (OSError, YamlProblem):
+        return None
 
 
 def with_modeline(text: str, line: str) -> str:
