@@ -557,6 +557,10 @@ def schemas_command(context: Context, check: bool) -> None:
     folder = registry.root / fileschemas.FOLDER
     stale = fileschemas.stale(registry)
     if check:
+        for name in stale:  # a file there that is not read says so first, by its name
+            why = fileschemas.unreadable(folder / name) if os.path.lexists(folder / name) else None
+            if why:
+                raise PaperpoolError(f"{fileschemas.FOLDER}/{name}: {why}")
         if stale:
             raise PaperpoolError(
                 f"{fileschemas.FOLDER}/: {', '.join(stale)} missing or out of date (the registry changed, or "

@@ -359,15 +359,27 @@ def stale(reg: Registry) -> list[str]:
 
 
 def _written(path: Path) -> bytes | None:
-    """What a schema file holds, or None when it is not a plain file of the pool's (missing,
-    a link, which is never read through, a device) or cannot be read: such a file is stale,
-    and `paperpool schemas` says what is wrong with it when it writes."""
+    """What a schema file holds, or None when it is missing or not a file paperpool reads
+    (see unreadable): such a file is stale."""
+    return None if not os.path.lexists(path) or unreadable(path) else read_bytes(path, MAX_FILE_BYTES)
+
+
+def unreadable(path: Path) -> str | None:
+    """Why a schema file that is there is not read, or None: a link is never read through
+    (it could lead anywhere: /etc/passwd, /proc/self/mem), nor is a device, a file past the
+    size a pool's file may be, or one that is not UTF-8."""
     try:
+        if os.path.islink(path):
+            return "is a symbolic link, which paperpool neither reads nor writes through; remove it, then run paperpool schemas"
         if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        return read_bytes(path, MAX_FILE_BYTES)
-    except (OSError, YamlProblem):
-        return None
+            return "is not a plain file; remove it, then run paperpool schemas"
+        read_bytes(path, MAX_FILE_BYTES).decode("utf-8")
+    except (OSError, YamlProblem, UnicodeDecodeError) as exc:
+        why = (
+            exc.message if isinstance(exc, YamlProblem) else "not UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
+        )
+        return f"cannot be read ({why}); run paperpool schemas to write it again"
+    return None
 
 
 def with_modeline(text: str, line: str) -> str:
