@@ -170,7 +170,6 @@ def test_no_module_of_the_registry_names_a_feature_even_inside_a_function():
 
 
 def test_the_bibtex_section_names_the_field_types_the_import_can_fill():
-    from paperpool.formats.bibtex import importing as bibimport
-    from paperpool.formats.bibtex import sections as bibsections
+    from paperpool.formats.bibtex import importing, sections
 
-    assert set(bibimport.READERS) == set(bibsections.READABLE_TYPES)
+    assert set(importing.READERS) == set(sections.READABLE_TYPES)

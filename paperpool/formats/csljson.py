@@ -3,7 +3,7 @@ and every citeproc read and write: the entries as CSL items (`paperpool export -
 csljson`, the site's Cite blocks and downloads), and Zotero's CSL-JSON export read back
 as the BibTeX records import-bib reads (`paperpool import-csljson`).
 
-An item is made from the same Citation the BibTeX and RIS are (bibwrite.citation): the
+An item is made from the same Citation the BibTeX and RIS are (bibtex.writing.citation): the
 registry's `bibtex_export` says what a citation holds, and this module only says how
 each BibTeX field is written in CSL. Values are plain text, as the records hold them.
 """

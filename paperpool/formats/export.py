@@ -6,11 +6,11 @@ from __future__ import annotations
 from paperpool.pool.reading import Pool
 
 from . import csljson, csvio, ris
-from .bibtex import writing as bibwrite
+from .bibtex import writing
 
 
 def _bib(pool: Pool, kind: str) -> str:
-    return bibwrite.pool_bibtex(pool.registry, [record.data for record in pool.entries])
+    return writing.pool_bibtex(pool.registry, [record.data for record in pool.entries])
 
 
 def _ris(pool: Pool, kind: str) -> str:

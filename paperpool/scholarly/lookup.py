@@ -1,6 +1,6 @@
 """Papers named by their identifiers (`add --arxiv/--doi/--openreview`, `import-ids FILE`):
 each identifier recognised, its metadata fetched from the service that holds it, and the
-records planned by import-bib's own code (bibimport.import_records): the same stubs, the
+records planned by import-bib's own code (bibtex.importing.import_records): the same stubs, the
 same duplicate checks, the same report. Everything is fetched before anything is
 planned, so a service that fails leaves the pool as it was."""
 

@@ -15,7 +15,7 @@ from paperpool.analysis.since import SincePublication, since_publication
 from paperpool.analysis.views import EntryView, entry_view
 from paperpool.files.problems import PaperpoolError
 from paperpool.formats import coins, csljson, ris
-from paperpool.formats.bibtex import writing as bibwrite
+from paperpool.formats.bibtex import writing
 from paperpool.pool.history import last_changed
 
 from . import paths
@@ -87,7 +87,7 @@ def for_site(analysis: Analysis) -> SiteAnalysis:
         analysis.pool,
         analysis.frames,
         views={record.key: entry_view(registry, record) for record in analysis.entries},
-        bibtex={record.key: bibwrite.entry_bibtex(registry, record.data) for record in analysis.entries},
+        bibtex={record.key: writing.entry_bibtex(registry, record.data) for record in analysis.entries},
         ris={record.key: ris.entry_ris(registry, record.data) for record in analysis.entries},
         csl={record.key: csljson.entry_item(registry, record.data) for record in analysis.entries},
         site=effective(registry),

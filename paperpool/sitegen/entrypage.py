@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paperpool.formats.bibtex import writing as bibwrite
+from paperpool.formats.bibtex import writing
 from paperpool.pool.evidence import NONE
 from paperpool.rendering import markdown
 from paperpool.rendering.render import relative
@@ -90,9 +90,9 @@ def _evidence(specs: dict[str, FieldSpec], data: dict) -> dict[str, dict[str, li
 
 
 def _bibtex_sources(analysis: SiteAnalysis) -> list[list[str]]:
-    settings = bibwrite.export_settings(analysis.registry)
+    settings = writing.export_settings(analysis.registry)
     return [settings.get("key") or [], settings.get("type") or []] + [
-        bibwrite.field_sources(given)[0] for given in (settings.get("fields") or {}).values()
+        writing.field_sources(given)[0] for given in (settings.get("fields") or {}).values()
     ]
 
 

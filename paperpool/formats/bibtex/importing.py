@@ -28,7 +28,7 @@ from paperpool.pool.stubs import (
 )
 from paperpool.registry import KEY_RE, FieldSpec, Registry
 
-from . import sections as bibsections
+from . import sections
 from .reading import ARXIV_IN_TEXT, BibRecord, parse_bib
 
 # A .bib of 10,000 records is about 5 MB; a bigger file is split or is not a .bib.
@@ -147,7 +147,7 @@ READERS: dict[str, Callable[[BibRecord, list[str], FieldSpec], object]] = {
 def import_settings(registry: Registry, kind: str) -> dict:
     """{"fields": {record field: [bib fields]}, "keep": mapping field or None,
     "authors_complete": bool field or None} for one kind of record."""
-    section = registry.section(bibsections.IMPORT).get(kind) if registry.section(bibsections.IMPORT) else None
+    section = registry.section(sections.IMPORT).get(kind) if registry.section(sections.IMPORT) else None
     if section:
         return {
             "fields": section.get("fields") or {},

@@ -131,7 +131,7 @@ _TEXT_MACROS.add_context_category(
     macros=[
         MacroTextSpec("url", simplify_repl="%s"),
         MacroTextSpec("textasciicircum", simplify_repl="^"),
-        # how paperpool's exports write a brace that does not pair (bibwrite._latex)
+        # how paperpool's exports write a brace that does not pair (bibtex.writing._latex)
         MacroTextSpec("textbraceleft", simplify_repl="{"),
         MacroTextSpec("textbraceright", simplify_repl="}"),
     ],

@@ -21,7 +21,7 @@ from paperpool.registry.tables import unknown_keys
 EXPORT, IMPORT = "bibtex_export", "bibtex_import"
 EXPORT_SETTINGS = {"key", "type", "authors_complete", "fields"}
 IMPORT_SETTINGS = {"fields", "keep", "authors_complete"}  # per record kind
-# The field types a BibTeX value can fill (bibimport.READERS reads each).
+# The field types a BibTeX value can fill (bibtex.importing.READERS reads each).
 READABLE_TYPES = ("text", "integer", "text_list", "identifier", "url_list", "url")
 
 

@@ -21,7 +21,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from paperpool.registry import Registry, lookup, resolve_spec
 from paperpool.rendering.markdown import visible
 
-from . import sections as bibsections
+from . import sections
 from .sections import BIBTEX_NAME
 
 VERBATIM_TYPES = {"url", "url_list", "identifier"}
@@ -61,8 +61,8 @@ def entry_bibtex(registry: Registry, data: dict) -> str:
 
 def export_settings(registry: Registry) -> dict:
     """The registry's bibtex_export, or the conventional fields where it has none."""
-    if registry.section(bibsections.EXPORT):
-        return registry.section(bibsections.EXPORT)
+    if registry.section(sections.EXPORT):
+        return registry.section(sections.EXPORT)
     specs = registry.fields["entries"]
     fields = {name: [s for s in sources if s in specs] for name, sources in DEFAULT_FIELDS.items()}
     return {
