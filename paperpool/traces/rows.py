@@ -53,7 +53,7 @@ MEASURES = (
     Column("edges", "int", "edges"),
     Column("agents", "int", "agents that act or are spawned"),
     Column("spawns", "int", "spawn events"),
-    Column("max_fanout", "int", "the most agents one agent spawned"),
+    Column("max_fanout", "int", "the most sub-agents one agent spawns in one wave (a wave ends when that agent aggregates)"),
     Column("depth", "int", "the depth of the spawn tree"),
     Column("stopped", "bool", "whether the trace has a stop event"),
     Column("stop_t", "float", "the time of its first stop"),
