@@ -82,8 +82,10 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") 
             )
         if info.st_size > max_bytes:
             raise TraceUnreadable([_too_big(f"file is {info.st_size:,} bytes, over", max_bytes, setting)])
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+        with path.open("rb") as handle:  # no more than the file holds: read(n) reserves n bytes first
+            data = handle.read(min(info.st_size, max_bytes) + 1)
+            if len(data) > info.st_size:  # it grew since stat: read on to the limit
+                data += handle.read(max(max_bytes + 1 - len(data), 0))
         if len(data) > max_bytes:  # it grew while being read
             raise TraceUnreadable([_too_big("file is over", max_bytes, setting)])
     except OSError as exc:

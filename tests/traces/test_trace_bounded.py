@@ -542,3 +542,19 @@ def test_counted_values_of_a_megabyte_cost_what_a_page_shows_of_them(pool_copy):
     deepest = pages[0].counts[-1]
     assert len(deepest.rows) == corpora.MOST_VALUES + 1  # every value differs: a digest tells them apart
     assert deepest.rows[0][0] == f"{0:04}" + "A" * 196 + f"… ({(1 << 20) + 4 - 200:,} characters more)"
+
+
+def test_the_limits_have_ceilings_and_a_trace_is_read_in_what_it_holds(run, pool_copy):
+    """Issue 39's fifth review: `trace_bytes: 9223372036854775807` passed validate and made
+    every trace command an internal error (read() was asked for the limit and a byte), and
+    64 GiB made a 3 kB trace "not enough memory". Each limit now has a ceiling, and a
+    trace is read in the bytes it holds: at the ceiling, 600 MB of address space reads one."""
+    edit(pool_copy / "registry.yaml", "traces:\n", "traces:\n  limits: {trace_bytes: 9223372036854775807}\n")
+    line = next(n for n, text in enumerate((pool_copy / "registry.yaml").read_text().splitlines(), 1) if "trace_bytes" in text)
+    checked = run("validate", cwd=pool_copy)
+    assert checked.exit_code == 1 and checked.output.startswith(f"registry.yaml:{line}: traces.limits.trace_bytes: ")
+    edit(pool_copy / "registry.yaml", "trace_bytes: 9223372036854775807", "trace_bytes: 4294967296")
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    shutil.copytree(REPO / "traces", pool_copy / "traces")
+    result = _paperpool("trace", "validate", "traces/debate-two-rounds.json", cwd=pool_copy, memory=600_000_000)
+    assert (result.returncode, result.stdout) == (0, "traces/debate-two-rounds.json: valid: 8 events, 10 edges.\n")
