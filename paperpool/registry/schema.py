@@ -129,6 +129,8 @@ def _explain(error, data) -> list[tuple[tuple, str]]:
     if name in ("maxItems", "maxProperties"):
         noun, fix = node.get("x-noun", "items"), node.get("x-fix-limit", "list fewer")
         return [(path, f"lists {len(value):,} {noun}, over the limit of {kind.limit:,}; {fix}")]
+    if name == "maximum":  # before x-fix, which says what to write but not that there is a ceiling
+        return [(path, f"{_shown(value)} is over the most paperpool allows, {kind.limit:,}; give {kind.limit:,} or less")]
     if "x-fix" in node:
         return [(path, node["x-fix"])]
     if name == "type":
