@@ -602,7 +602,10 @@ def check_output(path: Path, shown: str | None = None, fix: str = OUTPUT_FIX, ne
     option = shown.split(" ", 1)[0] if shown and shown.startswith("-") else None  # `-o` of `-o out.json`
     standard = f"leave out {option} to write to standard output, or " if option else ""
     if not path.parts:  # '' (which pathlib reads as '.') or '.': a folder, never a file
-        raise PaperpoolError(f"{option or where}: the path is empty; {standard}give the name of a file (nothing was written)")
+        raise PaperpoolError(
+            f"{option or where}: the path names no file (it is empty, or the current folder); {standard}give the name "
+            "of a file (nothing was written)"
+        )
     if str(path) == "-":
         raise PaperpoolError(
             f"{where}: '-' is not taken for standard output here; {standard}give a file name (nothing was written)"
@@ -835,8 +838,11 @@ def new_folder(target: Path) -> Iterator[Path]:
     """A folder to fill, renamed to `target` (which must be missing or empty) once the
     block ends, so that `target` appears only complete; removed if anything fails."""
     target = target.absolute()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    except OSError as exc:  # said of the folder asked for, not of the hidden one beside it
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     try:
         yield staging
         # mkdtemp makes its folder private; the result gets an ordinary folder's permissions

@@ -106,11 +106,13 @@ def unique_slugs(values: list, longest: int | None = None) -> list[str]:
     """A slug for each value, at most `longest` characters, numbered (-2, -3, ...) where
     two values would share one: `Plan`, `plan` and `PLAN` are plan, plan-2, plan-3."""
     slugs, taken = [], set()
+    following: dict[str, int] = {}  # per base, the number its next copy may take: counting from 2 each time was quadratic
     for value in values:
         base = candidate = slug(value)[:longest].rstrip("-") or "value"
-        number = 2
+        number = following.get(base, 2)
         while candidate in taken:
             candidate, number = f"{base}-{number}", number + 1
+        following[base] = number
         taken.add(candidate)
         slugs.append(candidate)
     return slugs

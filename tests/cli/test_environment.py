@@ -195,7 +195,10 @@ def test_the_first_folder_of_an_absolute_path_may_be_a_link():
 @pytest.mark.parametrize(
     "given, message",
     [
-        ("", "-o: the path is empty; leave out -o to write to standard output, or give the name of a file"),
+        (
+            "",
+            "-o: the path names no file (it is empty, or the current folder); leave out -o to write to standard output, or give the name of a file",
+        ),
         ("-", "-o -: '-' is not taken for standard output here; leave out -o to write to standard output, or give a file name"),
         ("missing/dir/x.json", "-o missing/dir/x.json: the folder missing/dir does not exist; create it first"),
     ],
@@ -595,3 +598,22 @@ def test_diff_refuses_a_record_linked_out_of_the_tree_at_the_revision(points_at,
         ),
     )
     assert files_under(tmp_path) == before
+
+
+def test_trace_metrics_into_the_current_folder_says_so(run, tmp_path):
+    """Issue 39's fifth review: `-o .` was "the path is empty"."""
+    for name in ("a.json", "b.json"):
+        shutil.copyfile(REPO / "traces" / "debate-two-rounds.json", tmp_path / name)
+    result = run("trace", "metrics", "a.json", "b.json", "-o", ".", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: -o: the path names no file (it is empty, or the current folder); leave out -o to write to standard "
+        "output, or give the name of a file (nothing was written)\n",
+    )
+
+
+def test_an_export_into_a_place_no_folder_can_be_made_names_that_place(run, tmp_path):
+    """Issue 39's fifth review: `trace export -o /proc/xx` named the hidden folder made beside it."""
+    shutil.copyfile(REPO / "traces" / "debate-two-rounds.json", tmp_path / "a.json")
+    result = run("trace", "export", "a.json", "-o", "/proc/paperpool-xx", cwd=tmp_path)
+    assert result.exit_code == 1 and result.output.startswith("Error: /proc/paperpool-xx: ")
