@@ -290,12 +290,11 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
             )
             invalid = outcome.invalid
         result = summary.summarise(folder, list(by))
-    click.echo(
-        {"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](
-            *(() if fmt == "json" else (result,))
-        ),
-        nl=False,
+    text = {"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](
+        *(() if fmt == "json" else (result,))
     )
+    # a CSV cell holds a trace's text as it is: to a terminal, what it would act on is shown escaped
+    click.echo(printable(text, lines=True) if fmt == "csv" and sys.stdout.isatty() else text, nl=False)
     if invalid:  # as `trace metrics` says it: the summary is over the valid traces only
         raise click.exceptions.Exit(1)
 

@@ -16,7 +16,7 @@ from typing import Self
 import orjson
 
 from paperpool.files import csvcells
-from paperpool.files.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError, printable
 from paperpool.files.yamlio import written_as_it_comes
 
 from . import corpus, rows, source, validation, workers
@@ -334,11 +334,19 @@ def metrics_table(
             return measure(lambda done: sink.write_batch(done.payload))
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
+        shown = _for_a_terminal if fmt == "csv" and out.isatty() else bytes
         out.write(header)
-        return measure(lambda done: out.write(done.payload))
+        return measure(lambda done: out.write(shown(done.payload)))
     with written_as_it_comes(output) as handle:
         handle.write(header)
         return measure(lambda done: handle.write(done.payload))
+
+
+def _for_a_terminal(data: bytes) -> bytes:
+    """CSV rows as a terminal may show them: what it would act on (an escape sequence, a
+    bidirectional control) written as an escape, line breaks kept. JSON Lines says such
+    characters as JSON escapes already; a CSV written to a file keeps them as they are."""
+    return printable(data.decode("utf-8"), lines=True).encode("utf-8")
 
 
 TABLES = ("traces", "events", "edges", "rewards")

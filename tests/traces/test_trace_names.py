@@ -9,6 +9,7 @@ Names with a hostile name cannot be committed portably, so they are made here.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -306,3 +307,34 @@ def test_an_imported_trace_on_standard_output_holds_no_control_a_terminal_acts_o
     assert "\\u009b31mRED\\u202eevil" in result.output
     trace = json.loads(result.output[result.output.index("{") :])
     assert {event["agent"] for event in trace["events"]} == {agent}
+
+
+@pytest.mark.parametrize(
+    "command", [["metrics", "ctl.jsonl", "--format", "csv"], ["summary", "ctl.jsonl", "--by", "system", "--format", "csv"]]
+)
+def test_a_csv_to_a_terminal_shows_what_a_terminal_would_act_on_escaped(tmp_path, command):
+    """Issue 39's fifth review: the CSV of `trace metrics` and `trace summary` wrote a
+    trace's escape sequences raw to the terminal (a file keeps them: they are the data)."""
+    import pty
+    import subprocess
+    import sys
+
+    trace = json.loads(TRACE.read_text(encoding="utf-8")) | {"system": "\x1b]0;PWNED\x07\x1b[2J", "trace_id": "ok\u202egnp"}
+    (tmp_path / "ctl.jsonl").write_text(json.dumps(trace) + "\n", encoding="utf-8")
+    parent, child = pty.openpty()
+    process = subprocess.run(
+        [sys.executable, "-m", "paperpool", "trace", *command], cwd=tmp_path, stdout=child, stderr=subprocess.DEVNULL, check=False
+    )
+    os.close(child)
+    shown = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(parent, 65536):
+            shown += chunk
+    os.close(parent)
+    assert process.returncode == 0
+    assert b"\x1b" not in shown and "\u202e".encode() not in shown
+    assert b"\\x1b]0;PWNED\\x07" in shown
+    to_file = subprocess.run(
+        [sys.executable, "-m", "paperpool", "trace", *command], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert b"\x1b]0;PWNED\x07" in to_file.stdout  # written to a file or a pipe, the data as it is
