@@ -289,7 +289,7 @@ def summary_command(inputs: tuple[str, ...], by: tuple[str, ...], fmt: str, jobs
                 err=True,
             )
             invalid = outcome.invalid
-        result = summary.summarise(folder, list(by))
+        result = summary.summarise(folder, list(by), limits.for_pool(_pool_root()))
     text = {"json": result.to_json, "csv": summary.to_csv, "markdown": summary.to_markdown}[fmt](
         *(() if fmt == "json" else (result,))
     )

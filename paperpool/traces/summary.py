@@ -11,13 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from paperpool.files import csvcells
-from paperpool.files.problems import PaperpoolError, printable, suggest
+from paperpool.files.problems import PaperpoolError, name_problem, printable, suggest, utf8_name
 
+from .limits import Limits
+from .limits import default as default_limits
 from .rows import IDENTITY
 from .tables import KEY
 
@@ -62,20 +66,93 @@ def is_export(folder: Path) -> bool:
 MAX_GROUPS = 500  # groups a summary shows, each a row per measure (the corpus page too: some 700 fill its 5 MB)
 
 
-def summarise(folder: Path, by: list[str]) -> Summary:
+# DuckDB's share of the machine: a summary of a corpus within its limits takes far less,
+# and a folder made to take more stops with one line rather than the machine's memory
+DUCKDB = {"memory_limit": "2GB", "temp_directory": ""}
+
+
+def summarise(folder: Path, by: list[str], limits: Limits | None = None) -> Summary:
+    """The summary of `trace export`'s tables in `folder`, which may be a stranger's:
+    its files are listed here (never through a link), its rows counted from the files'
+    metadata against the corpus's limits, and its traces' keys checked to be unique
+    before any query joins or sorts them."""
     import duckdb
 
+    sources = _Sources(folder, limits or default_limits())
+    connection = duckdb.connect(config=DUCKDB)
     try:
-        return _summarise(duckdb.connect(), folder, by)
+        sources.check(connection)
+        return _summarise(connection, sources, by)
+    except RuntimeError as exc:  # Ctrl-C or SIGTERM, as DuckDB reports it while a query runs
+        if "interrupted" not in str(exc).lower():
+            raise
+        connection.interrupt()
+        raise KeyboardInterrupt from None
     except duckdb.Error as exc:  # a table that is not paperpool's, or a file cut short
         first = str(exc).strip().splitlines()[0]
         raise PaperpoolError(
             f"{printable(str(folder))}: cannot read its tables ({first}); give a folder that `paperpool trace export` wrote"
         ) from None
+    finally:
+        connection.close()
 
 
-def _summarise(connection, folder: Path, by: list[str]) -> Summary:
-    traces = _glob(folder, "traces")
+class _Sources:
+    """The Parquet files of each table of an export, as DuckDB is given them."""
+
+    def __init__(self, folder: Path, limits: Limits):
+        self.folder, self.limits = folder, limits
+        self.files = {table: _parquet_files(folder / table) for table in ("traces", "events")}
+
+    def __getitem__(self, table: str) -> str:
+        listed = ", ".join("'" + str(path).replace("'", "''") + "'" for path in self.files[table])
+        return f"read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
+
+    def check(self, connection) -> None:
+        """Refuse a folder no export within the corpus's limits writes: more traces than
+        corpus_lines, more events than its traces may hold, or a trace's key given twice
+        (each events row would then join every copy: 32 kB made a billion rows)."""
+        import pyarrow.parquet as pq
+
+        where = printable(str(self.folder))
+        rows = {table: sum(pq.read_metadata(path).num_rows for path in files) for table, files in self.files.items()}
+        most = {"traces": self.limits.corpus_lines, "events": rows["traces"] * self.limits.trace_events}
+        for table, count in rows.items():
+            if count > most[table]:
+                raise PaperpoolError(
+                    f"{where}: its {table} table holds {count:,} rows, more than {most[table]:,} "
+                    f"(traces.limits: {'corpus_lines' if table == 'traces' else 'trace_events for each trace'}); "
+                    "give a folder that `paperpool trace export` wrote, or raise the limit in the pool's registry.yaml"
+                )
+        keys = ", ".join(_quoted(name) for name in KEY)
+        twice = connection.execute(f"SELECT count(*) - count(DISTINCT ({keys})) FROM {self['traces']}").fetchone()[0]
+        if twice:
+            raise PaperpoolError(
+                f"{where}: its traces table gives {twice:,} traces' keys ({', '.join(KEY)}) more than once, which "
+                "`paperpool trace export` never writes; give a folder it wrote"
+            )
+
+
+def _parquet_files(folder: Path) -> list[Path]:
+    """A table's .parquet files, its partitions' folders walked without following a link:
+    a linked file or folder would put another place's rows into the summary."""
+    found = []
+    for top, folders, files in os.walk(folder):
+        for name in [*folders, *files]:
+            if not utf8_name(name):
+                raise PaperpoolError(name_problem(str(Path(top, name)), "rename it with UTF-8 characters (nothing was read)"))
+        found += [
+            Path(top, name) for name in files if name.endswith(".parquet") and stat.S_ISREG(os.lstat(Path(top, name)).st_mode)
+        ]
+    if not found:
+        raise PaperpoolError(
+            f"{printable(str(folder))}: holds no .parquet file; give a folder that `paperpool trace export` wrote"
+        )
+    return sorted(found)
+
+
+def _summarise(connection, sources: _Sources, by: list[str]) -> Summary:
+    traces = sources["traces"]
     types = dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {traces})").fetchall())
     for field in by:
         if field not in types:
@@ -115,14 +192,14 @@ def _summarise(connection, folder: Path, by: list[str]) -> Summary:
                     **dict(zip(STATISTICS, map(_rounded, numbers), strict=True)),
                 }
             )
-    return Summary(by, metrics, _event_types(connection, folder, by))
+    return Summary(by, metrics, _event_types(connection, sources, by))
 
 
-def _event_types(connection, folder: Path, by: list[str]) -> list[dict]:
+def _event_types(connection, sources: _Sources, by: list[str]) -> list[dict]:
     """Events by type, and each type's share of the group's events. Grouped by a field
     the events table carries (its trace's key, the partition columns), it is read alone;
     by another, it is joined to its trace's row."""
-    events, traces = _glob(folder, "events"), _glob(folder, "traces")
+    events, traces = sources["events"], sources["traces"]
     if set(by) <= set(_columns(connection, events)):
         source, owner = f"{events} e", "e"
     else:
@@ -159,7 +236,7 @@ def field_counts(folder: Path, inputs: list[str], by: list[str], fields: list[st
     from . import corpus
 
     groups = "".join(f", {_quoted(field)}" for field in by)
-    query = f"SELECT file, line{groups} FROM {_glob(folder, 'traces')} WHERE valid"
+    query = f"SELECT file, line{groups} FROM {_Sources(folder, limits or default_limits())['traces']} WHERE valid"
     valid = {(found[0], found[1]): tuple(found[2:]) for found in duckdb.connect().execute(query).fetchall()}
     counted: Counter = Counter()
     for record in corpus.records(corpus.expand(inputs), limits):
@@ -212,11 +289,6 @@ def _value(trace: dict, dotted: str) -> str | None:
 def _sortable(values: tuple) -> tuple:
     """Groups and values in order, None (not given) last, whatever their types."""
     return tuple((value is None, str(value)) for value in values)
-
-
-def _glob(folder: Path, table: str) -> str:
-    pattern = str(folder / table / "**" / "*.parquet").replace("'", "''")
-    return f"read_parquet('{pattern}', hive_partitioning = true, union_by_name = true)"
 
 
 def _columns(connection, source: str) -> list[str]:

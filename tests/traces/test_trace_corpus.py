@@ -727,3 +727,60 @@ def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
     assert all(len(cell) < MAX_SHOWN + 40 for cell in cells)
     assert table.rows[0][1] == value[:MAX_SHOWN] + f"… ({len(value) + 1 - MAX_SHOWN:,} characters more)"
     assert [row[-1] for row in table.rows] == ["50.0 %"] * 4  # each group's own size, not one merged
+
+
+def _tables(folder: Path, traces: dict, events: dict) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for table, columns in (("traces", traces), ("events", events)):
+        (folder / table).mkdir(parents=True)
+        pq.write_table(pa.table(columns), folder / table / "part-0.parquet", compression="zstd")
+    return folder
+
+
+def test_a_summary_refuses_tables_whose_traces_share_a_key(run, tmp_path):
+    """Issue 39's fifth review: 1,000 traces rows of one key and a million events (32 kB)
+    joined each event to every copy, 11 s and a count of a billion events."""
+    n, m = 1000, 1 << 20
+    folder = _tables(
+        tmp_path / "joined",
+        {"file": ["f"] * n, "line": [1] * n, "trace_id": ["t"] * n, "valid": [True] * n, "system": ["s"] * n},
+        {"file": ["f"] * m, "line": [1] * m, "trace_id": ["t"] * m, "type": ["spawn"] * m},
+    )
+    result = run("trace", "summary", str(folder), "--by", "system", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {folder}: its traces table gives 999 traces' keys (file, line, trace_id) more than once, which "
+        "`paperpool trace export` never writes; give a folder it wrote\n",
+    )
+
+
+def test_a_summary_refuses_tables_past_the_corpus_limits_from_their_metadata(run, tmp_path):
+    """A row bomb: 2 million rows of a traces table in some kilobytes of Parquet (268 million
+    in 1.2 MB took 4.5 GB); the rows are counted from the files' metadata first."""
+    n = 2_000_001
+    folder = _tables(tmp_path / "rows", {"valid": [True] * n, "events": [1.5] * n}, {"type": ["spawn"]})
+    result = run("trace", "summary", str(folder), cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {folder}: its traces table holds 2,000,001 rows, more than 1,000,000 (traces.limits: corpus_lines); "
+        "give a folder that `paperpool trace export` wrote, or raise the limit in the pool's registry.yaml\n",
+    )
+
+
+def test_a_summary_reads_no_file_through_a_link(run, tmp_path):
+    """A .parquet file linked from outside the folder was summarised with the export's own."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    traces = sorted(str(path) for path in (REPO / "traces").glob("*.json"))  # the folder's own, not the logs below it
+    assert run("trace", "export", *traces, "-o", str(tmp_path / "tables"), cwd=tmp_path).exit_code == 0
+    own = pq.read_table(tmp_path / "tables" / "traces" / "part-0.parquet")
+    outside = own.set_column(own.schema.get_field_index("events"), "events", pa.array([123456] * own.num_rows))
+    pq.write_table(outside, tmp_path / "secret.parquet")
+    (tmp_path / "tables" / "traces" / "s.parquet").symlink_to(tmp_path / "secret.parquet")
+    result = run("trace", "summary", str(tmp_path / "tables"), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    events = next(row for row in json.loads(result.output)["metrics"] if row["measure"] == "events")
+    assert events["traces"] == own.num_rows and events["max"] < 123456

@@ -80,7 +80,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
             said = str(exc.message).removeprefix(f"{registry.root}/")  # the corpus's files named as in the pool
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {said}") from None
         try:
-            result = summary.summarise(folder, by)
+            result = summary.summarise(folder, by, bounds)
         except PaperpoolError as exc:
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
         counted = (
