@@ -13,8 +13,15 @@ of 10). Without fork (Windows), the platform's default: spawn.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable
 from multiprocessing.context import BaseContext
+
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def context() -> BaseContext:
@@ -22,3 +29,17 @@ def context() -> BaseContext:
     if "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+def start_worker(parent: int, setup: Callable | None = None, *settings) -> None:
+    """A worker's first step (a pool's initializer: initargs=(os.getpid(), setup, *settings)):
+    end with the command, then set up. A command killed with SIGKILL (timeout -s KILL, the
+    out-of-memory killer) runs no handler that could stop its workers, and they stayed for
+    good, holding its standard output open; on Linux the kernel ends them when it ends.
+    Where the command is gone already (it ended while this one started), end now."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+    if setup is not None:
+        setup(*settings)

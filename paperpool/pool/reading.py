@@ -245,7 +245,9 @@ def read_records(paths: list[Path]) -> list[tuple[Document | None, Problem | Non
     if workers < 2:
         return [_read_record(path) for path in paths]
     chunks = [paths[start : start + 250] for start in range(0, len(paths), 250)]
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=processes.context()) as executor:
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=processes.context(), initializer=processes.start_worker, initargs=(os.getpid(),)
+    ) as executor:
         return [result for chunk in executor.map(_read_chunk, chunks) for result in chunk]
 
 

@@ -11,12 +11,14 @@ before it is swapped in. A build killed at any moment still leaves the old site 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
 import sys
 import traceback
 from pathlib import Path
 from typing import Self
 
+from paperpool.files import processes
 from paperpool.files.problems import PaperpoolError
 
 from .charts import Chart
@@ -33,7 +35,7 @@ class Drawing:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        self.process = context.Process(target=_draw_all, args=(charts, folder), daemon=True) if charts else None
+        self.process = context.Process(target=_draw_all, args=(charts, folder, os.getpid()), daemon=True) if charts else None
         if self.process is not None:
             self.process.start()
 
@@ -63,7 +65,8 @@ class Drawing:
             shutil.copyfile(self.folder / name, into / name)
 
 
-def _draw_all(charts: list[Chart], folder: Path) -> None:
+def _draw_all(charts: list[Chart], folder: Path, parent: int) -> None:
+    processes.start_worker(parent)  # ends with the build, however it ends
     try:
         for chart in charts:
             light, dark = chart.svgs()

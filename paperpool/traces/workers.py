@@ -50,7 +50,10 @@ def ordered_map(work: Callable, batches: Iterable, workers: int, setup: Callable
             except MemoryError:
                 raise WorkerLost(batch, killed=False) from None
         return
-    with ProcessPoolExecutor(workers, mp_context=processes.context(), initializer=setup, initargs=settings) as pool:
+    started = (os.getpid(), setup, *settings)
+    with ProcessPoolExecutor(
+        workers, mp_context=processes.context(), initializer=processes.start_worker, initargs=started
+    ) as pool:
         pending: deque = deque()
         try:
             for batch in batches:

@@ -561,3 +561,32 @@ def test_the_limits_have_ceilings_and_a_trace_is_read_in_what_it_holds(run, pool
     shutil.copytree(REPO / "traces", pool_copy / "traces")
     result = _paperpool("trace", "validate", "traces/debate-two-rounds.json", cwd=pool_copy, memory=600_000_000)
     assert (result.returncode, result.stdout) == (0, "traces/debate-two-rounds.json: valid: 8 events, 10 edges.\n")
+
+
+def test_workers_end_with_a_command_killed_outright(tmp_path):
+    """Issue 39's fifth review: a command killed with SIGKILL (timeout -s KILL, the
+    out-of-memory killer) left its workers running for good, holding its output open, so
+    a pipeline reading it never ended. The kernel now ends them with it."""
+    from paperpool.traces import synth
+
+    from ..conftest import descendants
+
+    synth.write_corpus(synth.corpus(20_000, events=50, group_size=8, seed=3), tmp_path / "corpus.jsonl")
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "metrics", "corpus.jsonl", "--format", "csv", "--jobs", "2"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    command.stdout.read(200_000)  # rows are coming: the workers are measuring
+    workers = descendants(command.pid)
+    assert workers, "the corpus is measured by workers"
+    command.kill()
+    command.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.1)
+    assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
+    command.stdout.read()  # the pipe ends: no worker holds it open
+    command.stdout.close()
