@@ -13,6 +13,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO
 
 PACKAGE = REPO / "paperpool"
@@ -92,12 +94,14 @@ def _imported(snippet: str) -> set[str]:
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
+@pytest.mark.slow
 def test_every_module_is_in_a_wing():
     assert sorted({_wing(module) for module in _imports()} - set(WINGS)) == []
     flat = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert flat == ["__init__.py", "__main__.py", "project.py"]
 
 
+@pytest.mark.slow
 def test_each_wing_imports_only_itself_and_the_wings_below():
     upward = {}
     for module, targets in _imports().items():
@@ -109,12 +113,14 @@ def test_each_wing_imports_only_itself_and_the_wings_below():
     assert upward == {}
 
 
+@pytest.mark.slow
 def test_no_two_modules_import_each_other():
     imports = _imports(typing=False)  # an import for type checking alone never runs
     circles = sorted((a, b) for a, targets in imports.items() for b in targets if a < b and a in imports.get(b, ()))
     assert circles == []
 
 
+@pytest.mark.slow
 def test_the_library_api_is_project_and_analyse_imported_on_first_use():
     assert [name for name in HEAVY if name in _imported("import paperpool")] == []
     totals = _imported_value("import paperpool, pathlib; print(paperpool.Project(pathlib.Path('.')).analysis.totals)")
@@ -131,6 +137,7 @@ def _imported_value(snippet: str) -> str:
     return subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True, cwd=REPO).stdout.strip()
 
 
+@pytest.mark.slow
 def test_importing_the_registry_imports_no_feature_and_no_heavy_library():
     modules = _imported("import paperpool.registry")
     ours = {name for name in modules if name.startswith("paperpool.")}
@@ -138,6 +145,7 @@ def test_importing_the_registry_imports_no_feature_and_no_heavy_library():
     assert [name for name in HEAVY if name in modules] == []
 
 
+@pytest.mark.slow
 def test_reading_a_registry_imports_only_the_features_sections():
     modules = _imported(
         "from pathlib import Path; from paperpool.registry import load_registry; "
@@ -163,6 +171,7 @@ def test_reading_a_registry_imports_only_the_features_sections():
     assert [name for name in HEAVY if name in modules] == ["jsonschema_rs"]  # the schema check itself
 
 
+@pytest.mark.slow
 def test_no_module_of_the_registry_names_a_feature_even_inside_a_function():
     for module, targets in _imports().items():
         if _wing(module) == "registry":

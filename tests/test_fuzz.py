@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +23,8 @@ from hypothesis import strategies as st
 from paperpool.cli.commands import cli
 
 from .conftest import REPO, TINY
+
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
 
 ENTRY_FIELDS = ["key", "title", "authors", "year", "urls", "method", "unit", "decisions", "summary"]
 PROBLEM = re.compile(r"^[\w./-]+\.yaml:\d+: \S")

@@ -135,6 +135,7 @@ def previous_site(tmp_path_factory) -> Path:
     return site
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_hostile_input(name, tmp_path, run, request):
     case = EXPECTED[name]
@@ -316,6 +317,7 @@ def people(tmp_path_factory):
     return root, base / "site"
 
 
+@pytest.mark.slow
 def test_no_output_for_people_holds_a_bidirectional_control(people, run):
     root, site = people
     shown = {
@@ -332,6 +334,7 @@ def test_no_output_for_people_holds_a_bidirectional_control(people, run):
     assert RLO in (site / "downloads" / "pool.json").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_long_hostile_title_is_one_heading_of_text(people):
     _, site = people
     page = (site / "entries" / "for-people.html").read_text(encoding="utf-8")
@@ -428,6 +431,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run):
     """A real `paperpool build`, killed (SIGKILL, with the engine it runs) once it has
     started writing the new site: the previous site is there, byte for byte, and the
@@ -464,6 +468,7 @@ def test_a_build_killed_mid_way_leaves_the_previous_site_as_it_was(tmp_path, run
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool", "site"]
 
 
+@pytest.mark.slow
 def test_two_builds_at_once_in_one_pool_both_succeed(tmp_path):
     """A maintainer's build while serve rebuilds, or two CI steps in one workspace: each
     builds in its own scratch folder and the last swap wins (issue 39: one of them used to
@@ -488,6 +493,7 @@ def test_two_builds_at_once_in_one_pool_both_succeed(tmp_path):
         assert sorted(p.name for p in site.parent.iterdir()) == ["site"]  # no scratch folder left behind
 
 
+@pytest.mark.slow
 def test_a_build_leaves_the_scratch_folder_of_a_build_still_running(tmp_path, run):
     fcntl = pytest.importorskip("fcntl")
     root = hostile_pool(tmp_path / "pool")
@@ -592,6 +598,7 @@ NAME_CASES = {  # case: (folder, file name, command line, exact output)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", NAME_CASES)
 def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(case, tmp_path, run, request):
     folder, name, args, expected = NAME_CASES[case]

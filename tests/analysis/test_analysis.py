@@ -598,6 +598,7 @@ def test_usage_errors_are_one_line(run, tiny):
     )
 
 
+@pytest.mark.slow
 def test_the_unknown_marker_in_a_field_of_another_type_counts_as_not_given(run, tiny):
     """`add` writes TODO into every field it cannot fill, validate warns of each, and every
     command counts it as not given (issue 39: a year, a date or a mapping holding TODO made

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ..conftest import edit
 
 
@@ -12,6 +14,7 @@ def _totals(run, pool, *args):
     return json.loads(run("stats", "--format", "json", *args, cwd=pool).output)["totals"]
 
 
+@pytest.mark.slow
 def test_as_of_counts_the_pool_as_it_stood_that_day(run, pool_copy):
     assert _totals(run, pool_copy, "--as-of", "2026-04-28") == {"retained": 73, "excluded": 32, "audited": 105}
     assert (

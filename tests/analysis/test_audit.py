@@ -294,6 +294,7 @@ def test_audit_shows_a_right_to_left_override_escaped(run, pool_copy, tmp_path):
     assert result.output.endswith("vs \\u202eevil (second reader)\n"), result.output
 
 
+@pytest.mark.slow
 def test_a_csv_of_empty_cells_costs_about_its_size(run, pool_copy, tmp_path):
     """Issue 39's fourth review: every row was kept as a dict of all its cells, and every
     cell made a pair, so 49 MB of empty cells (1,000 columns) took 4.4 GB. A row now keeps

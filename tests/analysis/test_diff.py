@@ -140,6 +140,7 @@ def test_diff_writes_out_only_the_pools_own_files_of_a_revision(repo, run):
     assert (result.exit_code, result.output) == (0, f"No change to the pool since {commit}.\n")
 
 
+@pytest.mark.slow
 def test_diff_refuses_a_revision_whose_records_expand_past_its_limit(repo, run):
     commit = _grafted(repo.parent, "papers", _expanding_tree(repo.parent, 6))
     result = run("diff", commit, cwd=repo)
@@ -152,6 +153,7 @@ def test_diff_refuses_a_revision_whose_records_expand_past_its_limit(repo, run):
     )
 
 
+@pytest.mark.slow
 def test_diff_of_the_shipped_pool_whose_registry_names_corpora_and_traces(tmp_path, run):
     """diff writes out only the pool's registry, records and claims; the corpora and the
     traces folder its registry names stand in empty, as the registry's checks only look
@@ -223,6 +225,7 @@ def test_diff_refuses_a_revision_whose_tree_names_an_entry_dot_dot(repo, run, tm
     assert not list(Path("/tmp").glob("escaped.txt")) and not list(tmp_path.rglob("escaped.txt"))
 
 
+@pytest.mark.slow
 def test_a_revision_whose_registry_names_twenty_thousand_corpora_is_refused_at_once(repo, run):
     """Issue 39's fourth review: each path a revision's registry named was asked of git by a
     process of its own, before the registry's schema (at most 20 corpora) was checked:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 import yaml
 
 from paperpool.files.yamlio import dump_yaml, load_yaml
@@ -32,6 +33,7 @@ def _add_the_five(run, pool) -> None:
     assert run("readme", cwd=pool).exit_code == 0
 
 
+@pytest.mark.slow
 def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool_copy):
     ledger = (pool_copy / "claims.yaml").read_bytes()
     _add_the_five(run, pool_copy)
@@ -67,6 +69,7 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
     ) in readme
 
 
+@pytest.mark.slow
 def test_published_claims_keep_their_value_and_name_what_moved_them_since(run, pool_copy):
     _add_the_five(run, pool_copy)
     claims = {o["id"]: o for o in json.loads(run("claims", "--format", "json", cwd=pool_copy).output)}
@@ -245,6 +248,7 @@ def test_the_gap_tables_mark_the_surveys_representatives(run):
     assert (strict["count"], strict["mark"], len(strict["unassessed"])) == (3, "", 6)
 
 
+@pytest.mark.slow
 def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy, tmp_path):
     _add_the_five(run, pool_copy)
     pages = tmp_path / "pages"
@@ -331,6 +335,7 @@ def test_the_stopping_claim_stays_as_published_and_shows_its_dispute(run, pool_c
     )
 
 
+@pytest.mark.slow
 def test_the_publications_words_reach_the_site_as_text(run, pool_copy, tmp_path):
     """registry.yaml is part of a pull request: the publication's label and link are
     written as text and an inert link, never as markup."""

@@ -32,6 +32,7 @@ def tag_sets(root: Path) -> list[str]:
     return [repr([entry.data.get(name) for name in tags]) for entry in pool.entries]
 
 
+@pytest.mark.slow
 def test_validate_accepts_the_synthetic_pool(synthetic, run):
     result = run("validate", cwd=synthetic)
     assert (result.exit_code, result.output) == (0, "ok: 300 entries and 114 exclusions, no problems.\n")
@@ -43,6 +44,7 @@ def test_every_tag_set_is_a_template_entrys(synthetic):
     assert len(set(synthetic_sets)) > len(real) / 2  # drawn from across the template, not a few entries
 
 
+@pytest.mark.slow
 def test_the_same_seed_writes_the_same_files(tmp_path, snapshot):
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):
         synthpool.write_pool(REPO, tmp_path / name, 60, seed=seed)
@@ -56,6 +58,7 @@ def test_records_are_written_as_paperpool_writes_them(synthetic):
         assert path.read_text(encoding="utf-8") == dump_yaml(load_yaml(path).data), path
 
 
+@pytest.mark.slow
 def test_representatives_name_synthetic_copies_of_the_real_ones(synthetic):
     real = load_yaml(REPO / "registry.yaml").data["vocabularies"]
     made = load_yaml(synthetic / "registry.yaml").data["vocabularies"]
@@ -70,6 +73,7 @@ def test_representatives_name_synthetic_copies_of_the_real_ones(synthetic):
     assert named > 30
 
 
+@pytest.mark.slow
 def test_the_pool_commands_run(synthetic, run):
     for args in (["stats"], ["gaps"], ["claims"], ["readme"]):
         result = run(*args, cwd=synthetic)

@@ -77,6 +77,7 @@ def _rows(text: str, key: str) -> dict[str, dict]:
     return {row[key]: row for row in csv.DictReader(io.StringIO(text))}
 
 
+@pytest.mark.slow
 def test_export_csv_reproduces_the_source_entries(run, pool_copy):
     result = run("export", "--format", "csv", cwd=pool_copy)
     assert result.exit_code == 0
@@ -169,6 +170,7 @@ def test_export_to_a_file(run, pool_copy):
     assert (pool_copy / "out" / "pool.csv").read_text(encoding="utf-8").startswith("key,title,")
 
 
+@pytest.mark.slow
 def test_export_refuses_an_invalid_pool(run, pool_copy, snapshot):
     path = pool_copy / "papers" / "magrpo.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("is_rl: 'yes'", "is_rl: maybe", 1), encoding="utf-8")
@@ -182,6 +184,7 @@ def test_export_refuses_an_invalid_pool(run, pool_copy, snapshot):
     assert snapshot(pool_copy) == before
 
 
+@pytest.mark.slow
 def test_exported_csv_imports_back_to_the_same_csv(run, pool_copy, empty_pool, tmp_path):
     exported = run("export", cwd=pool_copy).output
     (tmp_path / "pool.csv").write_text(exported, encoding="utf-8")
@@ -199,6 +202,7 @@ SMALL_CSV = (
 )
 
 
+@pytest.mark.slow
 def test_import_csv_writes_one_file_per_row(run, pool_copy, tmp_path):
     (tmp_path / "new.csv").write_text(SMALL_CSV, encoding="utf-8")
     result = run("import-csv", str(tmp_path / "new.csv"), "--date-added", "2026-11-01", cwd=pool_copy)
@@ -290,6 +294,7 @@ def test_an_unexpected_failure_prints_one_line_not_a_traceback(monkeypatch, caps
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_installed_command_runs(pool_copy):
     result = subprocess.run(
         [sys.executable, "-m", "paperpool", "validate"], cwd=pool_copy, capture_output=True, text=True, check=False
@@ -311,6 +316,7 @@ def test_format_choices_match_what_each_module_can_write():
     assert list(summary.FORMATS) == trace_cli.SUMMARY_FORMATS
 
 
+@pytest.mark.slow
 def test_validate_does_not_import_numpy_pandas_or_the_trace_libraries():
     # validate runs in pre-commit hooks: it must not pay for numpy or pandas, nor for what traces need
     code = (

@@ -315,6 +315,7 @@ def without_root_powers() -> tuple[str, ...]:
     return ("setpriv", "--bounding-set=-dac_override,-dac_read_search")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command, locked, mode, message",
     [
@@ -340,6 +341,7 @@ def test_permission_denied(command, locked, mode, message, tiny, without_root_po
     assert files_under(tiny.parent) == before
 
 
+@pytest.mark.slow
 def test_an_immutable_readme_as_root(tiny):
     """Root's own refusal: a file marked immutable (chattr +i) cannot be replaced, whatever
     the permissions. Needs root and a file system with the attribute (ext4, not tmpfs)."""
@@ -364,6 +366,7 @@ def test_an_immutable_readme_as_root(tiny):
     assert files_under(tiny) == before
 
 
+@pytest.mark.slow
 def test_an_unreadable_page_stops_the_build_and_leaves_the_site(tiny, tmp_path, without_root_powers):
     (tiny / "site").mkdir()
     page = tiny / "site" / "method.md"
@@ -453,6 +456,7 @@ def test_a_writer_killed_mid_way_leaves_only_complete_files(tmp_path):
     assert {(folder / name).stat().st_size for name in left} == {1_000_001}
 
 
+@pytest.mark.slow
 def test_a_killed_import_bib_leaves_no_temporary_file(tiny):
     """The issue's case: `paperpool import-bib` killed while it writes its records."""
     bib = tiny.parent / "many.bib"
@@ -528,6 +532,7 @@ def test_write_new_refuses_a_name_taken_by_a_link(tmp_path):
 # ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_serve_answers_a_nul_byte_in_the_path_with_400_and_keeps_serving(tmp_path, capfd):
     from paperpool.sitegen.serve import _Quiet
 

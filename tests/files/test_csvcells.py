@@ -11,6 +11,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,12 +35,14 @@ FORMULAS = {
 TEXTS = st.text(alphabet=st.sampled_from(list("=+-@'\"\t\r\n; \u00a0a1.e")) | st.characters(), max_size=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000)
 @given(TEXTS)
 def test_a_text_reads_back_from_its_cell_exactly(text):
     assert csvcells.read(csvcells.text(text)) == text
 
 
+@pytest.mark.slow
 @settings(max_examples=2000)
 @given(TEXTS)
 def test_no_cell_holds_a_start_a_spreadsheet_runs(text):
@@ -142,6 +145,7 @@ def _formula_pool(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_export_writes_formulas_as_text_and_import_csv_reads_them_back(run, pool_copy, empty_pool, tmp_path):
     _formula_pool(pool_copy)
     assert run("validate", cwd=pool_copy).exit_code == 0

@@ -51,6 +51,7 @@ def _rendered(root: Path) -> str:
     return citationcff.render(registry)
 
 
+@pytest.mark.slow
 def test_the_shipped_citation_is_valid_cff(cff_schema):
     document = yaml.safe_load((REPO / citationcff.FILE).read_text(encoding="utf-8"))
     validator = jsonschema_rs.validator_for(cff_schema)
@@ -79,6 +80,7 @@ def test_a_new_surveys_citation_is_valid_and_validate_reads_it(tmp_path, cff_sch
     assert run("validate", "--strict", cwd=root).exit_code == 0
 
 
+@pytest.mark.slow
 def test_the_publication_url_is_written_as_a_uri(run, pool_copy):
     """survey.publication.url is an http(s) address, which may hold a quote (issue 39's
     fresh review: written into CITATION.cff as it was, not a URI as CFF's schema asks)."""

@@ -80,6 +80,7 @@ def test_the_csl_json_export_renders_through_citeproc(run, pool_copy):
     assert "Kimi Team (2026) Kimi K2.6 Tech Blog. Available at: https://www.kimi.com/blog/kimi-k2-6." in rendered
 
 
+@pytest.mark.slow
 def test_the_csl_json_export_imports_back_to_the_records(run, pool_copy, empty_pool, tmp_path):
     edit(
         pool_copy / "papers" / "malt.yaml",
@@ -171,6 +172,7 @@ def test_import_csljson_as_exclusions(run, pool_copy):
 FIX = "export the items from Zotero with the format CSL JSON"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, message",
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import bibtexparser
+import pytest
 import rispy
 import yaml
 from bibtexparser import middlewares
@@ -27,6 +28,7 @@ def _records(root) -> dict:
     return {path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((root / "papers").glob("*.yaml"))}
 
 
+@pytest.mark.slow
 def test_bib_export_reads_back_to_the_records(run, pool_copy):
     edit(
         pool_copy / "papers" / "malt.yaml",
@@ -50,6 +52,7 @@ def test_bib_export_reads_back_to_the_records(run, pool_copy):
     assert cited["malt"]["title"] == HOSTILE_TITLE
 
 
+@pytest.mark.slow
 def test_ris_export_reads_back_to_the_records(run, pool_copy):
     edit(
         pool_copy / "papers" / "malt.yaml",

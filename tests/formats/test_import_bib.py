@@ -381,6 +381,7 @@ def test_titles_prepared_at_once_find_what_one_by_one_finds(pool_copy):
     assert sum(answer is not None for answer in answers[0]) > 100
 
 
+@pytest.mark.slow
 def test_many_records_of_one_key_name_the_first_hundred_and_count_the_rest(run, tiny, tmp_path):
     """20,000 records of one citation key (200 kB): each looked for the key's first record
     through the whole library (33 s); the error names the first hundred and counts the rest."""

@@ -138,6 +138,7 @@ def test_an_entry_moved_to_another_files_name_is_not_used(pool_copy, cache_dir):
     assert lines(pool_copy) == fresh
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "a byte changed", "not a cache", "empty", "a folder", "a link"])
 def test_a_damaged_cache_is_ignored_and_written_anew(pool_copy, cache_dir, damage):
     fresh = lines(pool_copy, cache_on=False)
@@ -165,6 +166,7 @@ def test_a_damaged_cache_is_ignored_and_written_anew(pool_copy, cache_dir, damag
     assert planted_is_used(pool_copy)
 
 
+@pytest.mark.slow
 def test_an_altered_index_of_the_wrong_shape_is_ignored(pool_copy, cache_dir):
     fresh = lines(pool_copy)
     index, blob = read_index(pool_copy)
@@ -258,6 +260,7 @@ TITLE = "title: 'Agent Lightning: Train ANY AI Agents with Reinforcement Learnin
 OTHER_TITLE = "Agent Q-Mix: Selecting the Right Action for LLM Multi-Agent Systems through Reinforcement Learning"
 
 
+@pytest.mark.slow
 def test_near_identical_titles_are_found_alike_with_and_without_the_cache(pool_copy, cache_dir):
     lines(pool_copy)  # the cache knows every title
     steps = [
@@ -276,6 +279,7 @@ def test_near_identical_titles_are_found_alike_with_and_without_the_cache(pool_c
         )
 
 
+@pytest.mark.slow
 def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(tmp_path, cache_dir):
     # 1,500 entries and their exclusions: checked in two processes, titles compared in
     # blocks, and a cache rewritten only when more than one record in 1,000 changed

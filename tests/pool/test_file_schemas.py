@@ -133,6 +133,7 @@ def _schema_named(path):
     return (path.parent / first.removeprefix(fileschemas.MODELINE)).resolve()
 
 
+@pytest.mark.slow
 def test_new_survey_writes_the_schemas_and_points_each_file_at_its_own(run, tmp_path):
     assert run("new-survey", "wm", "--title", "LLM watermarking", cwd=tmp_path).exit_code == 0
     root = tmp_path / "wm"

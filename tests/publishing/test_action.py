@@ -28,6 +28,8 @@ from paperpool.publishing import newsurvey
 
 from ..conftest import REPO
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 REPOSITORY = PROJECT["urls"]["Repository"]

@@ -18,6 +18,8 @@ import yaml
 
 from ..conftest import REPO
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 RL4LRM = REPO / "examples" / "rl4lrm"
 SCRIPT = REPO / "scripts" / "examples" / "rl4lrm.py"
 

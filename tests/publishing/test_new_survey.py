@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
 import yaml
 
 from paperpool.publishing import release
@@ -13,6 +14,7 @@ from ..conftest import REPO
 REPOSITORY = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
 
+@pytest.mark.slow
 def test_new_survey_validates_and_builds(run, tmp_path):
     result = run("new-survey", "halting", "--title", 'Halting in agent systems: a "survey"', cwd=tmp_path)
     assert result.exit_code == 0

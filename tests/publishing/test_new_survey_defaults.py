@@ -17,6 +17,7 @@ def survey(run, tmp_path) -> Path:
     return tmp_path / "wm"
 
 
+@pytest.mark.slow
 def test_trace_pages_appear_only_with_traces_or_when_the_registry_asks(run, survey, tmp_path):
     site = tmp_path / "site"
     assert run("build", "--out", str(site), cwd=survey).exit_code == 0
@@ -56,6 +57,7 @@ ICML_EXPORTED = """@inproceedings{kirchenbauer2023watermark,
 NAME = "Watermarking LLM outputs"
 
 
+@pytest.mark.slow
 def test_a_new_survey_renamed_once_in_the_registry_validates_exports_and_builds_under_one_name(run, survey, tmp_path):
     registry = survey / "registry.yaml"
     text = registry.read_text(encoding="utf-8")

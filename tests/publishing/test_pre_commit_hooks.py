@@ -19,6 +19,8 @@ from paperpool.publishing import newsurvey, release
 
 from ..conftest import REPO
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 HOOKS = ["paperpool-validate", "paperpool-claims", "paperpool-readme"]
 
 

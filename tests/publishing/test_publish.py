@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from ..conftest import edit
 
 
+@pytest.mark.slow
 def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(run, tiny):
     result = run("publish", cwd=tiny)
     assert result.exit_code == 0, result.output
@@ -63,6 +66,7 @@ def test_publish_writes_what_each_command_prints_the_readme_block_and_the_site(r
     assert lines[-1].startswith("built ") and lines[-1].endswith(f"{out / 'site' / 'index.html'}")
 
 
+@pytest.mark.slow
 def test_publish_writes_the_csv_of_each_kind_the_registry_lays_out(run, pool_copy):
     result = run("publish", cwd=pool_copy)
     assert result.exit_code == 0

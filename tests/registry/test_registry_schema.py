@@ -175,6 +175,7 @@ def small_pool(tmp_path_factory):
     return root, data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("section", list(load_yaml(REPO / "registry.yaml").data))
 def test_every_setting_given_a_wrong_type_is_a_registry_problem(small_pool, run, section):
     """Each path of the section gets one wrong type, the types taken in turn from path to
@@ -381,6 +382,7 @@ def test_the_tables_hold_at_most_10000_cells_together(run, tiny):
     )
 
 
+@pytest.mark.slow
 def test_at_the_limits_the_commands_work(run, tiny):
     _big_registry(tiny, 50, 50, tables=3)
     assert run("validate", cwd=tiny).exit_code == 0

@@ -25,6 +25,7 @@ def test_a_query_no_record_could_satisfy_is_found(columns):
     assert satisfiable(parse("year = 2024 or year = 2025", columns).tree, columns) is True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "query",
     [

@@ -32,6 +32,7 @@ def _a_record_with_a_topic(root):
     raise AssertionError("the example has no record with one area and a topic in it")
 
 
+@pytest.mark.slow
 def test_a_topic_without_its_area_is_reported_with_the_fix(run, pool, snapshot):
     path, area, topic = _a_record_with_a_topic(pool)
     registry = yaml.safe_load((pool / "registry.yaml").read_text(encoding="utf-8"))
@@ -48,6 +49,7 @@ def test_a_topic_without_its_area_is_reported_with_the_fix(run, pool, snapshot):
     assert snapshot(pool) == before
 
 
+@pytest.mark.slow
 def test_the_registry_names_a_parent_field_that_is_not_one(run, pool):
     edit(pool / "registry.yaml", "parent_field: area", "parent_field: areas")
     result = run("validate", cwd=pool)
@@ -75,6 +77,7 @@ def test_a_value_whose_parent_is_unknown_or_missing_is_reported(run, pool):
     ) in result.output
 
 
+@pytest.mark.slow
 def test_levels_that_go_round_are_reported_once(run, pool):
     edit(
         pool / "registry.yaml",
@@ -90,6 +93,7 @@ def test_levels_that_go_round_are_reported_once(run, pool):
     assert result.output.endswith("\n1 error, 0 warnings.\n")
 
 
+@pytest.mark.slow
 def test_only_a_link_or_identifier_field_may_say_whether_it_identifies(run, pool):
     edit(pool / "registry.yaml", "  title:\n    type: text\n", "  title:\n    type: text\n    identifies: false\n")
     result = run("validate", cwd=pool)

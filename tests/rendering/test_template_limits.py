@@ -24,6 +24,8 @@ from paperpool.rendering.render import OUT_OF_MEMORY, OUT_OF_TIME, Renderer
 
 from ..conftest import TINY
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 
 def renderer_with(root, **templates: str) -> Renderer:
     """A renderer for a pool whose templates/ holds NAME.md.j2 for each NAME=text."""

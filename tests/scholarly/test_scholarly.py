@@ -345,6 +345,7 @@ def test_429_every_time_gives_up_after_the_retries(run, pool_copy, server, waits
     assert snapshot(pool_copy) == before
 
 
+@pytest.mark.slow
 def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch):
     monkeypatch.setattr(client, "TIMEOUT", 0.2)
 
@@ -358,6 +359,7 @@ def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch)
     )
 
 
+@pytest.mark.slow
 def test_a_server_that_drips_its_answer_is_given_up_at_the_deadline(run, pool_copy, server, monkeypatch):
     """Issue 39's fifth review: a server sending a byte every few seconds never tripped the
     timeout of each read, and one link of a pull request kept `refresh` waiting for good.
@@ -418,6 +420,7 @@ def test_a_malformed_arxiv_answer_is_one_line(run, pool_copy, server, body, deta
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
@@ -462,6 +465,7 @@ def test_an_unreachable_service_is_one_line_and_nothing_is_written(run, pool_cop
     assert snapshot(pool_copy) == before
 
 
+@pytest.mark.slow
 def test_answers_are_cached_so_a_second_run_asks_nothing(run, pool_copy, server):
     openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
@@ -481,6 +485,7 @@ def test_an_answer_too_big_to_be_one_paper_is_malformed(run, pool_copy, server, 
     )
 
 
+@pytest.mark.slow
 def test_a_gzip_answer_is_read_and_a_bomb_is_stopped_at_the_limit_in_bounded_memory(run, pool_copy, server, tmp_path):
     """Issue 39's fourth review: httpx decoded each chunk whole, so 131 kB of zstd grew to
     gigabytes before the limit was checked. An answer in gzip is read as before; 64 MiB of

@@ -82,6 +82,7 @@ KINDS = {"bars": a_bar_chart, "stacked": a_stacked_chart, "heatmap": a_heatmap, 
 # ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_light_and_dark_are_svg_documents_of_text_and_shapes(kind):
     chart = KINDS[kind]()
@@ -93,6 +94,7 @@ def test_light_and_dark_are_svg_documents_of_text_and_shapes(kind):
         assert len(svg) < 60_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_same_input_gives_the_same_bytes(kind):
     first, second = KINDS[kind](), KINDS[kind]()
@@ -147,6 +149,7 @@ def test_both_themes_share_one_layout(kind):
     assert places(chart.light) == places(chart.dark)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_chart_keeps_its_id_and_title(kind):
     chart = KINDS[kind]()
@@ -261,6 +264,7 @@ def test_bars_print_every_count_zero_included_in_the_given_order():
     assert "entries" in values
 
 
+@pytest.mark.slow
 def test_charts_grow_with_their_rows():
     def height(svg: str) -> float:
         return float(re.search(r'height="([\d.]+)pt"', svg).group(1))
@@ -376,6 +380,7 @@ def test_flow_copes_with_eight_stages_of_eight_reasons():
     assert len(group_ids(chart.light, "")) > 0
 
 
+@pytest.mark.slow
 def test_stages_side_by_side_wrap_long_labels_and_cope_with_eight_stages_of_eight_reasons():
     name = "with a name long enough to need two lines in its box at least"
     reason = "described at length " * 4
@@ -394,6 +399,7 @@ def test_stages_side_by_side_wrap_long_labels_and_cope_with_eight_stages_of_eigh
     assert len(chart.alt) <= charts.ALT_LIMIT and "full table below" in chart.alt
 
 
+@pytest.mark.slow
 def test_a_long_word_is_broken_as_shortening_it_a_character_at_a_time_breaks_it():
     """The longest prefix that fits is found by doubling and halving (issue 39's fresh
     review: shortening a 3,000-character label one character at a time, measuring it

@@ -26,6 +26,8 @@ from paperpool.sitegen.configrules import EXTENSIONS
 
 from ..conftest import REPO, TINY, edit
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 # markup, an attribute break-out, template and markdown syntax, a CDATA end, a link
 HOSTILE = (
     "<script>alert(1)</script><img src=x onerror=alert(2)>\"'><svg onload=alert(3)> ]]> {{7*7}} "

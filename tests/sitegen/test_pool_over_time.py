@@ -189,6 +189,7 @@ def dated_pool(root: Path, chart: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_months_when_the_days_are_too_many_and_the_undated_entries_said(tmp_path, run):
     root = dated_pool(tmp_path / "pool", "{id: growth, type: stacked_bars, x: added, stack: method, cumulative: true}")
     kept = tmp_path / "pages"

@@ -172,6 +172,7 @@ SEQUENTIAL = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sequential", [False, True])
 def test_the_exclusion_page_shows_the_diagram_and_a_link_per_stage(tmp_path, run, sequential):
     flow = "{stage: stage, reason: reason, sequential: true}" if sequential else "{stage: stage, reason: reason}"

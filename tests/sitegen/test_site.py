@@ -38,6 +38,8 @@ from ..conftest import EXPECTED, REPO, TINY, edit
 from .elements import Elements
 from .pools import HOSTILE_TITLE, hostile_pool
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 STAGES = ("validate", "traces", "analyse", "render", "write", "mkdocs", "search", "charts", "replace")
 
 

@@ -35,6 +35,7 @@ def test_the_shipped_and_the_new_survey_configs_need_no_trust(run, tmp_path):
     assert "mkdocs.yml" not in result.output
 
 
+@pytest.mark.slow
 def test_a_hook_runs_only_with_trust_config(tmp_path, run):
     """A real mkdocs hook: refused by default, run when the maintainer passes the flag."""
     root = shutil.copytree(TINY, tmp_path / "pool")

@@ -111,6 +111,7 @@ def run_program(strands, calls: list) -> str:
     return str(result.results["team"].result.results["writer"].result)
 
 
+@pytest.mark.slow
 def test_a_strands_graph_and_swarm_import_with_their_fan_out_handoff_and_stop(run, tmp_path, strands):
     recording = Recording(tmp_path / "spans.jsonl", "strands-team")
     ToRecording.recording = recording

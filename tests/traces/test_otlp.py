@@ -509,6 +509,7 @@ def _nested_export(depth: int) -> dict:
     return {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": spans}]}]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [500, 5000])
 def test_spans_nested_deeper_than_pythons_recursion_limit_convert(run, tmp_path, depth):
     """Each span names its parent, so nesting is limited by the file's size alone: the

@@ -30,6 +30,7 @@ needs_source = pytest.mark.skipif(not SOURCE_EXAMPLE.is_file(), reason="the sour
 WARNED = "(it declares no schema, so what paperpool's format asks beyond the survey artifact's is a warning)."
 
 
+@pytest.mark.slow
 @given(trace=artifact_traces())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 def test_every_trace_the_artifacts_schema_accepts_validates(tmp_path, trace):
@@ -249,6 +250,7 @@ def test_a_large_trace_in_the_artifacts_format_gets_two_lines_of_warnings(run, t
     assert validation.report(str(path), path, chunk_above=0, chunk=500) == (True, result.output.splitlines())
 
 
+@pytest.mark.slow
 @given(
     event=events() | paperpool_events(),
     edge=edges

@@ -307,6 +307,7 @@ def test_sums_are_added_in_the_order_of_the_single_trace_path(tmp_path):
     assert "/rewards/by_unit/team: not a finite number" in measured["notes"][6]
 
 
+@pytest.mark.slow
 def test_traces_made_at_random_have_the_same_rows_in_a_batch(tmp_path):
     rng = random.Random(7)
     traces = [_made_up(rng, k) for k in range(600)]
@@ -322,6 +323,7 @@ def test_traces_made_at_random_have_the_same_rows_in_a_batch(tmp_path):
     assert 0.3 * len(records) < here < 0.9 * len(records)  # both ways taken often
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(artifact_traces(), min_size=1, max_size=4), st.lists(paperpool_events(), min_size=1, max_size=6), st.booleans())
 def test_hypothesis_traces_have_the_same_rows_in_a_batch(tmp_path_factory, artifacts, events, declared):

@@ -109,6 +109,7 @@ def test_long_unknown_ids_are_not_guessed_at(run, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_suggest_gives_difflibs_answer_for_ordinary_names():
     """Short names among a few hundred: the closest by difflib, or the one that differs only in case, as before the bounds."""
     generator = random.Random(39)
@@ -178,6 +179,7 @@ def _padded(size: int) -> bytes:
     return (PAD % (schema.schema_id(), "a" * size)).encode()
 
 
+@pytest.mark.slow
 def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_copy):
     """32 MiB of gzip'd padding in 32 kB (1,000 times): stopped past the first 16 MiB, a
     line naming the file and the setting; a pool that raises the setting reads it."""
@@ -239,6 +241,7 @@ def _paperpool(*args: str, cwd: Path, memory: int | None = None) -> subprocess.C
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_trace_past_the_memory_is_one_line_naming_it(tmp_path, jobs):
     """A trace of 128 MiB in 800 MB of address space: the worker's MemoryError (orjson's
@@ -267,6 +270,7 @@ def test_a_trace_past_the_memory_is_one_line_naming_it(tmp_path, jobs):
     )
 
 
+@pytest.mark.slow
 def test_a_worker_killed_midway_is_one_line_naming_where(tmp_path):
     """A worker killed (as the system kills one when memory runs out) broke the pool: an
     internal error. The corpus is long enough for the kill to come while it is measured."""
@@ -347,6 +351,7 @@ def test_empty_events_without_edges_are_checked_an_event_at_a_time(run, tmp_path
     assert lines[-1].startswith(f"{path}: invalid, more than 100 problems")
 
 
+@pytest.mark.slow
 def test_a_top_level_of_many_unknown_fields_words_the_first_ones(tmp_path):
     """300,000 unknown fields at the top level are one error of the schema naming them
     all; each was worded with a close name looked for (16 s): the first ones are, and the
@@ -407,6 +412,7 @@ def _agent(number: int, parent: int | None, start: int, end: int, name: str) -> 
     return _span(number, parent, start, end, **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name})
 
 
+@pytest.mark.slow
 def test_handoffs_under_a_chain_of_agents_of_one_name_pass_the_chain_once(run, tmp_path):
     """3,000 nested agents of one name starting together, and 3,000 handoffs to that name
     under the deepest: each handoff walked the whole chain again (16,000: 82 s)."""
@@ -420,6 +426,7 @@ def test_handoffs_under_a_chain_of_agents_of_one_name_pass_the_chain_once(run, t
     assert (result.exit_code, result.output) == (0, "wrote out.json: 8,999 events, 11,997 edges\n")
 
 
+@pytest.mark.slow
 def test_an_orchestrator_of_many_agents_keeps_the_latest_end(run, tmp_path):
     """One agent that runs 20,000 others: each child took the maximum of every earlier
     child's end (120,000: 2 minutes)."""
@@ -510,6 +517,7 @@ def test_a_glob_leaves_out_a_linked_file_as_a_folder_does(run, tmp_path):
     assert by_folder.output == by_glob.output.replace("b.csv", "a.csv") == "1 trace to a.csv: 1 valid, 0 invalid.\n"
 
 
+@pytest.mark.slow
 def test_counted_values_of_a_megabyte_cost_what_a_page_shows_of_them(pool_copy):
     """60 traces, each with a megabyte nested nine fields deep and all ten fields counted
     (issue 39's fourth review: each value was kept whole, 10 x the corpus, and 6 MB of gzip
@@ -563,6 +571,7 @@ def test_the_limits_have_ceilings_and_a_trace_is_read_in_what_it_holds(run, pool
     assert (result.returncode, result.stdout) == (0, "traces/debate-two-rounds.json: valid: 8 events, 10 edges.\n")
 
 
+@pytest.mark.slow
 def test_workers_end_with_a_command_killed_outright(tmp_path):
     """Issue 39's fifth review: a command killed with SIGKILL (timeout -s KILL, the
     out-of-memory killer) left its workers running for good, holding its output open, so

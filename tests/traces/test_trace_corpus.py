@@ -132,6 +132,7 @@ def test_a_corpus_gives_one_row_per_trace_as_the_single_trace_command_measures_i
     assert valid[1]["run"] == "run-0" and valid[1]["step"] == 0 and valid[1]["group"] == "group-0"
 
 
+@pytest.mark.slow
 def test_csv_and_parquet_hold_the_same_rows_read_back_by_duckdb_and_pandas(run, corpus, tmp_path):
     assert run("trace", "metrics", str(corpus), "-o", "rows.jsonl", cwd=tmp_path).exit_code == 1
     assert run("trace", "metrics", str(corpus), "--format", "csv", "-o", "rows.csv", cwd=tmp_path).exit_code == 1
@@ -442,6 +443,7 @@ def test_a_partition_value_that_cannot_name_a_folder_is_an_error_naming_the_trac
     assert not (tmp_path / "tables").exists()
 
 
+@pytest.mark.slow
 def test_a_run_of_its_own_per_trace_is_refused_past_the_partitions_and_groups(run, tmp_path):
     """1,001 traces, each with its own run (issue 39's fresh review: 105,000 such traces in
     582 kB of gzip made 210,000 files in 3.3 GB by --partition-by, and 5.1 GB of memory for
@@ -563,6 +565,7 @@ def _corpus_file(path: Path, count: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
     import subprocess
     import sys
@@ -579,6 +582,7 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
     assert (command.wait(timeout=120), command.stderr.read()) == (141, b"")
 
 
+@pytest.mark.slow
 def test_sigterm_ends_an_export_as_ctrl_c_does_leaving_no_worker_and_no_folder(tmp_path):
     import os
     import signal

@@ -2,6 +2,7 @@
 in the validating process gives, valid trace or not."""
 
 import numpy as np
+import pytest
 
 from paperpool.traces import links, mapping, metrics, paths, synth, validation
 
@@ -10,6 +11,7 @@ from ..conftest import REPO
 FIXTURES = REPO / "tests" / "cases" / "traces"
 
 
+@pytest.mark.slow
 def test_every_fixture_gets_the_same_report_with_its_links_resolved_apart():
     for path in sorted(FIXTURES.glob("*.json")):
         alone = validation.report(path.name, path, apart_above=2**62)

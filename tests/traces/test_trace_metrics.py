@@ -336,6 +336,7 @@ def test_a_trace_of_ordinary_numbers_has_no_notes(run, tmp_path):
     assert "notes" not in run("trace", "metrics", str(FIXTURES / "valid.json"), cwd=tmp_path).output
 
 
+@pytest.mark.slow
 def test_sums_past_a_doubles_range_print_no_warning(tmp_path):
     """numpy reports an overflow as a RuntimeWarning on stderr, with a line of its own source:
     validate and metrics say what overflowed in their own words and print nothing else. Run

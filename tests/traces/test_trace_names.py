@@ -98,6 +98,7 @@ def _target(page: str, link: str) -> str | None:
     return posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path))).lstrip("/")  # 404.html's are absolute
 
 
+@pytest.mark.slow
 def test_no_file_name_puts_markup_on_a_page(built):
     _, site = built
     for name, page in _pages(site):
@@ -113,6 +114,7 @@ def test_no_file_name_puts_markup_on_a_page(built):
                 assert target is None or (site / target).is_file(), (name, attrs["src"])
 
 
+@pytest.mark.slow
 def test_every_link_to_a_trace_file_resolves_to_a_file_of_the_site(built):
     _, site = built
     names = site_names([Path(name).stem for name in sorted(os.listdir(built[0] / "traces"))])
@@ -309,6 +311,7 @@ def test_an_imported_trace_on_standard_output_holds_no_control_a_terminal_acts_o
     assert {event["agent"] for event in trace["events"]} == {agent}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command", [["metrics", "ctl.jsonl", "--format", "csv"], ["summary", "ctl.jsonl", "--by", "system", "--format", "csv"]]
 )

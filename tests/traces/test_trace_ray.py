@@ -17,6 +17,8 @@ from click.testing import CliRunner
 from paperpool.cli.commands import cli
 from paperpool.traces import synth
 
+pytestmark = pytest.mark.slow  # real builds, installs or long runs: left out of the quick run, run by scripts/test and CI
+
 pq = pytest.importorskip("pyarrow.parquet")
 
 

@@ -10,6 +10,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from paperpool.traces import synth, validation
 from paperpool.traces.source import MAX_TOP_BYTES
 
@@ -31,6 +33,7 @@ def _padded(path: Path, items: int) -> None:
     path.write_text(json.dumps({**trace, "x_pad": [{"a": 0}] * items}), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_large_field_beside_the_events_is_refused_before_it_is_parsed(run, tmp_path):
     path = tmp_path / "padded.json"
     _padded(path, 1_800_000)  # 18 MB
@@ -58,6 +61,7 @@ def test_the_largest_field_is_named_only_when_it_is_most_of_the_top_level(tmp_pa
         ), way
 
 
+@pytest.mark.slow
 def test_a_large_trace_with_a_top_level_under_the_limit_is_read_as_before(tmp_path):
     trace = synth.generate(80_000, "hierarchical", seed=5)
     trace["x_note"] = "n" * (MAX_TOP_BYTES - 100_000)

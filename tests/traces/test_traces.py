@@ -453,6 +453,7 @@ def _empty_events(path: Path, count: int, declared: bool = True) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("declared", [True, False])
 def test_a_trace_with_a_million_problems_shows_the_first_hundred_and_says_there_are_more(run, tmp_path, declared):
     """250,000 empty events break the schema 1.5 million times: the first MOST_PROBLEMS are

@@ -88,6 +88,7 @@ def test_every_log_of_the_dataset_converts_to_a_valid_trace():
     assert counted("algorithm-generated", "edges") == {"causal": 620, "message": 363, "tool_dependency": 238}
 
 
+@pytest.mark.slow
 @needs_dataset
 def test_the_whole_dataset_through_the_commands(run, tmp_path):
     """trace import writes a file per log, named by its part and file; trace validate
@@ -664,6 +665,7 @@ def _corpus_script():
     return module
 
 
+@pytest.mark.slow
 @needs_dataset
 def test_the_shipped_corpus_is_what_its_script_makes_of_the_dataset():
     """Compared uncompressed: another zlib may compress the same lines to other bytes."""
@@ -692,6 +694,7 @@ def test_the_corpus_is_small_attributed_and_no_trace_of_the_gallery():
     assert all(path.parent == REPO / "traces" for path in section.trace_files(registry))
 
 
+@pytest.mark.slow
 def test_two_imports_into_one_folder_take_turns(tmp_path):
     """Two imports of the same logs into one folder at once (issue 39's fresh review: both
     failed, each had written part of its files, and the error named file descriptor 3):
@@ -754,6 +757,7 @@ def test_a_log_of_many_bad_steps_shows_the_first_hundred_and_counts_them_all(run
     assert not (tmp_path / "trace.json").exists()
 
 
+@pytest.mark.slow
 @needs_dataset
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
 def test_an_import_stopped_midway_leaves_no_file_and_no_folder(tmp_path, stop):
