@@ -38,7 +38,9 @@ def test_ci_workflow_runs_the_ci_command_and_posts_the_diff():
     assert set(workflow[True]) == {"pull_request", "push"}  # YAML 1.1 reads the key `on` as true
     steps = workflow["jobs"]["check"]["steps"]
     runs = [step["run"] for step in steps if "run" in step]
-    assert runs[0] == ".ci/run"  # the same command as CI anywhere: validate, tests, claims --check, readme --check
+    # the same command as CI anywhere (validate, tests, claims --check, readme --check), in two jobs that run every test
+    assert runs[0] == '.ci/run -m "${{ matrix.tests }}"'
+    assert workflow["jobs"]["check"]["strategy"]["matrix"]["tests"] == ["not traces", "traces"]
     assert runs[1] == '.venv/bin/paperpool diff "origin/${{ github.base_ref }}" >> "$GITHUB_STEP_SUMMARY"'
     assert steps[0]["with"]["fetch-depth"] == 0
     site = {step.get("id") or step.get("run") or step["uses"]: step for step in workflow["jobs"]["site"]["steps"]}
