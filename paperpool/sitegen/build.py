@@ -23,7 +23,6 @@ from paperpool.files.problems import (
     plural,
     printable,
 )
-from paperpool.files.yamlio import YamlProblem, read_bytes, read_text
 from paperpool.formats import csljson, export
 from paperpool.pool import fileschemas
 from paperpool.rendering.markdown import safe_title
@@ -34,6 +33,7 @@ from ..registry import REGISTRY_FILE, linked_step
 from . import (
     configrules,
     datasets,
+    documentation,
     engine,
     feed,
     parts,
@@ -45,6 +45,7 @@ from . import (
 from .analysis import SiteAnalysis, for_site
 from .drawing import Drawing
 from .figures import draw
+from .handwritten import read_page
 from .pages import Page, page_context, plan, recent
 
 # the engine reads a page's front matter with libyaml where it has it, as paperpool does
@@ -52,7 +53,6 @@ ENGINE_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MARKER = ".paperpool-site"  # marks a folder as a site paperpool built, safe to replace
 ASSET_FILES = ("browser.js", "browser.css", "site.css", "site.js", "search.js", "search.css")
 INTRO = "index.md"  # the pool's own home-page text, shown above the generated parts
-MAX_PAGE_BYTES = 50_000_000  # a hand-written page or file of the site (a PDF, an image)
 
 
 @dataclass
@@ -110,12 +110,15 @@ def build(
             files = render(analysis, pages, config.get("site_url")) | {
                 path: text for one in made for path, text in one.files.items()
             }
+            documented, documented_nav = documentation.pages(pool.registry)
+            files |= documented
             files |= _handwritten(handwritten, set(files) | set(charts.placeholders(paths.CHARTS))) | (extra_files or {})
         with stage("write"):
             docs, site = scratch / "docs", scratch / "site"
             write_files(docs, files | charts.placeholders(paths.CHARTS))
             config_path = scratch / siteconfig.CONFIG
-            nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + _handwritten_nav(handwritten)
+            nav = [{safe_title(page.title): page.path} for page in pages if page.in_nav] + documented_nav
+            nav += _handwritten_nav(handwritten)
             engine.write_config(
                 engine.site_config(
                     config.settings | siteconfig.survey_settings(pool.registry.survey), root, docs, site, nav, extra_js or []
@@ -322,24 +325,11 @@ def _accepted_config(root: Path, trusted: bool, site_url: str | None = None) -> 
     return config
 
 
-def _read_page(path: Path, handwritten: Path) -> str | bytes:
-    """A hand-written file of the site: a page as text, anything else (an image, a PDF) as
-    bytes. It must be a plain file of the pool: a link to a file elsewhere would publish
-    that file, a link to a device would never end."""
-    shown = f"{handwritten.name}/{path.relative_to(handwritten).as_posix()}"
-    if not path.resolve().is_relative_to(handwritten):
-        raise PaperpoolError(f"{shown}: is a link to a file outside {handwritten.name}/; copy the file there instead")
-    try:
-        return read_text(path, MAX_PAGE_BYTES) if path.suffix == ".md" else read_bytes(path, MAX_PAGE_BYTES)
-    except YamlProblem as exc:
-        raise PaperpoolError(f"{shown}:{exc.line}: {exc.message}") from None
-
-
 def _read_intro(handwritten: Path) -> str:
     path = handwritten / INTRO
     if not path.is_file():
         return ""
-    text = _read_page(path, handwritten)
+    text = read_page(path, handwritten)
     # the generated home page has its own title; the intro's first heading is dropped
     lines = text.lstrip().splitlines()
     return "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).strip()
@@ -357,7 +347,7 @@ def _handwritten(handwritten: Path, generated: set[str]) -> dict[str, str]:
             continue
         if paths.reserved(relative, generated):
             raise PaperpoolError(f"{handwritten.name}/{relative}: the build writes this path itself; rename or move your file")
-        files[relative] = _read_page(path, handwritten)
+        files[relative] = read_page(path, handwritten)
     return files
 
 

@@ -44,6 +44,7 @@ ENTRY_PAGES = "entries"  # an entry's page: entries/KEY.md
 AXIS_PAGES = "axes"  # an axis and its values: axes/AXIS.md, axes/AXIS/VALUE.md
 GAP_PAGES = "gaps"  # a gap table's page: gaps/TABLE.md
 DOWNLOAD_FILES = "downloads"
+DOCUMENTATION = "documentation"  # the pool's own documentation folder (registry site.documentation)
 # The citation formats of the downloads and the Cite blocks: format (as `export --format`
 # names it, and the files' extension) -> the name readers know it by
 CITATION_FORMATS = {"bib": "BibTeX", "ris": "RIS", "csljson": "CSL-JSON"}
@@ -52,7 +53,7 @@ CITATION_FORMATS = {"bib": "BibTeX", "ris": "RIS", "csljson": "CSL-JSON"}
 # hand-written file there is refused, never silently replaced nor left to replace a
 # generated one.
 # The site's parts (sitegen/parts.py) add their own (the trace pages: traces/, trace-corpora/).
-GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, DOWNLOAD_FILES, ASSETS)
+GENERATED_FOLDERS = (ENTRY_PAGES, AXIS_PAGES, GAP_PAGES, DOWNLOAD_FILES, DOCUMENTATION, ASSETS)
 ENGINE_WRITES = (
     "search",
     "search.json",

@@ -24,7 +24,7 @@ from ..registry.tables import (
     unknown_field,
     unknown_keys,
 )
-from . import paths
+from . import documentation, paths
 
 NAME = "site"
 
@@ -99,7 +99,7 @@ def check_site(registry: Registry) -> list[Problem]:
     tables = [table["id"] for table in registry.gaps.get("tables", [])]
     problems += _one_page_each(registry, ("gaps", "tables"), tables, paths.gap_table, ("id",), "table")
     problems += _one_page_each(registry, (NAME, "axes"), axes, paths.axis, (), "axis")
-    return problems + _axis_pages(registry, site)
+    return problems + _axis_pages(registry, site) + documentation.problems(registry)
 
 
 def _axis_pages(registry: Registry, site: dict) -> list[Problem]:
