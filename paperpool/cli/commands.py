@@ -418,9 +418,10 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
     verb = "would create" if dry_run else "created"
     for created in result.created:
         renamed = f"; key '{created.renamed_from}' is taken" if created.renamed_from else ""
-        click.echo(f"{verb} {created.planned.path.relative_to(pool.root)} from {created.source}{renamed}")
+        # a source's key or title is the input's, anything a .bib holds: shown escaped
+        click.echo(printable(f"{verb} {created.planned.path.relative_to(pool.root)} from {created.source}{renamed}"))
     for skipped in result.skipped:
-        click.echo(f"skipped {skipped.source}: duplicate of {skipped.duplicate_of}")
+        click.echo(printable(f"skipped {skipped.source}: duplicate of {skipped.duplicate_of}"))
     summary = f"{verb} {plural(len(result.created), *RECORD_WORDS[kind])}, skipped {plural(len(result.skipped), 'duplicate')}"
     todo = pool.registry.unknown_marker
     hint = f"; fill in the {todo} fields, then run paperpool validate" if result.created and todo and not dry_run else ""

@@ -396,3 +396,13 @@ def test_many_records_of_one_key_name_the_first_hundred_and_count_the_rest(run, 
         for line in range(2, 102)
     ]
     assert lines[101] == "(and 19,899 more)"
+
+
+def test_a_record_key_is_shown_escaped(run, tiny, tmp_path):
+    """A .bib's key with a terminal's escape sequence (a title set, a screen cleared) was
+    printed raw in the import's report."""
+    bib = tmp_path / "escape.bib"
+    bib.write_text("@misc{a\x1b]0;HACK\x07b, title={Hello world paper}, author={Doe, Jane}, year={2024}}\n", encoding="utf-8")
+    result = run("import-bib", str(bib), "--dry-run", cwd=tiny)
+    assert result.exit_code == 0 and "\x1b" not in result.output
+    assert "from escape.bib:1 (a\\x1b]0;HACK\\x07b)" in result.output
