@@ -372,7 +372,7 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
     with Client(pool.registry.survey) as client:
         result = lookup.import_ids(pool, wanted, name, kind, date_added, client)
     for note in client.notes:
-        click.echo(note, err=True)
+        click.echo(printable(note), err=True)
     if dry_run:
         for created in result.created:
             planned = created.planned
@@ -400,9 +400,9 @@ def refresh_command(context: Context, check: bool, write: bool, links: bool) -> 
     with Client(pool.registry.survey) as client:
         findings = refresh(pool, client, links)
     for note in client.notes:
-        click.echo(note, err=True)
+        click.echo(printable(note), err=True)
     for finding in findings:
-        click.echo(finding.line())
+        click.echo(printable(finding.line()))  # what a service says is text from strangers too
     written = apply(pool, findings, dt.date.today()) if write else []
     applied = f", {plural(len(written), 'record')} updated" if write else ""
     click.echo(f"{plural(len(findings), 'change')} found outside the pool{applied}.")
