@@ -170,7 +170,7 @@ IN_A_BOOK = {"paper-conference", "chapter", "entry", "entry-dictionary", "entry-
 # The rich text CSL allows in a value (citeproc's markup): dropped, the words kept.
 _MARKUP = re.compile(r'</?(?:i|b|sub|sup|span(?: class="nocase"| style="[^"<>]*")?)>')
 _YEAR = re.compile(r"\b(\d{4})\b")
-_KEY_LIKE = re.compile(r"^[A-Za-z0-9_:.+-]{1,70}$")
+_KEY_LIKE = re.compile(r"^[A-Za-z0-9_:.+-]{1,70}\Z")
 _STRING = (str,)
 _NUMBER = (str, int, float)  # CSL's number variables (volume, issue, page) may be numbers
 SHOWN_PROBLEMS = 50

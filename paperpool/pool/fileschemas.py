@@ -93,7 +93,7 @@ def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
 def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
     kind = spec.type
     if kind == "key":
-        return {"type": "string", "pattern": KEY_RE.pattern, "description": "The file's name without .yaml."}
+        return {"type": "string", "pattern": _ecma(KEY_RE), "description": "The file's name without .yaml."}
     if kind == "text":
         return {"type": "string"} | ({"maxLength": spec.max_length} if spec.max_length else {})
     if kind == "text_list":
@@ -118,7 +118,7 @@ def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
         return {"type": "array", "items": _url(), "uniqueItems": True}
     if kind == "identifier":
         pattern, example = identity.PATTERNS[spec.scheme]
-        return {"type": "string", "pattern": pattern.pattern, "description": example[:1].upper() + example[1:] + "."}
+        return {"type": "string", "pattern": _ecma(pattern), "description": example[:1].upper() + example[1:] + "."}
     if kind == "choice":
         return _choice(reg, spec.vocabulary)
     if kind == "choice_list":
@@ -191,7 +191,7 @@ def _evidence() -> dict:
 
 def claims_schema() -> dict:
     """The claim ledger's schema, from what paperpool.pool.ledger reads."""
-    bound = ledger.BOUND_RE.pattern
+    bound = _ecma(ledger.BOUND_RE)
     rows = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     dispute = {
         "description": "A published claim the pool no longer bears out: its value now, the records behind it, why, and the evidence.",
@@ -226,7 +226,7 @@ def claims_schema() -> dict:
         "id": {
             "description": "The claim's name: lower-case letters, digits and hyphens, unique in the ledger.",
             "type": "string",
-            "pattern": KEY_RE.pattern,
+            "pattern": _ecma(KEY_RE),
         },
         "statement": {"description": "The claim, in one sentence.", "type": "string", "minLength": 1},
         "kind": {
@@ -386,3 +386,9 @@ def with_modeline(text: str, line: str) -> str:
     """`text` with `line` as its first line, replacing a modeline it already has."""
     rest = text.split("\n", 1)[1] if text.startswith(MODELINE) else text
     return line + rest
+
+
+def _ecma(pattern) -> str:
+    """A pattern of paperpool's as JSON Schema writes it: Python's \\Z (the very end, where
+    $ would also match before a last line break) is ECMA-262's $."""
+    return pattern.pattern.replace("\\Z", "$")

@@ -48,7 +48,7 @@ DISPUTE_FIELDS = ("now", "rows", "note", "evidence")
 KINDS = ("live", "published")  # the first is the default
 AMONG = ("all", "assessed")
 EMPTY_HINT = "start it with `claims:` followed by a list of claims"
-BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d{1,12})\s*$")  # a count, not a number past what a pool can hold
+BOUND_RE = re.compile(r"^\s*(==|<=|>=|<|>)\s*(\d{1,12})\s*\Z")  # a count, not a number past what a pool can hold
 # The most rows a claim may list: as many as the largest pools have entries (a claim's
 # rows are read in review; a bigger one is narrowed, or keeps expected without rows).
 MAX_ROWS = 10_000

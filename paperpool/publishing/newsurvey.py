@@ -36,7 +36,7 @@ from . import readme, release
 RENAMES = {"gitignore": ".gitignore", "github": ".github", "pre-commit-config.yaml.j2": ".pre-commit-config.yaml.j2"}
 EMPTY_FOLDERS = ("exclusions",)
 SKIP = {"__init__.py", "__pycache__"}
-SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?$")
+SITE_URL = re.compile(r"^https://[^\s/?#]+(/[^\s?#]*)?\Z")
 
 
 SITE_URL_EXAMPLE = "https://OWNER.github.io/REPO/"

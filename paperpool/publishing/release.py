@@ -37,7 +37,7 @@ from paperpool.files.problems import PaperpoolError
 DISTRIBUTION = "paperpool"
 URL_LABEL = "repository"  # [project.urls] Repository, as PEP 753 normalizes labels
 CHECKOUT = Path(__file__).resolve().parents[2]  # the source checkout's root, when run from one
-GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?\Z")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from paperpool.files.yamlio import Document
 
 REGISTRY_FILE = "registry.yaml"
 # A record's key: a lower-case slug, also its file name, so never a path.
-KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
+KEY_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?\Z")
 
 RECORD_KINDS = {"entries": "entry_fields", "exclusions": "exclusion_fields"}
 RECORD_SUFFIX = ".yaml"  # a record is KEY.yaml in its kind's folder

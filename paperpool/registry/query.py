@@ -35,7 +35,7 @@ TOKEN_RE = re.compile(
 KEYWORDS = {"and", "or", "not", "in", "null"}
 MAX_NESTING = 50  # parentheses and `not`s inside each other; a real query needs a few
 ORDER = {"<", "<=", ">", ">="}
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 
 
 class QueryError(Exception):

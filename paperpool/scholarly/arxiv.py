@@ -18,7 +18,7 @@ from .services import ARXIV
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV_NS = "{http://arxiv.org/schemas/atom}"
-_VERSION = re.compile(r"v(\d+)$")
+_VERSION = re.compile(r"v(\d+)\Z")
 # arXiv marks a withdrawn version by its comment ("This paper has been withdrawn by the author...")
 _WITHDRAWN = re.compile(r"\bwithdrawn\b", re.IGNORECASE)
 

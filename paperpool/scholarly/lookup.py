@@ -24,7 +24,7 @@ from .client import Client
 SCHEMES = {"arxiv": "arXiv id", "doi": "DOI", "openreview": "OpenReview id"}
 MAX_IDS_BYTES = 1_000_000  # 20,000 identifiers; a list longer than that is not one survey's additions
 SHOWN_PROBLEMS = 50
-_PREFIX = re.compile(r"^(arxiv|doi|openreview)\s*:\s*(.+)$", re.IGNORECASE)
+_PREFIX = re.compile(r"^(arxiv|doi|openreview)\s*:\s*(.+)\Z", re.IGNORECASE)
 _HINT = "write it as arxiv:2412.01928, doi:10.18653/v1/2024.acl-long.1 or openreview:AbCdEf123, or as a link to its page"
 
 

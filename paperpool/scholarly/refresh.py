@@ -25,7 +25,7 @@ from paperpool.pool.reading import Pool, Record
 from . import arxiv, crossref, links, openalex
 from .client import Client
 
-_VERSIONED = re.compile(r"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v(\d+)(?:\.pdf)?$")
+_VERSIONED = re.compile(r"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v(\d+)(?:\.pdf)?\Z")
 
 
 @dataclass

@@ -38,8 +38,8 @@ MAX_SETTING_CHARS = 2_000
 # the installed theme's own files, where its icons and languages are (None without it)
 _THEME_SPEC = importlib.util.find_spec(THEME)
 THEME_FILES = Path(_THEME_SPEC.submodule_search_locations[0]) / "templates" if _THEME_SPEC else None
-LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z]{2,4})?$")
-ICON = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")  # material/library, fontawesome/brands/github
+LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z]{2,4})?\Z")
+ICON = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+\Z")  # material/library, fontawesome/brands/github
 COLOURS = frozenset(
     (
         "red",
@@ -66,7 +66,7 @@ COLOURS = frozenset(
         "blue-grey",
     )
 ) | {"deep purple", "deep orange", "light blue", "light green", "blue grey"}
-CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*$")
+CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*\Z")
 # extension settings that name a Python function for the extension to run
 RUNS_CODE = {"slugify", "format", "validator", "custom_fences", "custom_inline", "emoji_index", "emoji_generator"}
 # what an extension that needs trust does, where it says more than that it is code

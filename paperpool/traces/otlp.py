@@ -64,7 +64,7 @@ from .schema import MOST_PROBLEMS, Finding, pointer
 OPERATION = "gen_ai.operation.name"
 TOOL_OPERATION = "execute_tool"
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_HEX = re.compile(r"^[0-9a-fA-F]+\Z")
 
 
 class OtlpProblem(Exception):

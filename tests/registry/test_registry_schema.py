@@ -784,4 +784,6 @@ def test_the_survey_arxiv_id_pattern_is_the_identifier_one():
     from paperpool.pool.identity import ARXIV_RE
 
     schema = json.loads((REPO / "paperpool" / "registry" / "registry.schema.json").read_text(encoding="utf-8"))
-    assert schema["properties"]["survey"]["properties"]["arxiv_id"]["pattern"] == ARXIV_RE.pattern
+    assert schema["properties"]["survey"]["properties"]["arxiv_id"]["pattern"] == ARXIV_RE.pattern.replace(
+        "\\Z", "$"
+    )  # ECMA-262's end

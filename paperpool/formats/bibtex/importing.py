@@ -48,7 +48,7 @@ DEFAULT_FIELDS = {
 }
 _DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s,;{}]+)")
 _YEAR = re.compile(r"\b(\d{4})\b")
-_ARXIV_PREPRINT = re.compile(r"^arxiv(?: e-prints| preprint)?(?:,? *arxiv)?[: ]*\d{4}\.\d{4,5}(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_PREPRINT = re.compile(r"^arxiv(?: e-prints| preprint)?(?:,? *arxiv)?[: ]*\d{4}\.\d{4,5}(?:v\d+)?\Z", re.IGNORECASE)
 LINKS = {"arxiv": "https://arxiv.org/abs/{}", "doi": "https://doi.org/{}", "openreview": "https://openreview.net/forum?id={}"}
 PREFIXES = {"arxiv": "arXiv:", "doi": "DOI:", "openreview": "OpenReview:"}
 
