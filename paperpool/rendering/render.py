@@ -36,6 +36,7 @@ import jinja2
 import jinja2.debug
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from paperpool.files import walk
 from paperpool.files.problems import PaperpoolError, plural
 from paperpool.files.yamlio import YamlProblem, read_text, write_all
 from paperpool.registry import TEMPLATES_FOLDER, linked_step
@@ -318,8 +319,7 @@ def _overrides(root: Path) -> bool:
     """Whether the pool has templates of its own (anything but a README in templates/)."""
     folder = root / OVERRIDES
     return os.path.lexists(folder) and (
-        folder.is_symlink()
-        or any(path.name != "README.md" for path in folder.rglob("*") if not path.is_dir() or path.is_symlink())
+        folder.is_symlink() or any(path.name != "README.md" for path in walk.files(folder, OVERRIDES))
     )
 
 

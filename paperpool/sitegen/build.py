@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from paperpool.files import walk
 from paperpool.files.oserrors import shown_path
 from paperpool.files.problems import (
     InvalidPool,
@@ -341,7 +342,7 @@ def _handwritten(handwritten: Path, generated: set[str]) -> dict[str, str]:
     if not handwritten.is_dir():
         return {}
     files = {}
-    for path in sorted(handwritten.rglob("*")):
+    for path in sorted(walk.files(handwritten, handwritten.name)):
         relative = path.relative_to(handwritten).as_posix()
         if not path.is_file() or relative == INTRO:
             continue
@@ -356,7 +357,8 @@ def _handwritten_nav(handwritten: Path) -> list:
         return []
     return [
         path.relative_to(handwritten).as_posix()
-        for path in sorted(handwritten.rglob("*.md"))
+        for path in sorted(walk.files(handwritten, handwritten.name))
+        if path.suffix == ".md"
         if path.relative_to(handwritten).as_posix() != INTRO
     ]
 

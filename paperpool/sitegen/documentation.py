@@ -12,6 +12,7 @@ import posixpath
 import re
 from urllib.parse import quote
 
+from paperpool.files import walk
 from paperpool.files.problems import Problem
 
 from ..registry import Registry, linked_step, outside_pool, registry_problem
@@ -57,7 +58,7 @@ def pages(registry: Registry) -> tuple[dict[str, str | bytes], list]:
         return {}, []
     repository = registry.survey.get("repository")
     files, nav = {}, []
-    for path in sorted(root.rglob("*")):
+    for path in sorted(walk.files(root, rel)):
         if not path.is_file():
             continue
         relative = path.relative_to(root).as_posix()

@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 import http
 import http.server
-import os
 import stat
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from paperpool.files import walk
 from paperpool.files.problems import PaperpoolError, printable
 
 from ..project import Project
@@ -55,10 +55,9 @@ def watched_files(root: Path, out: Path) -> dict[Path, float]:
         elif out.is_relative_to(top.resolve()):
             continue
         elif top.is_dir():
-            for folder, folders, files in os.walk(top):  # never into a link to a folder
-                folders[:] = sorted(name for name in folders if not name.startswith("."))
-                for name in sorted(files) + [name for name in folders if os.path.islink(os.path.join(folder, name))]:
-                    _watch(Path(folder, name), found)
+            for path in walk.files(top, top.name):  # never into a link to a folder
+                if not any(part.startswith(".") for part in path.relative_to(top).parts[:-1]):
+                    _watch(path, found)
     return found
 
 

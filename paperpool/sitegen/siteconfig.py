@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from paperpool.files import walk
 from paperpool.files.problems import NOT_UTF8_NAME, Problem, utf8_name
 from paperpool.files.yamlio import Document, YamlProblem, load_yaml
 
@@ -124,7 +125,7 @@ def handwritten_problems(root: Path, docs_dir: str) -> list[Problem]:
     if not folder.is_dir():
         return []
     problems = []
-    for path in sorted(folder.rglob("*")):
+    for path in sorted(walk.files(folder, docs_dir.rstrip("/"))):
         relative = path.relative_to(folder).as_posix()
         shown = f"{docs_dir.rstrip('/')}/{relative}"
         if not utf8_name(relative):

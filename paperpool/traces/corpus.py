@@ -24,6 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from paperpool.files import walk
 from paperpool.files.problems import PaperpoolError, name_problem, utf8_name
 
 from .limits import RATIO_FREE, CorpusTooLarge, Limits, TooCompressed, default
@@ -115,14 +116,7 @@ def _matches(pattern: str) -> list[Path]:
 
 
 def _folder(folder: Path) -> list[Path]:
-    files = []
-    for top, folders, names in os.walk(folder):  # never follows a link to a folder
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
-        for name in sorted(names):
-            path = Path(top, name)
-            if not name.startswith(".") and kind(path) and not path.is_symlink():
-                files.append(_utf8(path))
-    return files
+    return [_utf8(path) for path in walk.files(folder, hidden=False) if kind(path) and not path.is_symlink()]
 
 
 def _utf8(path: Path) -> Path:

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperpool.files import csvcells
+from paperpool.files import csvcells, walk
 from paperpool.files.problems import PaperpoolError, name_problem, printable, suggest, utf8_name
 
 from .limits import Limits
@@ -135,15 +135,18 @@ class _Sources:
 
 def _parquet_files(folder: Path) -> list[Path]:
     """A table's .parquet files, its partitions' folders walked without following a link:
-    a linked file or folder would put another place's rows into the summary."""
+    a linked file or folder, or the table's folder itself a link, would put another place's
+    rows into the summary."""
+    if os.path.islink(folder):
+        raise PaperpoolError(
+            f"{printable(str(folder))}: is a symbolic link; give the folder `paperpool trace export` wrote itself"
+        )
     found = []
-    for top, folders, files in os.walk(folder):
-        for name in [*folders, *files]:
-            if not utf8_name(name):
-                raise PaperpoolError(name_problem(str(Path(top, name)), "rename it with UTF-8 characters (nothing was read)"))
-        found += [
-            Path(top, name) for name in files if name.endswith(".parquet") and stat.S_ISREG(os.lstat(Path(top, name)).st_mode)
-        ]
+    for path in walk.files(folder, str(folder)):
+        if not utf8_name(path.relative_to(folder)):
+            raise PaperpoolError(name_problem(str(path), "rename it with UTF-8 characters (nothing was read)"))
+        if path.name.endswith(".parquet") and stat.S_ISREG(os.lstat(path).st_mode):
+            found.append(path)
     if not found:
         raise PaperpoolError(
             f"{printable(str(folder))}: holds no .parquet file; give a folder that `paperpool trace export` wrote"
