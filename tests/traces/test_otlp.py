@@ -766,3 +766,27 @@ def test_many_broken_resource_spans_give_the_first_hundred(run, tmp_path):
     assert result.exit_code == 1 and len(lines) == 101
     assert lines[99].startswith("nulls.json: /resourceSpans/99: resourceSpans[99] is null, where OTLP/JSON has an object")
     assert lines[-1].startswith("Error: nulls.json: more than 100 problems")
+
+
+def test_a_json_lines_export_is_read_a_line_at_a_time_and_stops_at_its_first_bad_line(run, tmp_path):
+    """Issue 39's sixth review: past its first line a file read as JSON Lines was split
+    whole and every line parsed and kept before any was checked (60 MB took 3.5 GB)."""
+    import tracemalloc
+
+    path = tmp_path / "lines.json"
+    path.write_bytes(b'{"resourceSpans": []}\n' + b"a\n" * 5_000_000)
+    tracemalloc.start()
+    try:
+        result = run("trace", "import", "--from", "otlp", str(path), "-o", str(tmp_path / "out.json"), cwd=tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {path}:2: ")
+    assert peak < 20 * path.stat().st_size, f"{peak:,} bytes at the peak"  # it was 57 times, and grew with the lines
+    objects = tmp_path / "objects.json"
+    objects.write_bytes(b"{}\n" * 1_000_000)
+    result = run("trace", "import", "--from", "otlp", str(objects), "-o", str(tmp_path / "out.json"), cwd=tmp_path)
+    assert result.output == (
+        f"Error: {objects}:1: the line is no OTLP/JSON export request (an object with resourceSpans, a list); an "
+        "OTLP/JSON Lines file holds one on each line\n"
+    )
