@@ -788,3 +788,19 @@ def test_a_summary_reads_no_file_through_a_link(run, tmp_path):
     assert result.exit_code == 0, result.output
     events = next(row for row in json.loads(result.output)["metrics"] if row["measure"] == "events")
     assert events["traces"] == own.num_rows and events["max"] < 123456
+
+
+def test_a_summary_names_a_long_group_by_its_first_characters(run, tmp_path):
+    """Issue 39's sixth review: each group's whole value was written once per measure (some
+    60), so 500 task ids of 32,000 characters (21 kB of gzip) made 822 MB of summary, and
+    a corpus page of them was over a page's limit."""
+    base = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    del base["schema"]  # the artifact's format: no limit on a task id's length
+    lines = [json.dumps(base | {"trace_id": f"t{i}", "task_id": f"{i:05d}" + "x" * 32_000}) for i in range(50)]
+    (tmp_path / "long.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run("trace", "summary", "long.jsonl", "--by", "task_id", "--format", "json", cwd=tmp_path)
+    summary = json.loads(result.output[result.output.index("{") :])
+    assert {row["task_id"] for row in summary["metrics"]} == {
+        f"{i:05d}" + "x" * 195 + "… (31,805 characters more)" for i in range(50)
+    }
+    assert len(result.output) < 2_000_000
