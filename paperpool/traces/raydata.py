@@ -17,15 +17,18 @@ then the very files the local engine writes, through the same writers.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError
 
 from . import corpus
+from .limits import default as default_limits
 
 NEEDS_RAY = "--engine ray needs Ray, which is not installed: pip install 'paperpool[ray]'"
 
@@ -93,8 +96,12 @@ def ordered_map(work: Callable, paths: list[Path], batch: int, jobs: int | None,
 def _read(file: dict, limits=None) -> Iterator[dict]:
     """A file's records, one row each (a Ray task; one file at a time, a line at a time).
     The tasks read the files apart, so the corpus's limits for all its files together were
-    held before (corpus.within_limits); each task holds them for its own file again."""
-    for record in corpus.records([Path(file["path"])], limits):
+    held before (corpus.within_limits); a task holds only a trace's own (a file that only
+    the whole corpus's allowance lets expand would stop a task that counted it alone)."""
+    bounds = limits or default_limits()
+    unbounded = sys.maxsize
+    held = dataclasses.replace(bounds, corpus_bytes=unbounded, corpus_lines=unbounded, compression_ratio=unbounded)
+    for record in corpus.records([Path(file["path"])], held):
         yield {"file": file["file"], "line": record.line, "data": record.data, "problem": record.problem}
 
 

@@ -163,3 +163,24 @@ def test_the_corpus_limits_hold_for_all_its_files_together_on_ray(ray_local, tmp
     assert local.exit_code == 1 and local.stderr.startswith(
         f"Error: {folder / 'b.jsonl'}:3: the corpus is over the limit of 8 lines"
     )
+
+
+def test_a_file_that_only_the_corpus_allowance_lets_expand_is_read_on_ray(ray_local, tmp_path):
+    """Issue 39's sixth review: each Ray task held its file to the compression ratio alone,
+    with a fresh allowance, so a file the corpus's limits accept stopped its task, and the
+    command ended in Ray's traceback and an internal error."""
+    import gzip
+    import os
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    traces = list(synth.corpus(70, events=10, group_size=5, seed=5))
+    with gzip.open(folder / "a.jsonl.gz", "wb") as handle:  # random padding: it compresses little
+        for trace in traces[:50]:
+            handle.write(orjson.dumps(trace | {"x_pad": os.urandom(4000).hex()}) + b"\n")
+    with gzip.open(folder / "b.jsonl.gz", "wb", compresslevel=9) as handle:  # a megabyte of one letter each
+        for trace in traces[50:]:
+            handle.write(orjson.dumps(trace | {"x_pad": "a" * 1_000_000}) + b"\n")
+    local, ray = both(tmp_path, "trace", "metrics", str(folder), "--format", "csv", "-o", "rows.csv")
+    assert (local.exit_code, ray.exit_code) == (0, 0), ray.output
+    assert (tmp_path / "local" / "rows.csv").read_bytes() == (tmp_path / "ray" / "rows.csv").read_bytes()
