@@ -804,3 +804,19 @@ def test_a_summary_names_a_long_group_by_its_first_characters(run, tmp_path):
         f"{i:05d}" + "x" * 195 + "… (31,805 characters more)" for i in range(50)
     }
     assert len(result.output) < 2_000_000
+
+
+@pytest.mark.slow
+def test_a_partitioned_export_of_interleaved_runs_stops_past_its_files(run, tmp_path):
+    """Issue 39's sixth review: each batch writes a file per table and partition it holds,
+    so runs interleaved over 20,000 traces (140 kB of gzip) made 60,001 files and 559 MB."""
+    traces = list(synth.corpus(6000, events=8, group_size=1, seed=9))
+    with (tmp_path / "mixed.jsonl").open("wb") as handle:
+        for k, trace in enumerate(traces):
+            handle.write(orjson.dumps(trace | {"run": f"r{k % 1000}"}) + b"\n")
+    result = run("trace", "export", "mixed.jsonl", "-o", "tables", "--partition-by", "run", cwd=tmp_path)
+    assert result.exit_code == 1 and result.output.splitlines()[-1].endswith(
+        "--partition-by run: past 20,000 files (one for each table, each batch of 200 traces and each partition the "
+        "batch holds); put the corpus's traces in the order of the partition's fields, or partition by fewer"
+    )
+    assert not (tmp_path / "tables").exists()
