@@ -158,6 +158,9 @@ def test_reading_a_registry_imports_only_the_features_sections():
         "paperpool.sitegen",
         "paperpool.sitegen.section",
         "paperpool.sitegen.paths",
+        "paperpool.sitegen.documentation",  # the section checks the documentation folder it names
+        "paperpool.sitegen.handwritten",
+        "paperpool.files.walk",
         "paperpool.formats",
         "paperpool.formats.bibtex",
         "paperpool.formats.bibtex.sections",

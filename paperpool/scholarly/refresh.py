@@ -16,11 +16,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
+from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import dump_yaml, write_atomic
 from paperpool.formats.bibtex.importing import import_settings
 from paperpool.pool import identity
 from paperpool.pool.history import history_field
 from paperpool.pool.reading import Pool, Record
+from paperpool.pool.stubs import check_planned
 
 from . import arxiv, crossref, links, openalex
 from .client import Client
@@ -225,6 +227,15 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
         history = history_field(pool.registry, record.kind)
         if history:
             data[history] = [*(data.get(history) or []), {"date": today, "was": was, "why": "; ".join(whys)}]
+        # what a service says is a stranger's text: a value validate would refuse (a control
+        # character, a record over its size) refuses the whole update, as add refuses it
+        refused = check_planned(data, record.doc.path, 1, record.rel, pool.registry, record.kind)
+        if refused:
+            raise PaperpoolError(
+                f"{record.rel}: the services' answers would make a record validate refuses; nothing was written "
+                "(check the paper's page, and correct the record by hand)",
+                [str(problem) for problem in refused],
+            )
         planned.append((record, _comments_above(record) + dump_yaml(data)))
     for record, text in planned:  # every record's text made before any file is replaced
         write_atomic(record.doc.path, text, record.rel)

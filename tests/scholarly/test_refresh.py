@@ -200,3 +200,17 @@ def test_an_exclusions_withdrawn_paper_is_reported_for_a_maintainer(run, planted
         "exclusions/e001.yaml: withdrawn: arXiv 2305.14325v2 says: This paper has been withdrawn by the authors. "
         "(not changed by --write: for a maintainer to judge)"
     ) in result.output.splitlines()
+
+
+def test_refresh_write_refuses_a_service_value_validate_would_refuse(run, planted, request, snapshot):
+    """Issue 39's sixth review: a journal reference holding a control character (XML allows
+    &#x9b;) was written into the record, and printed raw; validate then refused the pool."""
+    pool, _ = planted
+    published = (FIXTURES / "arxiv-2508.03680-published.xml").read_text(encoding="utf-8")
+    hostile = published.replace("Planted Conference on Agents 2026", "Evil &#x9b;2J &#x202e;lanruoJ")
+    request.node.arxiv_listed["2508.03680"] = _entry(hostile)
+    before = snapshot(pool)
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 1 and "\x9b" not in result.output and "\u202e" not in result.output
+    assert "papers/agent-lightning.yaml: the services' answers would make a record validate refuses" in result.output
+    assert snapshot(pool) == before
