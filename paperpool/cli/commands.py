@@ -376,7 +376,11 @@ def _import_ids(context: Context, wanted, name: str, kind: str, date_added: dt.d
     if dry_run:
         for created in result.created:
             planned = created.planned
-            click.echo(f"# {planned.path.relative_to(pool.root)}\n{planned.header}{dump_yaml(planned.record)}", nl=False)
+            # the services' text shown escaped where a terminal would act on it (a right-to-left override)
+            click.echo(
+                printable(f"# {planned.path.relative_to(pool.root)}\n{planned.header}{dump_yaml(planned.record)}", lines=True),
+                nl=False,
+            )
     _report_import(pool, kind, result, dry_run)
 
 
