@@ -375,6 +375,21 @@ def _pool_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
         )
     )
     shutil.rmtree(pool)
+    pool = folder / "pool-shuffled-titles"
+    shutil.copytree(shipped, pool, symlinks=True)
+    words = "alpha bravo charl delta echox foxtr golfy hotel india julie kilom limax".split()
+    generator = random.Random(39)
+    for number in range(10_000):
+        generator.shuffle(words)
+        (pool / "papers" / f"zz{number}.yaml").write_text(f"key: zz{number}\ntitle: {' '.join(words)}\n", encoding="utf-8")
+    found.append(
+        BoundedRow(
+            "validate --no-cache: 10,000 titles of the same twelve words in other orders",
+            "10,000 records",
+            repeat(lambda: run(paperpool(pool, "validate", "--no-cache"), folder, expect=1), times),
+        )
+    )
+    shutil.rmtree(pool)
     titles = folder / "long-titles.bib"
     titles.write_text(_long_titles_bib(5000), encoding="utf-8")
     found.append(
