@@ -25,6 +25,7 @@ from paperpool.registry import sections
 from .context import (
     Commands,
     Context,
+    Interrupted,
     as_of_option,
     date_added_option,
     dry_run_option,
@@ -744,7 +745,7 @@ def main() -> None:
         cli.main(standalone_mode=True)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         click.echo("Error: interrupted; nothing was left half-written.", err=True)
         sys.exit(130)
     except OSError as exc:  # outside a command (commands report their own in _environment_errors)

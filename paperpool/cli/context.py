@@ -51,11 +51,18 @@ class OneLineUsageErrors:
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx):
-        with _one_line_usage_errors(), _environment_errors():
-            return super().invoke(ctx)
+        try:
+            with _one_line_usage_errors(), _environment_errors():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:  # click would print "Aborted!" and exit 1; main says it, and exits 130
+            raise Interrupted from None
 
 
 COMMAND_ENTRY_POINTS = "paperpool.commands"
+
+
+class Interrupted(BaseException):
+    """Ctrl-C or SIGTERM while a command ran, passed to main past click's own handling."""
 
 
 class Commands(OneLineUsageErrors, click.Group):

@@ -599,3 +599,24 @@ def test_workers_end_with_a_command_killed_outright(tmp_path):
     assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
     command.stdout.read()  # the pipe ends: no worker holds it open
     command.stdout.close()
+
+
+@pytest.mark.slow
+def test_an_export_stopped_by_sigterm_says_so_and_exits_130(tmp_path):
+    """Issue 39's sixth review: click turned the stop into "Aborted!" and exit status 1."""
+    from paperpool.traces import synth
+
+    synth.write_corpus(synth.corpus(20_000, events=50, group_size=8, seed=4), tmp_path / "corpus.jsonl")
+    command = subprocess.Popen(
+        [sys.executable, "-m", "paperpool", "trace", "export", "corpus.jsonl", "-o", "tables"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    time.sleep(1.5)
+    command.send_signal(signal.SIGTERM)
+    _, errors = command.communicate(timeout=60)
+    assert (command.returncode, errors) == (130, "Error: interrupted; nothing was left half-written.\n")
+    assert [path.name for path in tmp_path.iterdir()] == ["corpus.jsonl"]
