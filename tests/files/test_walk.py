@@ -53,6 +53,7 @@ def _remove_deep(folder) -> None:
 LINE = "folders nested more than 64 levels deep; flatten them (paperpool looks no deeper)\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "command", "name"),
     [

@@ -82,6 +82,7 @@ def test_pairs_known_from_before_are_reused_only_among_keys_still_there(titles):
     assert unordered(reused) == unordered(fresh)  # the new key's pairs computed, the deleted title's dropped
 
 
+@pytest.mark.slow
 def test_titles_of_the_same_words_in_another_order_are_compared_in_bounded_memory():
     """Issue 39's sixth review: titles of one set of words in shuffled order all pass the
     letters' bound, and every candidate pair was held at once (10,000 titles: 6.1 GB, and

@@ -768,6 +768,7 @@ def test_many_broken_resource_spans_give_the_first_hundred(run, tmp_path):
     assert lines[-1].startswith("Error: nulls.json: more than 100 problems")
 
 
+@pytest.mark.slow
 def test_a_json_lines_export_is_read_a_line_at_a_time_and_stops_at_its_first_bad_line(run, tmp_path):
     """Issue 39's sixth review: past its first line a file read as JSON Lines was split
     whole and every line parsed and kept before any was checked (60 MB took 3.5 GB)."""

@@ -199,6 +199,7 @@ def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_
     assert result.exit_code == 0 and result.output.endswith("1 trace: 1 valid, 0 invalid.\n")
 
 
+@pytest.mark.slow
 def test_the_first_16_mib_are_the_whole_corpus_s_not_each_file_s(run, tmp_path):
     """200 files of 560 bytes of zstd, each 16 MiB of one line (3.2 GiB in 112 kB): each file
     alone is within the first 16 MiB, which took a minute; the corpus is stopped in its

@@ -743,6 +743,7 @@ def _tables(folder: Path, traces: dict, events: dict) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_summary_refuses_tables_whose_traces_share_a_key(run, tmp_path):
     """Issue 39's fifth review: 1,000 traces rows of one key and a million events (32 kB)
     joined each event to every copy, 11 s and a count of a billion events."""
@@ -760,6 +761,7 @@ def test_a_summary_refuses_tables_whose_traces_share_a_key(run, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_summary_refuses_tables_past_the_corpus_limits_from_their_metadata(run, tmp_path):
     """A row bomb: 2 million rows of a traces table in some kilobytes of Parquet (268 million
     in 1.2 MB took 4.5 GB); the rows are counted from the files' metadata first."""
