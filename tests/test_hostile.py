@@ -203,6 +203,7 @@ def test_the_corpus_holds_at_least_50_hostile_inputs():
     assert len(NAMES) >= 50  # and this corpus alone
 
 
+@pytest.mark.slow
 def test_a_hostile_validate_case_also_stops_every_command_that_reads_the_pool(run, pool_copy, snapshot):
     """The validate cases are the pool's corpus; the commands that need a valid pool refuse it with the same line."""
     lay_case(CASES / "python-object-tag", pool_copy)
@@ -351,6 +352,7 @@ def test_the_long_hostile_title_is_one_heading_of_text(people):
     assert "<t" not in summary and "&lt;script&gt;alert(1)&lt;/script&gt;" in summary
 
 
+@pytest.mark.slow
 def test_the_feed_carries_the_titles_as_plain_text(people):
     _, site = people
     atom = "{http://www.w3.org/2005/Atom}"

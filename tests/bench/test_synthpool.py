@@ -38,6 +38,7 @@ def test_validate_accepts_the_synthetic_pool(synthetic, run):
     assert (result.exit_code, result.output) == (0, "ok: 300 entries and 114 exclusions, no problems.\n")
 
 
+@pytest.mark.slow
 def test_every_tag_set_is_a_template_entrys(synthetic):
     real, synthetic_sets = set(tag_sets(REPO)), tag_sets(synthetic)
     assert set(synthetic_sets) <= real

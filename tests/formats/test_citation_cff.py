@@ -60,6 +60,7 @@ def test_the_shipped_citation_is_valid_cff(cff_schema):
     assert document["authors"] == [{"family-names": "Zhang", "given-names": "Chenchen"}]
 
 
+@pytest.mark.slow
 def test_the_shipped_citation_is_the_registrys(cff_schema):
     """Kept current: publish rewrites it, so a registry edit without it shows here."""
     assert (REPO / citationcff.FILE).read_text(encoding="utf-8") == _rendered(REPO)

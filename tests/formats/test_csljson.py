@@ -68,6 +68,7 @@ def test_an_entry_as_csl_json_exactly(run, pool_copy):
     assert {item["type"] for item in items} == {"article-journal", "paper-conference", "article", "webpage"}
 
 
+@pytest.mark.slow
 def test_the_csl_json_export_renders_through_citeproc(run, pool_copy):
     items = json.loads(run("export", "--format", "csljson", cwd=pool_copy).output)
     rendered = render_bibliography(items)
@@ -240,6 +241,7 @@ def test_import_csljson_bad_input_writes_nothing(run, pool_copy, tmp_path, snaps
     assert snapshot(pool_copy) == before
 
 
+@pytest.mark.slow
 def test_an_item_of_many_bad_names_words_the_first_and_counts_them_all(run, tiny, tmp_path):
     """An item of 200,000 authors that are numbers: every problem was a string, twice (20 MB
     took 4 GB); the first fifty are worded and all counted."""

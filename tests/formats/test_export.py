@@ -86,6 +86,7 @@ def test_ris_record_exactly(run, pool_copy):
     )
 
 
+@pytest.mark.slow
 def test_export_to_a_file(run, pool_copy, tmp_path):
     result = run("export", "--format", "bib", "-o", str(tmp_path / "pool.bib"), cwd=pool_copy)
     assert (result.exit_code, result.output) == (0, f"wrote {tmp_path / 'pool.bib'}\n")
@@ -283,6 +284,7 @@ def test_csv_export_writes_the_unknown_marker_of_a_list_field_whole(run, pool_co
     assert ",TODO," in row and "T and O" not in row
 
 
+@pytest.mark.slow
 def test_a_bibtex_field_from_a_list_field_is_one_text_in_every_format(run, pool_copy):
     """pages mapped to a list field (issue 39's fresh review: validate said ok, then RIS,
     CSL-JSON and the build ended in an internal error): the values joined as one text."""

@@ -320,6 +320,7 @@ def test_a_packed_record_comes_back_with_every_value_of_its_type_and_every_line(
     assert type(data["l"][0][2]["x"]) is type(doc.data["l"][0][2]["x"])
 
 
+@pytest.mark.slow
 def test_one_title_shared_by_many_records_is_one_problem_each(tmp_path, cache_dir):
     """600 copies of one record under other keys and links (issue 39's fresh review: 3,000
     copies made 4.5 million problems, 133 s and 1.9 GB): each copy is one line, naming the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+import pytest
 import yaml
 
 from ..conftest import REPO
@@ -36,6 +37,7 @@ def _paper_level(entry: dict) -> bool:
     return any(host.endswith(PAPER_HOSTS) or host in own for host in hosts)
 
 
+@pytest.mark.slow
 def test_every_entry_is_assessed_on_the_sub_decisions_with_evidence():
     entries = _entries()
     assert len(entries) == 84
@@ -47,6 +49,7 @@ def test_every_entry_is_assessed_on_the_sub_decisions_with_evidence():
         assert all(item["note"].strip() and item["url"].startswith("https://") for item in evidence), entry["key"]
 
 
+@pytest.mark.slow
 def test_most_evidence_is_on_the_papers_own_pages_and_the_rest_says_why():
     entries = _entries()
     elsewhere = {entry["key"] for entry in entries if not _paper_level(entry)}
@@ -58,10 +61,12 @@ def test_most_evidence_is_on_the_papers_own_pages_and_the_rest_says_why():
     assert "was not in the" in comas["subdecision_evidence"][0]["note"]
 
 
+@pytest.mark.slow
 def test_no_author_list_is_left_truncated():
     assert [entry["key"] for entry in _entries() if entry.get("authors_complete") is False] == []
 
 
+@pytest.mark.slow
 def test_a_retagged_entry_keeps_what_it_was_at_publication():
     """OWL: an untrained coordinator, not the RL-trained planner, routes the sub-tasks."""
     owl = next(entry for entry in _entries() if entry["key"] == "owl2025")

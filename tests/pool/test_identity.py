@@ -40,6 +40,7 @@ def titles() -> list[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("blocks_from", [0, 10**9], ids=["blocks", "one-by-one"])
 def test_similar_pairs_are_exactly_those_every_pair_comparison_finds(titles, blocks_from, monkeypatch):
     monkeypatch.setattr(identity, "BLOCKS_FROM", blocks_from)

@@ -98,6 +98,7 @@ def test_publish_writes_nothing_for_an_invalid_pool(run, tiny, snapshot):
     assert snapshot(tiny) == before
 
 
+@pytest.mark.slow
 def test_the_shared_options_have_one_spelling_and_add_keeps_its_old_one_hidden(run, pool_copy):
     for command in ("add", "import-bib", "import-csv", "export"):
         shown = run(command, "--help", cwd=pool_copy).output

@@ -59,6 +59,7 @@ def test_the_registry_names_a_parent_field_that_is_not_one(run, pool):
     )
 
 
+@pytest.mark.slow
 def test_a_value_whose_parent_is_unknown_or_missing_is_reported(run, pool):
     registry = yaml.safe_load((pool / "registry.yaml").read_text(encoding="utf-8"))
     first = registry["vocabularies"]["topic"]["values"][0]

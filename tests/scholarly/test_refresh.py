@@ -68,6 +68,7 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
     return pool_copy, gone
 
 
+@pytest.mark.slow
 def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, snapshot, request):
     pool, gone = planted
     before = snapshot(pool)
@@ -98,6 +99,7 @@ def test_refresh_check_reports_the_planted_changes_and_exits_1(run, planted, sna
     assert request.node.arxiv_batches == [50, len(named) - 50]
 
 
+@pytest.mark.slow
 def test_an_exclusions_dead_link_is_reported_and_kept(run, planted):
     """An exclusion's one link (its `url`) is checked too; being its only link, it is
     reported for a maintainer to find the new address, not removed."""
@@ -115,6 +117,7 @@ def test_an_exclusions_dead_link_is_reported_and_kept(run, planted):
     assert (pool / "exclusions" / "e001.yaml").read_text(encoding="utf-8") == before
 
 
+@pytest.mark.slow
 def test_refresh_write_applies_the_facts_and_records_them(run, planted):
     pool, gone = planted
     path = pool / "papers" / "agent-lightning.yaml"
@@ -137,6 +140,7 @@ def test_refresh_write_applies_the_facts_and_records_them(run, planted):
     assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
 
 
+@pytest.mark.slow
 def test_one_failure_of_a_link_is_not_dead(run, planted, tmp_path):
     pool, gone = planted
     (tmp_path / "cache" / "links.json").unlink()
@@ -145,6 +149,7 @@ def test_one_failure_of_a_link_is_not_dead(run, planted, tmp_path):
     assert gone in json.loads((tmp_path / "cache" / "links.json").read_text(encoding="utf-8"))  # remembered
 
 
+@pytest.mark.slow
 def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypatch, snapshot):
     pool, _ = planted
     monkeypatch.setattr(client.Client, "link_failure", lambda self, service, url: "could not be reached (offline)")
@@ -158,6 +163,7 @@ def test_every_link_failing_is_the_network_not_the_links(run, planted, monkeypat
     assert snapshot(pool) == before
 
 
+@pytest.mark.slow
 def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, planted):
     """arXiv often learns nothing of a paper's publication (no journal reference, no DOI)
     while OpenAlex joins the preprint to its version of record: Greshake et al.'s record,
@@ -184,6 +190,7 @@ def test_a_preprint_whose_version_of_record_openalex_lists_is_published(run, pla
     assert (result.exit_code, result.output) == (0, "ok: 84 entries and 32 exclusions, no problems.\n")
 
 
+@pytest.mark.slow
 def test_an_exclusions_withdrawn_paper_is_reported_for_a_maintainer(run, planted, request):
     """An exclusion names its paper by a prefixed identifier (arXiv:2305.14325): arXiv is
     asked about it too. Planted: arXiv lists that paper as withdrawn."""
@@ -202,6 +209,7 @@ def test_an_exclusions_withdrawn_paper_is_reported_for_a_maintainer(run, planted
     ) in result.output.splitlines()
 
 
+@pytest.mark.slow
 def test_refresh_write_refuses_a_service_value_validate_would_refuse(run, planted, request, snapshot):
     """Issue 39's sixth review: a journal reference holding a control character (XML allows
     &#x9b;) was written into the record, and printed raw; validate then refused the pool."""

@@ -79,6 +79,7 @@ def test_the_contact_is_declared_in_the_registrys_survey_block(run, pool_copy):
 # ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy, server, snapshot):
     pool = without(pool_copy, "greshake2023")
     arxiv_answers(server, "2302.12173", GRESHAKE)  # arXiv names no journal reference or DOI for it
@@ -233,6 +234,7 @@ def test_add_a_bad_identifier_is_one_line(run, pool_copy):
 # ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_ids_reads_every_form_and_reports_like_import_bib(run, pool_copy, server, tmp_path, snapshot):
     openalex_answers(server)
     pool = without(pool_copy, "greshake2023")
@@ -397,6 +399,7 @@ def _drip_into(connection) -> None:
             connection.sendall(b"x")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
@@ -545,6 +548,7 @@ def test_a_server_error_every_time_is_reported_after_the_retries(run, pool_copy,
     assert len(server.log) == client.ATTEMPTS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "answer",
     [

@@ -195,6 +195,7 @@ def test_no_stages_leads_from_audited_straight_to_retained():
     assert texts(svg)[-2:] == ["Records audited (n = 0)", "Retained (n = 0)"]
 
 
+@pytest.mark.slow
 def test_stages_side_by_side_draw_every_box_s_words_in_order_and_no_assessed_count():
     svg = a_stages_diagram().light
     assert words(svg) == (

@@ -74,6 +74,7 @@ def test_dates_are_counted_in_their_period_and_counted_up_when_cumulative():
     assert periods.periods([]).labels == []
 
 
+@pytest.mark.slow
 def test_ten_thousand_entries_over_three_years_make_fourteen_quarters_and_a_readable_chart():
     rng = random.Random(18)
     days = [D(2023, 1, 1) + dt.timedelta(days=rng.randrange(1219)) for _ in range(10_000)]

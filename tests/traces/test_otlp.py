@@ -296,6 +296,7 @@ def _broken(where: str, value) -> dict:
     return document
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "value", "line"),
     [

@@ -73,6 +73,7 @@ def _lines(path: Path, traces: list) -> list[corpus.Record]:
     return list(corpus.records([path]))
 
 
+@pytest.mark.slow
 def test_real_traces_have_the_same_rows_in_a_batch():
     inputs = [
         REPO / "traces",

@@ -124,6 +124,7 @@ def test_suggest_gives_difflibs_answer_for_ordinary_names():
         assert suggest(name, words, "none") == (f"did you mean '{close[0]}'?" if close else "none")
 
 
+@pytest.mark.slow
 def test_suggest_past_its_bounds():
     long = "x" * (SUGGEST_LONGEST + 1)
     assert suggest(long + "1", [long + "2"], "none") == "none"
@@ -553,6 +554,7 @@ def test_counted_values_of_a_megabyte_cost_what_a_page_shows_of_them(pool_copy):
     assert deepest.rows[0][0] == f"{0:04}" + "A" * 196 + f"… ({(1 << 20) + 4 - 200:,} characters more)"
 
 
+@pytest.mark.slow
 def test_the_limits_have_ceilings_and_a_trace_is_read_in_what_it_holds(run, pool_copy):
     """Issue 39's fifth review: `trace_bytes: 9223372036854775807` passed validate and made
     every trace command an internal error (read() was asked for the limit and a byte), and

@@ -221,6 +221,7 @@ def test_one_trace_file_keeps_the_single_trace_report(run, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_export_writes_four_tables_that_duckdb_and_pandas_read(run, corpus, tmp_path):
     result = run("trace", "export", str(corpus), "-o", "tables", cwd=tmp_path)
     assert result.exit_code == 1 and result.output.splitlines()[-1] == "10 traces to tables: 8 valid, 2 invalid."
@@ -261,6 +262,7 @@ def test_export_partitions_by_run_and_step(run, corpus, tmp_path):
     assert refused.output.strip() == "Error: --partition-by rn: not a trace field to partition by; did you mean 'run'?"
 
 
+@pytest.mark.slow
 def test_summary_gives_the_distributions_numpy_gives(run, corpus, tmp_path):
     assert run("trace", "export", str(corpus), "-o", "tables", cwd=tmp_path).exit_code == 1
     result = run("trace", "summary", "tables", "--by", "run", "--format", "json", cwd=tmp_path)
@@ -792,6 +794,7 @@ def test_a_summary_reads_no_file_through_a_link(run, tmp_path):
     assert events["traces"] == own.num_rows and events["max"] < 123456
 
 
+@pytest.mark.slow
 def test_a_summary_names_a_long_group_by_its_first_characters(run, tmp_path):
     """Issue 39's sixth review: each group's whole value was written once per measure (some
     60), so 500 task ids of 32,000 characters (21 kB of gzip) made 822 MB of summary, and

@@ -29,6 +29,7 @@ def _trace(top: str = "", event: str = "", edge: str = "") -> str:
     return f'{{"trace_id": "t"{top}, "events": [{EVENT}{event}}}, {STOP}], "edges": [{EDGE[:-1]}{edge}}}]}}'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "lines"),
     [
@@ -70,6 +71,7 @@ def test_a_key_given_twice_is_refused_by_its_pointer_however_the_file_is_read(tm
         assert validation.report("trace.json", path, **options) == expected, way
 
 
+@pytest.mark.slow
 def test_a_key_given_twice_deep_in_a_large_trace_is_found(tmp_path):
     path = tmp_path / "trace.json"
     synth.write(synth.generate(3000, "hierarchical", seed=3), path)

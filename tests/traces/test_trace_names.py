@@ -133,6 +133,7 @@ def test_every_link_to_a_trace_file_resolves_to_a_file_of_the_site(built):
     assert [str(broken) for broken in check_site(site)] == []
 
 
+@pytest.mark.slow
 def test_each_trace_is_shown_by_its_file_name_as_text(built):
     _, site = built
     page = (site / "traces.html").read_text(encoding="utf-8")

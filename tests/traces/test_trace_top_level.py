@@ -48,6 +48,7 @@ def test_a_large_field_beside_the_events_is_refused_before_it_is_parsed(run, tmp
     assert result.exit_code == 1 and result.output.startswith(line + "\n") and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_the_largest_field_is_named_only_when_it_is_most_of_the_top_level(tmp_path):
     """A key given again and again counts each time (Python's json would read each one)."""
     text = json.dumps({"trace_id": "t", "events": [], "edges": []})[:-1]

@@ -266,6 +266,7 @@ def test_registry_traces_section_is_checked(run, pool_copy):
 CORPUS = "      path: corpora/who-and-when.jsonl.gz\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
