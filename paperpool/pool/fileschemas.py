@@ -361,25 +361,34 @@ def stale(reg: Registry) -> list[str]:
 def _written(path: Path) -> bytes | None:
     """What a schema file holds, or None when it is missing or not a file paperpool reads
     (see unreadable): such a file is stale."""
-    return None if not os.path.lexists(path) or unreadable(path) else read_bytes(path, MAX_FILE_BYTES)
+    return _read(path)[0] if os.path.lexists(path) else None
 
 
 def unreadable(path: Path) -> str | None:
     """Why a schema file that is there is not read, or None: a link is never read through
     (it could lead anywhere: /etc/passwd, /proc/self/mem), nor is a device, a file past the
     size a pool's file may be, or one that is not UTF-8."""
+    return _read(path)[1]
+
+
+def _read(path: Path) -> tuple[bytes | None, str | None]:
+    """(a schema file's bytes, None), or (None, why it is not read), in one read."""
     try:
         if os.path.islink(path):
-            return "is a symbolic link, which paperpool neither reads nor writes through; remove it, then run paperpool schemas"
+            return (
+                None,
+                "is a symbolic link, which paperpool neither reads nor writes through; remove it, then run paperpool schemas",
+            )
         if not stat.S_ISREG(os.lstat(path).st_mode):
-            return "is not a plain file; remove it, then run paperpool schemas"
-        read_bytes(path, MAX_FILE_BYTES).decode("utf-8")
+            return None, "is not a plain file; remove it, then run paperpool schemas"
+        data = read_bytes(path, MAX_FILE_BYTES)
+        data.decode("utf-8")
     except (OSError, YamlProblem, UnicodeDecodeError) as exc:
         why = (
             exc.message if isinstance(exc, YamlProblem) else "not UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
         )
-        return f"cannot be read ({why}); run paperpool schemas to write it again"
-    return None
+        return None, f"cannot be read ({why}); run paperpool schemas to write it again"
+    return data, None
 
 
 def with_modeline(text: str, line: str) -> str:

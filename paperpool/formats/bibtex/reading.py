@@ -245,8 +245,8 @@ def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -
     problems = [_failed_block(block, first_lines, text, name) for block in failed[:SHOWN_FAILED]]
     if len(failed) == 1:
         raise PaperpoolError(problems[0])
-    more = f"\n(and {len(failed) - SHOWN_FAILED:,} more)" if len(failed) > SHOWN_FAILED else ""
-    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:", problems + ([more.lstrip("\n")] if more else []))
+    more = [f"(and {len(failed) - SHOWN_FAILED:,} more)"] if len(failed) > SHOWN_FAILED else []
+    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:", problems + more)
 
 
 def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> str:

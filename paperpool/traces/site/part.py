@@ -32,7 +32,7 @@ def make(registry: Registry) -> Made:
             paths.TRACE_SCHEMA,
             "site/trace_schema.md.j2",
             "Trace schema",
-            {"schema": gallery.schema_outline(), "trace_pages": paths},
+            {"schema": gallery.schema_outline()},
             True,
         ),
     ]
