@@ -46,7 +46,7 @@ class TraceIndex:
     named_calls: np.ndarray  # for each `call` in fields: the position of the event it names, or MISSING
     tokens: np.ndarray  # per event with a cost (positions in fields["cost"])
     seconds: np.ndarray
-    rewards: dict  # (credit unit, channel) -> the sum of the rewards attached to events
+    rewards: Rewards  # every reward attached to an event
     broken_events: set = field(default_factory=set)
     calls: dict = field(default_factory=dict)  # tool_result position -> tool_call position it answers
     actor_code: np.ndarray | None = None  # agent_code, with each answered tool_result given to its caller
@@ -91,45 +91,35 @@ class TraceIndex:
         leaves one of them out."""
         return self.fields["cost"][0], self.tokens, self.seconds
 
-    def agent_table(self) -> AgentTable:
-        """Per actor: first and last time, earliest event, event count (once the tool
-        results are paired, so that a result counts for the agent that called)."""
-        if "agents" not in self._cache:
-            self._cache["agents"] = AgentTable.of(self)
-        return self._cache["agents"]
-
 
 @dataclass
-class AgentTable:
-    names: list  # agents that do some event's work, in order of first appearance
-    index: dict  # name -> position in names
-    code: np.ndarray  # each event's actor, as a position in names (-1: none)
-    of_name: np.ndarray  # a position in the index's agent_names -> the position in names (-1: does nothing)
-    first_t: np.ndarray
-    last_t: np.ndarray
-    first_event: np.ndarray  # the position of each actor's earliest event
-    events: np.ndarray  # how many events each actor does
+class Rewards:
+    """The rewards attached to events, in file order: each one's event, credit unit and
+    channel (codes in `units` and `channels`) and value."""
+
+    at: np.ndarray
+    unit: np.ndarray
+    channel: np.ndarray
+    value: np.ndarray
+    units: list
+    channels: list
 
     @classmethod
-    def of(cls, ix: TraceIndex) -> AgentTable:
-        code = ix.agent_code if ix.actor_code is None else ix.actor_code
-        acting = code >= 0
-        counts = np.bincount(code[acting], minlength=len(ix.agent_names))
-        keep = counts > 0  # a name only ever spawned, or a tool whose results go to its callers
-        of_name = np.where(keep, np.cumsum(keep) - 1, -1)
-        if not keep.all():
-            code = np.where(acting, of_name[np.maximum(code, 0)], -1)
-            counts = counts[keep]
-        names = [name for name, kept in zip(ix.agent_names, keep.tolist(), strict=True) if kept]
-        k = len(names)
-        first_t, last_t = np.full(k, np.inf), np.full(k, -np.inf)
-        np.minimum.at(first_t, code[acting], ix.t[acting])
-        np.maximum.at(last_t, code[acting], ix.t[acting])
-        # an actor's earliest event: among its events at its first time, the first in the file
-        at_first = np.flatnonzero(acting & (ix.t == first_t[np.maximum(code, 0)])) if k else np.zeros(0, dtype=np.int64)
-        first_event = np.full(k, ix.n, dtype=np.int64)
-        np.minimum.at(first_event, code[at_first], at_first)
-        return cls(names, dict(zip(names, range(k), strict=True)), code, of_name, first_t, last_t, first_event, counts)
+    def of(cls, given: list[tuple]) -> Rewards:
+        """From (event position, unit, channel, value) of each reward."""
+        units: dict = {}
+        channels: dict = {}
+        at = [position for position, _, _, _ in given]
+        unit = [units.setdefault(name, len(units)) for _, name, _, _ in given]
+        channel = [channels.setdefault(name, len(channels)) for _, _, name, _ in given]
+        return cls(
+            np.array(at, dtype=np.int64),
+            np.array(unit, dtype=np.int64),
+            np.array(channel, dtype=np.int64),
+            np.array([value for *_, value in given], dtype=np.float64),
+            list(units),
+            list(channels),
+        )
 
 
 # The tool of a tool_call or tool_result that names none (the artifact's format allows it):
@@ -157,7 +147,7 @@ class Builder:
         # names become codes while each event is in cache: new ones are numbered
         # len - 1 (0, 1, ...); None, an inert event's agent, is -1
         self.agent_codes, self.tool_codes = {None: -1}, {None: -1}
-        self.rewards: dict = {}
+        self.rewards: list[tuple] = []  # (event position, credit unit, channel, value)
         self.broken_events: set[int] = set()
         self.edge_parts: list[tuple] = []
         self.broken_edges: list[int] = []
@@ -258,7 +248,7 @@ class Builder:
             named_calls,
             columns["tokens"].astype(np.float64),
             columns["seconds"].astype(np.float64),
-            self.rewards,
+            Rewards.of(self.rewards),
             self.broken_events,
             chain=None if self.links is None else self.links.chain,
         )
@@ -290,8 +280,8 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         chunk.tokens.append,
         chunk.seconds.append,
     )
-    agent_codes, tool_codes, rewards = builder.agent_codes, builder.tool_codes, builder.rewards
-    type_codes, agent_code, tool_code, reward_sum = EVENT_CODES, agent_codes.get, tool_codes.get, rewards.get
+    agent_codes, tool_codes, add_reward = builder.agent_codes, builder.tool_codes, builder.rewards.append
+    type_codes, agent_code, tool_code = EVENT_CODES, agent_codes.get, tool_codes.get
     calls_tool, answers_tool = EVENT_CODES["tool_call"], EVENT_CODES["tool_result"]
     names_agent = {EVENT_CODES[name] for name in ("spawn", "return", "message")}
     keys = 0  # of each event, its cost and rewards, for duplicates.py
@@ -331,8 +321,7 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         if "rewards" in e:
             for reward in e["rewards"]:
                 keys += len(reward)
-                key = reward["unit"], reward["channel"]
-                rewards[key] = reward_sum(key, 0.0) + reward["value"]
+                add_reward((i, reward["unit"], reward["channel"], reward["value"]))
         if "decision" in e:
             decision_at(i)
             decision(e["decision"])

@@ -20,49 +20,75 @@ import heapq
 import numpy as np
 
 from . import schema
+from .compiled import loops as _native
 from .index import EDGE_CODES
 
 
-def time_order(t: np.ndarray) -> np.ndarray:
-    """Event positions by time, ties in file order: usually the file's own order, which is
-    checked in one pass before any sorting is done. NaN (an inert event) counts as -1."""
-    t = np.nan_to_num(t, nan=-1.0)
-    if t.size < 2 or bool(np.all(t[1:] >= t[:-1])):
-        return np.arange(t.size)
-    return np.argsort(t, kind="stable")
-
-
 def critical_path(t: np.ndarray, src: np.ndarray, dst: np.ndarray, edge_code: np.ndarray) -> tuple[int, float, int]:
-    """(events, seconds, dependencies) along the longest chain of dependencies; edges
-    whose ends are not events (negative positions) are left out."""
-    n = t.size
-    if n == 0:
+    """(events, seconds, dependencies) along one trace's longest chain of dependencies."""
+    if t.size == 0:
         return 0, 0.0, 0
+    events, seconds, dependencies = critical_paths(
+        t, src, dst, edge_code, np.zeros(t.size, dtype=np.int64), np.zeros(1, dtype=np.int64), 1
+    )
+    return int(events[0]), float(seconds[0]), int(dependencies[0])
+
+
+def critical_paths(t, src, dst, edge_code, tr, first, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per trace of a batch (`tr`: each event's trace, `first`: each trace's first event):
+    (events, seconds, dependencies) along its longest chain of dependencies, every
+    trace's edges in one pass in time order. Edges whose ends are not events (negative
+    positions) are left out."""
     both = (src >= 0) & (dst >= 0)
     t_src, t_dst = t[np.maximum(src, 0)], t[np.maximum(dst, 0)]
     ordering = np.isin(edge_code, [EDGE_CODES[name] for name in schema.ordering_edge_types()]) & both & (t_src <= t_dst)
-    forward = both & (t_src < t_dst)
-    chosen = np.flatnonzero(ordering | forward)
-    src, dst = src[chosen], dst[chosen]
-    order = time_order(t)
-    in_file_order = bool(np.all(order[1:] > order[:-1])) if order.size > 1 else True
-    rank = dst if in_file_order else _rank(order)[dst]
-    if np.any((src if in_file_order else _rank(order)[src]) >= rank):
-        # ordering edges between events of one time, listed against the file's order
-        rank = _topological_rank(n, src, dst, order)[dst]
-    by_target = np.argsort(rank, kind="stable")
-    length = [1] * n
-    start = t.tolist()  # the earliest time a chain ending at each event starts
-    for a, b in zip(src[by_target].tolist(), dst[by_target].tolist(), strict=True):
-        # edges come in the order of their targets, so every chain into `a` is complete
-        longer = length[a] + 1
-        if longer > length[b]:  # noqa: PLR1730 (max() is a call per edge, in the hottest loop)
-            length[b] = longer
-        earlier = start[a]
-        if earlier < start[b]:  # noqa: PLR1730
-            start[b] = earlier
-    with np.errstate(over="ignore"):  # times not yet validated (the second process) may be -1e308 and 1e308
-        return max(length), float(np.max(t - np.array(start))), int(chosen.size)
+    chosen = np.flatnonzero(ordering | (both & (t_src < t_dst)))
+    a, b = src[chosen], dst[chosen]
+    order = time_order(t, tr)
+    rank = _rank(order)
+    if np.any(rank[a] >= rank[b]):  # ordering edges between events of one time, listed against the file's order
+        rank = _topological_rank(t.size, a, b, order)
+    by_target = np.argsort(rank[b], kind="stable")
+    length, start = longest_chains(a[by_target], b[by_target], t)
+    has_events = np.flatnonzero(np.diff(np.r_[first, t.size]) > 0)
+    events, seconds = np.zeros(B, dtype=np.int64), np.zeros(B)
+    if has_events.size:
+        with np.errstate(over="ignore", invalid="ignore"):  # times not yet validated (links.py) may be -1e308 and 1e308
+            # fmax: an inert event (time NaN) is on no chain
+            seconds[has_events] = np.fmax.reduceat(t - start, first[has_events])
+        events[has_events] = np.maximum.reduceat(length, first[has_events])
+    return events, seconds, np.bincount(tr[a], minlength=B)
+
+
+def time_order(t: np.ndarray, tr: np.ndarray) -> np.ndarray:
+    """Event positions by trace, then time, ties in file order: usually the file's own
+    order, which is checked in one pass before any sorting is done. NaN (an inert
+    event) counts as -1."""
+    t = np.where(np.isnan(t), -1.0, t)
+    if t.size < 2 or bool(np.all((t[1:] >= t[:-1]) | (tr[1:] != tr[:-1]))):
+        return np.arange(t.size)
+    return np.lexsort((t, tr))
+
+
+def longest_chains(sources: np.ndarray, targets: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walking the edges in their targets' time order, so that every chain into an edge's
+    source is complete when the edge is met: the events of the longest chain ending at
+    each event, and the earliest time such a chain starts (compiled in _columns.pyx)."""
+    if _native is not None:
+        length, start = np.ones(t.size, dtype=np.int64), t.astype(np.float64, copy=True)
+        _native.longest_chains(
+            np.ascontiguousarray(sources, dtype=np.int64), np.ascontiguousarray(targets, dtype=np.int64), length, start
+        )
+        return length, start
+    length, begun = [1] * t.size, t.tolist()
+    for x, y in zip(sources.tolist(), targets.tolist(), strict=True):
+        longer = length[x] + 1
+        if longer > length[y]:  # noqa: PLR1730 (max() is a call per edge, in the hottest loop)
+            length[y] = longer
+        earlier = begun[x]
+        if earlier < begun[y]:  # noqa: PLR1730
+            begun[y] = earlier
+    return np.array(length, dtype=np.int64), np.array(begun, dtype=np.float64)
 
 
 def _rank(order: np.ndarray) -> np.ndarray:

@@ -14,18 +14,11 @@ from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 
-from . import metrics, schema, source, validation
+from . import measures, schema, source, validation
 from .corpus import Record
 from .loading import TraceUnreadable
 from .mapping import Subdecisions
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    type: str  # string, int, float or bool: one Arrow and DuckDB type each
-    about: str
-
+from .measures import Column
 
 IDENTITY = (
     Column("file", "string", "the file the trace was read from, as found"),
@@ -48,24 +41,7 @@ IDENTITY = (
     Column("warnings", "int", "how many warnings validation gave (a trace that declares no schema)"),
 )
 
-MEASURES = (
-    Column("events", "int", "events"),
-    Column("edges", "int", "edges"),
-    Column("agents", "int", "agents that act or are spawned"),
-    Column("spawns", "int", "spawn events"),
-    Column("max_fanout", "int", "the most sub-agents one agent spawns in one wave (a wave ends when that agent aggregates)"),
-    Column("depth", "int", "the depth of the spawn tree"),
-    Column("stopped", "bool", "whether the trace has a stop event"),
-    Column("stop_t", "float", "the time of its first stop"),
-    Column("total_work_events", "int", "every event is a unit of work"),
-    Column("critical_path_events", "int", "the longest chain of dependencies, in events (null without any dependency)"),
-    Column("parallelism_speedup_events", "float", "total_work_events / critical_path_events"),
-    Column("total_work_s", "float", "the agents' busy time, summed, in the trace's time unit"),
-    Column("critical_path_s", "float", "the critical path's length in time"),
-    Column("parallelism_speedup", "float", "total_work_s / critical_path_s"),
-    Column("protocol_overhead", "float", "messages per tool call"),
-    Column("tokens", "float", "tokens, summed over the events' costs"),
-    Column("compute_s", "float", "seconds of compute, summed over the events' costs"),
+DECLARED = (
     Column("tokens_declared", "float", "the tokens the trace declares in costs"),
     Column("compute_s_declared", "float", "the compute seconds the trace declares"),
     Column("wall_clock_s_declared", "float", "the wall-clock seconds the trace declares"),
@@ -79,6 +55,7 @@ MEASURES = (
     ),
     Column("notes", "string", "why a measure is null (JSON pointer: reason; ...)"),
 )
+MEASURES = (*measures.MEASURES, *DECLARED)  # the measures, as measures.py computes them, then what the trace declares
 
 
 def columns(mapping: Subdecisions) -> list[Column]:
@@ -122,9 +99,9 @@ def measure(record: Record, mapping: Subdecisions, limits=None) -> Measured:
         hint = checked.index is None and _importable(record)
         problems = [finding.said for finding in hint or checked.findings] or ["no lists of events and edges: not a trace"]
         return _invalid(row, record, problems, not hint and checked.more)
-    result = metrics.compute(checked.index, top, mapping, len(checked.warnings))
+    values = measures.Values(measures.of_index(checked.index))
     row.update(valid=True, problem=None, problems=0, warnings=len(checked.warnings))
-    row.update(flatten(result))
+    row.update({name: column[0] for name, column in table(values, [top], mapping).items()})
     return Measured(row, None, checked, trace_source)
 
 
@@ -198,30 +175,36 @@ def _invalid(row: dict, record: Record, problems: list[str], more: bool = False)
     return Measured(row, f"{record.label}: {first}{rest}")
 
 
-def flatten(result: dict) -> dict:
-    """The measures of metrics.compute as the row's columns."""
-    row = {column.name: result.get(column.name) for column in MEASURES if column.name in result}
-    costs = result["costs"]
-    notes = [f"{note['key']}: {note['why']}" for note in result["notes"]]
-    row.update({f"n_{name}": count for name, count in result["event_types"].items()})
-    row.update({f"subdecision_{key}": count for key, count in result["subdecisions"].items()})
-    for unit, channels in result["rewards"]["by_unit"].items():  # a channel past a double's range has its own note
-        row[f"reward_{unit}"], why = channels_summed(list(channels.values()), ["rewards", "by_unit", unit])
-        notes += [why] if why else []
-    reward, why = declared_reward(result["rewards"]["declared"])
-    notes += [why] if why else []
-    row.update(
-        tokens=costs["tokens"]["events"],
-        compute_s=costs["seconds"]["events"],
-        tokens_declared=number(costs["tokens"]["declared"]),
-        compute_s_declared=number(costs["seconds"]["declared"]),
-        wall_clock_s_declared=number(costs["wall_clock_s"]["declared"]),
-        tool_calls_declared=number(costs["tool_calls"]["declared"]),
-        messages_declared=number(costs["messages"]["declared"]),
-        reward_declared=reward,
-        notes="; ".join(notes) or None,
-    )
-    return row
+def table(values: measures.Values, tops: list[dict], mapping: Subdecisions) -> dict[str, list]:
+    """The measure columns of a batch's traces (`tops`: each trace's fields but its events
+    and edges), as the same code measured them for one trace or for many."""
+    m = values.m
+    found = dict(values.columns)
+    types = schema.event_types()
+    found |= {f"n_{name}": counts.tolist() for name, counts in zip(types, m.by_type.T, strict=True)}
+    found |= {
+        f"subdecision_{key}": counts.tolist() for key, counts in zip(mapping.events, m.subdecisions(mapping).T, strict=True)
+    }
+    units = {unit: [None] * m.B for unit in schema.credit_units()}
+    notes, rewards_declared = [], []
+    for k, top in enumerate(tops):
+        said = [f"{note['key']}: {note['why']}" for note in values.notes(k)]
+        for unit, channels in values.by_unit(k).items():  # a channel past a double's range has its own note
+            if unit in units:
+                units[unit][k], why = channels_summed(list(channels.values()), ["rewards", "by_unit", unit])
+                said += [why] if why else []
+        reward, why = declared_reward(top.get("rewards") or {})
+        rewards_declared.append(reward)
+        said += [why] if why else []
+        notes.append("; ".join(said) or None)
+    declared = [top.get("costs") or {} for top in tops]
+    found |= {
+        f"{name}_declared": [number(given.get(name)) for given in declared]
+        for name in ("tokens", "compute_s", "wall_clock_s", "tool_calls", "messages")
+    }
+    found |= {f"reward_{unit}": sums for unit, sums in units.items()}
+    found["reward_declared"], found["notes"] = rewards_declared, notes
+    return found
 
 
 def declared_reward(declared) -> tuple[float | None, str | None]:
@@ -239,7 +222,7 @@ def channels_summed(values: list, where: list) -> tuple[float | None, str | None
         return None, None
     summed = round(sum(values), 6)
     if not math.isfinite(summed):
-        return None, f"{schema.pointer(where)}: {metrics.NOT_FINITE}"
+        return None, f"{schema.pointer(where)}: {measures.NOT_FINITE}"
     return summed, None
 
 

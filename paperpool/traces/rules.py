@@ -19,8 +19,8 @@ import numpy as np
 
 from paperpool.files.problems import suggest
 
-from . import schema
-from .index import MISSING, NO_TOOL, TraceIndex
+from . import measures, schema
+from .index import EVENT_CODES, MISSING, NO_TOOL, TraceIndex
 from .schema import Finding
 
 ALL = 1 << 62  # no cap on a rule's findings
@@ -89,10 +89,9 @@ def ordering(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     """Ordering edges run forward in time (or stay at one time) and form no cycle. With
     every one forward, a cycle can only join events of a single time, so only those edges
     are searched, unless some edge already runs backwards."""
-    mask = ix.edge_mask(schema.ordering_edge_types())
-    ordered = np.flatnonzero(mask)
+    ordered = np.flatnonzero(ix.edge_mask(schema.ordering_edge_types()))
     t_src, t_dst = ix.t[ix.src[ordered]], ix.t[ix.dst[ordered]]
-    backwards = ordered[t_src > t_dst]
+    backwards = ordered[t_src > t_dst]  # as ordering_backwards finds them
     findings = []
     for k in backwards[:most].tolist():
         edge, a, b = ix.edge(k), ix.src[k], ix.dst[k]
@@ -214,23 +213,32 @@ def tool_results(ix: TraceIndex, most: int = ALL) -> list[Finding]:
 
 
 def _linked_calls(ix: TraceIndex, results: np.ndarray) -> np.ndarray:
-    """For each result, the first tool_call with an edge into it, or MISSING."""
-    both = np.flatnonzero((ix.src >= 0) & (ix.dst >= 0))
-    into = both[(ix.type_code[ix.src[both]] == ix.code("tool_call")) & (ix.type_code[ix.dst[both]] == ix.code("tool_result"))]
-    by_result = np.full(ix.n, MISSING, dtype=np.int64)
+    return linked_calls(ix.type_code, ix.src, ix.dst, results)
+
+
+def linked_calls(kind: np.ndarray, src: np.ndarray, dst: np.ndarray, results: np.ndarray) -> np.ndarray:
+    """For each result, the first tool_call with an edge into it (in the file), or MISSING
+    (`kind`: each event's type code; edge ends below 0 name no event)."""
+    both = np.flatnonzero((src >= 0) & (dst >= 0))
+    into = both[(kind[src[both]] == EVENT_CODES["tool_call"]) & (kind[dst[both]] == EVENT_CODES["tool_result"])]
+    by_result = np.full(kind.size, MISSING, dtype=np.int64)
     if into.size:
-        targets, first = np.unique(ix.dst[into], return_index=True)  # the first edge in the file wins
-        by_result[targets] = ix.src[into[first]]
+        targets, first = np.unique(dst[into], return_index=True)  # the first edge in the file wins
+        by_result[targets] = src[into[first]]
     return by_result[results]
 
 
 def _mismatch(ix: TraceIndex, results: np.ndarray, calls: np.ndarray) -> np.ndarray:
-    """Whether each pairing is wrong: not a tool_call, another tool, or a later call."""
-    bad = (ix.type_code[calls] != ix.code("tool_call")) | (ix.t[calls] > ix.t[results])
-    fine = np.flatnonzero(~bad)
-    tools = ix.coded("tool")
-    # a call that names no tool (the artifact's format allows it) may be answered by any result
     unnamed = ix.tool_names.index(NO_TOOL) if NO_TOOL in ix.tool_names else -2
+    return mismatched(ix.type_code, ix.t, ix.coded("tool"), results, calls, unnamed)
+
+
+def mismatched(kind, t, tools, results: np.ndarray, calls: np.ndarray, unnamed: int) -> np.ndarray:
+    """Whether each pairing of a result with a call (an event position) is wrong: not a
+    tool_call, a later call, or another tool (`unnamed`: the code of no tool named; such
+    a call, which the artifact's format allows, may be answered by any result)."""
+    bad = (kind[calls] != EVENT_CODES["tool_call"]) | (t[calls] > t[results])
+    fine = np.flatnonzero(~bad)
     bad[fine] = (tools[calls[fine]] != tools[results[fine]]) & (tools[calls[fine]] != unnamed)
     return bad
 
@@ -284,36 +292,20 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
     return findings
 
 
-def spawn_targets(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
-    """The spawn events that name the agent they create (one in the artifact's format may
-    not), and that agent (a position in ix.agent_names)."""
-    spawns = ix.positions("spawn")
-    targets = ix.coded("to")[spawns]
-    named = targets >= 0
-    return spawns[named], targets[named]
-
-
-def first_spawns(ix: TraceIndex) -> tuple[np.ndarray, np.ndarray]:
-    """(agent, its earliest spawn) for every spawned agent, agents as in ix.agent_names."""
-    spawns, targets = spawn_targets(ix)
-    in_time = np.argsort(ix.t[spawns], kind="stable")
-    agents, first = np.unique(targets[in_time], return_index=True)
-    return agents, spawns[in_time][first]
+def acting_before_spawn(m: measures.Measures) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The spawned agents of a batch that act before the spawn that creates them: each
+    one's key, earliest event and earliest spawn."""
+    spawned, spawn_at = m.spawned
+    at, acts = m.actors.where(spawned)
+    early = np.flatnonzero(acts & (m.actors.first_t[at] < m.batch.t[spawn_at]))
+    return spawned[early], m.actors.earliest[at[early]], spawn_at[early]
 
 
 def spawned_agents_act_after_spawn(ix: TraceIndex, most: int = ALL) -> list[Finding]:
-    agents, spawn_at = first_spawns(ix)
-    if not agents.size:
-        return []
-    table = ix.agent_table()
-    code = table.of_name[agents]
-    if not table.names:  # nobody acts (every event broke the schema)
-        return []
-    early = np.flatnonzero((code >= 0) & (table.first_t[np.maximum(code, 0)] < ix.t[spawn_at]))
+    keys, earliest, spawn_at = acting_before_spawn(measures.of_index(ix))
     findings = []
-    early = early[np.argsort(table.first_event[code[early]], kind="stable")][:most]  # the first in the file
-    for k in early.tolist():
-        name, s, i = ix.agent_names[agents[k]], int(spawn_at[k]), int(table.first_event[code[k]])
+    for k in np.argsort(earliest, kind="stable")[:most].tolist():  # the first in the file
+        name, s, i = ix.agent_names[int(keys[k])], int(spawn_at[k]), int(earliest[k])
         findings.append(
             Finding(
                 f"/events/{i}/t",
@@ -324,26 +316,23 @@ def spawned_agents_act_after_spawn(ix: TraceIndex, most: int = ALL) -> list[Find
     return sorted(findings, key=Finding.sort_key)
 
 
-def agent_mask(ix: TraceIndex) -> np.ndarray:
-    """Which of ix.agent_names are agents of the trace: they act, or are spawned."""
-    if "agent mask" not in ix._cache:
-        mask = ix.agent_table().of_name >= 0
-        mask[spawn_targets(ix)[1]] = True
-        ix._cache["agent mask"] = mask
-    return ix._cache["agent mask"]
+def stray_returns(m: measures.Measures) -> np.ndarray:
+    """The returns of a batch that go to no agent of their trace (one in the artifact's
+    format need not say to whom)."""
+    b = m.batch
+    returns = np.flatnonzero((b.kind == EVENT_CODES["return"]) & (b.to >= 0))
+    return returns[~np.isin(m.tr[returns] * b.span + b.to[returns], m.everyone)]
 
 
 def returns_reach_agents(ix: TraceIndex, most: int = ALL) -> list[Finding]:
-    returns = ix.positions("return")
-    targets = ix.coded("to")[returns]
-    returns, targets = returns[targets >= 0], targets[targets >= 0]  # a return need not say to whom in the artifact's format
-    stray = np.flatnonzero(~agent_mask(ix)[targets])
+    m = measures.of_index(ix)
+    stray = stray_returns(m)
     if not stray.size:
         return []
-    names = [ix.agent_names[code] for code in np.flatnonzero(agent_mask(ix)).tolist()]
+    names = [ix.agent_names[key] for key in m.everyone.tolist()]
     findings = []
-    for r, code in zip(returns[stray][:most].tolist(), targets[stray][:most].tolist(), strict=True):
-        to = ix.agent_names[code]
+    for r in stray[:most].tolist():
+        to = ix.agent_names[int(m.batch.to[r])]
         findings.append(
             Finding(
                 f"/events/{r}/to",
@@ -354,22 +343,15 @@ def returns_reach_agents(ix: TraceIndex, most: int = ALL) -> list[Finding]:
     return findings
 
 
-def event_costs(ix: TraceIndex) -> tuple[float, float]:
-    """(tokens, seconds) summed over the events that declare a cost: infinite when the sum
-    passes a double's range (two costs of 1e308), which is the callers' to say, not a
-    warning on the terminal."""
-    _, tokens, seconds = ix.cost_columns()
-    with np.errstate(over="ignore"):
-        return float(tokens.sum()), float(seconds.sum())
-
-
 def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Finding]:
     declared = trace.get("costs")
     if not isinstance(declared, dict):
         return []
-    tokens, seconds = event_costs(ix)
+    m = measures.of_index(ix)
+    _, tokens, seconds = (float(values[0]) for values in m.costs)
+    over = over_declared(declared, tokens, seconds, float(m.longest_cost[0]))
     findings = []
-    if "tokens" in declared and exceeds(tokens, declared["tokens"]):
+    if "tokens" in over:
         findings.append(
             Finding(
                 "/costs/tokens",
@@ -377,7 +359,7 @@ def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Fi
                 f"{_num(declared['tokens'])}; correct the total or the events' costs",
             )
         )
-    if "compute_s" in declared and exceeds(seconds, declared["compute_s"]):
+    if "compute_s" in over:
         findings.append(
             Finding(
                 "/costs/compute_s",
@@ -385,7 +367,7 @@ def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Fi
                 f"{_num(declared['compute_s'])} s of compute; correct the total or the events' costs",
             )
         )
-    if "wall_clock_s" in declared:
+    if "wall_clock_s" in over:
         limit = declared["wall_clock_s"]
         positions, _, each = ix.cost_columns()
         for i, took in zip(positions[each > limit][:most].tolist(), each[each > limit][:most].tolist(), strict=True):
@@ -396,6 +378,16 @@ def costs_within_totals(ix: TraceIndex, trace: dict, most: int = ALL) -> list[Fi
                 )
             )
     return findings
+
+
+def over_declared(declared: dict, tokens: float, seconds: float, longest: float) -> list[str]:
+    """The totals a trace declares that its events cost more than: `tokens` and `compute_s`
+    (the events' sums, infinite past a double's range), `wall_clock_s` (some one event's
+    seconds, `longest`)."""
+    over = [
+        key for key, spent in (("tokens", tokens), ("compute_s", seconds)) if key in declared and exceeds(spent, declared[key])
+    ]
+    return over + (["wall_clock_s"] if "wall_clock_s" in declared and longest > declared["wall_clock_s"] else [])
 
 
 def exceeds(summed: float, declared: float) -> bool:

@@ -23,7 +23,7 @@ import numpy as np
 from paperpool.files.problems import PaperpoolError, plural
 from paperpool.rendering.markdown import visible
 
-from . import metrics
+from . import measures
 from .schema import printable
 from .validation import check_trace
 
@@ -78,8 +78,11 @@ def draw(trace: dict, name: str | None = None) -> str:
             "validate it before drawing it"
         )
     ix = checked.index
-    names, _, busy = metrics.agent_lanes(ix)
-    table = ix.agent_table()
+    m = measures.of_index(ix)
+    names = [ix.agent_names[code] for code in m.lanes.name.tolist()]
+    starts = dict(zip(names, m.lanes.start.tolist(), strict=True))
+    ends = dict(zip(names, m.lanes.end.tolist(), strict=True))
+    actors = actor_names(m, ix.agent_names)
     shown = names[:MAX_LANES]
     lane_of = {name: position for position, name in enumerate(shown)}
     t0, t1 = 0.0, (float(np.nanmax(ix.t)) if ix.n else 1.0)  # from the start of the run
@@ -113,7 +116,6 @@ def draw(trace: dict, name: str | None = None) -> str:
         ),
         f'<text x="{LABELS}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>',
     ]
-    starts = {name: float(table.last_t[table.index[name]] - b) for name, b in zip(names, busy.tolist(), strict=True)}
     for name in shown:
         row = y(name)
         label = name if len(name) <= 22 else name[:21] + "\u2026"
@@ -123,14 +125,14 @@ def draw(trace: dict, name: str | None = None) -> str:
         parts.append(
             f'<line x1="{LABELS}" y1="{row}" x2="{WIDTH - RIGHT}" y2="{row}" stroke="currentColor" stroke-opacity="0.15"/>'
         )
-        start, end = x(starts[name]), x(float(table.last_t[table.index[name]]))
+        start, end = x(starts[name]), x(ends[name])
         parts.append(
             f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
             f'fill="currentColor" fill-opacity="0.12"/>'
         )
-    parts += _arrows(ix, table, lane_of, x, y, f"{key}-arrow")
-    parts += _failure_marks(failure, ix, table, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
-    parts += _marks(ix, table, lane_of, x, y)
+    parts += _arrows(ix, actors, lane_of, x, y, f"{key}-arrow")
+    parts += _failure_marks(failure, ix, actors, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
+    parts += _marks(ix, actors, lane_of, x, y)
     parts += _axis(t0 + span, x, TOP + len(shown) * LANE, trace.get("time_unit"))
     if len(names) > len(shown):
         parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {plural(len(names) - len(shown), "more agent")} not drawn</text>')
@@ -171,13 +173,13 @@ def _failure_said(failure: dict | None) -> str:
     return f" Labelled failing {failure_sentence(failure)}" if failure else ""
 
 
-def _failure_marks(failure: dict | None, ix, table, lane_of, x, y, bottom: float) -> list[str]:
+def _failure_marks(failure: dict | None, ix, actors: list, lane_of, x, y, bottom: float) -> list[str]:
     """A ring around the failing event on its agent's lane, and a dashed line across the
     lanes at its time, labelled at the top."""
     if failure is None:
         return []
     position = ix.index.get(failure["event"])
-    actor = _actor_names(ix, table)[position] if position is not None else None
+    actor = actors[position] if position is not None else None
     if actor not in lane_of:
         return []
     at, row = x(float(ix.t[position])), y(actor)
@@ -194,14 +196,16 @@ def _failure_marks(failure: dict | None, ix, table, lane_of, x, y, bottom: float
     ]
 
 
-def _actor_names(ix, table) -> list:
-    return [table.names[code] if code >= 0 else None for code in table.code.tolist()]
+def actor_names(m: measures.Measures, names: list) -> list:
+    """Whose work each event of a batch of one is (a tool_result's: its caller's); None
+    for an inert event."""
+    codes = (m.actors.keys % m.batch.span).tolist()
+    return [names[codes[at]] if at >= 0 else None for at in m.actors.of_event.tolist()]
 
 
-def _arrows(ix, table, lane_of, x, y, marker: str) -> list[str]:
+def _arrows(ix, actors, lane_of, x, y, marker: str) -> list[str]:
     """Spawn arrows from the spawner's lane to the new agent's; return arrows from the
     returning agent's lane to its receiver's."""
-    actors = _actor_names(ix, table)
     arrows = []
     to = ix.coded("to")
     for kind in ("spawn", "return"):
@@ -222,8 +226,7 @@ def _arrows(ix, table, lane_of, x, y, marker: str) -> list[str]:
     return arrows
 
 
-def _marks(ix, table, lane_of, x, y) -> list[str]:
-    actors = _actor_names(ix, table)
+def _marks(ix, actors: list, lane_of, x, y) -> list[str]:
     types = list(MARKS)
     marks = []
     for position in np.argsort(ix.t, kind="stable").tolist():

@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from paperpool.traces import links, mapping, metrics, synth
+from paperpool.traces import links, mapping, measures, metrics, synth
 from paperpool.traces.schema import schema_id
 from paperpool.traces.validation import check_trace
 
 from ..conftest import REPO, edit
 from .fixtures import FIXTURES, SOURCE_EXAMPLE
 
-NO_COSTS = [{"key": f"/costs/{key}/events", "why": metrics.NO_COSTS} for key in ("tokens", "seconds")]
+NO_COSTS = [{"key": f"/costs/{key}/events", "why": measures.NO_COSTS} for key in ("tokens", "seconds")]
 
 EXAMPLES = REPO / "traces"
 SCHEMA_ID = schema_id()  # a trace that declares it is held to all of paperpool's rules
