@@ -11,8 +11,10 @@ readings re-tag is read from the registry, never listed here.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +58,8 @@ class Audit:
     first_reader: str  # what the first reader's values are called in the disagreements
     rows: int
     fields: dict[str, FieldAgreement] = field(default_factory=dict)
-    disagreements: list[Disagreement] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)  # the first MAX_LISTED
+    not_listed: int = 0  # disagreements past those
     scope: str = ""  # what the figures cover and what they do not, computed
     about: str = ""  # what the second reading is, in the survey's words (registry audit.about)
 
@@ -67,6 +70,7 @@ class Audit:
             "about": self.about,
             "fields": {name: f.as_json() for name, f in self.fields.items()},
             "disagreements": [vars(d) for d in self.disagreements],
+            "disagreements_not_listed": self.not_listed,
         }
 
 
@@ -116,11 +120,11 @@ def audit_pool(pool: Pool) -> Audit:
     # changes) is no disagreement of the spot-check's
     history = history_field(pool.registry, "entries")
     then = {r.key: as_of(r.data, history, as_date(r.data[reading].get("date")) or dt.date.max) for r in read}
-    pairs = [(r.key, name, then[r.key].get(name), r.data[reading].get(name)) for r in read for name in fields]
+    pairs = ((r.key, name, then[r.key].get(name), r.data[reading].get(name)) for r in read for name in fields)
     source = (
         f"{plural(len(read), 'entry', 'entries')} with a {reading}: each entry's values (first reader) against its second reading"
     )
-    audit = _compare(source, "entry", len(read), fields, pairs)
+    audit = _compare(Audit(source, "entry", len(read)), fields, pairs)
     total = len(pool.entries)
     audit.scope = (
         f"These figures cover the {plural(len(read), 'entry', 'entries')} the second reading re-tagged, of the "
@@ -132,21 +136,24 @@ def audit_pool(pool: Pool) -> Audit:
 
 def audit_file(pool: Pool, path: Path) -> Audit:
     """A second reader's CSV: each row's orig_FIELD against its ann_FIELD, for every
-    field that has both columns. Other columns (notes, say) are not read."""
-    header, rows = _read_readings(pool, path)
-    fields = _paired(header)
-    # An empty cell is a field that reader did not tag: left out of that field's rows (and
-    # of the row as read); a pair is made only where both readers gave a value.
-    pairs = [
-        (row["key"], name, row[FIRST + name].strip(), row[SECOND + name].strip())
-        for row in rows
+    field that has both columns. Other columns (notes, say) are not read. Counted as the
+    rows are read: a row is not kept."""
+    readings = _Readings(pool, path)
+    rows = iter(readings)
+    first_row = next(rows)  # the header is read and checked, and the file has a row
+    fields = _paired(readings.header)
+    # An empty cell is a field that reader did not tag: left out of that field's rows; a
+    # pair is made only where both readers gave a value.
+    pairs = (
+        (row["key"], name, row.get(FIRST + name), row.get(SECOND + name))
+        for row in itertools.chain([first_row], rows)
         for name in fields
-        if FIRST + name in row and SECOND + name in row
-    ]
-    source = f"{plural(len(rows), 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
-    audit = _compare(source, "first reader", len(rows), fields, pairs)
+    )
+    audit = _compare(Audit("", "first reader", 0), fields, pairs)
+    audit.rows = rows_read = len(readings.keys)
+    audit.source = f"{plural(rows_read, 'row')} of {path.name}: {FIRST}FIELD (first reader) against {SECOND}FIELD (second reader)"
     audit.scope = (
-        f"These figures cover the {plural(len(rows), 'row')} of {path.name}; they say nothing of records it does not hold."
+        f"These figures cover the {plural(rows_read, 'row')} of {path.name}; they say nothing of records it does not hold."
     )
     return audit
 
@@ -158,75 +165,95 @@ def _paired(header: list[str]) -> list[str]:
     return [column[len(FIRST) :] for column in header if column.startswith(FIRST) and SECOND + column[len(FIRST) :] in columns]
 
 
-def _compare(source: str, first_reader: str, n: int, fields: list[str], pairs: list[tuple]) -> Audit:
+MAX_LISTED = 10_000  # disagreements listed; the rest are counted (a CSV of 50 MB can hold millions)
+
+
+def _compare(audit: Audit, fields: list[str], pairs) -> Audit:
     """pairs: (key, field, first reader's value, second reader's value), in output order.
-    A pair counts where both readers gave a value. Counted in one pass in Python: pandas,
-    a frame filtered per field, cost a millisecond a field."""
-    audit = Audit(source, first_reader, n)
-    read: dict[str, tuple[list, list]] = {name: ([], []) for name in fields}
+    A pair counts where both readers gave a value. Counted in one pass, each field's
+    values as counts (which is all Cohen's kappa needs), not kept."""
+    tallies = {name: _Tally() for name in fields}
     for key, name, first, second in pairs:
         if first is None or second is None:
             continue
-        read[name][0].append(first)
-        read[name][1].append(second)
-        if first != second:
+        tally = tallies[name]
+        tally.first[first] += 1
+        tally.second[second] += 1
+        if first == second:
+            tally.agree += 1
+        elif len(audit.disagreements) < MAX_LISTED:
             audit.disagreements.append(Disagreement(key, name, first, second))
-    for name, (first, second) in read.items():
-        agree = sum(a == b for a, b in zip(first, second, strict=True))
-        audit.fields[name] = FieldAgreement(len(first), agree, cohens_kappa(first, second))
+        else:
+            audit.not_listed += 1
+    for name, tally in tallies.items():
+        rows = tally.first.total()
+        audit.fields[name] = FieldAgreement(rows, tally.agree, kappa(rows, tally.agree, tally.first, tally.second))
     return audit
 
 
-def cohens_kappa(first, second) -> float | None:
-    """(p_o - p_e) / (1 - p_e): p_o the share of rows where the readers agree, p_e the
-    chance that two readers tagging independently, each with their own value
-    frequencies, would agree. None when p_e is 1 (both gave every row one same value)
-    or there are no rows: then there is no agreement beyond chance to measure."""
-    first, second = list(first), list(second)
-    n = len(first)
-    agree = sum(a == b for a, b in zip(first, second, strict=True))
+@dataclass
+class _Tally:
+    agree: int = 0
+    first: Counter = field(default_factory=Counter)
+    second: Counter = field(default_factory=Counter)
+
+
+def kappa(n: int, agree: int, first: Counter, second: Counter) -> float | None:
+    """Cohen's kappa, (p_o - p_e) / (1 - p_e), over n rows: p_o the share of rows where the readers agree,
+    p_e the chance that two readers tagging independently, each with their own value
+    frequencies (`first`, `second`: each value's count), would agree. None when p_e is 1
+    (both gave every row one same value) or there are no rows: then there is no agreement
+    beyond chance to measure."""
     # p_e = sum over values of (first's count / n) * (second's count / n). Kept in whole
     # counts (p_o = agree / n, p_e = chance / n**2) so that p_e == 1 is an exact test.
-    theirs = Counter(second)
-    chance = sum(count * theirs[value] for value, count in Counter(first).items())
+    chance = sum(count * second[value] for value, count in first.items())
     if chance == n * n:
         return None
     return (n * agree - chance) / (n * n - chance)
 
 
-def _read_readings(pool: Pool, path: Path) -> tuple[list[str], list[dict]]:
-    """The header and rows of a second-reader CSV, or a PaperpoolError saying what to fix."""
-    if not path.is_file():
-        what = "is a folder" if path.is_dir() else "no such file"
-        raise PaperpoolError(f"{path}: {what}; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns")
-    name = path.name
-    columns: list[str] = []
+class _Readings:
+    """The rows of a second-reader CSV, one at a time, each with the readers' values it
+    gives and its key; a PaperpoolError saying what to fix (before the first row, for a
+    file without any)."""
 
-    def check_header(header: list[str]) -> None:
+    def __init__(self, pool: Pool, path: Path):
+        self.pool, self.path = pool, path
+        self.header: list[str] = []
+        self.keys: dict[str, int] = {}  # each row's key: its line
+
+    def check_header(self, header: list[str]) -> None:
+        name = self.path.name
         if "key" not in header:
             raise PaperpoolError(f"{name}:1: no key column; name the column of entry keys `key`")
         if not _paired(header):
-            example = _example_field(pool.registry)
+            example = _example_field(self.pool.registry)
             raise PaperpoolError(
                 f"{name}:1: no pair of {FIRST}FIELD and {SECOND}FIELD columns; give both readers' "
                 f"values of a field, e.g. {FIRST}{example} and {SECOND}{example}"
             )
-        columns.extend(header)
+        self.header.extend(header)
 
-    rows, seen, wanted = [], {}, None
-    for line, row in read_table(path, check_header, ": key, then orig_FIELD and ann_FIELD per field"):
-        wanted = wanted or {FIRST + name for name in _paired(columns)} | {SECOND + name for name in _paired(columns)}
-        key = row["key"].strip()
-        if not key:
-            raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
-        if key in seen:
-            raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {seen[key]}; give one row per entry")
-        seen[key] = line
-        # a row keeps the readers' values it has: a CSV of empty cells (1,000 columns) took 90 times its size
-        rows.append({column: value for column, value in row.items() if column in wanted and value.strip()} | {"key": key})
-    if not rows:
-        raise PaperpoolError(f"{name}:2: no rows after the header; add one row per entry read twice")
-    return columns, rows
+    def __iter__(self) -> Iterator[dict]:
+        path, name = self.path, self.path.name
+        if not path.is_file():
+            what = "is a folder" if path.is_dir() else "no such file"
+            raise PaperpoolError(f"{path}: {what}; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns")
+        wanted = None
+        for line, row in read_table(path, self.check_header, ": key, then orig_FIELD and ann_FIELD per field"):
+            wanted = wanted or {FIRST + field for field in _paired(self.header)} | {
+                SECOND + field for field in _paired(self.header)
+            }
+            key = row["key"].strip()
+            if not key:
+                raise PaperpoolError(f"{name}:{line}: the key is empty; give the entry's key")
+            if key in self.keys:
+                raise PaperpoolError(f"{name}:{line}: key '{key}' is also on line {self.keys[key]}; give one row per entry")
+            self.keys[key] = line
+            # the readers' values the row gives: a row of 1,000 empty cells is an empty row
+            yield {column: value.strip() for column, value in row.items() if column in wanted and value.strip()} | {"key": key}
+        if not self.keys:
+            raise PaperpoolError(f"{name}:2: no rows after the header; add one row per entry read twice")
 
 
 # ---------------------------------------------------------------------------------
@@ -255,12 +282,17 @@ def to_text(audit: Audit) -> str:
                 else "both readers gave every row the same one value, so chance agreement is 1 and kappa is undefined"
             )
             lines.append(f"kappa n/a for {_one_line(name)}: {why}.")
-    lines += ["", f"{plural(len(audit.disagreements), 'disagreement')}{':' if audit.disagreements else '.'}"]
+    total = len(audit.disagreements) + audit.not_listed
+    lines += ["", f"{plural(total, 'disagreement')}{':' if total else '.'}"]
     lines += [
         f"{_one_line(d.key)}: {_one_line(d.field)}: {_one_line(d.first)} ({audit.first_reader}) "
         f"vs {_one_line(d.second)} (second reader)"
         for d in audit.disagreements
     ]
+    if audit.not_listed:
+        lines.append(
+            f"... and {audit.not_listed:,} more, not listed (the first {MAX_LISTED:,} are); audit fewer rows to see them"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -709,6 +709,7 @@ def _write(path: Path, text: str, shown: str | None, replace: bool) -> None:
         os.fsync(fd)  # on disk before it appears, so that a power cut cannot leave an empty file
         os.fchmod(fd, _mode_for(path))
         _put(fd, name, path, replace)
+        _mark(fd, False)
     except OSError as exc:
         if isinstance(exc, FileExistsError) and not replace:
             # write_new's answer that the name is taken, for its caller to word: naming the
@@ -742,6 +743,7 @@ def written_as_it_comes(path: Path, shown: str | None = None) -> Iterator:
             os.fsync(fd)
             os.fchmod(fd, _mode_for(path))
             _put(fd, name, path, True)
+            _mark(fd, False)
         except OSError as exc:
             raise PaperpoolError(explain(exc, _shown(path, shown), "write")) from None
     finally:
@@ -756,22 +758,48 @@ def written_as_it_comes(path: Path, shown: str | None = None) -> Iterator:
 # until it is complete and linked in (through /proc/self/fd), so that a command killed
 # while writing leaves nothing behind. Elsewhere, or on a file system without O_TMPFILE,
 # it is a hidden named file, `.NAME.PID.XXXXXXXX.tmp`; a kill leaves it behind, and the
-# next replacement of NAME (write_atomic) removes it once its writer is gone.
+# next replacement of NAME removes it once its writer is gone. Only a file paperpool
+# marked as its temporary (an extended attribute, which no repository can carry) is
+# removed: a file of that name that a pool holds is left alone.
 _O_TMPFILE = getattr(os, "O_TMPFILE", None)
 _PROC_FD = "/proc/self/fd"
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL}  # the kernel or the file system has no O_TMPFILE
 
 
 def _open_temporary(path: Path) -> tuple[int, str | None]:
-    """A file to write, in `path`'s folder: (descriptor, None) while it has no name,
-    else (descriptor, its name)."""
+    """A file to write, in `path`'s folder, marked as paperpool's temporary: (descriptor,
+    None) while it has no name, else (descriptor, its name)."""
     if _O_TMPFILE is not None and os.path.isdir(_PROC_FD):
         try:
-            return os.open(path.parent, _O_TMPFILE | os.O_WRONLY, 0o600), None
+            fd = os.open(path.parent, _O_TMPFILE | os.O_WRONLY, 0o600)
+            _mark(fd, True)
+            return fd, None
         except OSError as exc:
             if exc.errno not in _NO_TMPFILE:
                 raise
-    return tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=".tmp")
+    _mark(fd, True)
+    return fd, name
+
+
+_MARK = "user.paperpool.temporary"
+
+
+def _mark(fd: int, on: bool) -> None:
+    """Mark a temporary file as paperpool's, or take the mark off once it is in place.
+    Where there are no extended attributes nothing is marked, and nothing is removed."""
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: a system without os.setxattr
+        if on:
+            os.setxattr(fd, _MARK, b"1")
+        else:
+            os.removexattr(fd, _MARK)
+
+
+def _marked(path: Path) -> bool:
+    try:
+        return os.getxattr(path, _MARK, follow_symlinks=False) == b"1"
+    except (OSError, AttributeError):
+        return False
 
 
 def _temporary_prefix(path: Path) -> str:
@@ -815,12 +843,16 @@ def _link_unnamed(fd: int, target: Path | str) -> None:
 
 def _remove_abandoned_temporaries(path: Path) -> None:
     """Remove the temporary files of earlier writes of `path` whose writer is gone
-    (killed between writing and renaming). A writer still running keeps its file."""
+    (killed between writing and renaming): named as paperpool names them and marked as
+    its own. A writer still running keeps its file."""
     with contextlib.suppress(OSError):  # tidying up; the write itself has succeeded
         for candidate in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-            parts = candidate.name[len(path.name) + 2 :].split(".")  # PID, XXXXXXXX, tmp
-            if len(parts) == 3 and parts[0].isdigit() and not _running(int(parts[0])):
+            found = _TEMPORARY.fullmatch(candidate.name[len(path.name) + 2 :])  # PID.XXXXXXXX.tmp
+            if found and _marked(candidate) and not _running(int(found[1])):
                 candidate.unlink(missing_ok=True)
+
+
+_TEMPORARY = re.compile(r"([0-9]{1,7})\.[a-z0-9_]{8}\.tmp", re.ASCII)  # a pid is at most 4,194,304 on Linux
 
 
 def _running(pid: int) -> bool:

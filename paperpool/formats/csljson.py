@@ -68,6 +68,9 @@ NAMES = {"author": "author", "editor": "editor"}
 # ---------------------------------------------------------------------------------
 
 
+_YEAR = re.compile(r"[0-9]{1,6}")
+
+
 def entry_item(registry: Registry, data: dict) -> dict:
     """One entry as a CSL item: its id is the entry's citation key."""
     cited = citation(registry, data)
@@ -78,7 +81,9 @@ def entry_item(registry: Registry, data: dict) -> dict:
         if name in NAMES:
             item.setdefault(NAMES[name], [_name(one) for one in (value if isinstance(value, list) else [value])])
         elif name == "year":
-            item.setdefault("issued", {"date-parts": [[int(value)]]} if str(value).isdigit() else {"literal": value})
+            # ASCII digits only: str.isdigit() is true of "²", which int() refuses
+            year = str(value)
+            item.setdefault("issued", {"date-parts": [[int(year)]]} if _YEAR.fullmatch(year) else {"literal": value})
         elif name == "pages":
             item.setdefault("page", value.replace("--", "-"))
         elif name == "eprint":

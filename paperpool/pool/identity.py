@@ -70,8 +70,12 @@ def doi(value: str) -> str:
 
 
 def ids_in_url(url: str) -> dict[str, str]:
-    """Paper identifiers a link carries, as written in it: {"arxiv": "2508.04652"}."""
-    return _ids_in_parts(urlsplit(url.strip()))
+    """Paper identifiers a link carries, as written in it: {"arxiv": "2508.04652"}; none
+    for a link that is not well formed (url_problem says why, where links are checked)."""
+    try:
+        return _ids_in_parts(urlsplit(url.strip()))
+    except ValueError:  # an unbalanced [ of an IPv6 host, say, from urlsplit or .hostname
+        return {}
 
 
 def _ids_in_parts(parts) -> dict[str, str]:
@@ -94,8 +98,11 @@ def _ids_in_parts(parts) -> dict[str, str]:
 
 def url_tokens(url: str) -> set[tuple[str, str]]:
     """Identity tokens of a link: the normalised URL, plus the paper id it carries."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().removeprefix("www.")
+    except ValueError:  # not well formed: url_problem says so where links are checked
+        return {("url", url.strip())}
     path = parts.path.rstrip("/")
     tokens = {("url", f"{host}{path}" + (f"?{parts.query}" if parts.query else ""))}
     for scheme, value in _ids_in_parts(parts).items():

@@ -19,6 +19,7 @@ from paperpool.registry import (
     Registry,
     lookup,
 )
+from paperpool.registry.columns import MULTI
 
 from . import evidence, history, identity
 from .packed import Facts
@@ -74,7 +75,7 @@ class RecordChecker:
         for name, spec in specs.items():
             value = data.get(name)
             field_path = path + (name,)
-            if value is None or value == [] or value == {} or value == "":
+            if _absent(value, spec):
                 if spec.required:
                     where = f" under {'.'.join(path)}" if path else ""
                     self.problem(
@@ -170,6 +171,15 @@ class RecordChecker:
         shown = raw if raw is not None else value
         self.problem(path, f'must be {what}, but YAML read {shown!r} as {_yaml_type(value)}; quote it: "{shown}"')
         return False
+
+
+def _absent(value, spec: FieldSpec) -> bool:
+    """Whether a field is left empty: no value, empty text, or an empty list or mapping;
+    but a mapping, even empty, where a list belongs is a mistake its check names (the
+    counts would take `{}` for a list)."""
+    if value == {} and spec.type in MULTI:
+        return False
+    return value is None or value == [] or value == {} or value == ""
 
 
 def check_value(registry: Registry, kind: str, spec: FieldSpec, value) -> list[str]:
@@ -350,7 +360,8 @@ def _not_in_vocabulary(value, ids: list[str], raw: str | None = None, noun: str 
 
 def _check_choice_list(checker: RecordChecker, value, spec, path) -> None:
     if not isinstance(value, list):
-        checker.problem(path, "must be a list, e.g. [R3, R5]")
+        example = ", ".join(checker.registry.vocabularies[spec.vocabulary].ids[:2])
+        checker.problem(path, f"must be a list; write its values in brackets, e.g. [{example}], or leave the field out")
         return
     for index, item in enumerate(value):
         _check_choice(checker, item, spec, path + (index,))

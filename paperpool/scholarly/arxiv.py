@@ -18,7 +18,8 @@ from .services import ARXIV
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV_NS = "{http://arxiv.org/schemas/atom}"
-_VERSION = re.compile(r"v(\d+)\Z")
+_VERSION = re.compile(r"v([0-9]+)\Z")
+MAX_VERSION_DIGITS = 6  # arXiv's versions are a few digits; int() refuses a run past 4,300
 # arXiv marks a withdrawn version by its comment ("This paper has been withdrawn by the author...")
 _WITHDRAWN = re.compile(r"\bwithdrawn\b", re.IGNORECASE)
 
@@ -117,6 +118,8 @@ def _paper(entry, url: str) -> ArxivPaper:
         raise malformed(ARXIV, url, "an entry without its id, title or date")
     versioned = found.group(1)
     version = _VERSION.search(versioned)
+    if version and len(version.group(1)) > MAX_VERSION_DIGITS:
+        raise malformed(ARXIV, url, f"an entry's id with a version {len(version.group(1)):,} digits long")
     authors = [person(name.text) for name in entry.iter(f"{ATOM}name") if name.text and name.text.strip()]
     return ArxivPaper(
         arxiv_id=identity.arxiv_id(versioned),

@@ -249,7 +249,9 @@ def _wait(status: int, retry_after: str | None, attempt: int) -> float:
     if not retry_after:
         return backoff
     retry_after = retry_after.strip()
-    if retry_after.isdigit():
+    # ASCII digits only: str.isdigit() is true of "²", which float() refuses (a value
+    # neither seconds nor a date is no Retry-After); float() reads any run of digits, inf at worst
+    if retry_after.isascii() and retry_after.isdigit():
         return min(float(retry_after), MAX_WAIT)
     with contextlib.suppress(TypeError, ValueError, IndexError):
         when = email.utils.parsedate_to_datetime(retry_after)

@@ -66,14 +66,19 @@ def parse(text: str, url: str, doi: str) -> CrossrefWork:
     problems, _ = item_problems(item, 1)
     if problems:
         raise malformed(CROSSREF, url, problems[0])
-    notices = [notice for notice in message.get("updated-by") or [] if isinstance(notice, dict)]
+    notices = [notice for notice in _listed(message.get("updated-by")) if isinstance(notice, dict)]
     relation = message.get("relation") if isinstance(message.get("relation"), dict) else {}
     published_as = [
         str(related.get("id"))
-        for related in relation.get("is-preprint-of") or []
+        for related in _listed(relation.get("is-preprint-of"))
         if isinstance(related, dict) and related.get("id-type") == "doi" and related.get("id")
     ]
     return CrossrefWork(identity.doi(str(message.get("DOI") or doi)), item, notices, published_as)
+
+
+def _listed(value) -> list:
+    """A value Crossref gives as a list; anything else (a hostile or broken answer) as none."""
+    return value if isinstance(value, list) else []
 
 
 def as_csl(message: dict, doi: str) -> dict:

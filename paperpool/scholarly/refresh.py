@@ -27,7 +27,9 @@ from paperpool.pool.stubs import check_planned
 from . import arxiv, crossref, links, openalex
 from .client import Client
 
-_VERSIONED = re.compile(r"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v(\d+)(?:\.pdf)?\Z")
+# a link ending in v and a longer run of digits than arXiv's versions have is no versioned link
+# (and int() refuses a run past 4,300 digits)
+_VERSIONED = re.compile(rf"arxiv\.org/(?:abs|pdf)/([^/?#]+?)v([0-9]{{1,{arxiv.MAX_VERSION_DIGITS}}})(?:\.pdf)?\Z")
 
 
 @dataclass
@@ -190,21 +192,28 @@ def _crossref_findings(client: Client, record: Record, facts: Facts, doi: str) -
     found = []
     notice = work.retraction
     if notice:
-        date = (notice.get("updated") or {}).get("date-parts") if isinstance(notice.get("updated"), dict) else None
-        day = (
-            "-".join(f"{part:02}" if isinstance(part, int) else str(part) for part in date[0]) if date and date[0] else "undated"
-        )
         found.append(
             Finding(
                 record,
                 "retracted",
-                f"Crossref holds a {notice.get('type')} notice for {doi}: {notice.get('DOI', 'no DOI')} ({day})",
+                f"Crossref holds a {notice.get('type')} notice for {doi}: {notice.get('DOI', 'no DOI')} ({_day(notice)})",
             )
         )
     if work.published_as and facts.doi:
         published = identity.doi(work.published_as[0])
         found.append(Finding(record, "published", f"{doi} is a preprint of {published}", {facts.doi: published}))
     return found
+
+
+def _day(notice: dict) -> str:
+    """The notice's date (`updated.date-parts`, [[2026, 10, 1]]) as 2026-10-01, or
+    "undated": a date of another shape is no reason to hide the notice."""
+    updated = notice.get("updated")
+    parts = updated.get("date-parts") if isinstance(updated, dict) else None
+    first = parts[0] if isinstance(parts, list) and parts else None
+    if not isinstance(first, list) or not first or not all(type(part) in (int, str) for part in first):
+        return "undated"
+    return "-".join(f"{part:02}" if isinstance(part, int) else part for part in first)
 
 
 def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:

@@ -24,6 +24,7 @@ from paperpool.files.problems import NOT_UTF8_NAME, Problem, utf8_name
 from paperpool.files.yamlio import Document, YamlProblem, load_yaml
 
 from ..registry import (
+    CONTROL_CHARACTERS,
     LINKED_FILE,
     RECORD_KINDS,
     REGISTRY_FILE,
@@ -198,8 +199,8 @@ def overlapping(out: Path, registry) -> Path | None:
 def site_dir_problems(config: SiteConfig, registry) -> list[Problem]:
     """site_dir may not be where the pool is read from (validate says so before a build)."""
     value = config.get("site_dir")
-    if not isinstance(value, str) or config.document is None:
-        return []
+    if not isinstance(value, str) or config.document is None or CONTROL_CHARACTERS.search(value):
+        return []  # not a folder's name, as check() says
     found = overlapping((registry.root / value).resolve(), registry)
     if found is None:
         return []

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from paperpool.analysis import audit
 from paperpool.files.yamlio import load_yaml
 from paperpool.pool.history import as_of
 
@@ -79,6 +80,7 @@ FIGURES = {
         name: {"rows": 32, "agree": AGREE[name], "share": AGREE[name] / 32, "kappa": float(KAPPA[name])} for name in COUNTS
     },
     "disagreements": [{"key": "halo", "field": "credit_granularity", "first": "role", "second": "orchestrator"}],
+    "disagreements_not_listed": 0,
 }
 SHIPPED_JSON = {**FIGURES, "scope": SCOPE, "about": ABOUT}
 
@@ -187,6 +189,7 @@ def test_audit_of_a_hand_made_two_by_two(run, pool_copy, tmp_path):
             {"key": "k09", "field": "label", "first": "yes", "second": "no"},
             {"key": "k10", "field": "label", "first": "no", "second": "yes"},
         ],
+        "disagreements_not_listed": 0,
     }
     as_text = run("audit", str(tmp_path / "readers.csv"), cwd=pool_copy)
     assert (as_text.exit_code, as_text.output) == (
@@ -316,3 +319,23 @@ def test_a_csv_of_empty_cells_costs_about_its_size(run, pool_copy, tmp_path):
     audited = json.loads(result.output)
     assert audited["fields"]["f0"]["rows"] == 1 and len(audited["disagreements"]) == 1
     assert peak < 10 * path.stat().st_size, f"{peak:,} bytes at the peak for {path.stat().st_size:,}"
+
+
+def test_a_large_second_reading_is_counted_as_it_is_read_and_its_disagreements_listed_up_to_a_cap(run, pool_copy, tmp_path):
+    """A CSV of 12,000 rows, every cell filled and every pair differing: counted in full,
+    the first MAX_LISTED disagreements listed and the rest counted (a 20 MB CSV took 2 GB
+    and wrote 252 MB when each row was kept and each disagreement listed)."""
+    rows = ["key,orig_category,ann_category"] + [f"k{k},a,b" for k in range(12_000)]
+    (tmp_path / "big.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    result = run("audit", str(tmp_path / "big.csv"), "--format", "json", cwd=pool_copy)
+    found = json.loads(result.output)
+    assert (result.exit_code, found["rows"], found["fields"]["category"]) == (
+        0,
+        12_000,
+        {"rows": 12_000, "agree": 0, "share": 0.0, "kappa": 0.0},
+    )
+    assert (len(found["disagreements"]), found["disagreements_not_listed"]) == (audit.MAX_LISTED, 2_000)
+    assert found["disagreements"][-1] == {"key": "k9999", "field": "category", "first": "a", "second": "b"}
+    text = run("audit", str(tmp_path / "big.csv"), cwd=pool_copy).output.splitlines()
+    assert text[-1] == "... and 2,000 more, not listed (the first 10,000 are); audit fewer rows to see them"
+    assert "12,000 disagreements:" in text

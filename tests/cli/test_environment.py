@@ -490,18 +490,28 @@ def test_a_killed_import_bib_leaves_no_temporary_file(tiny):
 
 def test_a_later_write_removes_the_temporary_files_of_writers_that_are_gone(tmp_path):
     """Where a temporary file has a name (the instant of a replacement's rename, or where
-    there is no O_TMPFILE), it carries its writer's pid; the next write of the same file
-    removes those whose writer is gone and keeps those of a writer still running."""
+    there is no O_TMPFILE), it carries its writer's pid and paperpool's mark; the next
+    write of the same file removes those whose writer is gone and keeps those of a writer
+    still running, and every file paperpool did not mark (a pool's own, whatever its name)."""
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     target = tmp_path / "README.md"
     abandoned = tmp_path / f".README.md.{gone.pid}.0a1b2c3d.tmp"
     running = tmp_path / f".README.md.{os.getpid()}.0a1b2c3d.tmp"
-    unrelated = tmp_path / ".README.md.notes.tmp"
-    for path in (abandoned, running, unrelated):
+    committed = [
+        tmp_path / f".README.md.{gone.pid}.notes123.tmp",  # paperpool's form, not its mark
+        tmp_path / ".README.md.notes.tmp",
+        tmp_path / ".README.md.\u00b2.abcdefgh.tmp",  # a digit to str.isdigit, not to int()
+        tmp_path / f".README.md.{'9' * 20}.abcdefgh.tmp",
+    ]
+    for path in (abandoned, running, *committed):
         path.write_text("half\n", encoding="utf-8")
+    for path in (abandoned, running):
+        os.setxattr(path, yamlio._MARK, b"1")
     yamlio.write_atomic(target, "whole\n")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, running.name, unrelated.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, running.name, *(p.name for p in committed)])
+    with pytest.raises(OSError):
+        os.getxattr(target, yamlio._MARK)  # the mark goes once the file is in place
 
 
 def test_without_o_tmpfile_the_named_temporary_file_works_the_same(tmp_path, monkeypatch):

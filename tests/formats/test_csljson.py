@@ -258,3 +258,14 @@ def test_an_item_of_many_bad_names_words_the_first_and_counts_them_all(run, tiny
         '{"family": "Doe", "given": "Jane"} or {"literal": "..."}'
     )
     assert lines[-1] == "... and 199,950 more"
+
+
+@pytest.mark.parametrize("year", ["\u00b2", "9" * 5000])
+def test_a_bibtex_year_that_is_no_number_is_exported_as_written(run, pool_copy, year):
+    """A hostile review: a record's bibtex.year of '²' passes validate (str.isdigit() is
+    true of it) and crashed the CSL-JSON export, and so the build, in int(); a year of
+    5,000 digits would too (int() refuses past 4,300). Both go out as the text written."""
+    edit(pool_copy / "papers" / "malt.yaml", "  year: '2025'", f"  year: '{year}'")
+    result = run("export", "--format", "csljson", cwd=pool_copy)
+    assert result.exit_code == 0, result.output
+    assert next(item for item in json.loads(result.output) if item["id"] == "malt")["issued"] == {"literal": year}

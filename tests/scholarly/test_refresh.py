@@ -49,8 +49,10 @@ def planted(pool_copy, request, monkeypatch, tmp_path):
 
     server.expect_request("/api/query").respond_with_handler(arxiv_batch)
     server.expect_request("/openalex/works").respond_with_handler(openalex_works)
-    server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
-        (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"), content_type=JSON
+    retraction = (FIXTURES / "crossref-planted-retraction-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8")
+    request.node.crossref_retraction = json.loads(retraction)  # a test may change it
+    server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_handler(
+        lambda _: Response(json.dumps(request.node.crossref_retraction), content_type=JSON)
     )
     server.expect_request("/gone").respond_with_data("Not Found", status=404)
     # every other DOI: Crossref does not hold it
@@ -221,4 +223,76 @@ def test_refresh_write_refuses_a_service_value_validate_would_refuse(run, plante
     result = run("refresh", "--write", cwd=pool)
     assert result.exit_code == 1 and "\x9b" not in result.output and "\u202e" not in result.output
     assert "papers/agent-lightning.yaml: the services' answers would make a record validate refuses" in result.output
+    assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("date_parts", [5, {"0": [2026]}, [5], [[None]], "2026-10-01", [[2026, {"month": 10}]]])
+def test_a_retraction_notice_with_a_date_of_another_shape_is_reported_undated(run, planted, request, snapshot, date_parts):
+    """A hostile review: Crossref's `updated.date-parts` as a number or a mapping crashed
+    refresh (TypeError, KeyError); the notice is still reported, undated."""
+    pool, _ = planted
+    request.node.crossref_retraction["message"]["updated-by"][0]["updated"]["date-parts"] = date_parts
+    before = snapshot(pool)
+    result = run("refresh", "--check", "--no-links", cwd=pool)
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
+            "Agents 2026, doi 10.5555/planted.2026.42\n"
+            "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
+            "10.1287/moor.planted.retraction (undated) (not changed by --write: for a maintainer to judge)\n"
+            "2 changes found outside the pool.\n"
+        ),
+    )
+    assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("field", ["updated-by", "relation"])
+def test_crossref_lists_of_another_shape_are_read_as_none(run, planted, request, snapshot, field):
+    """A hostile review: Crossref's `updated-by`, or `relation`'s `is-preprint-of`, as a
+    number crashed refresh and add (TypeError); read as no notice, or no relation."""
+    pool, _ = planted
+    message = request.node.crossref_retraction["message"]
+    if field == "updated-by":
+        message["updated-by"] = 5
+    else:
+        message["relation"] = {"is-preprint-of": 5}
+    before = snapshot(pool)
+    result = run("refresh", "--check", "--no-links", cwd=pool)
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    assert result.exit_code == 1
+    assert ("retracted:" in result.output) == (field != "updated-by")
+    assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+def test_a_link_whose_version_is_thousands_of_digits_is_no_versioned_link(run, planted, request, snapshot):
+    """A hostile review: a link to arXiv's page with v and 5,000 digits passes validate, and
+    refresh crashed reading its version (int() refuses over 4,300 digits). No arXiv version
+    is that long: it is no versioned link, while a link to an older version is still one."""
+    pool, _ = planted
+    request.node.arxiv_listed["1707.06347"] = _entry(GRESHAKE).replace("2302.12173", "1707.06347")  # v2
+    hostile = "https://arxiv.org/abs/1707.06347v" + "1" * 5000
+    edit(
+        pool / "papers" / "ppo2017.yaml",
+        "urls:\n- https://arxiv.org/abs/1707.06347\n",
+        f"urls:\n- https://arxiv.org/abs/1707.06347\n- https://arxiv.org/abs/1707.06347v1\n- {hostile}\n",
+    )
+    assert run("validate", cwd=pool).exit_code == 0
+    before = snapshot(pool)
+    result = run("refresh", "--check", "--no-links", cwd=pool)
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            "papers/agent-lightning.yaml: published: arXiv 2508.03680 is now published: venue Planted Conference on "
+            "Agents 2026, doi 10.5555/planted.2026.42\n"
+            "papers/dec-pomdp2002.yaml: retracted: Crossref holds a retraction notice for 10.1287/moor.27.4.819.297: "
+            "10.1287/moor.planted.retraction (2026-10-01) (not changed by --write: for a maintainer to judge)\n"
+            "papers/ppo2017.yaml: version: https://arxiv.org/abs/1707.06347v1 links version 1; arXiv has v2 (not changed "
+            "by --write: for a maintainer to judge)\n"
+            "3 changes found outside the pool.\n"
+        ),
+    )
     assert snapshot(pool) == before

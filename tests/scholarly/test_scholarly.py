@@ -337,6 +337,34 @@ def test_a_429_waits_as_long_as_retry_after_says(run, pool_copy, server, waits):
     assert waits == [7.0]
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "waited"),
+    [
+        ("\u00b2", [client.BACKOFF, 2 * client.BACKOFF, 4 * client.BACKOFF]),  # isdigit(), not a number float() reads
+        # an Arabic-Indic 3, sent as UTF-8 (the server sends latin-1), which httpx reads first
+        ("\u0663".encode().decode("latin-1"), [client.BACKOFF, 2 * client.BACKOFF, 4 * client.BACKOFF]),
+        ("9" * 5000, [client.MAX_WAIT] * 3),
+    ],
+)
+def test_a_retry_after_of_other_digits_is_no_retry_after(run, pool_copy, server, waits, snapshot, retry_after, waited):
+    """A hostile review: Retry-After: \u00b2 passed str.isdigit() and crashed float(). Only
+    ASCII digits are seconds; anything else neither seconds nor a date is no Retry-After."""
+    server.expect_request("/crossref/works/10.1234/abcd").respond_with_data(
+        "Service Unavailable", status=503, headers={"Retry-After": retry_after}
+    )
+    before = snapshot(pool_copy)
+    result = run("add", "--doi", "10.1234/abcd", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        (
+            f"Error: Crossref ({server.url_for('/crossref/works/10.1234/abcd')}) failed (HTTP 503, 4 tries); try again "
+            "later. Nothing was written.\n"
+        ),
+    )
+    assert waits == waited
+    assert snapshot(pool_copy) == before
+
+
 def test_429_every_time_gives_up_after_the_retries(run, pool_copy, server, waits, snapshot):
     server.expect_request("/api/query").respond_with_data("Rate exceeded.", status=429)
     before = snapshot(pool_copy)
@@ -421,6 +449,18 @@ def test_a_malformed_arxiv_answer_is_one_line(run, pool_copy, server, body, deta
         f"gave an answer paperpool cannot read ({detail}); try again later; if it persists, check PAPERPOOL_ARXIV_URL "
         "or report it. Nothing was written.\n"
     )
+
+
+def test_an_arxiv_version_of_thousands_of_digits_is_a_malformed_answer(run, pool_copy, server, snapshot):
+    """A hostile review: an entry id ending in v and 5,000 digits crashed int() (its limit
+    is 4,300 digits). arXiv's versions are a few digits: the answer is not arXiv's."""
+    arxiv_answers(server, "2302.12173", GRESHAKE.replace("2302.12173v2</id>", "2302.12173v" + "1" * 5000 + "</id>"))
+    before = snapshot(pool_copy)
+    assert arxiv_failure(run, pool_copy, server) == (
+        "gave an answer paperpool cannot read (an entry's id with a version 5,000 digits long); try again later; if it "
+        "persists, check PAPERPOOL_ARXIV_URL or report it. Nothing was written.\n"
+    )
+    assert snapshot(pool_copy) == before
 
 
 @pytest.mark.slow
