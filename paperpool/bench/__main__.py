@@ -22,7 +22,7 @@ from paperpool.cli.context import Command
 from paperpool.files.problems import PaperpoolError
 
 from ..registry import find_root
-from . import bounded, corpora, pools, report, traces
+from . import bounded, corpora, pools, report, traces, validator
 
 START, END = "<!-- paperpool:bench:start -->", "<!-- paperpool:bench:end -->"
 
@@ -59,6 +59,12 @@ def _numbers(context, parameter, text: str) -> list[int]:
     "event: synth --dialect artifact); 0 for none.",
 )
 @click.option(
+    "--artifact-validator",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The survey artifact's trace-schema/validate_trace.py (not shipped: its authors' code), to time trace "
+    "metrics against on the artifact-format traces and on the example_trace.json beside it.",
+)
+@click.option(
     "--corpus-traces",
     default="10000,100000",
     show_default=True,
@@ -87,6 +93,7 @@ def main(
     sizes: list[int],
     events: list[int],
     artifact_events: list[int],
+    artifact_validator: Path | None,
     corpus_traces: list[int],
     bounded_groups: list[int],
     repeat: int,
@@ -118,6 +125,18 @@ def main(
         for size in (size for size in artifact_events if size > 0):
             trace_rows.append(traces.measure(folder, size, repeat, seed, "artifact"))
             _progress(f"{size:,}-event trace in the artifact's format measured")
+        checker_rows = []
+        if artifact_validator is not None:
+            example = artifact_validator.parent / "example_trace.json"
+            if example.is_file():
+                checker_rows.append(
+                    validator.measure(example, "the artifact's example_trace.json", 0, artifact_validator, repeat)
+                )
+            for size in (size for size in artifact_events if size > 0):
+                path = validator.synthetic(folder, size, seed)
+                checker_rows.append(validator.measure(path, "synth, the artifact's format", size, artifact_validator, repeat))
+                path.unlink()
+            _progress("trace metrics timed against the artifact's validate_trace.py")
         corpus_rows = []
         for size in (size for size in corpus_traces if size > 0):
             corpus_rows.append(corpora.measure(folder, size, repeat, seed))
@@ -128,9 +147,9 @@ def main(
             _progress("the bounded cases measured")
     results = (
         f"Measured on {report.machine()}; each figure over {repeat} run{'s' if repeat > 1 else ''}.\n\n"
-        + report.table(rows, main_job, trace_rows, corpus_rows, bounded_rows)
+        + report.table(rows, main_job, trace_rows, corpus_rows, bounded_rows, checker_rows)
         + "\nTargets:\n\n"
-        + report.targets_text(report.targets(rows, main_job, trace_rows, corpus_rows, bounded_rows))
+        + report.targets_text(report.targets(rows, main_job, trace_rows, corpus_rows, bounded_rows, checker_rows))
     )
     click.echo(results, nl=False)
     if write_to is not None:

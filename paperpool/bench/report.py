@@ -12,6 +12,7 @@ from .corpora import CorpusRow
 from .measure import Series
 from .pools import MainJob, PoolRow
 from .traces import ARTIFACT, TraceRow
+from .validator import ValidatorRow
 
 HEADER = (
     "| measurement | size | median s | min s | max s | peak MB | ms per item | ratio | the ratio is |\n"
@@ -55,6 +56,7 @@ def table(
     traces: list[TraceRow],
     corpora: list[CorpusRow] = (),
     bounded: list[BoundedRow] = (),
+    checker: list[ValidatorRow] = (),
 ) -> str:
     lines = [HEADER]
     by_size = {row.entries: row for row in pools}
@@ -132,6 +134,14 @@ def table(
                 "validate + metrics / this",
             )
         )
+    for row in checker:
+        size = (f"{row.events:,} events, " if row.events else "") + f"{row.megabytes:,.1f} MB, {row.label}"
+        lines.append(_row("trace metrics FILE (a whole command)", size, row.ours, None, row.ratio, "/ validate_trace.py"))
+        lines.append(_row("the artifact's validate_trace.py FILE", size, row.theirs, None))
+    if not checker:
+        lines.append(
+            "| trace metrics / the artifact's validate_trace.py | not measured: give --artifact-validator | | | | | | | |"
+        )
     for row in corpora:
         size = f"{row.traces:,} traces, {row.events:,} events, {row.megabytes:,.0f} MB of JSON Lines"
         lines.append(
@@ -179,6 +189,7 @@ def targets(
     traces: list[TraceRow],
     corpora: list[CorpusRow] = (),
     bounded: list[BoundedRow] = (),
+    checker: list[ValidatorRow] = (),
 ) -> list[tuple[str, str, bool]]:
     """(target, what was measured, whether it holds) for each target measured."""
     found = []
@@ -232,6 +243,15 @@ def targets(
                     f"{row.events:,} events validated and measured in under 10 s and 2 GB",
                     f"{row.ours.median:.1f} s, {peak:,.0f} MB",
                     row.ours.median < 10 and peak < 2048,
+                )
+            )
+    for row in checker:
+        if row.events >= 200_000:
+            found.append(
+                (
+                    f"trace metrics at most the artifact's validate_trace.py at {row.events:,} events in its format",
+                    f"{row.ours.median:.2f} s / {row.theirs.median:.2f} s = {row.ratio:.2f} x",
+                    row.ratio <= 1.0,
                 )
             )
     return found + _corpus_targets(corpora) + _bounded_targets(bounded)

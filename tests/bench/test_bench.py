@@ -95,6 +95,39 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
         "<!-- paperpool:bench:end -->\n\nkept\n"
     )
     assert "STALE-BLOCK" not in text and "| build | 200 entries, synthetic |" in text
+    assert "| trace metrics / the artifact's validate_trace.py | not measured: give --artifact-validator |" in done.stdout
+
+
+def test_the_benchmark_times_trace_metrics_against_a_checker_given(tmp_path):
+    """The rows and the target of --artifact-validator. The artifact's own checker is its
+    authors' code and not in this repository; the plumbing is tested with a checker of
+    ours that reads the file as JSON, beside the artifact's example trace (copied from
+    ../shared/source-artifact), as the checker sits beside it in the artifact."""
+    checker = tmp_path / "validate_trace.py"
+    checker.write_text("import json, sys\njson.load(open(sys.argv[1], encoding='utf-8'))\n", encoding="utf-8")
+    (tmp_path / "example_trace.json").write_bytes(
+        (REPO.parent / "shared" / "source-artifact" / "example_trace.json").read_bytes()
+    )
+    done = bench(
+        *("--sizes", "0", "--events", "0", "--artifact-events", "200000", "--corpus-traces", "0", "--bounded-groups", "0"),
+        *("--repeat", "1", "--artifact-validator", str(checker)),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    example = [row for row in rows if "the artifact's example_trace.json" in row]
+    synthetic = [row for row in rows if "200,000 events" in row and "synth, the artifact's format" in row]
+    for found in (example, synthetic):
+        assert [row.split(" | ")[0] for row in found] == [
+            "| trace metrics FILE (a whole command)",
+            "| the artifact's validate_trace.py FILE",
+        ]
+        assert found[0].endswith("| / validate_trace.py |")
+    assert re.search(
+        r"^- (holds|MISSED): trace metrics at most the artifact's validate_trace\.py at 200,000 events in its format: "
+        r"\d+\.\d\d s / \d+\.\d\d s = \d+\.\d\d x$",
+        done.stdout,
+        re.MULTILINE,
+    )
 
 
 def test_the_benchmark_refuses_a_file_without_markers_before_measuring(tmp_path):
