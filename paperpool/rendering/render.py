@@ -505,7 +505,14 @@ class _OutputBudget:
                 if len(text) > MAX_PAGE_CHARS
                 else "wrote more than the pages' limit together"
             )
-            raise PaperpoolError(f"{name}: template error: {what}; make the template write less")
+            # paperpool's own template writes what the pool holds: the data is what to look at
+            fix = (
+                "make the template write less"
+                if name.startswith(f"{OVERRIDES}/")
+                else "the pool's data it shows is too large for a page: look for a very long value in the records, "
+                "traces or corpora this page shows"
+            )
+            raise PaperpoolError(f"{name}: template error: {what}; {fix}")
         return text
 
 

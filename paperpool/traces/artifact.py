@@ -307,10 +307,13 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
                 found[name] = [first, count]
     for name, (first, count) in sorted(found.items(), key=lambda item: item[1][0]):
         message = (
-            f"unknown field '{printable(name)}', which paperpool does not read; prefix its name with x_ "
+            f"unknown field '{printable(schema.shown_name(name))}', which paperpool does not read; prefix its name with x_ "
             "to keep it as an extension"
         )
-        warnings[(section, "field", name)] = [Finding(schema.pointer([section, offset + first, name]), message), count]
+        warnings[(section, "field", name)] = [
+            Finding(schema.pointer([section, offset + first, schema.shown_name(name)]), message),
+            count,
+        ]
 
 
 @functools.cache

@@ -27,7 +27,7 @@ import numpy as np
 from paperpool.files import walk
 from paperpool.files.problems import PaperpoolError, name_problem, utf8_name
 
-from .limits import RATIO_FREE, CorpusTooLarge, Limits, TooCompressed, default
+from .limits import LINE_CHARGE, RATIO_FREE, CorpusTooLarge, Limits, TooCompressed, default
 from .loading import TraceUnreadable, read_bytes
 from .schema import printable
 
@@ -215,6 +215,12 @@ def _lines(path: Path, compression: str | None, max_bytes: int, tally: Tally) ->
                 yield _over(str(path), number, max_bytes)
                 continue
             tally.add(str(path), number, size)
+            if compression and size < LINE_CHARGE:
+                # a line of a compressed file counts as LINE_CHARGE bytes against the ratio: 3 kB of
+                # gzip gave a million empty lines, each an invalid trace to report, inside the allowance
+                tally.compressed_given += LINE_CHARGE - size
+                if tally.expands():
+                    raise TooCompressed(str(path), number, tally.limits)
             if line.strip():
                 yield Record(str(path), number, line)
 

@@ -24,6 +24,9 @@ from .section import NAME
 
 SETTING = "limits"
 RATIO_FREE = 16 << 20  # decompressed bytes of a corpus's compressed files given before their ratio is held to the limit
+# A line of a compressed file counts as at least this many bytes against the ratio: a trace of
+# a real corpus is some 5 to 30 kB, so it never binds one that compresses as text does.
+LINE_CHARGE = 4096
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,8 @@ class TooCompressed(PaperpoolError):
     def __init__(self, file: str, line: int, limits: Limits):
         super().__init__(
             f"{printable(file)}:{line}: the corpus's compressed files decompress to more than {limits.compression_ratio:,} "
-            f"bytes for each compressed byte by this line of this file; a corpus compresses some 10 to 20 times and a "
+            f"bytes for each compressed byte by this line of this file (a line counting as at least {LINE_CHARGE:,} bytes); "
+            "a corpus compresses some 10 to 20 times and a "
             f"compression bomb thousands: {limits.raise_it('compression_ratio')}"
         )
 

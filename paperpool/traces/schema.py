@@ -273,8 +273,9 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
         fix = "remove it, or prefix its name with x_ to keep it as an extension"
         return [
             Finding(
-                pointer(path + [key]),
-                f"unknown field '{key}'; " + (suggest(key, known, fix) if suggesting and number <= MOST_PROBLEMS else fix),
+                pointer(path + [shown_name(key)]),
+                f"unknown field '{shown_name(key)}'; "
+                + (suggest(key, known, fix) if suggesting and number <= MOST_PROBLEMS and len(key) <= NAME_SHOWN else fix),
             )
             for number, key in enumerate(kind.unexpected)
         ]
@@ -410,6 +411,15 @@ def _json_type(value) -> str:
     if isinstance(value, str):
         return "text"
     return "a list" if isinstance(value, list) else "an object"
+
+
+NAME_SHOWN = 100  # characters of a field's name a problem quotes: a name of a megabyte made each line two
+
+
+def shown_name(name: str, most: int = NAME_SHOWN) -> str:
+    """A name (or text) from a trace as a problem or a page quotes it: whole when short,
+    else its first `most` characters and how many more there are."""
+    return name if len(name) <= most else f"{name[:most]}… ({len(name) - most:,} characters more)"
 
 
 def _show(value) -> str:

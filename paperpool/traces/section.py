@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperpool.files.problems import NOT_UTF8_NAME, PaperpoolError, Problem, suggest, utf8_name
+from paperpool.files.problems import NOT_UTF8_NAME, PaperpoolError, Problem, printable, suggest, utf8_name
 
 from ..registry import Registry, Section, linked_step, outside_pool, registry_problem
 from ..registry.tables import unknown_keys
@@ -102,10 +102,13 @@ def pages_wanted(registry: Registry) -> bool:
 
 
 def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
-    """Each corpus named once, found where it says, inside the pool, through no link, and
-    grouped by fields a row has (the schema checks the rest of its shape)."""
+    """Each corpus named once, found where it says, inside the pool, through no link, its
+    files no other corpus's (each corpus is read for its page: twenty corpora of one file
+    read it twenty times), and grouped by fields a row has (the schema checks the rest of
+    its shape)."""
     problems = []
     names: set = set()
+    places: dict[Path, str] = {}  # each corpus's resolved path: its name
     for index, corpus in enumerate(corpora if isinstance(corpora, list) else []):
         if not isinstance(corpus, dict):
             continue
@@ -123,6 +126,21 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
             why = corpus_path_problem(registry.root, corpus["path"])
             if why:
                 problems.append(registry_problem(registry.document, (*where, "path"), why))
+            else:
+                place = (registry.root / corpus["path"]).resolve()
+                other = next(
+                    (name for at, name in places.items() if at == place or at in place.parents or place in at.parents), None
+                )
+                if other is not None:
+                    problems.append(
+                        registry_problem(
+                            registry.document,
+                            (*where, "path"),
+                            f"'{printable(corpus['path'])}' holds files of corpus '{printable(str(other))}' too; give each "
+                            "corpus files of its own",
+                        )
+                    )
+                places.setdefault(place, corpus.get("name"))
         for position, name in enumerate(corpus.get("by") or []):
             if name not in GROUPABLE:
                 problems.append(

@@ -24,7 +24,7 @@ from paperpool.files.problems import PaperpoolError, plural
 from paperpool.rendering.markdown import visible
 
 from . import measures
-from .schema import printable
+from .schema import NAME_SHOWN, printable, shown_name
 from .validation import check_trace
 
 WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34
@@ -154,18 +154,25 @@ def labelled_failure(trace: dict) -> dict | None:
         return None
     if not any(isinstance(event, dict) and event.get("id") == given["event"] for event in trace.get("events", ())):
         return None
+    # the texts cut (a reason of 15 MB was drawn six times over): a drawing and a page quote a
+    # few lines (the event's id is kept whole, to find the event; failure_sentence cuts it)
     return {
-        key: value
+        key: shown_name(value, REASON_SHOWN if key == "reason" else NAME_SHOWN)
+        if isinstance(value, str) and key != "event"
+        else value
         for key, value in given.items()
         if key in ("event", "agent", "step", "reason")
         and (isinstance(value, str) or key == "step" and isinstance(value, int) and not isinstance(value, bool))
     }
 
 
+REASON_SHOWN = 500
+
+
 def failure_sentence(failure: dict) -> str:
     """A labelled failure in words: step, agent and reason, as far as it gives them."""
     step = f"step {failure['step']}" if "step" in failure else "event"
-    said = f"{step} ({failure['event']})" + (f", by {failure['agent']}" if "agent" in failure else "")
+    said = f"{step} ({shown_name(failure['event'])})" + (f", by {failure['agent']}" if "agent" in failure else "")
     return said + (f": {failure['reason']}" if "reason" in failure else "")
 
 

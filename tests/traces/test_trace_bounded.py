@@ -191,7 +191,8 @@ def test_a_compressed_file_past_its_ratio_stops_the_command(run, tmp_path, pool_
         1,
         (
             f"Error: {path}:1: the corpus's compressed files decompress to more than 200 bytes for each compressed byte by "
-            "this line of this file; a corpus compresses some 10 to 20 times and a compression bomb thousands: raise "
+            "this line of this file (a line counting as at least 4,096 bytes); a corpus compresses some 10 to 20 times and a "
+            "compression bomb thousands: raise "
             "traces.limits.compression_ratio in the pool's registry.yaml if it is meant to be this large\n"
         ),
     )
@@ -213,7 +214,7 @@ def test_the_first_16_mib_are_the_whole_corpus_s_not_each_file_s(run, tmp_path):
     result = run("trace", "metrics", str(folder), "--format", "csv", cwd=tmp_path)
     assert result.exit_code == 1 and result.output.endswith(
         f"Error: {folder / '001.jsonl.zst'}:1: the corpus's compressed files decompress to more than 200 bytes for each "
-        "compressed byte by this line of this file; a corpus compresses some 10 to 20 times and a compression bomb "
+        "compressed byte by this line of this file (a line counting as at least 4,096 bytes); a corpus compresses some 10 to 20 times and a compression bomb "
         "thousands: raise traces.limits.compression_ratio in the pool's registry.yaml if it is meant to be this large\n"
     )
 
@@ -623,3 +624,61 @@ def test_an_export_stopped_by_sigterm_says_so_and_exits_130(tmp_path):
     _, errors = command.communicate(timeout=60)
     assert (command.returncode, errors) == (130, "Error: interrupted; nothing was left half-written.\n")
     assert [path.name for path in tmp_path.iterdir()] == ["corpus.jsonl"]
+
+
+def test_a_small_gzip_of_a_million_empty_lines_is_refused_early(run, tmp_path):
+    """A hostile review: 2.9 kB of gzip holding a million lines of {} stayed inside the
+    first 16 MiB, and each line was an invalid trace to report: a minute a command, and
+    a minute per corpus in a build. A line of a compressed file counts as 4,096 bytes."""
+    path = tmp_path / "empty.jsonl.gz"
+    path.write_bytes(gzip.compress(b"{}\n" * 1_000_000, 9))
+    result = run("trace", "metrics", str(path), "--jobs", "1", cwd=tmp_path)
+    assert result.exit_code == 1
+    last = result.output.splitlines()[-1]
+    assert re.fullmatch(
+        rf"Error: {re.escape(str(path))}:\d+: the corpus's compressed files decompress to more than 200 bytes for each "
+        r"compressed byte by this line of this file \(a line counting as at least 4,096 bytes\); .*",
+        last,
+    )
+    assert int(last.split(":")[2]) < 5_000
+
+
+def test_corpora_sharing_files_are_refused(run, pool_copy):
+    """A hostile review: one small file declared as 19 corpora was read 19 times by a build."""
+    declared = "".join(f"    - name: again{k}\n      path: corpora/who-and-when.jsonl.gz\n      title: Again\n" for k in range(2))
+    edit(pool_copy / "registry.yaml", "  corpora:\n", "  corpora:\n" + declared)
+    result = run("validate", cwd=pool_copy)
+    lines = [line for line in result.output.splitlines() if "holds files of corpus" in line]
+    assert (
+        result.exit_code == 1
+        and [line.split(": ", 2)[2] for line in lines]
+        == ["'corpora/who-and-when.jsonl.gz' holds files of corpus 'again0' too; give each corpus files of its own"] * 2
+    )
+
+
+def test_a_field_name_of_a_megabyte_is_quoted_cut(run, tmp_path):
+    """A hostile review: a corpus line whose unknown field's name was a megabyte made its
+    problem line two megabytes, and ten such lines made a corpus page too large to build
+    (the build blamed paperpool's template). A problem quotes a name's first 100 characters."""
+    trace = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(trace | {"Z" * (1 << 20): 1}), encoding="utf-8")
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    cut = "Z" * 100 + f"… ({(1 << 20) - 100:,} characters more)"
+    assert (result.exit_code, result.output.splitlines()[0]) == (
+        1,
+        f"{path}: /{cut}: unknown field '{cut}'; remove it, or prefix its name with x_ to keep it as an extension",
+    )
+
+
+def test_a_failure_reason_of_megabytes_is_drawn_cut():
+    """A hostile review: an x_failure.reason of 15 MB was drawn six times into a gallery
+    trace's timeline, and the page was too large to build."""
+    from paperpool.traces import timeline
+
+    trace = json.loads((REPO / "traces" / "swarm-six-workers.json").read_text(encoding="utf-8"))
+    trace["x_failure"] = {"event": trace["events"][3]["id"], "agent": "B" * 300, "step": 3, "reason": "R" * (15 << 20)}
+    failure = timeline.labelled_failure(trace)
+    assert failure["reason"] == "R" * 500 + f"… ({(15 << 20) - 500:,} characters more)"
+    assert failure["agent"] == "B" * 100 + "… (200 characters more)" and failure["event"] == trace["events"][3]["id"]
+    assert len(timeline.draw(trace)) < 20_000

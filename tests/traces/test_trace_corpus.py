@@ -23,7 +23,7 @@ import zstandard
 from paperpool.traces import limits, rows, schema, synth
 from paperpool.traces.mapping import default
 
-from ..conftest import REPO, descendants
+from ..conftest import REPO, descendants, edit
 
 SWARM = REPO / "traces" / "swarm-six-workers.json"
 BAD_LINE = b'{"trace_id": "broken", "events": [{"id": "a", "t": 0, "type": "stop", "agent": "x"}], "edges": [], "schema": "nope"}'
@@ -734,7 +734,7 @@ def test_the_corpus_page_counts_many_groups_in_one_pass():
         for g in range(300)
         for v in range(15)
     ]
-    groups = [(f"s{g}", 195) for g in range(300)]
+    groups = [((f"s{g}",), 195) for g in range(300)]
     table = corpora._counts("x", counted, ["system"], groups, "over", "")
     assert len(table.rows) == 300 * (corpora.MOST_VALUES + 1)
     assert table.rows[12] == ["s0", "3 other values, together", "21", "10.8 %"]
@@ -754,12 +754,29 @@ def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
         {"field": "x", "value": value[:MAX_SHOWN], "chars": len(value) + 1, "traces": 1, "run": "r" * 1000 + str(i % 2)}
         for i in range(4)
     ]
-    groups = [("r" * 1000 + "0", 2), ("r" * 1000 + "1", 2)]
+    groups = [(("r" * 1000 + "0",), 2), (("r" * 1000 + "1",), 2)]
     table = _counts("x", counted, ["run"], groups, "over 4", ", by run")
     cells = [cell for row in table.rows for cell in row]
     assert all(len(cell) < MAX_SHOWN + 40 for cell in cells)
     assert table.rows[0][1] == value[:MAX_SHOWN] + f"… ({len(value) + 1 - MAX_SHOWN:,} characters more)"
     assert [row[-1] for row in table.rows] == ["50.0 %"] * 4  # each group's own size, not one merged
+
+
+def test_groups_whose_values_read_alike_are_counted_apart():
+    """A hostile review: groups were told apart by their values joined with " · ", so
+    ("a · b", "c") and ("a", "b · c") were one group, and a trace without the field one
+    with a value written "(none)": each value's share was of the wrong group."""
+    from paperpool.traces.site.corpora import NONE, _counts
+
+    counted = [
+        {"field": "x", "value": "v", "chars": 1, "traces": 2, "system": "a · b", "run": "c"},
+        {"field": "x", "value": "v", "chars": 1, "traces": 1, "system": "a", "run": "b · c"},
+        {"field": "x", "value": "v", "chars": 1, "traces": 1, "system": NONE, "run": "r"},
+        {"field": "x", "value": "v", "chars": 1, "traces": 4, "system": None, "run": "r"},
+    ]
+    groups = [(("a · b", "c"), 2), (("a", "b · c"), 4), ((NONE, "r"), 1), ((None, "r"), 8)]
+    table = _counts("x", counted, ["system", "run"], groups, "over", ", by system, run")
+    assert [row[-1] for row in table.rows] == ["100.0 %", "25.0 %", "100.0 %", "50.0 %"]
 
 
 def _tables(folder: Path, traces: dict, events: dict) -> Path:
@@ -852,3 +869,24 @@ def test_a_partitioned_export_of_interleaved_runs_stops_past_its_files(run, tmp_
         "batch holds); put the corpus's traces in the order of the partition's fields, or partition by fewer"
     )
     assert not (tmp_path / "tables").exists()
+
+
+def test_a_corpus_that_counts_time_unit_states_it_once(pool_copy):
+    """A hostile review: `count: [time_unit]` counted each trace's time unit twice on the
+    page (it is stated whether or not a corpus counts it): "seconds (6 traces)" for 3."""
+    from paperpool.registry import load_registry
+    from paperpool.traces.site import corpora
+
+    lines = [
+        json.dumps(json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8")) | {"trace_id": f"t{k}"})
+        for k in range(3)
+    ]
+    (pool_copy / "corpora" / "three.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    declared = "    - name: three\n      path: corpora/three.jsonl\n      title: Three\n      count: [time_unit]\n"
+    edit(pool_copy / "registry.yaml", "  corpora:\n", "  corpora:\n" + declared)
+    registry, problems = load_registry(pool_copy)
+    assert registry is not None, problems
+    page = next(page for page in corpora.pages(registry) if page.corpus.name == "three")
+    unit = json.loads(lines[0]).get("time_unit")
+    assert page.time_units == [(unit if unit is not None else corpora.NONE, 3)]
+    assert [row[1:] for row in page.counts[0].rows] == [["3", "100.0 %"]]

@@ -84,14 +84,17 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
         except PaperpoolError as exc:
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
         counted = (
-            summary.field_counts(folder, inputs, by, ["time_unit", *corpus.count], bounds)
+            # time_unit once: the page states it whether or not the corpus counts it
+            summary.field_counts(
+                folder, inputs, by, ["time_unit", *(name for name in corpus.count if name != "time_unit")], bounds
+            )
             if outcome.traces > outcome.invalid
             else []
         )
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"
     grouped = f", by {', '.join(by)}" if by else ""
-    groups = _groups(result.metrics, by)
+    groups = _groups(result.metrics, by)  # by each group's values, not their joined text, which two groups may share
     about = {column.name: column.about for column in rows.columns(decisions)}
     measures, left_out = _measures(result.metrics, by, about)
     root = f"{registry.root}/"
@@ -101,7 +104,7 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
         outcome.traces,
         outcome.invalid,
         [line.removeprefix(root) for line in problems],
-        groups,
+        [(" · ".join(_labels(group)), traces) for group, traces in groups],
         _totals([row for row in counted if row["field"] == "time_unit"]),
         Table(
             f"Each measure's distribution {over}{grouped}: how many traces have a value for it, their mean, "
@@ -122,10 +125,10 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
     )
 
 
-def _groups(metrics: list[dict], by: list[str]) -> list[tuple[str, int]]:
-    """Each group and its valid traces (every measure's rows have them all)."""
+def _groups(metrics: list[dict], by: list[str]) -> list[tuple[tuple, int]]:
+    """Each group (its values) and its valid traces (every measure's rows have them all)."""
     first = metrics[0]["measure"] if metrics else None
-    return [(" · ".join(_cells(row, by)), row["traces"]) for row in metrics if row["measure"] == first]
+    return [(_group(row, by), row["traces"]) for row in metrics if row["measure"] == first]
 
 
 def _measures(metrics: list[dict], by: list[str], about: dict[str, str]) -> tuple[list[list[str]], list[str]]:
@@ -150,7 +153,7 @@ def _measures(metrics: list[dict], by: list[str], about: dict[str, str]) -> tupl
     return found, left_out
 
 
-def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[str, int]], over: str, grouped: str) -> Table:
+def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[tuple, int]], over: str, grouped: str) -> Table:
     """A counted field's values, the MOST_VALUES most frequent of each group, the others
     summed in one row, with each value's share of its group's valid traces."""
     sizes = dict(groups)
@@ -158,13 +161,13 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
     shown: dict = {}
     rest: dict = {}  # group -> [its row's place, other values, their traces]: one pass over the rows, whatever the groups
     for row in counted:
-        group = tuple(_cells(row, by))
+        group = _group(row, by)
         shown[group] = shown.get(group, 0) + 1
         if shown[group] <= MOST_VALUES:
-            size = sizes.get(" · ".join(group), 0)
+            size = sizes.get(group, 0)
             rows.append(
                 [
-                    *_shown(group),
+                    *_shown(_labels(group)),
                     _cut(NONE, None) if row["value"] is None else _cut(row["value"], row["chars"]),
                     f"{row['traces']:,}",
                     _percent(row["traces"] / size),
@@ -177,8 +180,13 @@ def _counts(name: str, counted: list[dict], by: list[str], groups: list[tuple[st
         rest[group][1] += 1
         rest[group][2] += row["traces"]
     for group, (place, values, traces) in rest.items():
-        size = sizes.get(" · ".join(group), 0)
-        rows[place] = [*_shown(group), f"{plural(values, 'other value')}, together", f"{traces:,}", _percent(traces / size)]
+        size = sizes.get(group, 0)
+        rows[place] = [
+            *_shown(_labels(group)),
+            f"{plural(values, 'other value')}, together",
+            f"{traces:,}",
+            _percent(traces / size),
+        ]
     return Table(
         f"The values of `{name}` {over}{grouped}: how many traces hold each (the {MOST_VALUES} most frequent "
         f"{'of each group' if by else 'values'}, the others together), and their share of "
@@ -198,8 +206,19 @@ def _totals(counted: list[dict]) -> list[tuple[str, int]]:
 
 
 def _cells(row: dict, by: list[str]) -> list[str]:
-    """A row's group, each field's value whole (groups are told apart by it)."""
-    return [NONE if row.get(name) is None else str(row[name]) for name in by]
+    """A row's group as shown, each field's value whole."""
+    return _labels(_group(row, by))
+
+
+def _group(row: dict, by: list[str]) -> tuple:
+    """A row's group: its fields' values as they are (None for a trace without the
+    field), which tell groups apart where their text may not (a value holding the
+    separator, or written as NONE)."""
+    return tuple(row.get(name) for name in by)
+
+
+def _labels(group: tuple) -> list[str]:
+    return [NONE if value is None else str(value) for value in group]
 
 
 def _shown(values) -> list[str]:
