@@ -1,9 +1,13 @@
 """A corpus's rows measured a batch at a time (batch.py) are the rows each trace gets on
-its own (rows.measure, the single-trace path): compared column by column, and type by
-type, over real traces (the pool's, the Who&When corpus, the test and hostile traces),
-synth's corpora of every topology, traces made at random to reach every rule and measure
-the batch computes, and hypothesis's traces, mostly invalid, which the batch must leave
-to rows.measure. Each test also checks that the batch measured a good share itself, so
+its own (rows.measure, the single-trace path). The measures are written once
+(measures.py, a single trace being a batch of one); what remains two, and why these
+checks remain: the reading (batch.py's compiled columns, for speed, against the index
+validation builds) and the rules' checks (the batch's vouching against rules.py's
+findings, which say what is wrong). Compared column by column, and type by type, over
+real traces (the pool's, the Who&When corpus, the test and hostile traces), synth's
+corpora of every topology, traces made at random to reach every rule and measure the
+batch computes, and hypothesis's traces, mostly invalid, which the batch must leave to
+rows.measure. Each test also checks that the batch measured a good share itself, so
 that it cannot pass by handing everything over. Each test runs twice: with the compiled
 loops and with their Python versions."""
 
