@@ -221,3 +221,20 @@ def lay_case(case: Path, pool: Path) -> None:
     if remove.exists():
         for line in remove.read_text().split():
             (pool / line).unlink()
+
+
+def remove_deep(folder) -> None:
+    """Remove a folder however deep, a level at a time (shutil.rmtree calls itself once a level)."""
+    pending = [str(folder)]
+    while pending:
+        current = pending[-1]
+        entries = list(os.scandir(current))
+        folders = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
+        if folders:
+            pending += folders
+        else:
+            os.rmdir(current)
+            pending.pop()

@@ -13,12 +13,13 @@ wrong --from (or spans of conventions the importer does not read) would go unnot
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from paperpool.files.problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, plural, printable
 
 GROUP = "paperpool.trace_formats"
 # The files one import writes, as trace export's partitions: an export whose every span
@@ -93,8 +94,22 @@ def formats() -> dict[str, TraceFormat]:
     return found
 
 
+def registered(name: str) -> TraceFormat | None:
+    """The registered format of that name, or None (also when its module cannot be loaded):
+    for a format to ask another about a file, without importing its module."""
+    for entry in metadata.entry_points(group=GROUP, name=name):
+        try:
+            declared = entry.load()
+        except (ImportError, AttributeError):
+            continue
+        if declared.name == name:
+            return declared
+    return None
+
+
 def detect(paths: list[Path], known: dict[str, TraceFormat]) -> TraceFormat:
     """The format of the inputs, from the first one's content; PaperpoolError when none reads it."""
+    refuse_compressed(paths)
     head = _head(paths[0])
     for trace_format in known.values():
         if trace_format.detect(paths[0], head):
@@ -127,6 +142,7 @@ def import_traces(paths: list[Path], trace_format: TraceFormat, options: ImportO
     holds an agent's create_agent, a memory store's operations, A2A transport spans beside
     the runs) is passed over where the inputs hold a run; inputs of nothing else are a
     PaperpoolError that says what the format expects."""
+    refuse_compressed(paths)
     converted = trace_format.convert(paths, options)
     imported = [item for item in converted if item.trace.get("events")]
     if not imported:
@@ -158,6 +174,25 @@ def plan_outputs(imported: list[Imported], out: Path, pattern: str) -> list[tupl
         following[stem] = n
         planned.append((out / f"{unique}.json", item))
     return planned
+
+
+def refuse_compressed(paths: list[Path]) -> None:
+    """An input that is a compressed file (its magic number): one line saying so and what
+    to do, not a format's complaint about the bytes it finds (the importers read exports
+    as they are written, uncompressed)."""
+    from .loading import COMPRESSIONS, TraceUnreadable, compression, read_start
+
+    for path in paths:
+        try:
+            compressed = compression(read_start(path, 4))
+        except TraceUnreadable:  # the format's own reading says why
+            continue
+        if compressed:
+            raise PaperpoolError(
+                f"{printable(str(path))}: is a {compressed}-compressed file; trace import reads exports uncompressed: "
+                f"decompress it first ({COMPRESSIONS[compressed][1]} {shlex.quote(str(path))}) and import the file it "
+                "gives (nothing was written)"
+            )
 
 
 def refuse_too_many(traces: int, where: str) -> None:

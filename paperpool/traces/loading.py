@@ -27,11 +27,24 @@ MAX_TRACE_BYTES = 512 * 1024 * 1024
 
 
 class TraceUnreadable(Exception):
-    """A file that is no trace at all: its findings say why, one line each."""
+    """A file that is no trace at all: its findings say why, one line each; `shape`, what
+    it is instead when that is known (a compression of COMPRESSIONS, or JSON_LINES), for a
+    command to say what to do with it."""
 
-    def __init__(self, findings: list[Finding]):
+    def __init__(self, findings: list[Finding], shape: str | None = None):
         super().__init__(findings[0].message)
         self.findings = findings
+        self.shape = shape
+
+
+# Compressed files, by their first bytes (magic numbers), with the command that decompresses them
+COMPRESSIONS = {"gzip": (b"\x1f\x8b", "gzip -dk"), "zstd": (b"\x28\xb5\x2f\xfd", "zstd -d")}
+JSON_LINES = "JSON Lines"
+
+
+def compression(data: bytes) -> str | None:
+    """The compression a file's first bytes announce ("gzip", "zstd"), else None."""
+    return next((name for name, (magic, _) in COMPRESSIONS.items() if data.startswith(magic)), None)
 
 
 @contextlib.contextmanager
@@ -99,6 +112,18 @@ def read_bytes(path: Path, max_bytes: int = MAX_TRACE_BYTES, setting: str = "") 
     return data
 
 
+def read_start(path: Path, size: int) -> bytes:
+    """At most the first `size` bytes of a plain file (TraceUnreadable for anything else: a
+    device never ends, a pipe waits for a writer)."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise TraceUnreadable([Finding("", "not a plain file (a device, pipe or socket, or a link to one)")])
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise TraceUnreadable([Finding("", f"cannot read the file: {exc.strerror}")]) from None
+
+
 def _too_big(size: str, max_bytes: int, setting: str = "") -> Finding:
     return Finding(
         "",
@@ -112,7 +137,8 @@ def parse_trace(data: bytes):
         with no_gc_pauses():
             return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise TraceUnreadable(_explain(exc, data)) from None
+        shape = _shape(exc, data)
+        raise TraceUnreadable(_explain(exc, data, shape), shape) from None
 
 
 def explain_bytes(data: bytes) -> list[Finding]:
@@ -120,13 +146,23 @@ def explain_bytes(data: bytes) -> list[Finding]:
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return _explain(exc, data)
+        return _explain(exc, data, _shape(exc, data))
     return [Finding("", "the file could not be read as a trace; check that it is a JSON trace")]
 
 
-def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
+def _explain(exc: orjson.JSONDecodeError, data: bytes, shape: str | None) -> list[Finding]:
     if "memory" in exc.msg:  # orjson says so when it cannot allocate: the machine's problem, not the file's
         raise MemoryError(exc.msg)
+    if shape == JSON_LINES:
+        return [
+            Finding(
+                "",
+                "holds several JSON documents, one per line (JSON Lines), where a trace file holds one; "
+                "named .jsonl, it is read as a corpus of traces, one per line",
+            )
+        ]
+    if shape is not None:
+        return [Finding("", f"is a {shape}-compressed file, not JSON text; decompress it first ({COMPRESSIONS[shape][1]} FILE)")]
     where = f"line {exc.lineno}, column {exc.colno}"
     if "depth limit" in exc.msg:
         return [
@@ -155,6 +191,29 @@ def _explain(exc: orjson.JSONDecodeError, data: bytes) -> list[Finding]:
                 )
             ]
     return [Finding("", f"not JSON at {where}: {exc.msg}; check that the file is a JSON trace")]
+
+
+def _shape(exc: orjson.JSONDecodeError, data: bytes) -> str | None:
+    """What a file that is no JSON document is instead, when that is plain: compressed
+    (its magic number), or JSON Lines (its first line a JSON document, and the content
+    past it, on a later line, a line that is one too)."""
+    compressed = compression(data)
+    if compressed or "after document" not in exc.msg or exc.lineno < 2:
+        return compressed
+    first = data.find(b"\n")
+    start = first
+    for _ in range(exc.lineno - 1):  # to the start of the line the rest begins on
+        start = data.find(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return JSON_LINES if _is_json(data[:first]) and _is_json(data[start : end if end >= 0 else len(data)]) else None
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 _NOT_FINITE = object()

@@ -21,6 +21,7 @@ built as for GenAI spans (otlp_events.Converter):
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from .otlp_events import (
     TOOL,
     Convention,
     Step,
+    genai_step,
     transfer_target,
 )
 
@@ -89,8 +91,94 @@ def _langgraph_node(attributes: dict) -> str | None:
 CONVENTION = Convention("OpenInference", step)
 
 
+# How far detection reads an export for spans: the first span to end (a model call's,
+# with its prompt) may run to megabytes before any attribute that says what it is.
+SCANNED_BYTES = 8 * 1024 * 1024
+SCANNED_SPANS = 1_000
+_SPANS = re.compile(r'"spans"\s*:\s*\[')  # a key: inside a JSON string its quotes would be escaped
+
+
 def detect(path: Path, head: str) -> bool:
-    return otlp_format.detect(path, head) and KIND in head and "gen_ai.operation.name" not in head
+    """OTLP/JSON whose first spans (SCANNED_SPANS) carry OpenInference's attributes, read
+    from the spans, never from the instrumentation scope's name, which collectors and
+    re-exporters rewrite. Spans that carry gen_ai.operation.name too (one framework's GenAI
+    spans beside another instrumentation's OpenInference ones, or spans mapped from one
+    convention to the other) are claimed when OpenInference's reading finds more agents in
+    them than the GenAI conventions' does, then more spans with a role (a model call, a
+    tool call, ...): the agents are what the orchestration is made of. A tie is left to
+    otlp, the OpenTelemetry conventions."""
+    from .otlp import OPERATION
+
+    if not otlp_format.is_export(head):
+        return False
+    raw = first_spans(path)
+    keys = [_attribute_keys(span) for span in raw]
+    if not any(KIND in found for found in keys):
+        return False
+    if not any(OPERATION in found for found in keys):
+        return True
+    spans = _read(raw)  # as the importers read them: only when both conventions are there (1,000 spans: 0.3 s)
+
+    def found(classify) -> tuple[int, int]:
+        kinds = [classify(span).kind for span in spans]
+        return kinds.count(AGENT), len(kinds) - kinds.count(NESTS)
+
+    return found(step) > found(genai_step)
+
+
+def first_spans(path: Path) -> list:
+    """The spans, as parsed JSON, that begin within the first SCANNED_BYTES of an OTLP/JSON
+    file (one document or JSON Lines), at most SCANNED_SPANS; a span cut off by the end of
+    what was read is left out."""
+    from .loading import TraceUnreadable, read_start
+
+    try:
+        text = read_start(path, SCANNED_BYTES).decode("utf-8", "replace")
+    except TraceUnreadable:
+        return []
+    decoder = json.JSONDecoder()
+    raw: list = []
+    for match in _SPANS.finditer(text):
+        if len(raw) >= SCANNED_SPANS:
+            break
+        at = match.end()
+        while len(raw) < SCANNED_SPANS:
+            try:
+                span, at = decoder.raw_decode(text, _past_space(text, at))
+            except (ValueError, RecursionError):  # the list's end, or the end of what was read
+                break
+            raw.append(span)
+            at = _past_space(text, at)
+            if not text.startswith(",", at):
+                break
+            at += 1
+    return raw
+
+
+def _past_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _attribute_keys(span) -> set[str]:
+    attributes = span.get("attributes") if isinstance(span, dict) else None
+    listed = attributes if isinstance(attributes, list) else []
+    return {item["key"] for item in listed if isinstance(item, dict) and isinstance(item.get("key"), str)}
+
+
+def _read(raw: list) -> list[Span]:
+    """The spans OTLP/JSON allows among `raw`, each read as the importers read it."""
+    from .otlp import OtlpProblem, read_traces
+
+    spans = []
+    for span in raw:
+        try:
+            read = read_traces([(None, {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})])
+        except OtlpProblem:
+            continue
+        spans += [found for listed, _ in read.values() for found in listed]
+    return spans
 
 
 def convert(paths: list[Path], options: ImportOptions) -> list[Imported]:

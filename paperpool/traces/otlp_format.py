@@ -11,7 +11,7 @@ from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError
 
-from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many
+from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many, registered
 from .schema import Finding
 
 EXPECTS = (
@@ -21,9 +21,18 @@ EXPECTS = (
 
 
 def detect(path: Path, head: str) -> bool:
-    """OTLP/JSON, unless its spans follow OpenInference's conventions alone (--from openinference)."""
-    otlp = head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
-    return otlp and ("openinference.span.kind" not in head or "gen_ai.operation.name" in head)
+    """OTLP/JSON, unless the openinference format claims it (its spans carry OpenInference's
+    attributes: openinference.detect). That format is asked through the registry, as
+    `trace import` asks it: the two modules never import each other."""
+    if not is_export(head):
+        return False
+    openinference = registered("openinference")
+    return openinference is None or not openinference.detect(path, head)
+
+
+def is_export(head: str) -> bool:
+    """Whether a file's first 64 KiB are those of an OTLP/JSON export."""
+    return head.lstrip().startswith("{") and ("resourceSpans" in head or "resource_spans" in head)
 
 
 def documents(path: Path) -> list[tuple[int | None, object]]:

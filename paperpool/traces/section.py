@@ -113,7 +113,8 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
         if not isinstance(corpus, dict):
             continue
         where = (NAME, "corpora", index)
-        if corpus.get("name") in names:
+        again = corpus.get("name") in names  # said once: its files are then the earlier one's to say nothing of
+        if again:
             problems.append(
                 registry_problem(
                     registry.document,
@@ -126,7 +127,7 @@ def _corpora_problems(registry: Registry, corpora) -> list[Problem]:
             why = corpus_path_problem(registry.root, corpus["path"])
             if why:
                 problems.append(registry_problem(registry.document, (*where, "path"), why))
-            else:
+            elif not again:
                 place = (registry.root / corpus["path"]).resolve()
                 other = next(
                     (name for at, name in places.items() if at == place or at in place.parents or place in at.parents), None

@@ -8,6 +8,7 @@ traces hold each value (field_counts).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -23,6 +24,7 @@ from paperpool.files.problems import PaperpoolError, name_problem, printable, su
 from .limits import Limits
 from .limits import default as default_limits
 from .rows import IDENTITY
+from .rows import columns as rows_columns
 from .tables import KEY
 
 FORMATS = ("markdown", "json", "csv")
@@ -60,7 +62,8 @@ class Summary:
 
 def is_export(folder: Path) -> bool:
     """Whether `folder` holds `trace export`'s tables (not, say, a pool with a traces/ folder)."""
-    return (folder / "traces").is_dir() and any((folder / "traces").rglob("*.parquet"))
+    traces = folder / "traces"  # walked a level at a time: rglob recursed once a level (RecursionError)
+    return traces.is_dir() and any(path.name.endswith(".parquet") for path in walk.files(traces, str(traces)))
 
 
 MAX_GROUPS = 500  # groups a summary shows, each a row per measure (the corpus page too: some 700 fill its 5 MB)
@@ -105,17 +108,15 @@ class _Sources:
         self.files = {table: _parquet_files(folder / table) for table in ("traces", "events")}
 
     def __getitem__(self, table: str) -> str:
-        listed = ", ".join("'" + str(path).replace("'", "''") + "'" for path in self.files[table])
+        listed = ", ".join("'" + _for_duckdb(path).replace("'", "''") + "'" for path in self.files[table])
         return f"read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
 
     def check(self, connection) -> None:
         """Refuse a folder no export within the corpus's limits writes: more traces than
         corpus_lines, more events than its traces may hold, or a trace's key given twice
         (each events row would then join every copy: 32 kB made a billion rows)."""
-        import pyarrow.parquet as pq
-
         where = printable(str(self.folder))
-        rows = {table: sum(pq.read_metadata(path).num_rows for path in files) for table, files in self.files.items()}
+        rows = {table: sum(_rows(path, self.folder / table, table) for path in files) for table, files in self.files.items()}
         most = {"traces": self.limits.corpus_lines, "events": rows["traces"] * self.limits.trace_events}
         for table, count in rows.items():
             if count > most[table]:
@@ -146,12 +147,112 @@ def _parquet_files(folder: Path) -> list[Path]:
         if not utf8_name(path.relative_to(folder)):
             raise PaperpoolError(name_problem(str(path), "rename it with UTF-8 characters (nothing was read)"))
         if path.name.endswith(".parquet") and stat.S_ISREG(os.lstat(path).st_mode):
+            _for_duckdb(path)  # refused here, before anything is read
             found.append(path)
     if not found:
         raise PaperpoolError(
             f"{printable(str(folder))}: holds no .parquet file; give a folder that `paperpool trace export` wrote"
         )
     return sorted(found)
+
+
+# what DuckDB's read_parquet expands in a path, even one of a list of files (tried on DuckDB
+# 2.0: `{}`, `!` and `\` are read as they are): a file named `*.parquet` read the links beside it
+GLOB = "*?["
+
+
+def _for_duckdb(path: Path) -> str:
+    """The path as DuckDB is given it, which it reads as that one file. A relative path
+    starting with `~` (DuckDB's home folder) or with a colon in its first name (`file:`,
+    a URL to DuckDB) is made absolute; a path holding a glob character is refused."""
+    text = str(path)
+    if text.startswith("~") or ":" in text.split(os.sep)[0]:
+        text = str(path.absolute())
+    glob = next((character for character in text if character in GLOB), None)
+    if glob is not None:
+        shown = str(path) if glob in str(path) else text
+        raise PaperpoolError(
+            f"{printable(shown)}: its path holds {glob}, which DuckDB reads as a pattern of file names "
+            f"(it would read whichever files match); rename the file or folder without {' '.join(GLOB)} (nothing was read)"
+        )
+    return text
+
+
+def _rows(path: Path, table_folder: Path, table: str) -> int:
+    """A file's rows, from its metadata, once its columns are found to be ones `trace
+    export` writes (each numeric one is five aggregates of one query: 16,000 columns of
+    one row took DuckDB 155 s)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shown = printable(str(path))
+    try:  # opened here, not through a link: pyarrow reads a path such as `file:/x` as a URL
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+            metadata = pq.read_metadata(handle)
+            names = metadata.schema.to_arrow_schema().names
+    except (pa.ArrowException, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc).strip() or type(exc).__name__)
+        reason = reason.splitlines()[0].split(". ")[0].rstrip(".")
+        raise PaperpoolError(
+            f"{shown}: not a Parquet table `paperpool trace export` wrote ({printable(reason[:200])}); "
+            "export the corpus again with paperpool trace export"
+        ) from None
+    # a partitioned table's fields are its folders' names, which DuckDB reads as columns too
+    names += [part.split("=")[0] for part in path.parent.relative_to(table_folder).parts if "=" in part]
+    allowed, decisions = _allowed(table), 0
+    for name in names:
+        if name.startswith(SUBDECISION) and table == "traces":
+            decisions += 1
+        elif name not in allowed:
+            raise PaperpoolError(
+                f"{shown}: its column {printable(name[:100])}{'…' if len(name) > 100 else ''} is not one "
+                f"`paperpool trace export` writes in "
+                f"{_told(table)}; export the corpus again with paperpool trace export"
+            )
+    if decisions > _most_subdecisions():
+        raise PaperpoolError(
+            f"{shown}: its {decisions:,} {SUBDECISION}ID columns are more than `paperpool trace export` writes in "
+            f"{_told(table)}; export the corpus again with paperpool trace export"
+        )
+    return metadata.num_rows
+
+
+SUBDECISION = "subdecision_"  # a traces table's column for each sub-decision of the exporting pool's mapping
+
+
+def _told(table: str) -> str:
+    """What a message says a table holds."""
+    from .tables import PARTITIONABLE
+
+    if table == "traces":
+        return (
+            f"a traces table: the columns docs/traces.md lists (the rows), with {SUBDECISION}ID for at most "
+            f"{_most_subdecisions():,} sub-decisions (a vocabulary's values)"
+        )
+    return f"an events table: {', '.join(KEY)}, the partition fields ({', '.join(PARTITIONABLE)}) and the events' columns"
+
+
+@functools.cache
+def _most_subdecisions() -> int:
+    """The sub-decisions a pool may map: each is a value of its registry's vocabulary
+    (traces.vocabulary), which the registry schema bounds; or the default mapping's."""
+    from paperpool.registry.schema import core
+
+    from .mapping import default
+
+    return max(core()["$defs"]["vocabulary"]["properties"]["values"]["maxItems"], len(default().events))
+
+
+@functools.cache
+def _allowed(table: str) -> frozenset[str]:
+    """The columns `trace export` writes in a table whatever the pool's mapping, but for
+    the sub-decisions' (the traces table's SUBDECISION columns)."""
+    from .mapping import Subdecisions
+    from .tables import EVENT_COLUMNS, PARTITIONABLE
+
+    if table == "traces":
+        return frozenset(column.name for column in rows_columns(Subdecisions({}, {}, "")))
+    return frozenset({*KEY, *PARTITIONABLE, *(column.name for column in EVENT_COLUMNS)})
 
 
 def _summarise(connection, sources: _Sources, by: list[str]) -> Summary:

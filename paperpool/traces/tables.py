@@ -254,7 +254,17 @@ def run(
             take(done)
     except workers.WorkerLost as lost:
         raise PaperpoolError(_lost(lost, before)) from None
+    if not outcome.traces:  # "0 traces" and exit status 0 would pass for success; raised before any output is put in place
+        raise PaperpoolError(_no_trace(inputs))
     return outcome
+
+
+def _no_trace(inputs: list[str]) -> str:
+    shown = ", ".join(printable(given) for given in inputs[:3]) + (f" and {len(inputs) - 3:,} more" if len(inputs) > 3 else "")
+    return (
+        f"{shown}: {'holds' if len(inputs) == 1 else 'hold'} no trace, only blank lines or none; a corpus is trace files, "
+        "or JSON Lines of one trace per line (plain, .gz or .zst); nothing was written"
+    )
 
 
 def _lost(lost: workers.WorkerLost, before: str) -> str:
@@ -335,8 +345,13 @@ def metrics_table(
     header = csv_header(columns) if fmt == "csv" else b""
     if output is None:
         shown = _for_a_terminal if fmt == "csv" and out.isatty() else bytes
-        out.write(header)
-        return measure(lambda done: out.write(shown(done.payload)))
+        first = [header]  # written with the first rows: a corpus of no trace writes nothing
+
+        def write(done: Done) -> None:
+            if done.payload:
+                out.write(first.pop() + shown(done.payload) if first else shown(done.payload))
+
+        return measure(write)
     with written_as_it_comes(output) as handle:
         handle.write(header)
         return measure(lambda done: handle.write(done.payload))

@@ -29,7 +29,7 @@ from .artifact import Doubt
 from .index import Builder, TraceIndex
 from .limits import Limits, too_many_events
 from .limits import default as default_limits
-from .loading import TraceUnreadable, no_gc_pauses, read_bytes
+from .loading import COMPRESSIONS, JSON_LINES, TraceUnreadable, no_gc_pauses, read_bytes
 from .schema import MOST_PROBLEMS, Finding, item_findings, printable, schema_findings
 
 # Files above this size are read in chunks; below it, parsing the whole file at once is
@@ -251,7 +251,7 @@ def report(
     try:
         checked = check_file(path, limits, chunk_above=chunk_above, chunk=chunk, apart_above=apart_above)
     except TraceUnreadable as exc:
-        return False, _invalid(shown, importable(path, shown) or exc.findings, [])
+        return False, _invalid(shown, importable(path, shown) or _instead(exc, shown) or exc.findings, [])
     if checked.valid:
         ix = checked.index
         said = f"{printable(shown)}: valid: {plural(ix.n, 'event')}, {plural(ix.n_edges, 'edge')}"
@@ -267,6 +267,25 @@ def report(
         if hint:
             return False, _invalid(shown, hint, [])
     return False, _invalid(shown, checked.findings, checked.warnings, checked.more)
+
+
+def _instead(exc: TraceUnreadable, shown: str) -> list[Finding]:
+    """What a file that is no trace is, and what to do with it, when it is a compressed
+    trace or a corpus in JSON Lines, which `trace metrics` reads: none otherwise."""
+    quoted = shlex.quote(shown)
+    if exc.shape == JSON_LINES:
+        said = (
+            "holds several JSON documents, one per line: JSON Lines, which paperpool trace metrics reads as a "
+            "corpus, one trace per line (named .jsonl); trace validate checks one trace file"
+        )
+    elif exc.shape in COMPRESSIONS:
+        said = (
+            f"is a {exc.shape}-compressed file: trace validate reads one uncompressed trace; decompress it "
+            f"({COMPRESSIONS[exc.shape][1]} {quoted}), or give it to paperpool trace metrics, which reads compressed corpora"
+        )
+    else:
+        return []
+    return [Finding("", said)]
 
 
 def _invalid(shown: str, findings: list[Finding], doubts: list[Doubt], more: bool = False) -> list[str]:

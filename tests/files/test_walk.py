@@ -11,7 +11,7 @@ import pytest
 
 from paperpool.files import walk
 
-from ..conftest import REPO, TINY
+from ..conftest import REPO, TINY, remove_deep
 
 
 def _deep(folder, levels: int, name: str = "x.md") -> None:
@@ -31,23 +31,6 @@ def test_the_walk_finds_every_file_in_order_and_enters_no_linked_folder(tmp_path
     (tmp_path / "link").symlink_to(tmp_path / "b")
     found = sorted(path.relative_to(tmp_path).as_posix() for path in walk.files(tmp_path))
     assert found == ["a.md", "b/z.md", "c.md", "link"]
-
-
-def _remove_deep(folder) -> None:
-    """Remove a folder however deep, a level at a time (shutil.rmtree calls itself once a level)."""
-    pending = [str(folder)]
-    while pending:
-        current = pending[-1]
-        entries = list(os.scandir(current))
-        folders = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
-        for entry in entries:
-            if not entry.is_dir(follow_symlinks=False):
-                os.unlink(entry.path)
-        if folders:
-            pending += folders
-        else:
-            os.rmdir(current)
-            pending.pop()
 
 
 LINE = "folders nested more than 64 levels deep; flatten them (paperpool looks no deeper)\n"
@@ -70,6 +53,6 @@ def test_a_folder_990_levels_deep_is_one_line(run, tmp_path, where, command, nam
     try:
         result = run(*command, cwd=root)
     finally:
-        _remove_deep(root / where)  # pytest's own clean-up of old folders would meet the RecursionError
+        remove_deep(root / where)  # pytest's own clean-up of old folders would meet the RecursionError
     assert result.exit_code == 1 and "Traceback" not in result.output and "internal error" not in result.output
     assert result.output.splitlines()[-1].startswith(f"Error: {where}/a/a/") and result.output.endswith(LINE)

@@ -70,3 +70,42 @@ def orchestration(trace: dict, metrics: dict) -> dict:
         "tokens": metrics["costs"]["tokens"],
         "subdecisions": metrics["subdecisions"],
     }
+
+
+def rewritten(recording: Recording, name: str, scope: str | None = None, change=None) -> Path:
+    """A copy of the recording, as a collector or re-exporter passes it on: every
+    instrumentation scope renamed `scope`, every span given to `change` (which edits it
+    in place); beside the recording, named `name`."""
+    lines = []
+    for line in recording.path.read_text(encoding="utf-8").splitlines():
+        document = json.loads(line)
+        for resource in document["resourceSpans"]:
+            for scoped in resource["scopeSpans"]:
+                if scope is not None:
+                    scoped["scope"] = {"name": scope}
+                for span in scoped["spans"]:
+                    if change is not None:
+                        change(span)
+        lines.append(json.dumps(document))
+    path = recording.path.parent / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def recognised(run, path: Path, fmt: str) -> str:
+    """The trace `paperpool trace import` makes of `path` without --from, once it is the
+    one --from FMT makes: the format was recognised by the spans alone."""
+    found = run("trace", "import", path.name, "-o", "recognised.json", cwd=path.parent)
+    assert found.exit_code == 0, found.output
+    named = run("trace", "import", "--from", fmt, path.name, "-o", "named.json", cwd=path.parent)
+    assert named.exit_code == 0, named.output
+    made = (path.parent / "recognised.json").read_text(encoding="utf-8")
+    assert made == (path.parent / "named.json").read_text(encoding="utf-8")
+    (path.parent / "recognised.json").unlink()
+    (path.parent / "named.json").unlink()
+    return made
+
+
+def attribute(span: dict, key: str, value: str) -> None:
+    """Give a span of OTLP/JSON one more string attribute."""
+    span.setdefault("attributes", []).append({"key": key, "value": {"stringValue": value}})

@@ -21,7 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, Send
 from openinference.instrumentation.langchain import LangChainInstrumentor
 
-from .frameworks import Recording, imported, orchestration
+from .frameworks import Recording, attribute, imported, orchestration, recognised, rewritten
 
 USAGE = {"input_tokens": 40, "output_tokens": 8, "total_tokens": 48}
 
@@ -75,17 +75,23 @@ def build(calls: list):
     return graph.compile()
 
 
-def test_a_langgraph_team_imports_with_its_fan_out_handoff_and_stop(run, tmp_path):
+def record(tmp_path, calls: list) -> Recording:
+    """The program's spans, recorded by OpenInference's LangChain instrumentation."""
     recording = Recording(tmp_path / "spans.jsonl", "langgraph-team")
     instrumentor = LangChainInstrumentor()
     instrumentor.instrument(tracer_provider=recording.provider)
-    calls: list = []
     try:
         result = asyncio.run(build(calls).ainvoke({"question": "What do surveys say about credit assignment?", "notes": []}))
     finally:
         instrumentor.uninstrument()
         recording.close()
     assert result["answer"] == "the survey's answer" and len(calls) == 6
+    return recording
+
+
+def test_a_langgraph_team_imports_with_its_fan_out_handoff_and_stop(run, tmp_path):
+    calls: list = []
+    recording = record(tmp_path, calls)
     trace, metrics = imported(run, recording, "openinference")
     assert orchestration(trace, metrics) == {
         "agents": ["LangGraph", "editor", "lead", "searcher#1", "searcher#2", "searcher#3", "writer"],
@@ -105,3 +111,35 @@ def test_a_langgraph_team_imports_with_its_fan_out_handoff_and_stop(run, tmp_pat
         "tokens": {"events": sum(calls), "declared": sum(calls)},
         "subdecisions": {"O1": 5, "O2": 1, "O3": 0, "O4": 2, "O5": 1},
     }
+
+
+def test_a_langgraph_export_is_recognised_by_its_spans_whatever_its_scope_is_named(run, tmp_path):
+    """OpenInference's spans are recognised without --from by their attributes, also once a
+    collector renamed the instrumentation scope; trace validate names the importer."""
+    recording = record(tmp_path, [])
+    original = recognised(run, recording.path, "openinference")
+    collected = rewritten(recording, "collected.jsonl", scope="otelcol/batch")
+    assert recognised(run, collected, "openinference") == original
+    result = run("trace", "validate", "collected.jsonl", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        "collected.jsonl: is openinference input, not an orchestration trace: OTLP/JSON export of OpenInference "
+        "spans (one document, or JSON Lines); convert it first: paperpool trace import --from openinference "
+        "collected.jsonl -o TRACE.json\ncollected.jsonl: invalid, 1 problem.\n",
+    )
+
+
+def test_openinference_spans_given_genai_operations_too_are_read_as_openinference(run, tmp_path):
+    """Spans carrying both conventions go to the reading that finds more agents: the model
+    calls given gen_ai.operation.name chat (as a processor mapping spans to the GenAI
+    conventions adds it) leave the GenAI reading no agent, while OpenInference's finds
+    every node of the graph, so openinference reads them, as without the operations."""
+    recording = record(tmp_path, [])
+
+    def mapped(span: dict) -> None:
+        if {"key": "openinference.span.kind", "value": {"stringValue": "LLM"}} in span["attributes"]:
+            attribute(span, "gen_ai.operation.name", "chat")
+
+    both = rewritten(recording, "both.jsonl", change=mapped)
+    assert '"gen_ai.operation.name"' in both.read_text(encoding="utf-8")
+    assert recognised(run, both, "openinference") == recognised(run, recording.path, "openinference")

@@ -30,7 +30,7 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from .frameworks import Recording, imported, orchestration
+from .frameworks import Recording, attribute, imported, orchestration, recognised, rewritten
 
 INPUT_TOKENS, OUTPUT_TOKENS = 120, 30
 
@@ -142,3 +142,65 @@ def test_an_openai_agents_team_imports_with_its_fan_out_handoff_and_stop(run, re
         "tokens": {"events": tokens, "declared": tokens},
         "subdecisions": {"O1": 4, "O2": 4, "O3": 0, "O4": 1, "O5": 1},
     }
+
+
+TITLES = {
+    "otlp": "OTLP/JSON export of OpenTelemetry GenAI spans (one document, or JSON Lines)",
+    "openinference": "OTLP/JSON export of OpenInference spans (one document, or JSON Lines)",
+}
+
+
+@pytest.mark.parametrize("recorded", ["otlp", "openinference"], indirect=True)
+def test_each_export_is_recognised_by_its_spans_whatever_its_scope_is_named(run, recorded):
+    """Without --from, the format is told by the spans' attributes (openinference.span.kind,
+    gen_ai.operation.name), which every exporter keeps, never by the instrumentation scope's
+    name, which a collector or re-exporter may change; trace validate names the importer."""
+    recording, fmt = recorded
+    original = recognised(run, recording.path, fmt)
+    collected = rewritten(recording, "collected.jsonl", scope="otelcol/batch")
+    assert recognised(run, collected, fmt) == original
+    result = run("trace", "validate", "collected.jsonl", cwd=collected.parent)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"collected.jsonl: is {fmt} input, not an orchestration trace: {TITLES[fmt]}; convert it first: "
+        f"paperpool trace import --from {fmt} collected.jsonl -o TRACE.json\n"
+        "collected.jsonl: invalid, 1 problem.\n",
+    )
+
+
+# OpenInference's span kinds for the GenAI operations, as a span processor that maps GenAI
+# spans for an OpenInference backend adds them (keeping gen_ai.operation.name)
+KINDS = {"invoke_agent": "AGENT", "text_completion": "LLM", "execute_tool": "TOOL", "guardrail_check": "GUARDRAIL"}
+
+
+@pytest.mark.parametrize("recorded", ["otlp"], indirect=True)
+def test_genai_spans_given_openinference_kinds_too_are_read_as_genai(run, recorded):
+    """Spans carrying both conventions go to the reading that finds more agents, then more
+    spans with a role: here both find the same agents, and the GenAI reading the handoff
+    span too (agent_handoff has no OpenInference kind), so otlp reads them, as before."""
+    recording, fmt = recorded
+
+    def mapped(span: dict) -> None:
+        operation = next(a["value"]["stringValue"] for a in span["attributes"] if a["key"] == "gen_ai.operation.name")
+        attribute(span, "openinference.span.kind", KINDS.get(operation, "CHAIN"))
+
+    both = rewritten(recording, "both.jsonl", change=mapped)
+    assert recognised(run, both, "otlp") == recognised(run, recording.path, "otlp")
+
+
+@pytest.mark.parametrize("recorded", ["openinference"], indirect=True)
+def test_openinference_spans_are_recognised_past_a_long_prompt_that_names_genai_attributes(run, recorded):
+    """Detection reads the spans' attribute keys, past the first 64 KiB: a first span whose
+    input (100 kB, before its span kind) quotes GenAI attributes is still OpenInference."""
+    recording, fmt = recorded
+    quoted = json.dumps([{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}])
+    first = []
+
+    def prompted(span: dict) -> None:
+        if not first:
+            first.append(span)
+            span["attributes"].insert(0, {"key": "input.value", "value": {"stringValue": quoted + " " * 100_000}})
+
+    long = rewritten(recording, "long.jsonl", change=prompted)
+    assert long.read_text(encoding="utf-8").index("openinference.span.kind") > 100_000
+    assert recognised(run, long, fmt)
