@@ -15,6 +15,7 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +87,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found += _import_cases(shipped, folder, times)
     found += _pool_cases(shipped, folder, times)
     found += _unshaped_cases(shipped, folder, times)
+    found += _seventh_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -202,6 +204,71 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     )
     for path in (twice, wide, broken):
         path.unlink()
+    return found
+
+
+def _seventh_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The seventh round's: a few kilobytes of gzip holding a million empty lines, a plain
+    file of 100,000 of them (each an invalid trace), a second reading of 20 MB whose every
+    pair of cells differs, and a traces table of 8,000 columns given to trace summary."""
+
+    def timed(*arguments: str, expect: int = 1) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    found = []
+    lines = folder / "empty-lines.jsonl.gz"
+    lines.write_bytes(gzip.compress(b"{}\n" * 1_000_000, 9))
+    found.append(
+        BoundedRow(
+            "trace metrics: a million lines of {} in gzip (stops)",
+            f"{lines.stat().st_size / 1e3:,.1f} kB of gzip",
+            timed("trace", "metrics", str(lines), "--jobs", "1"),
+        )
+    )
+    plain = folder / "empty-lines.jsonl"
+    plain.write_bytes(b"{}\n" * 100_000)
+    found.append(
+        BoundedRow(
+            "trace metrics: 100,000 lines of {} (each an invalid trace)",
+            f"{plain.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "metrics", str(plain), "--jobs", "1"),
+        )
+    )
+    fields = 500
+    header = ",".join(["key", *(f"{side}f{k}" for k in range(fields) for side in ("orig_", "ann_"))])
+    readings = folder / "second-reading.csv"
+    with readings.open("w", encoding="utf-8") as handle:
+        handle.write(header + "\n")
+        row = 0
+        while handle.tell() < 20_000_000:
+            handle.write(f"k{row}," + ",".join(["a", "b"] * fields) + "\n")
+            row += 1
+    found.append(
+        BoundedRow(
+            "audit: a second reading whose every pair of cells differs (10,000 listed)",
+            f"{readings.stat().st_size / 1e6:,.0f} MB, {row:,} rows of {fields} fields",
+            timed("audit", str(readings), expect=0),
+        )
+    )
+    wide = folder / "wide-tables"
+    (wide / "traces").mkdir(parents=True)
+    # written by another process: pyarrow's memory here would count in each later child's peak
+    made = (
+        "import sys, pyarrow as pa, pyarrow.parquet as pq\n"
+        "columns = {'file': ['f'], 'line': [1], 'trace_id': ['t'], 'valid': [True], **{f'm{k}': [1.0] for k in range(8000)}}\n"
+        "pq.write_table(pa.table(columns), sys.argv[1])\n"
+    )
+    run([sys.executable, "-c", made, str(wide / "traces" / "part-0.parquet")], folder)
+    found.append(
+        BoundedRow(
+            "trace summary: a traces table of 8,000 columns (refused)",
+            f"{(wide / 'traces' / 'part-0.parquet').stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "summary", str(wide)),
+        )
+    )
+    for path in (lines, plain, readings):
+        path.unlink()
+    shutil.rmtree(wide)
     return found
 
 
