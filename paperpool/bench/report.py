@@ -138,10 +138,6 @@ def table(
         size = (f"{row.events:,} events, " if row.events else "") + f"{row.megabytes:,.1f} MB, {row.label}"
         lines.append(_row("trace metrics FILE (a whole command)", size, row.ours, None, row.ratio, "/ validate_trace.py"))
         lines.append(_row("the artifact's validate_trace.py FILE", size, row.theirs, None))
-    if not checker:
-        lines.append(
-            "| trace metrics / the artifact's validate_trace.py | not measured: give --artifact-validator | | | | | | | |"
-        )
     for row in corpora:
         size = f"{row.traces:,} traces, {row.events:,} events, {row.megabytes:,.0f} MB of JSON Lines"
         lines.append(
@@ -172,6 +168,8 @@ def table(
                 f"{row.items:,} / {smallest.items:,} groups" if grown else "",
             )
         )
+    if not checker:
+        lines += ["", "trace metrics against the artifact's validate_trace.py: not measured (give --artifact-validator)."]
     return "\n".join(lines) + "\n"
 
 

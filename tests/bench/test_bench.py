@@ -95,7 +95,7 @@ def test_the_benchmark_prints_one_table_and_the_targets(tmp_path):
         "<!-- paperpool:bench:end -->\n\nkept\n"
     )
     assert "STALE-BLOCK" not in text and "| build | 200 entries, synthetic |" in text
-    assert "| trace metrics / the artifact's validate_trace.py | not measured: give --artifact-validator |" in done.stdout
+    assert "trace metrics against the artifact's validate_trace.py: not measured (give --artifact-validator)." in done.stdout
 
 
 def test_the_benchmark_times_trace_metrics_against_a_checker_given(tmp_path):
