@@ -25,6 +25,7 @@ from paperpool.registry import sections
 from .context import (
     Commands,
     Context,
+    Ending,
     Interrupted,
     as_of_option,
     date_added_option,
@@ -738,12 +739,25 @@ def _end_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, terminated)
 
 
+def _end_now() -> None:
+    """End the process as it is (context.end_unfreed), once its output is flushed; a flush
+    that fails (a closed pipe) leaves the ending to the usual path, which reports it."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0)
+
+
 def main() -> None:
     """Entry point: no traceback reaches the user, whatever the input."""
     _end_on_sigterm()
     try:
         cli.main(standalone_mode=True)
-    except SystemExit:
+    except SystemExit as exc:
+        if Ending.unfreed and exc.code in (0, None):
+            _end_now()
         raise
     except (KeyboardInterrupt, Interrupted):
         click.echo("Error: interrupted; nothing was left half-written.", err=True)

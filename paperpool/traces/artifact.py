@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import jsonschema_rs
@@ -286,15 +287,18 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
     additionalProperties: false and patternProperties say): the first item that has it,
     and how many do."""
     known, extension = _known_names(section)
-    # items written by one program share a few sets of keys: each set is judged once
+    # items written by one program share a few sets of keys: each set is judged once,
+    # counted in C (Counter over the items' key tuples); each set's first item is then
+    # found by a scan that stops once every set has been met
+    items = chunk if len(doubted) == len(chunk) else [chunk[k] for k in doubted]
+    counts = Counter(map(tuple, items))
     by_keys: dict = {}  # keys -> [the first item with them, how many have them]
-    for k in doubted:
-        keys = tuple(chunk[k])
-        seen = by_keys.get(keys)
-        if seen is None:
-            by_keys[keys] = [k, 1]
-        else:
-            seen[1] += 1
+    for k, item in zip(doubted, items, strict=True):
+        keys = tuple(item)
+        if keys not in by_keys:
+            by_keys[keys] = [k, counts[keys]]
+            if len(by_keys) == len(counts):
+                break
     found: dict = {}  # name -> [first item, count]
     for keys, (first, count) in by_keys.items():
         for name in keys:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from paperpool.cli.context import end_unfreed
 from paperpool.files.oserrors import shown_path
 from paperpool.files.problems import PaperpoolError, plural, printable
 from paperpool.files.yamlio import (
@@ -161,6 +162,7 @@ def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
             click.echo(warning.line(str(file)), err=True)
         result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
+    end_unfreed()  # the parsed trace is not freed object by object
 
 
 def _corpus_output(given: str | None, fmt: str) -> Path | None:
