@@ -140,10 +140,19 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             findings += rules.check(ix, top, findings, MOST_PROBLEMS - len(findings))
         else:
             for rule, found in rules.by_rule(ix, top, findings, MOST_PROBLEMS).items():
+                if rule in REFUSED_BY_THE_ARTIFACT:
+                    findings += found
+                    continue
                 for finding in found:
                     artifact.merge(groups, {("rule", rule, _shape(finding.message)): [finding, 1]})
         doubts += artifact.warnings_of(groups)
         return _capped(top, findings, ix, sorted(doubts, key=Doubt.sort_key))
+
+
+# The graph rules whose breach the survey artifact's own checker (validate_trace.py) refuses
+# too: a trace in its format that breaks them is invalid, not warned of (paperpool reads the
+# artifact's format as a superset of what it accepts, never of what it refuses).
+REFUSED_BY_THE_ARTIFACT = ("unique_ids", "edge_ends")
 
 
 def _capped(top, findings: list[Finding], ix: TraceIndex | None, doubts: list[Doubt] | None = None) -> Checked:

@@ -98,14 +98,16 @@ amount_fields = st.fixed_dictionaries(
 
 @st.composite
 def artifact_traces(draw) -> dict:
-    """A trace the artifact's schema accepts (the test checks that it does)."""
+    """A trace the artifact accepts: its schema (the test checks that it does), and its
+    checker's rules, which no schema states: each event its own id, each edge naming events."""
     trace = {"trace_id": draw(names), "task_id": draw(names)}
     if draw(st.booleans()):
         trace["system"] = draw(text)
     if draw(st.booleans()):
         trace["topology"] = draw(st.sampled_from(TOPOLOGIES))
-    trace["events"] = draw(st.lists(events(), min_size=1, max_size=12))
-    trace["edges"] = draw(st.lists(edges, max_size=14))
+    trace["events"] = draw(st.lists(events(), min_size=1, max_size=12, unique_by=lambda event: event["id"]))
+    ids = st.sampled_from([event["id"] for event in trace["events"]])
+    trace["edges"] = [{**edge, "src": draw(ids), "dst": draw(ids)} for edge in draw(st.lists(edges, max_size=14))]
     trace["rewards"] = draw(st.dictionaries(text, numbers, max_size=3))
     costs = draw(amount_fields)
     costs |= draw(st.dictionaries(text.filter(lambda key: key not in costs), numbers, max_size=2))

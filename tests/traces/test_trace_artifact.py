@@ -1,5 +1,6 @@
-"""paperpool's trace format is a true superset of the survey artifact's: every trace its
-trace_schema.json accepts validates, what paperpool's format asks beyond it is a warning
+"""paperpool's trace format is a true superset of the survey artifact's: every trace it
+accepts (its trace_schema.json, and its validate_trace.py's rules: unique event ids,
+edges naming events) validates, what it refuses is refused, what paperpool's format asks beyond it is a warning
 (alike ones counted together), and a trace that declares paperpool's schema is held to
 all of it."""
 
@@ -128,22 +129,7 @@ def test_metrics_read_what_they_can_and_say_how_many_warnings(run, tmp_path):
     assert report["agent_share"]["executor_1"]["events"] == 3
 
 
-def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_path):
-    events = [
-        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
-        {"id": "b", "t": 1, "type": "spawn", "agent": "lead", "to": "w"},
-        {"id": "c", "t": 2, "type": "tool_result", "agent": "w", "tool": "search"},
-        {"id": "c", "t": 3, "type": "message", "agent": "w", "to": "lead"},
-        {"id": "d", "t": 4, "type": "aggregate", "agent": "lead"},
-    ]
-    edges = [
-        {"src": "a", "dst": "b", "type": "spawn"},
-        {"src": "d", "dst": "a", "type": "causal"},
-        {"src": "b", "dst": "zz", "type": "causal"},
-        {"src": "c", "dst": "d", "type": "message"},
-        {"src": "d", "dst": "b", "type": "causal"},
-    ]
-    path = tmp_path / "rules.json"
+def _rules_trace(path, events: list, edges: list) -> None:
     path.write_text(
         json.dumps(
             {
@@ -157,6 +143,26 @@ def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_p
         ),
         encoding="utf-8",
     )
+
+
+RULES_EVENTS = [
+    {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+    {"id": "b", "t": 1, "type": "spawn", "agent": "lead", "to": "w"},
+    {"id": "c", "t": 2, "type": "tool_result", "agent": "w", "tool": "search"},
+    {"id": "c2", "t": 3, "type": "message", "agent": "w", "to": "lead"},
+    {"id": "d", "t": 4, "type": "aggregate", "agent": "lead"},
+]
+RULES_EDGES = [
+    {"src": "a", "dst": "b", "type": "spawn"},
+    {"src": "d", "dst": "a", "type": "causal"},
+    {"src": "c", "dst": "d", "type": "message"},
+    {"src": "d", "dst": "b", "type": "causal"},
+]
+
+
+def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_path):
+    path = tmp_path / "rules.json"
+    _rules_trace(path, RULES_EVENTS, RULES_EDGES)
     result = run("trace", "validate", str(path), cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()) == (
         0,
@@ -165,18 +171,43 @@ def test_graph_rules_are_warnings_for_a_trace_that_declares_no_schema(run, tmp_p
                 f"{path}: warning: /events/2: tool_result of 'search' answers no tool_call: there is no call of 'search' at or "
                 "before t=2; add the tool_call, or name it in `call`"
             ),
-            f"{path}: warning: /events/3/id: id 'c' is already the id of /events/2; give each event its own id",
             (
                 f"{path}: warning: /edges/1: causal edge d -> a goes back in time (t=4 -> t=0); it must lead to an event at the "
                 "same time or later: swap src and dst, or correct the times (and 1 more edge like it)"
             ),
-            f"{path}: warning: /edges/2/dst: no event has id 'zz'; name an event of this trace, or add the event",
-            f"{path}: valid: 5 events, 5 edges; 4 warnings {WARNED}",
+            f"{path}: valid: 5 events, 4 edges; 2 warnings {WARNED}",
         ],
     )
-    measured = json.loads(run("trace", "metrics", str(path), "--format", "json", cwd=tmp_path).output.split("\n", 4)[4])
-    # the backwards edge is no dependency: a -> b, and c -> d (the first c): a chain of two, from t=2 to 4
-    assert (measured["critical_path_events"], measured["critical_path_s"], measured["warnings"]) == (2, 2, 4)
+    measured = json.loads(run("trace", "metrics", str(path), "--format", "json", cwd=tmp_path).output.split("\n", 2)[2])
+    # the backwards edge is no dependency: a -> b, and c -> d: a chain of two, from t=2 to 4
+    assert (measured["critical_path_events"], measured["critical_path_s"], measured["warnings"]) == (2, 2, 2)
+
+
+def test_ids_given_twice_and_edges_to_no_event_are_errors_as_the_artifacts_checker_says(run, tmp_path):
+    """Issue 38: the artifact's validate_trace.py refuses an event id given twice and an
+    edge naming no event, so a trace in its format that does either is invalid here too
+    (a superset accepts what the source accepts, not what it refuses)."""
+    events = [*RULES_EVENTS[:3], {**RULES_EVENTS[3], "id": "c"}, RULES_EVENTS[4]]
+    edges = [*RULES_EDGES[:2], {"src": "b", "dst": "zz", "type": "causal"}, *RULES_EDGES[2:]]
+    path = tmp_path / "rules.json"
+    _rules_trace(path, events, edges)
+    result = run("trace", "validate", str(path), cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            (
+                f"{path}: warning: /events/2: tool_result of 'search' answers no tool_call: there is no call of 'search' at or "
+                "before t=2; add the tool_call, or name it in `call`"
+            ),
+            f"{path}: /events/3/id: id 'c' is already the id of /events/2; give each event its own id",
+            (
+                f"{path}: warning: /edges/1: causal edge d -> a goes back in time (t=4 -> t=0); it must lead to an event at the "
+                "same time or later: swap src and dst, or correct the times (and 1 more edge like it)"
+            ),
+            f"{path}: /edges/2/dst: no event has id 'zz'; name an event of this trace, or add the event",
+            f"{path}: invalid, 2 problems; 2 warnings.",
+        ],
+    )
 
 
 def test_the_same_rules_are_errors_when_the_schema_is_declared(run, tmp_path):
