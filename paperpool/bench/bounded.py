@@ -16,6 +16,7 @@ import random
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,16 @@ class BoundedRow:
     size: str
     series: Series
     items: int | None = None  # what ms per item divides by (groups)
+
+
+def _timer(shipped: Path, folder: Path, times: int, expect: int = 1) -> Callable[..., Series]:
+    """A paperpool command on the pool at `shipped`, run `times` times in `folder`, ending
+    with `expect` unless told otherwise."""
+
+    def timed(*arguments: str, expect: int = expect) -> Series:
+        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+
+    return timed
 
 
 def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (100, 500)) -> list[BoundedRow]:
@@ -106,8 +117,7 @@ def _graph_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The hostile review's traces: many edges closing one long cycle, long unknown ids
     to guess at, a spawn chain deeper than numpy's passes, and a gzip bomb."""
 
-    def timed(*arguments: str, expect: int = 1) -> Series:
-        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+    timed = _timer(shipped, folder, times)
 
     found = []
     closed = folder / "closed-cycle.json"
@@ -167,8 +177,7 @@ def _deep_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The fifth round's traces: keys given twice past the 255 levels orjson writes back, and
     an OTLP attribute whose values nest as deep, valid and not."""
 
-    def timed(*arguments: str, expect: int = 1) -> Series:
-        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+    timed = _timer(shipped, folder, times)
 
     found = []
     twice = folder / "twice-deep.json"
@@ -212,8 +221,7 @@ def _seventh_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     file of 100,000 of them (each an invalid trace), a second reading of 20 MB whose every
     pair of cells differs, and a traces table of 8,000 columns given to trace summary."""
 
-    def timed(*arguments: str, expect: int = 1) -> Series:
-        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+    timed = _timer(shipped, folder, times)
 
     found = []
     lines = folder / "empty-lines.jsonl.gz"
@@ -277,8 +285,7 @@ def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]
     events and no edges, alone and as a corpus line of the pool; an edge naming a missing
     event of 100 kB after a quote; a top level of 300,000 unknown fields."""
 
-    def timed(*arguments: str, expect: int = 1) -> Series:
-        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+    timed = _timer(shipped, folder, times)
 
     found = []
     no_edges = b'{"trace_id": "no-edges", "events": [' + b",".join([b"{}"] * 349_526) + b"]}"
@@ -335,8 +342,7 @@ def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]
 def _import_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     """The fifth round's OTLP exports: many handoffs among many agents, and many traces."""
 
-    def timed(*arguments: str, expect: int = 0) -> Series:
-        return repeat(lambda: run(paperpool(shipped, *arguments), folder, expect=expect), times)
+    timed = _timer(shipped, folder, times, expect=0)
 
     found = []
     handoffs = folder / "handoffs.json"

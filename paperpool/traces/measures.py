@@ -18,6 +18,7 @@ double's range is infinite and its measure null, with a note saying why.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -395,6 +396,7 @@ NOT_FINITE = (
 CHAIN_KEYS = ("critical_path_events", "parallelism_speedup_events", "critical_path_s", "parallelism_speedup")
 
 
+@functools.cache  # asked for each trace without dependencies in a batch
 def no_dependencies() -> str:
     """Why the critical path of a trace without dependencies is unknown (the ordering edge
     types are the schema's)."""
@@ -403,10 +405,6 @@ def no_dependencies() -> str:
         f"unknown: the trace has no dependencies (no {', '.join(ordering[:-1])} or {ordering[-1]} edge, and no other "
         "edge forward in time), so no chain of dependencies, and no critical path, can be known; add its edges"
     )
-
-
-def _kept(values: list, known: np.ndarray) -> list:
-    return [value if keep else None for value, keep in zip(values, known.tolist(), strict=True)]
 
 
 class Values:
@@ -435,7 +433,7 @@ class Values:
             "stopped": stopped.tolist(),
             "stop_t": rounded(m.stop_t, stopped),
             "total_work_events": n.tolist(),
-            "critical_path_events": _kept(chain_events.tolist(), self.chain_known),
+            "critical_path_events": rounded(chain_events, self.chain_known),  # whole numbers: round keeps them ints
             "parallelism_speedup_events": rounded(n / np.maximum(chain_events, 1), self.chain_known & (chain_events > 0)),
             "total_work_s": rounded(total_s),
             "critical_path_s": rounded(chain_s, self.chain_known),
