@@ -753,6 +753,7 @@ def _end_now() -> None:
 def main() -> None:
     """Entry point: no traceback reaches the user, whatever the input."""
     _end_on_sigterm()
+    Ending.hard_exit = True
     try:
         cli.main(standalone_mode=True)
     except SystemExit as exc:

@@ -62,18 +62,22 @@ COMMAND_ENTRY_POINTS = "paperpool.commands"
 
 
 class Ending:
-    """Whether the command that ran asked to end without freeing what it built."""
+    """Whether the command that ran asked to end without freeing what it built, and what it
+    built (held here: a function's locals are freed as it returns, before main can end)."""
 
+    hard_exit = False  # set by the command line's main, which alone ends the process so
     unfreed = False
+    kept: tuple = ()
 
 
-def end_unfreed() -> None:
+def end_unfreed(*built) -> None:
     """Let the process end, once the command succeeded and its output is flushed, without
-    freeing what it built one object at a time (main ends it with os._exit): a parsed
-    trace of millions of objects takes a tenth of a second or more to free, and the system
-    takes the memory back at once (mypy's hard_exit does the same). Only the command
-    line's main acts on it; a command run inside another program returns as usual."""
-    Ending.unfreed = True
+    freeing `built` one object at a time (main ends it with os._exit): a parsed trace of
+    millions of objects takes a tenth of a second or more to free, and the system takes
+    the memory back at once (mypy's hard_exit does the same). Only the command line's main
+    acts on it; a command run inside another program returns and frees as usual."""
+    if Ending.hard_exit:
+        Ending.unfreed, Ending.kept = True, built
 
 
 class Interrupted(BaseException):

@@ -395,3 +395,130 @@ cdef double _pairwise(const double* a, Py_ssize_t n) noexcept nogil:
     half = n // 2
     half -= half % 8
     return _pairwise(a, half) + _pairwise(a + half, n - half)
+
+
+def read_events(builder, chunk, list events, Py_ssize_t offset, dict type_codes, long calls_tool, long answers_tool,
+                frozenset names_agent, str no_tool):
+    """index._read_events, compiled: one pass over a chunk of a single trace's events into
+    the builder's lists (chunk: ids, times, types, agents, tokens, seconds; builder:
+    optional fields, name codes, rewards as index.RewardsRead holds them), adding the keys counted to builder.keys.
+    An event's fields are found in one walk over its entries (_read_fields); the values
+    read and the errors raised are the Python loop's. Returns how many events it read: it
+    stops before an event that is not a dict, or has a key that is not a str (no JSON
+    reader makes either; a subclass could run Python code), which the caller reads with the
+    Python loop."""
+    cdef list ids = chunk.ids, times = chunk.times, types = chunk.types, agents = chunk.agents
+    cdef list tokens = chunk.tokens, seconds = chunk.seconds
+    read = builder.rewards
+    cdef list reward_at = read.at, reward_unit = read.unit, reward_channel = read.channel, reward_value = read.value
+    cdef dict units = read.units, channels = read.channels
+    cdef dict optional = builder.optional, agent_codes = builder.agent_codes, tool_codes = builder.tool_codes
+    cdef list to_at = optional["to"][0], to = optional["to"][1], tool_at = optional["tool"][0]
+    cdef list tool = optional["tool"][1], call_at = optional["call"][0], call = optional["call"][1]
+    cdef list cost_at = optional["cost"][0], decision_at = optional["decision"][0], decision = optional["decision"][1]
+    cdef Py_ssize_t i = offset - 1, keys = 0
+    cdef long kind
+    cdef dict e
+    cdef PyObject* field[EVENT_FIELDS]
+    for item in events:
+        if type(item) is not dict or not _read_fields(<dict>item, _EVENT, field, EVENT_FIELDS):
+            builder.keys["events"] += keys
+            return i + 1 - offset
+        i += 1
+        e = <dict>item
+        try:
+            keys += len(e)
+            ids.append(_required(field[ID], "id"))
+            times.append(_required(field[TIME], "t"))
+            kind = type_codes[_required(field[TYPE], "type")]
+            types.append(kind)
+            agents.append(_named(agent_codes, _required(field[AGENT], "agent")))
+            if kind == calls_tool or kind == answers_tool:
+                tool_at.append(i)
+                used = _value(field[TOOL])
+                tool.append(_named(tool_codes, no_tool if used is None and field[TOOL] is NULL else used))
+                if kind == answers_tool and field[CALL] is not NULL:
+                    call_at.append(i)
+                    call.append(<object>field[CALL])
+            elif field[TO] is not NULL and kind in names_agent:
+                to_at.append(i)
+                to.append(_named(agent_codes, <object>field[TO]))
+            if field[COST] is not NULL:
+                cost_at.append(i)
+                spent = <object>field[COST]
+                keys += len(spent)
+                tokens.append(spent.get("tokens", 0))
+                seconds.append(spent.get("seconds", 0))
+            if field[REWARDS] is not NULL:
+                for reward in <object>field[REWARDS]:
+                    keys += len(reward)
+                    unit, channel, value = reward["unit"], reward["channel"], reward["value"]
+                    reward_at.append(i)
+                    reward_unit.append(units.setdefault(unit, len(units)))
+                    reward_channel.append(channels.setdefault(channel, len(channels)))
+                    reward_value.append(value)
+            if field[DECISION] is not NULL:
+                decision_at.append(i)
+                decision.append(<object>field[DECISION])
+        finally:
+            _release(field, EVENT_FIELDS)
+    builder.keys["events"] += keys
+    return len(events)
+
+
+cdef inline object _required(PyObject* value, str name):
+    if value is NULL:
+        raise KeyError(name)
+    return <object>value
+
+
+cdef object _named(dict codes, name):
+    """The code of `name` in `codes`, numbered len - 1 when new (None, which codes -1, is
+    always there), as _read_events numbers them."""
+    code = codes.get(name)
+    if code is None:
+        code = codes[name] = len(codes) - 1
+    return code
+
+
+def key_sets(list items):
+    """artifact._unknown_fields' count, compiled: {the keys of an item, in order: [the
+    position of the first item with them, how many have them]} over `items`, or None
+    when one is not a dict. orjson gives every dict the same key object while the key is
+    in its cache, so an item whose keys are, object for object, those of an item seen
+    before shares its group without a tuple made and hashed; any other is grouped by the
+    tuple of its keys, as the Python version does."""
+    cdef dict groups = {}  # keys -> [first, count]
+    cdef dict seen = {}  # the key objects' addresses, mixed -> (an item with them, its group)
+    cdef Py_ssize_t k, at, other_at
+    cdef size_t mixed
+    cdef PyObject* key
+    cdef PyObject* other_key
+    cdef PyObject* value
+    cdef dict item, other
+    for k in range(len(items)):
+        if type(items[k]) is not dict:
+            return None
+        item = <dict>items[k]
+        mixed, at = <size_t>len(item), 0
+        while PyDict_Next(item, &at, &key, &value):
+            mixed = (mixed * 1000003) ^ <size_t>key
+        found = seen.get(mixed)
+        if found is not None:
+            other, group = found
+            if len(other) == len(item):
+                at, other_at = 0, 0
+                while PyDict_Next(item, &at, &key, &value) and PyDict_Next(other, &other_at, &other_key, &value):
+                    if key != other_key:
+                        break
+                else:
+                    (<list>group)[1] += 1
+                    continue
+        keys = tuple(item)
+        group = groups.get(keys)
+        if group is None:
+            group = groups[keys] = [k, 0]
+        (<list>group)[1] += 1
+        if found is None:
+            seen[mixed] = (item, group)
+    return groups

@@ -34,6 +34,7 @@ import jsonschema_rs
 from paperpool.files.problems import plural
 
 from . import schema
+from .compiled import loops as _native
 from .schema import Finding, printable
 
 MARK = "x-artifact"
@@ -287,20 +288,8 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
     additionalProperties: false and patternProperties say): the first item that has it,
     and how many do."""
     known, extension = _known_names(section)
-    # items written by one program share a few sets of keys: each set is judged once,
-    # counted in C (Counter over the items' key tuples); each set's first item is then
-    # found by a scan that stops once every set has been met
-    items = chunk if len(doubted) == len(chunk) else [chunk[k] for k in doubted]
-    counts = Counter(map(tuple, items))
-    by_keys: dict = {}  # keys -> [the first item with them, how many have them]
-    for k, item in zip(doubted, items, strict=True):
-        keys = tuple(item)
-        if keys not in by_keys:
-            by_keys[keys] = [k, counts[keys]]
-            if len(by_keys) == len(counts):
-                break
     found: dict = {}  # name -> [first item, count]
-    for keys, (first, count) in by_keys.items():
+    for keys, (first, count) in _key_sets(chunk, doubted).items():
         for name in keys:
             if name in known or extension(name):
                 continue
@@ -318,6 +307,26 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
             Finding(schema.pointer([section, offset + first, schema.shown_name(name)]), message),
             count,
         ]
+
+
+def _key_sets(chunk: list, doubted: list[int]) -> dict:
+    """{the keys of an item of chunk[doubted], in order: [the first such item, how many]}.
+    Items written by one program share a few sets of keys, so each set is judged once."""
+    items = chunk if len(doubted) == len(chunk) else [chunk[k] for k in doubted]
+    groups = _native.key_sets(items) if _native is not None else None
+    if groups is not None:
+        return {keys: [doubted[first], count] for keys, (first, count) in groups.items()}
+    # counted in C (Counter over the items' key tuples); each set's first item is then
+    # found by a scan that stops once every set has been met
+    counts = Counter(map(tuple, items))
+    by_keys: dict = {}
+    for k, item in zip(doubted, items, strict=True):
+        keys = tuple(item)
+        if keys not in by_keys:
+            by_keys[keys] = [k, counts[keys]]
+            if len(by_keys) == len(counts):
+                break
+    return by_keys
 
 
 @functools.cache

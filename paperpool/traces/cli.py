@@ -162,7 +162,7 @@ def _one_trace_metrics(file: Path, fmt: str, subdecisions, bounds) -> None:
             click.echo(warning.line(str(file)), err=True)
         result = metrics.compute(checked.index, checked.top, subdecisions, len(checked.warnings))
     click.echo(metrics.to_json(result) if fmt == "json" else metrics.to_text(result, subdecisions), nl=False)
-    end_unfreed()  # the parsed trace is not freed object by object
+    end_unfreed(checked)  # the parsed trace is not freed object by object
 
 
 def _corpus_output(given: str | None, fmt: str) -> Path | None:

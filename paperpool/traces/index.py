@@ -22,6 +22,7 @@ from itertools import repeat
 import numpy as np
 
 from . import schema
+from .compiled import loops as _native
 
 MISSING = -1  # an edge end that names no event
 BROKEN = -2  # an edge the schema refused: not judged again
@@ -104,21 +105,30 @@ class Rewards:
     units: list
     channels: list
 
-    @classmethod
-    def of(cls, given: list[tuple]) -> Rewards:
-        """From (event position, unit, channel, value) of each reward."""
-        units: dict = {}
-        channels: dict = {}
-        at = [position for position, _, _, _ in given]
-        unit = [units.setdefault(name, len(units)) for _, name, _, _ in given]
-        channel = [channels.setdefault(name, len(channels)) for _, _, name, _ in given]
-        return cls(
-            np.array(at, dtype=np.int64),
-            np.array(unit, dtype=np.int64),
-            np.array(channel, dtype=np.int64),
-            np.array([value for *_, value in given], dtype=np.float64),
-            list(units),
-            list(channels),
+
+class RewardsRead:
+    """The rewards of a trace as its events are read: each one's event position, credit
+    unit and channel (coded in order of first appearance) and value."""
+
+    def __init__(self):
+        self.at, self.unit, self.channel, self.value = [], [], [], []
+        self.units: dict = {}
+        self.channels: dict = {}
+
+    def add(self, position: int, unit, channel, value) -> None:
+        self.at.append(position)
+        self.unit.append(self.units.setdefault(unit, len(self.units)))
+        self.channel.append(self.channels.setdefault(channel, len(self.channels)))
+        self.value.append(value)
+
+    def columns(self) -> Rewards:
+        return Rewards(
+            np.array(self.at, dtype=np.int64),
+            np.array(self.unit, dtype=np.int64),
+            np.array(self.channel, dtype=np.int64),
+            np.array(self.value, dtype=np.float64),
+            list(self.units),
+            list(self.channels),
         )
 
 
@@ -128,6 +138,14 @@ NO_TOOL = ""
 # Vocabulary codes; None, the type of an inert event or edge, is -1.
 EVENT_CODES = {name: code for code, name in enumerate(schema.event_types())} | {None: -1}
 EDGE_CODES = {name: code for code, name in enumerate(schema.edge_types())} | {None: -1}
+# What the compiled reader is told of the vocabulary (as _read_events finds it for itself).
+_CODES_READ = (
+    EVENT_CODES,
+    EVENT_CODES["tool_call"],
+    EVENT_CODES["tool_result"],
+    frozenset(EVENT_CODES[name] for name in ("spawn", "return", "message")),
+    NO_TOOL,
+)
 # The optional event fields read: `to` of spawns, returns and messages, `tool` of tool
 # calls and results, `call` of results, cost, rewards and decision of any event.
 OPTIONAL = ("to", "tool", "call", "cost", "decision")
@@ -147,7 +165,7 @@ class Builder:
         # names become codes while each event is in cache: new ones are numbered
         # len - 1 (0, 1, ...); None, an inert event's agent, is -1
         self.agent_codes, self.tool_codes = {None: -1}, {None: -1}
-        self.rewards: list[tuple] = []  # (event position, credit unit, channel, value)
+        self.rewards = RewardsRead()
         self.broken_events: set[int] = set()
         self.edge_parts: list[tuple] = []
         self.broken_edges: list[int] = []
@@ -172,7 +190,9 @@ class Builder:
             self.keys["events"] += sum(_keys(given[k - offset]) - len(events[k - offset]) for k in broken)
             self.keys["events"] += sum(_counted(given[k - offset]) - _counted(read_as[k]) for k in read_as)
         chunk = _Chunk()
-        _read_events(self, chunk, events, offset)
+        done = _native.read_events(self, chunk, events, offset, *_CODES_READ) if _native is not None else 0
+        if done < len(events):  # no compiled reader, or an event it leaves to Python
+            _read_events(self, chunk, events[done:], offset + done)
         for name, values, kind in (
             ("t", chunk.times, np.float64),
             ("type", chunk.types, np.int8),
@@ -181,7 +201,7 @@ class Builder:
             ("seconds", chunk.seconds, np.float64),
         ):
             self.columns[name].append(np.array(values, dtype=kind))
-        self.ids += compact(chunk.ids)
+        self.ids += chunk.ids
         self.n += len(events)
 
     def count_edge_keys(self, edges: list, broken: set[int]) -> None:
@@ -248,7 +268,7 @@ class Builder:
             named_calls,
             columns["tokens"].astype(np.float64),
             columns["seconds"].astype(np.float64),
-            Rewards.of(self.rewards),
+            self.rewards.columns(),
             self.broken_events,
             chain=None if self.links is None else self.links.chain,
         )
@@ -280,7 +300,7 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         chunk.tokens.append,
         chunk.seconds.append,
     )
-    agent_codes, tool_codes, add_reward = builder.agent_codes, builder.tool_codes, builder.rewards.append
+    agent_codes, tool_codes, add_reward = builder.agent_codes, builder.tool_codes, builder.rewards.add
     type_codes, agent_code, tool_code = EVENT_CODES, agent_codes.get, tool_codes.get
     calls_tool, answers_tool = EVENT_CODES["tool_call"], EVENT_CODES["tool_result"]
     names_agent = {EVENT_CODES[name] for name in ("spawn", "return", "message")}
@@ -321,7 +341,7 @@ def _read_events(builder: Builder, chunk: _Chunk, events: list, offset: int) -> 
         if "rewards" in e:
             for reward in e["rewards"]:
                 keys += len(reward)
-                add_reward((i, reward["unit"], reward["channel"], reward["value"]))
+                add_reward(i, reward["unit"], reward["channel"], reward["value"])
         if "decision" in e:
             decision_at(i)
             decision(e["decision"])
@@ -339,7 +359,9 @@ def _counted(event: dict) -> int:
 
 
 def id_index(ids: list) -> dict:
-    """Event id -> the position of the first event with it."""
+    """Event id -> the position of the first event with it (the ids made compact first: a
+    trace whose edges are resolved in another process never builds it, links.py)."""
+    ids = compact(ids)
     index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) < len(ids):  # a repeated id keeps its first event
         index = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))

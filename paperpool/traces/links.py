@@ -32,7 +32,7 @@ import msgspec
 import numpy as np
 
 from . import duplicates, paths
-from .index import EDGE_CODES, MISSING, compact, id_index, positions
+from .index import EDGE_CODES, MISSING, id_index, positions
 from .loading import no_gc_pauses
 
 # Below this size a fork costs about what it saves (measured: 10,000 events, 2.2 MB).
@@ -110,7 +110,7 @@ def _resolve(sections: _Sections) -> Links | None:
 def _read_events(raw: msgspec.Raw) -> tuple[dict, np.ndarray, np.ndarray]:
     """(id -> position, each event's time, the position each event's `call` names)."""
     events = _events.decode(raw)
-    index = id_index(compact(list(map(attrgetter("id"), events))))
+    index = id_index(list(map(attrgetter("id"), events)))
     t = np.fromiter(map(attrgetter("t"), events), dtype=np.float64, count=len(events))
     has_call = [k for k, event in enumerate(events) if event.call is not None]
     call = np.full(len(events), MISSING, dtype=np.int64)

@@ -35,6 +35,7 @@ number, is null and a note says why.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 
@@ -105,6 +106,18 @@ def agent_share(m: measures.Measures, names: list[str]) -> dict[str, dict]:
     }
 
 
+# A report for a terminal lists at most this many agents (a trace can hold 100,000).
+AGENTS_SHOWN = 20
+
+
+def _busiest(agents: dict) -> list[str]:
+    """Every agent in order of its first event, or, past AGENTS_SHOWN, the busiest ones
+    (by events, then first event)."""
+    if len(agents) <= AGENTS_SHOWN:
+        return list(agents)
+    return heapq.nsmallest(AGENTS_SHOWN, agents, key=lambda name: -agents[name]["events"])
+
+
 def _rounded(values: np.ndarray) -> list:
     """Rounded to 6 places as a measure is. np.round scales by 10**6 first, which
     overflows above 1.8e302: such values have no decimals to round and are kept as they are."""
@@ -165,11 +178,17 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
     if not result["rewards"]["by_unit"]:
         lines.append("  no event carries a reward")
     busy = {"seconds": "busy s", "steps": "busy steps"}.get(time_unit, "busy time")
-    lines.append(f"agents ({plural(len(result['agent_share']), 'agent')}): events, share, {busy}, share of time")
-    for name, share in result["agent_share"].items():
+    agents = result["agent_share"]
+    shown = _busiest(agents)
+    which = f"; the {len(shown):,} with the most events" if len(shown) < len(agents) else ""
+    lines.append(f"agents ({plural(len(agents), 'agent')}{which}): events, share, {busy}, share of time")
+    for name in shown:
+        share = agents[name]
         lines.append(
             f"  {name}: {show(share['events'])}, {show(share['share'])}, {show(share['busy_s'])}, {show(share['share_s'])}"
         )
+    if len(shown) < len(agents):
+        lines.append(f"  and {plural(len(agents) - len(shown), 'more agent')}: --format json gives each")
     if result["notes"]:
         lines.append("notes (measures shown as n/a):")
         lines += [f"  {note['key']}: {note['why']}" for note in result["notes"]]

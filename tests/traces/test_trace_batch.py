@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paperpool.traces import batch, corpus, duplicates, measures, paths, rows, schema, synth
+from paperpool.traces import artifact, batch, corpus, duplicates, index, measures, paths, rows, schema, synth
 from paperpool.traces.mapping import default
 
 from ..conftest import REPO
@@ -39,7 +39,7 @@ def loops(request, monkeypatch):
     """Every case both ways: with batch.py's per-event loops compiled (_columns.pyx, built
     at install) and with its Python versions, used where no C compiler built them."""
     if request.param == "python":
-        for module in (batch, duplicates, measures, paths):
+        for module in (artifact, batch, duplicates, index, measures, paths):
             monkeypatch.setattr(module, "_native", None)
     else:
         assert batch._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"

@@ -1,15 +1,20 @@
-"""The compiled reader of batch.py (paperpool/traces/_columns.pyx) against values the
-schema would have refused: it checks each one again, never trusting what reaches it.
-Its results on valid traces are tests/traces/test_trace_batch.py's, which runs every case with
-it and without it."""
+"""The compiled loops (paperpool/traces/_columns.pyx): batch.py's reader against values
+the schema would have refused (it checks each one again, never trusting what reaches
+it; its results on valid traces are tests/traces/test_trace_batch.py's, which runs every
+case with it and without it), and index.py's event reader and artifact.py's count of
+key sets against their Python versions, on traces nobody here wrote."""
 
 from __future__ import annotations
 
 from itertools import pairwise
 
+import orjson
 import pytest
 
-from paperpool.traces import batch, limits, synth
+from paperpool.traces import artifact, batch, index, limits, synth
+
+from ..conftest import REPO
+from .fixtures import SOURCE_EXAMPLE
 
 
 class _Key(str):
@@ -87,3 +92,53 @@ def test_a_column_of_another_type_is_an_error_not_a_write_past_its_end():
     with pytest.raises(TypeError, match="typecode 'b', not 'q'"):
         batch._native.read(trace, trace["events"], trace["edges"], columns, batch.EVENT_CODES, batch.EDGE_CODES, -1)
     assert len(columns.t) == 0
+
+
+def _read(events: list, broken: set[int], read_as: dict) -> dict:
+    builder = index.Builder()
+    builder.add_events(events, 0, broken, read_as)
+    return {
+        "columns": [[(array.dtype, array.tobytes()) for array in arrays] for arrays in builder.columns.values()],
+        "optional": builder.optional,
+        "names": (builder.agent_codes, builder.tool_codes),
+        "rewards": vars(builder.rewards),
+        "ids": builder.ids,
+        "keys": builder.keys,
+    }
+
+
+def _real_traces() -> list:
+    """The survey artifact's example, the Who&When logs and OTLP and framework exports as
+    imported and shipped, and synth's traces for rewards, decisions and calls."""
+    shipped = [orjson.loads(path.read_bytes()) for path in sorted((REPO / "traces").glob("*.json"))]
+    example = [orjson.loads(SOURCE_EXAMPLE.read_bytes())] if SOURCE_EXAMPLE.is_file() else []
+    return shipped + example + [synth.generate(400, topology, seed=5) for topology in ("hierarchical", "debate")]
+
+
+@pytest.mark.parametrize("trace", _real_traces(), ids=lambda trace: str(trace.get("trace_id"))[:48])
+def test_the_compiled_event_reader_reads_what_the_python_one_reads(trace, monkeypatch):
+    """The same columns, codes, rewards, ids and keys counted, with a refused event made
+    inert and one read without a field, as validation hands them over; and an event with
+    a key of a str subclass, which the compiled reader leaves to the Python one."""
+    assert index._native is not None, "paperpool/traces/_columns.pyx is not built: install a C compiler, then paperpool"
+    events = list(trace["events"])
+    events[-1] = {_Key("x_note"): 1, **events[-1]}
+    broken = {1} if len(events) > 2 else set()
+    read_as = {0: {key: value for key, value in events[0].items() if key != "decision"}}
+    compiled = _read(events, broken, read_as)
+    monkeypatch.setattr(index, "_native", None)
+    assert compiled == _read(events, broken, read_as)
+
+
+def test_the_compiled_key_sets_count_what_the_python_ones_count(monkeypatch):
+    """Items whose keys are the same objects (as orjson gives them), equal text in other
+    objects, and the same keys in another order."""
+    assert artifact._native is not None
+    items = orjson.loads(SOURCE_EXAMPLE.read_bytes())["events"] if SOURCE_EXAMPLE.is_file() else []
+    items += [{"".join(["i", "d"]): "a", "t": 1.0}, {"t": 2.0, "id": "b"}, {"id": "c", "t": 3.0, "x_k": 1}, *items[:3]]
+    doubted = list(range(1, len(items)))
+    compiled = artifact._key_sets(items, doubted)
+    monkeypatch.setattr(artifact, "_native", None)
+    assert compiled == artifact._key_sets(items, doubted)
+    assert sum(count for _, count in compiled.values()) == len(doubted)
+    assert {keys: first for keys, (first, _) in compiled.items()}[("t", "id")] == len(items) - 5
