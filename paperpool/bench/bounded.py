@@ -99,6 +99,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found += _pool_cases(shipped, folder, times)
     found += _unshaped_cases(shipped, folder, times)
     found += _seventh_cases(shipped, folder, times)
+    found += _eighth_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -277,6 +278,49 @@ def _seventh_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     for path in (lines, plain, readings):
         path.unlink()
     shutil.rmtree(wide)
+    return found
+
+
+def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The eighth round's: "spans" keys nested 450 deep around 7 MB and 80,000 deep with no
+    end (each decoded again to guess whether a file is OpenInference), and a trace whose
+    caller of a 100,000-character name is answered 6,000 times (each mark's title quoted
+    it whole: 1.2 GB of drawings), built into the shipped pool."""
+    timed = _timer(shipped, folder, times)
+    around = folder / "spans-around.json"
+    depth = 450
+    around.write_text(
+        '{"resourceSpans":[],"a":' + '{"spans":[' * depth + '"' + "a" * (7 << 20) + '"' + "]}" * depth + "}", encoding="utf-8"
+    )
+    endless = folder / "spans-endless.json"
+    endless.write_text('{"resourceSpans":[],"a":' + '{"spans":[' * 80_000, encoding="utf-8")
+    found = [
+        BoundedRow(
+            'trace validate: "spans" keys nested 450 deep around one long value',
+            f"{around.stat().st_size / 1e6:,.1f} MB",
+            timed("trace", "validate", str(around)),
+        ),
+        BoundedRow(
+            'trace validate: "spans" keys nested 80,000 deep, with no end',
+            f"{endless.stat().st_size / 1e3:,.0f} kB",
+            timed("trace", "validate", str(endless)),
+        ),
+    ]
+    pool = _pool(shipped, folder / "pool-answered")
+    caller = "A" * 100_000
+    events = [{"id": "c", "t": 0, "type": "tool_call", "agent": caller, "tool": "x"}]
+    events += [{"id": f"r{k}", "t": 1, "type": "tool_result", "agent": "r", "tool": "x", "call": "c"} for k in range(6_000)]
+    answered = pool / "traces" / "answered.json"
+    answered.write_text(json.dumps({"trace_id": "answered", "events": events, "edges": []}), encoding="utf-8")
+    found.append(
+        BoundedRow(
+            "build: a caller of a 100,000-character name answered 6,000 times (drawn as one mark)",
+            f"{answered.stat().st_size / 1e3:,.0f} kB trace",
+            _build(pool, folder, times, 0),
+        )
+    )
+    for path in (around, endless):
+        path.unlink()
     return found
 
 

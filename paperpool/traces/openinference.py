@@ -129,7 +129,10 @@ def detect(path: Path, head: str) -> bool:
 def first_spans(path: Path) -> list:
     """The spans, as parsed JSON, that begin within the first SCANNED_BYTES of an OTLP/JSON
     file (one document or JSON Lines), at most SCANNED_SPANS; a span cut off by the end of
-    what was read is left out."""
+    what was read is left out. Each part of the text is decoded at most once: a `"spans"`
+    key inside a span already decoded, or inside text a failed decode went through, is
+    passed over (nested keys around one long value were decoded once per key: 7 MB took
+    3.3 GB), and a list nested past what the decoder follows ends the scan."""
     from .loading import TraceUnreadable, read_start
 
     try:
@@ -138,16 +141,23 @@ def first_spans(path: Path) -> list:
         return []
     decoder = json.JSONDecoder()
     raw: list = []
+    reached = 0  # the furthest any decode has gone
     for match in _SPANS.finditer(text):
         if len(raw) >= SCANNED_SPANS:
             break
+        if match.start() < reached:
+            continue
         at = match.end()
         while len(raw) < SCANNED_SPANS:
             try:
                 span, at = decoder.raw_decode(text, _past_space(text, at))
-            except (ValueError, RecursionError):  # the list's end, or the end of what was read
+            except RecursionError:  # no span is nested that deep
+                return raw
+            except json.JSONDecodeError as exc:  # the list's end, or the end of what was read
+                reached = max(reached, exc.pos)
                 break
             raw.append(span)
+            reached = at
             at = _past_space(text, at)
             if not text.startswith(",", at):
                 break

@@ -29,6 +29,7 @@ from .validation import check_trace
 
 WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34
 MAX_LANES = 40  # more agents than this are summed up in a note, not drawn
+MAX_MARKS = 3_000  # marks (events of a type on one pixel of a lane), and arrows, drawn at most
 # Mid-tone fills (readable on white and on near-black) and a shape for each event type.
 MARKS = {
     "orchestrator_decision": ("#4c78a8", "diamond"),
@@ -95,14 +96,19 @@ def draw(trace: dict, name: str | None = None) -> str:
     def y(name: str) -> float:
         return TOP + lane_of[name] * LANE + LANE / 2
 
-    bottom = TOP + len(shown) * LANE + AXIS + (18 if len(names) > len(shown) else 0)
+    # ids unique to the trace: a gallery page holds many drawings, and ids are page-wide
+    key = "tl-" + hashlib.sha1(str(trace.get("trace_id", "")).encode("utf-8")).hexdigest()[:10]
+    marks, undrawn = _marks(ix, actors, lane_of, x, y)
+    arrows, arrows_undrawn = _arrows(ix, actors, lane_of, x, y, f"{key}-arrow")
+    left_out = [plural(len(names) - len(shown), "more agent")] if len(names) > len(shown) else []
+    left_out += [plural(undrawn, "more event")] if undrawn else []
+    left_out += [plural(arrows_undrawn, "more spawn or return arrow")] if arrows_undrawn else []
+    bottom = TOP + len(shown) * LANE + AXIS + (18 if left_out else 0)
     failure = labelled_failure(trace)
     legend, legend_height = _legend(ix, bottom + 8, failure is not None)
     height = bottom + 8 + legend_height
     name = name if name is not None else readable_name(trace, str(trace.get("trace_id", "")))
-    title = name + (f" ({trace['topology']})" if trace.get("topology") else "")
-    # ids unique to the trace: a gallery page holds many drawings, and ids are page-wide
-    key = "tl-" + hashlib.sha1(str(trace.get("trace_id", "")).encode("utf-8")).hexdigest()[:10]
+    title = shown_name(name) + (f" ({trace['topology']})" if trace.get("topology") else "")
     parts = [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
@@ -120,7 +126,7 @@ def draw(trace: dict, name: str | None = None) -> str:
         row = y(name)
         label = name if len(name) <= 22 else name[:21] + "\u2026"
         parts.append(
-            f'<text x="{LABELS - 8}" y="{row + 4}" text-anchor="end"><title>{escape(name)}</title>{escape(label)}</text>'
+            f'<text x="{LABELS - 8}" y="{row + 4}" text-anchor="end"><title>{escape(shown_name(name))}</title>{escape(label)}</text>'
         )
         parts.append(
             f'<line x1="{LABELS}" y1="{row}" x2="{WIDTH - RIGHT}" y2="{row}" stroke="currentColor" stroke-opacity="0.15"/>'
@@ -130,12 +136,12 @@ def draw(trace: dict, name: str | None = None) -> str:
             f'<rect x="{start}" y="{row - 5}" width="{max(end - start, 1.0)}" height="10" rx="3" '
             f'fill="currentColor" fill-opacity="0.12"/>'
         )
-    parts += _arrows(ix, actors, lane_of, x, y, f"{key}-arrow")
+    parts += arrows
     parts += _failure_marks(failure, ix, actors, lane_of, x, y, TOP + len(shown) * LANE)  # under the marks
-    parts += _marks(ix, actors, lane_of, x, y)
+    parts += marks
     parts += _axis(t0 + span, x, TOP + len(shown) * LANE, trace.get("time_unit"))
-    if len(names) > len(shown):
-        parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {plural(len(names) - len(shown), "more agent")} not drawn</text>')
+    if left_out:
+        parts.append(f'<text x="{LABELS}" y="{bottom - 14}">and {" and ".join(left_out)} not drawn</text>')
     parts += legend
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -210,10 +216,12 @@ def actor_names(m: measures.Measures, names: list) -> list:
     return [names[codes[at]] if at >= 0 else None for at in m.actors.of_event.tolist()]
 
 
-def _arrows(ix, actors, lane_of, x, y, marker: str) -> list[str]:
+def _arrows(ix, actors, lane_of, x, y, marker: str) -> tuple[list[str], int]:
     """Spawn arrows from the spawner's lane to the new agent's; return arrows from the
-    returning agent's lane to its receiver's."""
-    arrows = []
+    returning agent's lane to its receiver's. Those of a kind between the same two lanes
+    on one pixel are one arrow that says how many; at most MAX_MARKS. The arrows, and how
+    many were left undrawn."""
+    groups: dict = {}  # (pixel, source, target, kind) -> [x, count]
     to = ix.coded("to")
     for kind in ("spawn", "return"):
         for position in ix.positions(kind).tolist():
@@ -223,27 +231,50 @@ def _arrows(ix, actors, lane_of, x, y, marker: str) -> list[str]:
             if source not in lane_of or target not in lane_of or source == target:
                 continue
             at = x(float(ix.t[position]))
-            y1, y2 = y(source), y(target)
-            shift = 4 if y2 > y1 else -4
-            dash = "" if kind == "spawn" else ' stroke-dasharray="3 2"'
-            arrows.append(
-                f'<line x1="{at}" y1="{y1 + shift}" x2="{at}" y2="{y2 - shift}" stroke="currentColor" '
-                f'stroke-opacity="0.7"{dash} marker-end="url(#{marker})"><title>{kind}</title></line>'
-            )
-    return arrows
+            groups.setdefault((round(at), source, target, kind), [at, 0])[1] += 1
+    arrows, undrawn = [], 0
+    for (_, source, target, kind), (at, count) in groups.items():
+        if len(arrows) == MAX_MARKS:
+            undrawn += count
+            continue
+        y1, y2 = y(source), y(target)
+        shift = 4 if y2 > y1 else -4
+        dash = "" if kind == "spawn" else ' stroke-dasharray="3 2"'
+        title = kind if count == 1 else f"{count:,} {kind}s"
+        arrows.append(
+            f'<line x1="{at}" y1="{y1 + shift}" x2="{at}" y2="{y2 - shift}" stroke="currentColor" '
+            f'stroke-opacity="0.7"{dash} marker-end="url(#{marker})"><title>{title}</title></line>'
+        )
+    return arrows, undrawn
 
 
-def _marks(ix, actors: list, lane_of, x, y) -> list[str]:
+def _marks(ix, actors: list, lane_of, x, y) -> tuple[list[str], int]:
+    """A mark per event on its actor's lane, events of one type that fall on the same
+    pixel drawn as one mark that says how many; at most MAX_MARKS, the earliest (a trace
+    may hold 100,000 events: the drawing stays the size of what a reader can see). The
+    marks, and how many events were left undrawn."""
     types = list(MARKS)
-    marks = []
+    groups: dict = {}  # (pixel, actor, kind) -> [x, first t, last t, count]
     for position in np.argsort(ix.t, kind="stable").tolist():
         actor, code = actors[position], int(ix.type_code[position])
         if actor not in lane_of or code < 0:
             continue
-        kind = types[code]
-        label = f"{kind} by {actor} at t={_num(float(ix.t[position]))}"
-        marks.append(_shape(MARKS[kind], x(float(ix.t[position])), y(actor), escape(label)))
-    return marks
+        t, at = float(ix.t[position]), x(float(ix.t[position]))
+        group = groups.get((round(at), actor, code))
+        if group is None:
+            groups[(round(at), actor, code)] = [at, t, t, 1]
+        else:
+            group[2], group[3] = t, group[3] + 1
+    marks, undrawn = [], 0
+    for (_, actor, code), (at, first, last, count) in groups.items():
+        if len(marks) == MAX_MARKS:
+            undrawn += count
+            continue
+        kind, who = types[code], shown_name(actor)
+        when = f"t={_num(first)}" if first == last else f"t={_num(first)} to {_num(last)}"
+        label = f"{kind} by {who} at {when}" if count == 1 else f"{count:,} {kind} events by {who} at {when}"
+        marks.append(_shape(MARKS[kind], at, y(actor), escape(label)))
+    return marks, undrawn
 
 
 def _shape(mark: tuple[str, str], cx: float, cy: float, label: str, size: float = 5.0) -> str:

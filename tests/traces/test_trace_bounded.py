@@ -680,3 +680,34 @@ def test_a_failure_reason_of_megabytes_is_drawn_cut():
     assert failure["reason"] == "R" * 500 + f"… ({(15 << 20) - 500:,} characters more)"
     assert failure["agent"] == "B" * 100 + "… (200 characters more)" and failure["event"] == trace["events"][3]["id"]
     assert len(timeline.draw(trace)) < 20_000
+
+
+@pytest.mark.parametrize(
+    ("text", "decodes"),
+    [
+        # "spans" keys nested around one long value: each was decoded again, with its own copy
+        ('{"resourceSpans":[],"a":' + '{"spans":[' * 450 + '"' + "a" * 100_000 + '"' + "]}" * 450 + "}", 1),
+        # nested with no end: each key was a decode failing 1,000 levels down
+        ('{"resourceSpans":[],"a":' + '{"spans":[' * 80_000, 1),
+        # keys before garbage: each decode fails at once, and the scan goes on past it
+        ('{"resourceSpans":[' + '{"spans":[x' * 1_000, 1_000),
+    ],
+    ids=["nested-around-a-long-value", "nested-with-no-end", "each-followed-by-garbage"],
+)
+def test_recognising_openinference_decodes_each_part_of_the_text_once(tmp_path, monkeypatch, text, decodes):
+    """openinference.first_spans decodes no part of the text twice (the review's 7 MB file
+    took 3.3 GB, and 800 kB 20 s): counted by the characters its decoder is given."""
+    from paperpool.traces import openinference
+
+    path = tmp_path / "spans.json"
+    path.write_text(text, encoding="utf-8")
+    calls = []
+    decode = json.JSONDecoder.raw_decode
+
+    def counted(self, s, idx=0):
+        calls.append(idx)
+        return decode(self, s, idx)
+
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
+    assert len(openinference.first_spans(path)) <= 1
+    assert len(calls) == decodes

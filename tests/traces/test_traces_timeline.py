@@ -181,3 +181,41 @@ def test_a_trace_whose_latest_time_is_subnormal_draws(latest):
         event["t"] = latest if number == len(trace["events"]) - 1 else 0
     assert check_trace(trace).valid
     assert ET.fromstring(timeline.draw(trace)).tag == f"{SVG}svg"
+
+
+def _answered(results: int, caller: str, times=None) -> dict:
+    """One tool_call by `caller`, answered by `results` tool_results (at t=1, or at the times given)."""
+    events = [{"id": "c", "t": 0, "type": "tool_call", "agent": caller, "tool": "x"}]
+    events += [
+        {"id": f"r{k}", "t": 1 if times is None else times[k], "type": "tool_result", "agent": "r", "tool": "x", "call": "c"}
+        for k in range(results)
+    ]
+    return {"trace_id": "answered", "events": events, "edges": []}
+
+
+def test_events_on_one_pixel_are_one_mark_and_a_long_name_is_quoted_cut():
+    """A caller of 100,000 characters answered 6,000 times at one time: one mark that says
+    how many, the name quoted to 100 characters (each result's title quoted it whole, 1.2 GB)."""
+    drawing = timeline.draw(_answered(6_000, "A" * 100_000))
+    titles = [title.text for title in ET.fromstring(drawing).iter(f"{SVG}title")]
+    assert f"6,000 tool_result events by {'A' * 100}… (99,900 characters more) at t=1" in titles
+    assert len(drawing) < 5_000
+
+
+def test_a_drawing_holds_at_most_max_marks_and_says_how_many_events_it_left_out():
+    """Messages of eight agents, each at its own time: more marks than MAX_MARKS (a lane
+    is 590 pixels wide). The earliest MAX_MARKS are drawn, and a note counts the events
+    left out."""
+    lanes, each = 8, 1_000
+    events = [
+        {"id": f"m{k}", "t": k, "type": "message", "agent": f"a{k % lanes}", "to": f"a{(k + 1) % lanes}"}
+        for k in range(lanes * each)
+    ]
+    root = ET.fromstring(timeline.draw({"trace_id": "spread", "events": events, "edges": []}))
+    shapes = [shape for shape in root if shape.tag in (f"{SVG}circle", f"{SVG}rect", f"{SVG}polygon")]
+    titles = [shape.find(f"{SVG}title") for shape in shapes]
+    marks = [title.text for title in titles if title is not None and " by " in title.text]  # not the legend's
+    assert len(marks) == timeline.MAX_MARKS
+    drawn = sum(int(title.split()[0].replace(",", "")) if title[0].isdigit() else 1 for title in marks)
+    notes = [text.text for text in root.iter(f"{SVG}text") if text.text and "not drawn" in text.text]
+    assert notes == [f"and {lanes * each - drawn:,} more events not drawn"]
