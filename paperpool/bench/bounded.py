@@ -319,9 +319,49 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
             _build(pool, folder, times, 0),
         )
     )
-    for path in (around, endless):
+    broken = folder / "broken-records.bib"
+    broken.write_text("@a{x,\n" * 800_000, encoding="utf-8")
+    found.append(
+        BoundedRow(
+            "import-bib --dry-run: 800,000 broken records (refused)",
+            f"{broken.stat().st_size / 1e6:,.1f} MB",
+            timed("import-bib", "--dry-run", str(broken)),
+        )
+    )
+    claims = _claims_over_wide_vocabularies(shipped, folder / "pool-claims", 850)
+    found.append(
+        BoundedRow(
+            "validate: 850 claims of 70 columns over 200-value vocabularies",
+            f"{(claims / 'claims.yaml').stat().st_size / 1e6:,.1f} MB of claims",
+            repeat(lambda: run(paperpool(claims, "validate", "--no-cache"), folder, expect=0), times),
+        )
+    )
+    for path in (around, endless, broken):
         path.unlink()
     return found
+
+
+def _claims_over_wide_vocabularies(shipped: Path, pool: Path, count: int) -> Path:
+    """The eighth review's claims: 72 choice fields sharing a vocabulary of 200 values, and
+    claims no record can satisfy whose impossible column is read last."""
+    shutil.copytree(shipped, pool, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
+    registry = (pool / "registry.yaml").read_text(encoding="utf-8")
+    values = "".join(f'      - {{id: v{k}, label: "V{k}"}}\n' for k in range(200))
+    registry = registry.replace("vocabularies:\n", 'vocabularies:\n  wide:\n    label: "Wide"\n    values:\n' + values, 1)
+    names = [f"f{k}" for k in range(56)] + [f"a{k}" for k in range(8)] + [f"b{k}" for k in range(8)]
+    fields = "".join(f'  {name}: {{type: choice, vocabulary: wide, label: "F {name}"}}\n' for name in names)
+    venue = '  venue: {type: text, label: "Venue"}\n'
+    (pool / "registry.yaml").write_text(registry.replace(venue, venue + fields, 1), encoding="utf-8")
+    claims = []
+    for n in range(count):
+        either = " and ".join(f"(a{k} = v{n % 200} or b{k} = v{n % 200})" for k in range(8))
+        rest = " and ".join(f"f{k} != v{(k + n) % 200}" for k in range(54))
+        where = f"{either} and {rest} and f55 = v1 and f55 = v2"
+        claims.append(
+            f'  - id: c{n}\n    statement: "x"\n    over: entries\n    where: "{where}"\n    expected: 0\n    boundary: "b"\n'
+        )
+    (pool / "claims.yaml").write_text("claims:\n" + "".join(claims), encoding="utf-8")
+    return pool
 
 
 def _unshaped_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:

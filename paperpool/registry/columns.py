@@ -14,6 +14,7 @@ the claims does not need pandas.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from paperpool.files.problems import Problem
@@ -47,6 +48,15 @@ class Column:
     @property
     def can_be_unassessed(self) -> bool:
         return self.missing_unassessed or bool(self.unassessed_values)
+
+    @functools.cached_property
+    def vocabulary_set(self) -> frozenset:
+        return frozenset(self.vocabulary or ())
+
+    @functools.cached_property
+    def judged_values(self) -> int:
+        """How many values of the vocabulary judge a record (are not marked not_assessed)."""
+        return len(self.vocabulary_set - self.unassessed_values)
 
 
 def columns_for(registry: Registry, kind: str) -> dict[str, Column]:

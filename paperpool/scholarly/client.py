@@ -21,6 +21,7 @@ import email.utils
 import hashlib
 import json
 import time
+import urllib.parse
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,13 +58,23 @@ class Answer:
 
 
 def user_agent(survey: dict) -> str:
-    """paperpool/VERSION (+REPOSITORY; mailto:CONTACT), the parts the registry gives."""
+    """paperpool/VERSION (+REPOSITORY; mailto:CONTACT), the parts the registry gives, each
+    character an HTTP header cannot carry percent-encoded (an address may be written with
+    any letters, as `https://exämple.org` or `jürgen@example.org`; a header is ASCII)."""
     parts = [
-        f"+{survey['repository']}" if isinstance(survey.get("repository"), str) else "",
-        f"mailto:{survey['contact']}" if isinstance(survey.get("contact"), str) else "",
+        f"+{_header_safe(survey['repository'])}" if isinstance(survey.get("repository"), str) else "",
+        f"mailto:{_header_safe(survey['contact'])}" if isinstance(survey.get("contact"), str) else "",
     ]
     details = "; ".join(part for part in parts if part)
     return f"paperpool/{__version__}" + (f" ({details})" if details else "")
+
+
+def _header_safe(text: str) -> str:
+    """`text` with every character but printable ASCII as UTF-8 percent escapes."""
+    return urllib.parse.quote(text, safe=_PRINTABLE_ASCII)
+
+
+_PRINTABLE_ASCII = "".join(map(chr, range(0x21, 0x7F)))
 
 
 class Client:

@@ -68,6 +68,23 @@ def test_the_user_agent_names_paperpool_its_repository_and_the_registrys_contact
     assert client.user_agent({}) == "paperpool/0.1.0"
 
 
+def test_an_address_in_any_letters_is_carried_in_the_header_percent_encoded(run, pool_copy, server):
+    """A registry's repository and contact may be written in any letters (validate accepts
+    them); an HTTP header is ASCII, so those are percent-encoded (the header crashed every
+    command that asks a service, before any request)."""
+    survey = {"repository": "https://exämple.org/r", "contact": "jürgen@example.org"}
+    assert client.user_agent(survey) == "paperpool/0.1.0 (+https://ex%C3%A4mple.org/r; mailto:j%C3%BCrgen@example.org)"
+    pool = without(pool_copy, "dec-pomdp2002")
+    edit(pool / "registry.yaml", "  year: 2026\n", '  year: 2026\n  contact: "jürgen@example.org"\n')
+    assert run("validate", cwd=pool).exit_code == 0
+    server.expect_request("/crossref/works/10.1287/moor.27.4.819.297").respond_with_data(
+        (FIXTURES / "crossref-10.1287-moor.27.4.819.297.json").read_text(encoding="utf-8"), content_type=JSON
+    )
+    result = run("add", "--doi", "10.1287/moor.27.4.819.297", "--date-added", "2026-11-23", "--dry-run", cwd=pool)
+    assert result.exit_code == 0, result.output
+    assert server.log[0][0].headers["User-Agent"] == "paperpool/0.1.0 (mailto:j%C3%BCrgen@example.org)"
+
+
 def test_the_contact_is_declared_in_the_registrys_survey_block(run, pool_copy):
     edit(pool_copy / "registry.yaml", "  year: 2026\n", '  year: 2026\n  contact: "not an address"\n')
     result = run("validate", cwd=pool_copy)
