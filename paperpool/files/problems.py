@@ -15,7 +15,10 @@ import click
 # A lone surrogate cannot be written out at all: it is how Python holds each byte of a file
 # name that is not UTF-8 (os.fsdecode's surrogateescape, U+DC80 to U+DCFF), shown as the
 # byte it stands for (\xff), or a JSON text's unpaired \ud800, shown as written.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+# The bidirectional controls: the marks (Arabic letter mark, left-to-right and right-to-left
+# marks), the embeddings and overrides, and the isolates. Their one home.
+BIDI_CHARACTERS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNPRINTABLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff\ud800-\udfff{BIDI_CHARACTERS}]")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 NOT_UTF8_NAME = "its name is not UTF-8 text, which paperpool cannot write into a page, a table or a message"
 
@@ -82,9 +85,18 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}: "
-        what = f"{self.field}: " if self.field else ""
+        what = f"{shown_name(self.field)}: " if self.field else ""  # a key of a record may be a megabyte long
         tag = "warning: " if self.severity == "warning" else ""
         return printable(f"{where}{what}{tag}{self.message}")
+
+
+NAME_SHOWN = 100  # characters of a name a message quotes: a name of a megabyte made each line two
+
+
+def shown_name(name: str, most: int = NAME_SHOWN) -> str:
+    """A name (or text) from a file as a problem or a page quotes it: whole when short,
+    else its first `most` characters and how many more there are."""
+    return name if len(name) <= most else f"{name[:most]}… ({len(name) - most:,} characters more)"
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

@@ -8,6 +8,8 @@ import re
 import unicodedata
 from urllib.parse import parse_qs, urlsplit
 
+from paperpool.files.problems import BIDI_CHARACTERS
+
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\Z")
 DOI_RE = re.compile(r"^10\.\d{4,9}/\S+\Z")
 OPENREVIEW_RE = re.compile(r"^[A-Za-z0-9_-]{6,20}\Z")
@@ -21,7 +23,7 @@ PATTERNS = {
 }
 
 # Characters that change how text is displayed without being visible: never legitimate in a link.
-_INVISIBLE = re.compile("[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_INVISIBLE = re.compile(f"[\u0000-\u001f\u007f\u200b-\u200f\ufeff{BIDI_CHARACTERS}]")
 
 
 def invisible(text: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from paperpool.files.problems import BIDI_CHARACTERS
 from paperpool.files.yamlio import Document
 
 # Characters that act on a terminal or are no text at all: the C0 controls but tab and
@@ -13,7 +14,7 @@ CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Bidirectional controls reorder what is shown around them. A record's text may need one
 # (a name in a right-to-left script) and is shown without them; the registry and the
 # claims name things and state rules, which never need one, so there they are refused too.
-BIDI_CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+BIDI_CONTROLS = re.compile(f"[{BIDI_CHARACTERS}]")
 
 
 def refused_characters(doc: Document, also: re.Pattern | None = None) -> Iterator[tuple[tuple, str]]:

@@ -11,6 +11,8 @@ import html
 import re
 import urllib.parse
 
+from paperpool.files.problems import BIDI_CHARACTERS
+
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
 # attribute lists turn `{: onclick=...}` into HTML attributes), escaped with a backslash.
 # `<` and `&` are HTML-escaped. Some become character references instead, shown the same
@@ -29,7 +31,7 @@ LINE_START = re.compile(r"^(\d*|[A-Za-z]|[ivxlcdmIVXLCDM]+|#)([#>]|[+\-.)](?=\s|
 OPENER = re.compile(r"^[!?:/=$]")
 # Bidirectional controls reorder what follows them on screen; a reader must see the
 # text in the order it was written, so they are dropped.
-BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+BIDI_CONTROLS = dict.fromkeys(map(ord, BIDI_CHARACTERS))
 WHITESPACE = re.compile(r"\s+")
 # look-alikes of the five characters HTML gives meaning to, for words a theme writes into
 # its pages as it likes (escaped, unescaped, inside an attribute): they then stay text

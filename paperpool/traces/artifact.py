@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import jsonschema_rs
 
-from paperpool.files.problems import plural
+from paperpool.files.problems import plural, shown_name
 
 from . import schema
 from .compiled import loops as _native
@@ -300,11 +300,11 @@ def _unknown_fields(section: str, chunk: list, doubted: list[int], offset: int, 
                 found[name] = [first, count]
     for name, (first, count) in sorted(found.items(), key=lambda item: item[1][0]):
         message = (
-            f"unknown field '{printable(schema.shown_name(name))}', which paperpool does not read; prefix its name with x_ "
+            f"unknown field '{printable(shown_name(name))}', which paperpool does not read; prefix its name with x_ "
             "to keep it as an extension"
         )
         warnings[(section, "field", name)] = [
-            Finding(schema.pointer([section, offset + first, schema.shown_name(name)]), message),
+            Finding(schema.pointer([section, offset + first, shown_name(name)]), message),
             count,
         ]
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 from paperpool.files.problems import suggest
 
-from .schema import MOST_PROBLEMS, Finding, pointer
+from .schema import MOST_PROBLEMS, Finding, pointer, shown_cycle
 
 OPERATION = "gen_ai.operation.name"
 TOOL_OPERATION = "execute_tool"
@@ -237,7 +237,7 @@ def check_tree(spans: list[Span]) -> list[tuple[int | None, Finding]]:
         while current is not None and current.span_id not in settled:
             if current.span_id in seen:
                 loop = chain[[s.span_id for s in chain].index(current.span_id) :]
-                path = " -> ".join(s.span_id for s in loop + [current])
+                path = shown_cycle([s.span_id for s in loop + [current]], "spans")
                 findings.append(
                     (
                         current.line,

@@ -138,7 +138,9 @@ def _fitting(value, kind: str):
     be written 2.0 (JSON Schema's integer allows it); what does not fit the column's type
     is null (an invalid trace, or one in the artifact's format, may hold anything)."""
     if kind == "int":
-        if isinstance(value, float) and value.is_integer():
+        if (
+            isinstance(value, float) and value.is_integer() and abs(value) <= 2**53
+        ):  # past 2**53 a double is not the number written
             value = int(value)
         return value if type(value) is int and value in _INT64 else None
     return value if isinstance(value, str) else None

@@ -109,24 +109,11 @@ def ordering(ix: TraceIndex, most: int = ALL) -> list[Finding]:
         findings.append(
             Finding(
                 f"/edges/{cycle[-1]}",
-                f"{_ordering_words()} edges form a cycle {_shown_cycle(names)}; "
+                f"{_ordering_words()} edges form a cycle {schema.shown_cycle(names, 'events')}; "
                 "an event cannot wait on itself: remove or reverse one of these edges",
             )
         )
     return findings
-
-
-CYCLE_SHOWN = (
-    10  # events of a cycle named in its line: a cycle of a million events would be a line of megabytes, a hundred times over
-)
-
-
-def _shown_cycle(names: list[str]) -> str:
-    """The cycle's events, src to src; past CYCLE_SHOWN the first and the last few, and how many between."""
-    if len(names) <= CYCLE_SHOWN + 1:
-        return " -> ".join(names)
-    head, tail = names[: CYCLE_SHOWN - 3], names[-3:]
-    return " -> ".join(head + [f"({len(names) - len(head) - len(tail):,} more events)"] + tail)
 
 
 def find_cycles(sources: list[int], targets: list[int], edge_ids: list[int], most: int = ALL) -> list[list[int]]:

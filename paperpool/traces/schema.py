@@ -17,7 +17,7 @@ from importlib import resources
 
 import jsonschema_rs
 
-from paperpool.files.problems import suggest
+from paperpool.files.problems import NAME_SHOWN, shown_name, suggest
 
 SCHEMA_FILE = "orchestration-trace.v1.schema.json"
 
@@ -124,6 +124,20 @@ def ordering_edge_types() -> frozenset[str]:
 
 def schema_id() -> str:
     return schema()["$id"]
+
+
+CYCLE_SHOWN = (
+    10  # names of a cycle said in its line: a cycle of a million events would be a line of megabytes, a hundred times over
+)
+
+
+def shown_cycle(names: list[str], things: str) -> str:
+    """A cycle's names, first to first again; past CYCLE_SHOWN the first and the last few,
+    and how many `things` between."""
+    if len(names) <= CYCLE_SHOWN + 1:
+        return " -> ".join(names)
+    head, tail = names[: CYCLE_SHOWN - 3], names[-3:]
+    return " -> ".join(head + [f"({len(names) - len(head) - len(tail):,} more {things})"] + tail)
 
 
 def pointer(path) -> str:
@@ -411,15 +425,6 @@ def _json_type(value) -> str:
     if isinstance(value, str):
         return "text"
     return "a list" if isinstance(value, list) else "an object"
-
-
-NAME_SHOWN = 100  # characters of a field's name a problem quotes: a name of a megabyte made each line two
-
-
-def shown_name(name: str, most: int = NAME_SHOWN) -> str:
-    """A name (or text) from a trace as a problem or a page quotes it: whole when short,
-    else its first `most` characters and how many more there are."""
-    return name if len(name) <= most else f"{name[:most]}… ({len(name) - most:,} characters more)"
 
 
 def _show(value) -> str:

@@ -20,11 +20,11 @@ from html import escape as _escape
 
 import numpy as np
 
-from paperpool.files.problems import PaperpoolError, plural
+from paperpool.files.problems import NAME_SHOWN, PaperpoolError, plural, shown_name
 from paperpool.rendering.markdown import visible
 
 from . import measures
-from .schema import NAME_SHOWN, printable, shown_name
+from .schema import printable
 from .validation import check_trace
 
 WIDTH, LABELS, RIGHT, TOP, LANE, AXIS = 760, 150, 20, 46, 26, 34

@@ -133,3 +133,14 @@ def test_two_equal_dates_are_two_objects_so_that_a_writer_does_not_alias_them():
     assert "&" not in dump_yaml(doc.data)
     again = parse_yaml("d: 2026-05-03\n", HERE)
     assert again.data["d"] is not doc.data["date_added"]
+
+
+def test_every_bidirectional_control_is_escaped_in_messages_and_dropped_from_text_for_people():
+    """The marks (U+061C, U+200E, U+200F), embeddings, overrides and isolates, from their
+    one home: escaped where a message quotes a value, dropped where a page shows it."""
+    from paperpool.files.problems import printable
+    from paperpool.rendering.markdown import visible
+
+    for character in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert printable(f"a{character}b") == f"a\\u{ord(character):04x}b"
+        assert visible(f"a{character}b") == "ab"

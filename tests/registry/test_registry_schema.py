@@ -621,6 +621,12 @@ def test_a_rule_finds_its_values_in_a_record_that_holds_a_list_or_a_mapping_wher
             'rows: [alpha, "beta\\u202e", delta]',
             "claims.yaml:6: claims[0].rows[1]: contains the invisible control character U+202E; remove it",
         ),
+        (  # the Arabic letter mark, a bidirectional mark as U+200F is (the eighth review)
+            "claims.yaml",
+            'statement: "Three entries use RL."',
+            'statement: "Three entries\\u061c use RL."',
+            "claims.yaml:3: claims[0].statement: contains the invisible control character U+061C; remove it",
+        ),
     ],
 )
 def test_control_characters_in_the_registry_and_claims_are_refused(run, tiny, file, old, new, expected):

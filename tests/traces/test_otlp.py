@@ -792,3 +792,29 @@ def test_a_json_lines_export_is_read_a_line_at_a_time_and_stops_at_its_first_bad
         f"Error: {objects}:1: the line is no OTLP/JSON export request (an object with resourceSpans, a list); an "
         "OTLP/JSON Lines file holds one on each line\n"
     )
+
+
+def test_a_long_loop_of_parents_is_said_by_its_first_and_last_spans(run, tmp_path):
+    """Spans whose parents form a loop of 5,000: the line names the first and the last few
+    and counts the rest (it named every span, some 19 characters each)."""
+    count = 5_000
+    spans = [
+        {
+            "traceId": "5b8efff798038103d269b633813fc60c",
+            "spanId": f"{k + 1:016x}",
+            "parentSpanId": f"{(k + 1) % count + 1:016x}",
+            "name": "invoke_agent lead",
+            "startTimeUnixNano": "1700000000000000000",
+            "endTimeUnixNano": "1700000009000000000",
+        }
+        for k in range(count)
+    ]
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    result = run("trace", "import", "--from", "otlp", str(path), "-o", str(tmp_path / "t.json"), cwd=tmp_path)
+    assert result.exit_code == 1 and len(result.output) < 600, result.output[:600]
+    shown = " -> ".join(f"{k:016x}" for k in (1, 2, 3, 4, 5, 6, 7))
+    assert (
+        f"form a loop {shown} -> (4,991 more spans) -> 0000000000001387 -> 0000000000001388 -> 0000000000000001;" in result.output
+    )
+    assert not (tmp_path / "t.json").exists()

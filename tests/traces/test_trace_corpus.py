@@ -890,3 +890,19 @@ def test_a_corpus_that_counts_time_unit_states_it_once(pool_copy):
     unit = json.loads(lines[0]).get("time_unit")
     assert page.time_units == [(unit if unit is not None else corpora.NONE, 3)]
     assert [row[1:] for row in page.counts[0].rows] == [["3", "100.0 %"]]
+
+
+def test_a_step_past_what_a_whole_number_column_holds_is_null_in_its_row(run, tmp_path):
+    """A step below int64 is read as a double (-9.223372036854776e+18), which rounds into
+    int64: the row held -9223372036854775808, a value the file does not hold; past 2**53 a
+    double is not the number written, so the row says null, as for 2**64 - 1."""
+    path = tmp_path / "steps.jsonl"
+    path.write_text(
+        '{"trace_id":"a","step":-9223372036854775809,"events":[],"edges":[]}\n'
+        '{"trace_id":"b","step":18446744073709551615,"events":[],"edges":[]}\n'
+        '{"trace_id":"c","step":2.0,"events":[],"edges":[]}\n',
+        encoding="utf-8",
+    )
+    result = run("trace", "metrics", str(path), cwd=tmp_path)
+    rows = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert [row["step"] for row in rows] == [None, None, 2]
