@@ -73,3 +73,18 @@ def test_a_trace_not_shaped_for_typed_reading_has_no_links():
         [links.MISSING, links.MISSING],
         (1, 0.0, 0),
     )
+
+
+def test_edges_read_a_part_at_a_time_are_those_read_whole(tmp_path, monkeypatch):
+    """Edges of more text than EDGES_WHOLE_BELOW_BYTES are read a part at a time (to keep
+    memory down): the same ends and types as read whole, across parts of 7 edges."""
+    path = tmp_path / "trace.json"
+    synth.write(synth.generate(500, "hierarchical", seed=4), path)
+    data = path.read_bytes()
+    whole = links.resolve(data)
+    monkeypatch.setattr(links, "EDGES_WHOLE_BELOW_BYTES", 0)
+    monkeypatch.setattr(links, "EDGES_AT_A_TIME", 7)
+    parted = links.resolve(data)
+    assert whole.src.size > 7 * 3
+    for column in ("src", "dst", "edge_code", "call"):
+        assert np.array_equal(getattr(parted, column), getattr(whole, column)), column
