@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paperpool.files.git import GIT
 from paperpool.files.problems import PaperpoolError, printable
 from paperpool.files.yamlio import MAX_FILE_BYTES, YamlProblem, load_yaml
 from paperpool.pool.reading import Pool
@@ -153,7 +154,7 @@ class _Revision:
         comes and stopped past a limit."""
         files, entries, size = [], 0, 0
         listing = subprocess.Popen(
-            ["git", "ls-tree", "-r", "-t", "-l", "-z", self.commit, "--", *paths],
+            [*GIT, "ls-tree", "-r", "-t", "-l", "-z", self.commit, "--", *paths],
             cwd=self.top,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -186,7 +187,7 @@ class _Revision:
         is written as a link that leads nowhere: the pool then refuses it as validate
         refuses any linked record, naming it, and nothing outside the tree is read."""
         batch = subprocess.Popen(
-            ["git", "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            [*GIT, "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         try:
             for mode, obj, path in files:
@@ -245,7 +246,7 @@ class _Revision:
         names = [name for name in names if "\n" not in name]  # one a line; such a name is no path of a pool
         paths = [name if self.inside == "." else f"{self.inside}/{name}" for name in names]
         answer = subprocess.run(
-            ["git", "cat-file", "--batch-check=%(objecttype)"],
+            [*GIT, "cat-file", "--batch-check=%(objecttype)"],
             input="".join(f"{self.commit}:{path}\n" for path in paths),
             cwd=self.top,
             capture_output=True,
@@ -264,7 +265,7 @@ class _Revision:
     def _has(self, path: str) -> bool:
         return (
             subprocess.run(
-                ["git", "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True, check=False
+                [*GIT, "cat-file", "-e", f"{self.commit}:{path}"], cwd=self.top, capture_output=True, check=False
             ).returncode
             == 0
         )
@@ -296,7 +297,7 @@ _NOWHERE = "paperpool-diff:" + "a-link-out-of-the-tree-led-here" * 8
 def _git(cwd: Path, *args: str, failure: str, out=None) -> str:
     """git's output; on failure a PaperpoolError from `failure` with {detail}, git's last words."""
     try:
-        result = subprocess.run(["git", *args], cwd=cwd, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        result = subprocess.run([*GIT, *args], cwd=cwd, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     except FileNotFoundError:
         raise PaperpoolError("diff needs git, which is not installed or not on PATH") from None
     if result.returncode != 0:

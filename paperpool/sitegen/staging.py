@@ -25,6 +25,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from paperpool.files.git import GIT, bare_layout, refused_bare
+from paperpool.files.oserrors import shown_path
+from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import holding_folder
 
 LOCK = ".lock"  # in a scratch folder: held by its run for as long as the run goes on
@@ -39,15 +42,22 @@ def _pattern(out: Path) -> str:
 def committed(folder: Path) -> list[str]:
     """The files in `folder` that git tracks, when it lies in a repository: none of them
     is a command's output to replace, whatever marker a pull request committed beside
-    them. Without git, or outside a repository, none is known."""
+    them. Without git, or outside a repository, none is known. A folder laid out as a
+    bare repository is refused (files/git.py: git would have run its config's commands)."""
     if not folder.is_dir():
         return []
     try:
         listed = subprocess.run(
-            ["git", "-C", str(folder), "ls-files", "-z", "--", "."], check=False, capture_output=True, timeout=60
+            [*GIT, "-C", str(folder), "ls-files", "-z", "--", "."], check=False, capture_output=True, timeout=60
         )
     except (OSError, subprocess.SubprocessError):
         return []
+    if listed.returncode != 0 and refused_bare(listed.stderr):
+        laid_out = bare_layout(folder.absolute()) or folder
+        raise PaperpoolError(
+            f"{shown_path(os.path.relpath(laid_out))}: is laid out as a git repository (a HEAD file, objects/ and "
+            "refs/), which git would take for the pool's and run its commands from; remove those files (nothing was written)"
+        )
     if listed.returncode != 0:
         return []
     return sorted(name.decode("utf-8", "backslashreplace") for name in listed.stdout.split(b"\0") if name)
