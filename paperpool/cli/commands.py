@@ -307,13 +307,20 @@ def _import_command(name: str, argument: str):
         @click.argument(argument, type=click.Path(exists=True, dir_okay=False, path_type=Path))
         @exclusions_option("Write exclusion records (to be given a stage and reason), not entries.")
         @date_added_option
+        @click.option(
+            "--all-or-nothing",
+            is_flag=True,
+            help="Import nothing when any record cannot be imported (by default the others are, and each is listed).",
+        )
         @dry_run_option
         @pass_context
         @functools.wraps(plan)
-        def command(context: Context, exclusions: bool, date_added: dt.date, dry_run: bool, **given) -> None:
+        def command(
+            context: Context, exclusions: bool, date_added: dt.date, all_or_nothing: bool, dry_run: bool, **given
+        ) -> None:
             pool = context.project.pool()
             kind = "exclusions" if exclusions else "entries"
-            _report_import(pool, kind, plan(pool, given[argument], kind, date_added), dry_run)
+            _report_import(pool, kind, plan(pool, given[argument], kind, date_added, all_or_nothing), dry_run)
 
         return command
 
@@ -321,20 +328,22 @@ def _import_command(name: str, argument: str):
 
 
 @_import_command("import-bib", "bib_file")
-def import_bib_command(pool, bib_file: Path, kind: str, date_added: dt.date):
+def import_bib_command(pool, bib_file: Path, kind: str, date_added: dt.date, all_or_nothing: bool):
     """Write one stub record per BibTeX record, for the tags to be filled in.
 
     A record with the same arXiv id, DOI, OpenReview id or link as a record of the pool
     (or of the file), or a title at least pool.title_similarity alike, is skipped and
-    named as a duplicate. What the .bib cannot say is marked TODO, which validate lists.
-    Never overwrites; an unreadable .bib writes nothing."""
+    named as a duplicate; a title alike with a different arXiv id or DOI is another work,
+    kept with distinct_from. What the .bib cannot say is marked TODO, which validate
+    lists. A record that cannot be imported is listed with its line and the fix, and the
+    others are imported (exit status 1; --all-or-nothing imports none). Never overwrites."""
     from paperpool.formats.bibtex.importing import import_bib
 
-    return import_bib(pool, bib_file, kind, date_added)
+    return import_bib(pool, bib_file, kind, date_added, all_or_nothing)
 
 
 @_import_command("import-csljson", "json_file")
-def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date):
+def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date, all_or_nothing: bool):
     """Write one stub record per item of a CSL-JSON file (Zotero: Export Items, format
     CSL JSON), as import-bib does for a BibTeX record.
 
@@ -343,7 +352,7 @@ def import_csljson_command(pool, json_file: Path, kind: str, date_added: dt.date
     written exactly as import-bib does. An unreadable file writes nothing."""
     from paperpool.formats import csljson
 
-    return csljson.import_csljson(pool, json_file, kind, date_added)
+    return csljson.import_csljson(pool, json_file, kind, date_added, all_or_nothing)
 
 
 @cli.command("import-ids")
@@ -428,10 +437,21 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
         click.echo(printable(f"{verb} {created.planned.path.relative_to(pool.root)} from {created.source}{renamed}"))
     for skipped in result.skipped:
         click.echo(printable(f"skipped {skipped.source}: duplicate of {skipped.duplicate_of}"))
+    for line in result.distinct:
+        click.echo(printable(f"kept {line}"))
+    for note in result.notes:
+        click.echo(f"note: {printable(note)}", err=True)
+    for refused in result.refused:
+        click.echo(f"not imported: {refused}", err=True)
     summary = f"{verb} {plural(len(result.created), *RECORD_WORDS[kind])}, skipped {plural(len(result.skipped), 'duplicate')}"
     todo = pool.registry.unknown_marker
     hint = f"; fill in the {todo} fields, then run paperpool validate" if result.created and todo and not dry_run else ""
     click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
+    if result.refused:
+        raise PaperpoolError(
+            f"{plural(len(result.refused), 'record')} not imported (listed above); fix them and import the file again "
+            "(what was imported is then skipped as a duplicate), or give --all-or-nothing to import none"
+        )
 
 
 @cli.command("export")

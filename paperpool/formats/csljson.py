@@ -182,10 +182,18 @@ SHOWN_PROBLEMS = 50
 MAX_DIGITS = 20  # a year, a volume or a page is a few digits long
 
 
-def import_csljson(pool: Pool, path: Path, kind: str, added: dt.date) -> BibImport:
+def import_csljson(pool: Pool, path: Path, kind: str, added: dt.date, all_or_nothing: bool = False) -> BibImport:
     """What import-bib does, for the items of a CSL-JSON file: each read as the BibTeX
     record it would be, then stubs planned and duplicates skipped by the same code."""
-    return import_records(pool, read_records(path), path.name, kind, added, lambda record: f"{path.name}: item {record.line}")
+    return import_records(
+        pool,
+        read_records(path),
+        path.name,
+        kind,
+        added,
+        lambda record: f"{path.name}: item {record.line}",
+        all_or_nothing=all_or_nothing,
+    )
 
 
 def read_records(path: Path) -> list[BibRecord]:

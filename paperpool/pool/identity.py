@@ -71,6 +71,22 @@ def doi(value: str) -> str:
     return value
 
 
+# The identifier schemes by which two records are two works when their ids differ: two
+# arXiv ids or two DOIs (a link may lead to either version of one paper: links do not count).
+WORK_IDS = ("arxiv", "doi", "openreview")
+
+
+def ids_differ(mine, theirs) -> bool:
+    """Whether two records' (scheme, id) tokens give ids of one scheme and share none of
+    them: two works, whatever their titles, unless someone says otherwise."""
+    by_scheme: dict[str, tuple[set, set]] = {}
+    for side, tokens in enumerate((mine, theirs)):
+        for scheme, value in tokens:
+            if scheme in WORK_IDS:
+                by_scheme.setdefault(scheme, (set(), set()))[side].add(value)
+    return any(ours and others and not ours & others for ours, others in by_scheme.values())
+
+
 def ids_in_url(url: str) -> dict[str, str]:
     """Paper identifiers a link carries, as written in it: {"arxiv": "2508.04652"}; none
     for a link that is not well formed (url_problem says why, where links are checked)."""

@@ -127,6 +127,8 @@ class PoolIndex:
         self.threshold = pool.registry.title_similarity
         self.keys = {record.key.casefold(): record.rel for record in pool.all_records()}
         self.tokens: dict[tuple, str] = {}
+        self.ids_of: dict[str, list[tuple]] = {}  # record -> its (scheme, id) tokens
+        self.key_of: dict[str, str] = {}  # record (its file, or where a planned one comes from) -> its key
         self.titles: list[str] = []
         self.title_owners: list[str] = []
         self.holders: dict[str, list[int]] = {}  # title key -> positions in titles
@@ -151,8 +153,11 @@ class PoolIndex:
     def add(self, record: Record) -> None:
         """Count a record in (a planned one too, so that a file's own repeats are caught)."""
         self.keys[record.key.casefold()] = record.rel
-        for token in identity_tokens(record, self.registry.fields[record.kind]):
+        tokens = identity_tokens(record, self.registry.fields[record.kind])
+        for token in tokens:
             self.tokens.setdefault(token, record.rel)
+        self.ids_of[record.rel] = list(tokens)
+        self.key_of[record.rel] = record.key
         title = record.data.get("title")
         if isinstance(title, str) and title.strip():
             key = identity.title_key(title)
@@ -166,14 +171,30 @@ class PoolIndex:
         allowed = set(record.data.get("distinct_from") or [])
         for token in sorted(identity_tokens(record, self.registry.fields[record.kind])):
             owner = self.tokens.get(token)
-            if owner and Path(owner).stem not in allowed:
+            if owner and self.key_of.get(owner, Path(owner).stem) not in allowed:
                 return f"{owner} (same {identity.TOKEN_NAMES.get(token[0], token[0])} {token[1]})"
-        title = record.data.get("title")
-        if isinstance(title, str) and title.strip() and self.titles:
-            best = self._most_alike(identity.title_key(title))
-            if best and Path(self.title_owners[best[1]]).stem not in allowed:
-                return f"{self.title_owners[best[1]]} (title {best[0]:.0f}% alike)"
+        twin = self._title_twin(record)
+        if twin is not None and self.key_of[twin[0]] not in allowed and not self._ids_differ(record, twin[0]):
+            return f"{twin[0]} (title {twin[1]:.0f}% alike)"
         return None
+
+    def title_twin_of_other_ids(self, record: Record) -> tuple[str, str] | None:
+        """(where it is, its key) of the record whose title is at least
+        pool.title_similarity like this one's while their ids of one scheme differ (two
+        arXiv ids, two DOIs): two works, which same_paper does not call duplicates."""
+        twin = self._title_twin(record)
+        return (twin[0], self.key_of[twin[0]]) if twin is not None and self._ids_differ(record, twin[0]) else None
+
+    def _title_twin(self, record: Record) -> tuple[str, float] | None:
+        title = record.data.get("title")
+        if not (isinstance(title, str) and title.strip() and self.titles):
+            return None
+        best = self._most_alike(identity.title_key(title))
+        return (self.title_owners[best[1]], best[0]) if best else None
+
+    def _ids_differ(self, record: Record, other: str) -> bool:
+        """Whether the two records give ids of one scheme and share none of them."""
+        return identity.ids_differ(identity_tokens(record, self.registry.fields[record.kind]), self.ids_of.get(other, ()))
 
     def _most_alike(self, key: str) -> tuple[float, int] | None:
         """The title most alike to `key` at or past the threshold, the first counted in

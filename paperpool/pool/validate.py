@@ -203,17 +203,28 @@ def check_similar_titles(pool: Pool, title_pairs=identity.similar_key_pairs) -> 
 def _earliest_alike(record: Record, alike, holders: dict, entries: dict) -> tuple[Record, float] | None:
     """The first record by file, before `record`, whose title key is alike: an exclusion
     is compared with entries only (the exclusion log may record one paper screened twice),
-    and a pair either record declares distinct_from is passed over."""
+    and a pair either record declares distinct_from, or whose arXiv ids or DOIs differ (two
+    works), is passed over."""
     best = None
     for other_key, score in alike:
         # records of each key are in file order: the first one that counts, or none before `record`
         for other in (holders if record.kind == "entries" else entries)[other_key]:
             if other.rel >= record.rel or (best is not None and other.rel >= best[0].rel):
                 break
-            if record.key not in other.facts.distinct_from and other.key not in record.facts.distinct_from:
+            if (
+                record.key not in other.facts.distinct_from
+                and other.key not in record.facts.distinct_from
+                and not identity.ids_differ(_token_pairs(record), _token_pairs(other))
+            ):
                 best = (other, score)
                 break
     return best
+
+
+def _token_pairs(record: Record) -> list[tuple[str, str]]:
+    """The record's (scheme, id) tokens (facts.tokens holds scheme, id and field in a row)."""
+    parts = iter(record.facts.tokens)
+    return [(kind, value) for kind, value, _ in zip(parts, parts, parts, strict=True)]
 
 
 def _same_key_score(key: str, threshold: float) -> float:

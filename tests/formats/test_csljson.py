@@ -236,7 +236,7 @@ FIX = "export the items from Zotero with the format CSL JSON"
 def test_import_csljson_bad_input_writes_nothing(run, pool_copy, tmp_path, snapshot, text, message):
     (tmp_path / "bad.json").write_text(text, encoding="utf-8")
     before = snapshot(pool_copy)
-    result = run("import-csljson", str(tmp_path / "bad.json"), cwd=pool_copy)
+    result = run("import-csljson", "--all-or-nothing", str(tmp_path / "bad.json"), cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, message)
     assert snapshot(pool_copy) == before
 

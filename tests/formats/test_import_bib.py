@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from paperpool.files.yamlio import load_yaml
 from paperpool.pool.stubs import Planned, write_planned
 
 from ..conftest import FILLED, REPO, edit
@@ -122,7 +123,7 @@ def test_import_bib_twice_skips_everything_the_second_time(run, pool_copy):
 def test_import_bib_bad_input_writes_nothing(run, pool_copy, tmp_path, snapshot, text, message):
     (tmp_path / "bad.bib").write_text(text, encoding="utf-8")
     before = snapshot(pool_copy)
-    result = run("import-bib", str(tmp_path / "bad.bib"), cwd=pool_copy)
+    result = run("import-bib", "--all-or-nothing", str(tmp_path / "bad.bib"), cwd=pool_copy)
     assert (result.exit_code, result.output) == (1, message)
     assert snapshot(pool_copy) == before
 
@@ -387,7 +388,7 @@ def test_many_records_of_one_key_name_the_first_hundred_and_count_the_rest(run, 
     through the whole library (33 s); the error names the first hundred and counts the rest."""
     bib = tmp_path / "one-key.bib"
     bib.write_text("@misc{a,}\n" * 20_000, encoding="utf-8")
-    result = run("import-bib", str(bib), cwd=tiny)
+    result = run("import-bib", "--all-or-nothing", str(bib), cwd=tiny)
     lines = result.output.splitlines()
     assert (result.exit_code, len(lines)) == (1, 102)
     assert lines[0] == "Error: one-key.bib: 19,999 unreadable records:"
@@ -406,3 +407,80 @@ def test_a_record_key_is_shown_escaped(run, tiny, tmp_path):
     result = run("import-bib", str(bib), "--dry-run", cwd=tiny)
     assert result.exit_code == 0 and "\x1b" not in result.output
     assert "from escape.bib:1 (a\\x1b]0;HACK\\x07b)" in result.output
+
+
+# ---------------------------------------------------------------------------------
+# BibTeX as people write it (issue 38)
+# ---------------------------------------------------------------------------------
+
+AS_WRITTEN = """@Article{alpha2021,
+  Author = {Roe, Rick and Poe, Pat},
+  Title = {Orchestrating agents by reward},
+  eprint = "{2102.02278}",
+  archivePrefix = {arXiv},
+  Year = {2021},
+  note = {first},
+  note = {second},
+}
+
+@misc{broken2021,
+  title = {A record whose braces do not close,
+  year = {2021},
+}
+
+@article{beta2021,
+  title = {Orchestrating Agents by Reward},
+  author = {Roe, Rick},
+  eprint = {arXiv:2102.09999},
+  year = {2021},
+}
+
+@misc{untitled2021,
+  author = {Doe, Jane},
+  year = {2021},
+}
+"""
+
+
+def test_a_bib_as_people_write_it_imports_every_record_it_can_and_lists_the_others(run, pool_copy, tmp_path):
+    """Field names in any case, an id in braces or after arXiv:, a field given twice (its
+    first value, as BibTeX reads it), a record that cannot be read and one without a title
+    (listed with their lines, the others imported), and two titles alike with different
+    arXiv ids (two works: both kept, the second with distinct_from)."""
+    bib = tmp_path / "written.bib"
+    bib.write_text(AS_WRITTEN, encoding="utf-8")
+    result = run("import-bib", str(bib), "--date-added", "2026-11-28", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "created papers/alpha2021.yaml from written.bib:1 (alpha2021)",
+        "created papers/beta2021.yaml from written.bib:16 (beta2021)",
+        "kept written.bib:16 (beta2021): its title is like written.bib:1 (alpha2021)'s, its ids differ: both kept "
+        "(distinct_from written)",
+        "note: written.bib:8: record 'alpha2021': field 'note' is given twice; the first value is read, as BibTeX reads it",
+        "not imported: written.bib:11: this record cannot be read (Unexpected block start: `@article`. Was still looking "
+        "for field-value closing `,` or `}`, noticed on line 16); check its braces, quotes and commas",
+        "not imported: written.bib:23: title: record 'untitled2021' has no title; add title = {...} to it",
+        "created 2 entries, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.",
+        "Error: 2 records not imported (listed above); fix them and import the file again (what was imported is then "
+        "skipped as a duplicate), or give --all-or-nothing to import none",
+    ]
+    alpha = load_yaml(pool_copy / "papers" / "alpha2021.yaml").data
+    beta = load_yaml(pool_copy / "papers" / "beta2021.yaml").data
+    assert (alpha["authors"], alpha["arxiv_id"], alpha["year"]) == (["Roe, Rick", "Poe, Pat"], "2102.02278", 2021)
+    assert (beta["arxiv_id"], beta["distinct_from"]) == ("2102.09999", ["alpha2021"])
+    assert run("validate", cwd=pool_copy).output.endswith("0 errors, 26 warnings.\n")  # titles alike, ids apart: no error
+    again = run("import-bib", str(bib), "--date-added", "2026-11-28", cwd=pool_copy)
+    assert "created 0 entries, skipped 2 duplicates" in again.output  # imported again once fixed: the rest only
+
+
+def test_all_or_nothing_imports_none_of_a_bib_with_a_bad_record(run, tiny, tmp_path, snapshot):
+    bib = tmp_path / "written.bib"
+    bib.write_text(AS_WRITTEN, encoding="utf-8")
+    before = snapshot(tiny)
+    result = run("import-bib", "--all-or-nothing", str(bib), cwd=tiny)
+    assert (result.exit_code, result.output.splitlines()[0]) == (
+        1,
+        "Error: written.bib:11: this record cannot be read (Unexpected block start: `@article`. Was still looking for "
+        "field-value closing `,` or `}`, noticed on line 16); check its braces, quotes and commas",
+    )
+    assert snapshot(tiny) == before

@@ -262,6 +262,9 @@ OTHER_TITLE = "Agent Q-Mix: Selecting the Right Action for LLM Multi-Agent Syste
 
 @pytest.mark.slow
 def test_near_identical_titles_are_found_alike_with_and_without_the_cache(pool_copy, cache_dir):
+    # the record loses its arXiv id first: two records with different ids are two works, whatever their titles
+    edit(pool_copy / RECORD, "arxiv_id: '2508.03680'", "arxiv_id: null")
+    edit(pool_copy / RECORD, "- https://arxiv.org/abs/2508.03680", "- https://example.org/agent-lightning")
     lines(pool_copy)  # the cache knows every title
     steps = [
         (TITLE, f"title: '{OTHER_TITLE}s'"),  # now nearly the same title as agent-qmix2026
@@ -291,6 +294,8 @@ def test_near_identical_titles_in_a_large_pool_with_the_cache_are_those_without(
     original = first.read_text(encoding="utf-8")
     record = load_yaml(first).data
     record["title"] = load_yaml(second).data["title"] + "s"  # nearly the title of `second`
+    # and no ids of its own: two records with different ids are two works, whatever their titles
+    record.update(arxiv_id=None, doi=None, openreview_id=None, urls=[f"https://example.org/{first.stem}"])
     steps = [
         (first, dump_yaml(record), True),
         (third, third.read_text(encoding="utf-8").replace("year:", "year: 1066\nx_unknown:", 1), True),

@@ -29,7 +29,7 @@ from paperpool.pool.stubs import (
 from paperpool.registry import KEY_RE, FieldSpec, Registry
 
 from . import sections
-from .reading import ARXIV_IN_TEXT, BibRecord, parse_bib
+from .reading import ARXIV_IN_TEXT, BibRecord, read_bib, refuse_unreadable
 
 # A .bib of 10,000 records is about 5 MB; a bigger file is split or is not a .bib.
 MAX_BIB_BYTES = 5_000_000
@@ -69,10 +69,12 @@ def _ids(bib: BibRecord, sources: list[str]) -> dict[str, str]:
         value = bib.fields.get(name, "")
         if not value:
             continue
+        # an id is read as written but for braces, which no id holds (`eprint = "{2102.02278}"`)
+        written = value.replace("{", "").replace("}", "")
         if name == "eprint" and bib.fields.get("archiveprefix", "arxiv").lower() == "arxiv":
-            found.setdefault("arxiv", identity.arxiv_id(value))
+            found.setdefault("arxiv", identity.arxiv_id(written))
         if name == "doi":
-            found.setdefault("doi", identity.doi(value))
+            found.setdefault("doi", identity.doi(written))
         for url in bib.links(name):
             for scheme, carried in identity.ids_in_url(url).items():
                 found.setdefault(scheme, carried)
@@ -183,30 +185,46 @@ class Skipped:
 class BibImport:
     created: list[Created] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # each record not imported: its place, what is wrong, the fix
+    notes: list[str] = field(default_factory=list)  # how a record was read, where the file left a choice
+    distinct: list[str] = field(default_factory=list)  # records kept beside one of a title alike, their ids differing
 
 
-def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date) -> BibImport:
-    """The stubs to write for each record of a .bib file, and the records skipped as
-    papers the pool (or an earlier record of the file) already holds. Raises a
-    PaperpoolError listing every problem when any record cannot be imported."""
+def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date, all_or_nothing: bool = False) -> BibImport:
+    """The stubs to write for each record of a .bib file, the records skipped as papers
+    the pool (or an earlier record of the file) already holds, and each record that
+    cannot be imported, with its line and the fix. With `all_or_nothing`, any such record
+    is a PaperpoolError listing them all, and nothing is to be written."""
     name = bib_path.name
-    records = parse_bib(read_input(bib_path, MAX_BIB_BYTES), name)
-    if not records:
+    read = read_bib(read_input(bib_path, MAX_BIB_BYTES), name)
+    if read.refused and (all_or_nothing or not read.records):
+        refuse_unreadable(read.refused, name)
+    if not read.records:
         raise PaperpoolError(f"{name}: no BibTeX records found; a record starts like @article{{key, ...")
-    return import_records(pool, records, name, kind, added, lambda bib: f"{name}:{bib.line}")
+    result = import_records(pool, read.records, name, kind, added, lambda bib: f"{name}:{bib.line}", read.refused, all_or_nothing)
+    result.notes = read.notes
+    return result
 
 
 def import_records(
-    pool: Pool, records: list[BibRecord], name: str, kind: str, added: dt.date, where: Callable[[BibRecord], str]
+    pool: Pool,
+    records: list[BibRecord],
+    name: str,
+    kind: str,
+    added: dt.date,
+    where: Callable[[BibRecord], str],
+    unreadable: list[tuple[int, str]] = (),
+    all_or_nothing: bool = True,
 ) -> BibImport:
     """import_bib's work on records read from file `name` (a .bib, or another format read
-    as BibTeX records), `where` naming each record's place in it ("new.bib:12")."""
+    as BibTeX records), `where` naming each record's place in it ("new.bib:12");
+    `unreadable` the file's records that could not be read, (line, message)."""
     registry = pool.registry
     settings = import_settings(registry, kind)
     specs = registry.fields[kind]
     index = PoolIndex(pool)
     index.prepare([bib.title for bib in records])
-    result, problems = BibImport(), []
+    result, problems = BibImport(), [(line, message.split(": ", 1)[0], message) for line, message in unreadable]
     for bib in records:
         source = f"{where(bib)} ({bib.key})"
         if not bib.title:
@@ -228,17 +246,34 @@ def import_records(
         if duplicate:
             result.skipped.append(Skipped(source, duplicate))
             continue
-        problems += [(bib.line, where(bib), problem) for problem in check_planned(record, target, bib.line, name, registry, kind)]
+        twin = index.title_twin_of_other_ids(planned)
+        if twin is not None:
+            written = ""
+            if "distinct_from" in specs:  # the registry's field for "not the same paper"
+                record["distinct_from"] = [twin[1]]
+                planned = planned_record(record, target, source, kind)
+                written = " (distinct_from written)"
+            result.distinct.append(f"{source}: its title is like {twin[0]}'s, its ids differ: both kept{written}")
+        found = check_planned(record, target, bib.line, name, registry, kind)
+        if found:
+            problems += [(bib.line, where(bib), problem) for problem in found]
+            continue
         index.add(planned)
         result.created.append(
             Created(Planned(target, record, header(registry, kind, target)), source, wanted if wanted != key else None)
         )
-    if problems:
-        shown = [
-            printable(f"{place}: " + (f"{p.field}: " if p.field else "") + p.message) for _, place, p in sorted(problems)[:50]
-        ]
-        raise PaperpoolError(f"{name}: nothing imported, {plural(len(problems), 'problem')}:", shown)
+    lines = [_said(place, problem) for _, place, problem in sorted(problems, key=lambda found: found[0])]
+    if lines and (all_or_nothing or not (result.created or result.skipped)):  # nothing imported: as one error
+        raise PaperpoolError(f"{name}: nothing imported, {plural(len(lines), 'problem')}:", lines[:50])
+    result.refused = lines
     return result
+
+
+def _said(place: str, problem: Problem | str) -> str:
+    """A record's problem as one line: a message of the reading names its place itself."""
+    if isinstance(problem, str):
+        return printable(problem)
+    return printable(f"{place}: " + (f"{problem.field}: " if problem.field else "") + problem.message)
 
 
 def stub(bib: BibRecord, settings: dict, specs: dict[str, FieldSpec], registry: Registry) -> dict:

@@ -17,7 +17,9 @@ from bibtexparser.middlewares.names import (
 )
 from bibtexparser.model import (
     DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
     Entry,
+    Field,
     MiddlewareErrorBlock,
     String,
 )
@@ -28,7 +30,7 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
-from paperpool.files.problems import PaperpoolError
+from paperpool.files.problems import PaperpoolError, plural
 from paperpool.pool import identity
 
 ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
@@ -189,34 +191,120 @@ class BibRecord:
         return value.removeprefix("https://doi.org/").removeprefix("doi:") or None
 
 
+@dataclass
+class ReadBib:
+    """A .bib as an import reads it: the records it could read, and one line for each it
+    could not (with its line and the fix), or whose reading it had to decide."""
+
+    records: list[BibRecord]
+    refused: list[tuple[int, str]] = field(default_factory=list)  # (line, "new.bib:12: what is wrong; the fix")
+    notes: list[str] = field(default_factory=list)  # records read, with a field given twice
+
+
 def parse_bib(text: str, name: str) -> list[BibRecord]:
-    """Parse BibTeX text. Every block bibtexparser cannot read (unbalanced braces, a
-    missing comma, a citation key used twice) is an error with its line; all of them
-    are listed in one PaperpoolError."""
+    """Every record of a .bib, or a PaperpoolError listing each one it cannot read."""
+    read = read_bib(text, name)
+    if read.refused:
+        refuse_unreadable(read.refused, name)
+    return read.records
+
+
+def refuse_unreadable(refused: list[tuple[int, str]], name: str) -> None:
+    """The records a .bib could not read, as one PaperpoolError: the first SHOWN_FAILED by
+    line, and how many more."""
+    lines = [line for _, line in sorted(refused, key=lambda found: found[0])]
+    if len(lines) == 1:
+        raise PaperpoolError(lines[0])
+    more = [f"(and {len(lines) - SHOWN_FAILED:,} more)"] if len(lines) > SHOWN_FAILED else []
+    raise PaperpoolError(f"{name}: {len(lines):,} unreadable records:", lines[:SHOWN_FAILED] + more)
+
+
+def read_bib(text: str, name: str) -> ReadBib:
+    """The records of a .bib, as BibTeX reads them, and each record it cannot read: a block
+    bibtexparser cannot read (unbalanced braces, a missing comma, a citation key used
+    twice), a value or macro that cannot be expanded, a name that cannot be split, LaTeX
+    that cannot be decoded. Field names are read in any case (`Author =` is `author`), and
+    a field given twice keeps its first value, as BibTeX does, with a note."""
     # no parse stack: the values as written, delimiters, macros and `#` included, which
     # expand_macros reads as BibTeX does (bibtexparser resolves a macro only when it is
     # the whole value, and leaves `ttl # " Extended"` as it is)
     _refuse_too_many_blocks(text, name)
     library = bibtexparser.parse_string(text, parse_stack=[])
-    _refuse_failed_blocks(library, text, name)
-    expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS)
+    read = ReadBib([])
+    _fields_as_bibtex_reads_them(library, name, read)
+    _refuse_failed_blocks(library, text, name, read)
+    expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS, read)
     for middleware in (_SeparateCoAuthors(), middlewares.SplitNameParts()):
         library = middleware.transform(library)
-    _refuse_failed_blocks(library, text, name)  # a middleware turns a record it cannot read into a failed block
-    records = []
+    _refuse_failed_blocks(library, text, name, read)  # a middleware turns a record it cannot read into a failed block
     for entry in library.entries:
         record = BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, {})
+        try:
+            for item in entry.fields:
+                try:
+                    _read_field(record, item.key, item.value)
+                except _UnreadableLatex:
+                    line = item.start_line if item.start_line is not None else entry.start_line
+                    raise _Refused(
+                        line + 1,
+                        f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
+                        "the text without LaTeX, or give each macro its arguments in braces",
+                    ) from None
+        except _Refused as refused:
+            read.refused.append((refused.line, refused.message))
+            continue
+        read.records.append(record)
+    read.records = resolve_crossrefs(read.records)
+    return read
+
+
+class _BuiltOnUnreadable(Exception):
+    """A value using an @string macro that could not be read (on line `root`, itself or the
+    one it is built on): said with that macro's problem."""
+
+    def __init__(self, root: int):
+        super().__init__(root)
+        self.root = root
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    """The records named (the first `most`, and how many more), then how many @strings."""
+    records = [name for name in names if name.startswith("record ")]
+    strings = len(names) - len(records)
+    parts = records[:most] + ([f"{len(records) - most:,} more records"] if len(records) > most else [])
+    parts += [plural(strings, "@string macro")] if strings else []
+    return ", ".join(parts)
+
+
+class _Refused(Exception):
+    """A record that cannot be read: its line, and the message saying why and how to fix it."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _fields_as_bibtex_reads_them(library: bibtexparser.Library, name: str, read: ReadBib) -> None:
+    """Each record's field names in lower case, as BibTeX reads them, and a field given
+    twice (in any case) read as BibTeX reads it: its first value, noted. bibtexparser
+    refuses a record giving a field twice in the same case; that record is read here."""
+    for block in list(library.blocks):
+        entry = block.ignore_error_block if isinstance(block, DuplicateFieldKeyBlock) else block
+        if not isinstance(entry, Entry):
+            continue
+        kept: dict[str, Field] = {}
         for item in entry.fields:
-            try:
-                _read_field(record, item.key.lower(), item.value)
-            except _UnreadableLatex:
-                line = item.start_line if item.start_line is not None else entry.start_line
-                raise PaperpoolError(
-                    f"{name}:{line + 1}: record '{entry.key}', {item.key}: its LaTeX cannot be read; write "
-                    "the text without LaTeX, or give each macro its arguments in braces"
-                ) from None
-        records.append(record)
-    return resolve_crossrefs(records)
+            item.key = item.key.lower()
+            if item.key in kept:
+                read.notes.append(
+                    f"{name}:{(item.start_line if item.start_line is not None else entry.start_line) + 1}: record "
+                    f"'{entry.key}': field '{item.key}' is given twice; the first value is read, as BibTeX reads it"
+                )
+            else:
+                kept[item.key] = item
+        entry.fields = list(kept.values())
+        if entry is not block:
+            library.replace(block, entry, fail_on_duplicate_key=False)
 
 
 def _read_field(record: BibRecord, key: str, value) -> None:
@@ -249,7 +337,9 @@ def _refuse_too_many_blocks(text: str, name: str) -> None:
         )
 
 
-def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -> None:
+def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str, read: ReadBib) -> None:
+    """Each block the library could not read, said in `read` (with its line and the fix)
+    and taken out of the library."""
     failed = library.failed_blocks
     if not failed:
         return
@@ -258,11 +348,9 @@ def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str) -
     first_lines: dict[str, int] = {}
     for entry in library.entries:
         first_lines.setdefault(entry.key, entry.start_line + 1)
-    problems = [_failed_block(block, first_lines, text, name) for block in failed[:SHOWN_FAILED]]
-    if len(failed) == 1:
-        raise PaperpoolError(problems[0])
-    more = [f"(and {len(failed) - SHOWN_FAILED:,} more)"] if len(failed) > SHOWN_FAILED else []
-    raise PaperpoolError(f"{name}: {len(failed):,} unreadable records:", problems + more)
+    for block in failed:
+        read.refused.append((block.start_line + 1, _failed_block(block, first_lines, text, name)))
+    library.remove(failed)
 
 
 def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> str:
@@ -292,20 +380,42 @@ def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> s
 # ---------------------------------------------------------------------------------
 
 
-def expand_macros(library: bibtexparser.Library, name: str, most_chars: int) -> None:
+def expand_macros(library: bibtexparser.Library, name: str, most_chars: int, read: ReadBib) -> None:
     """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
     `2026`) with its text, in file order as BibTeX reads it: a macro is known from its
-    @string on. Raises a PaperpoolError naming the file, line and record for a macro
-    that is not defined, and for a file whose expanded text grows past `most_chars`."""
+    @string on. A record (or @string) with a value that cannot be expanded (a macro not
+    defined, braces too deep, a value too long) is said in `read` and taken out of the
+    library; a file whose expanded text grows past `most_chars` is a PaperpoolError."""
     macros = dict(MONTHS)
     expansion = _Expansion(name, most_chars)
+    unreadable = []
+    built_on: dict[int, list[str]] = {}  # the line of an unreadable @string -> the blocks not read with it
     for block in library.blocks:
-        if isinstance(block, String):
-            macros[block.key.lower()] = expansion.text(block.value, macros, block.start_line, f"@string '{block.key}'", block.key)
-        elif isinstance(block, Entry):
-            for item in block.fields:
-                line = item.start_line if item.start_line is not None else block.start_line
-                item.value = expansion.text(item.value, macros, line, f"record '{block.key}', {item.key}", item.key)
+        try:
+            if isinstance(block, String):
+                owner = f"@string '{block.key}'"
+                macros[block.key.lower()] = expansion.text(block.value, macros, block.start_line, owner, block.key)
+            elif isinstance(block, Entry):
+                for item in block.fields:
+                    line = item.start_line if item.start_line is not None else block.start_line
+                    item.value = expansion.text(item.value, macros, line, f"record '{block.key}', {item.key}", item.key)
+        except _BuiltOnUnreadable as built:
+            unreadable.append(block)
+            built_on.setdefault(built.root, []).append(
+                f"@string '{block.key}'" if isinstance(block, String) else f"record '{block.key}' (line {block.start_line + 1})"
+            )
+            if isinstance(block, String):
+                expansion.unreadable[block.key.lower()] = built.root
+        except _Refused as refused:
+            read.refused.append((refused.line, refused.message))
+            unreadable.append(block)
+            if isinstance(block, String):
+                expansion.unreadable[block.key.lower()] = refused.line
+    for at, (line, message) in enumerate(read.refused):
+        if line in built_on:  # one line for the macro and what is built on it, which its fix mends
+            read.refused[at] = (line, f"{message} (not read either, being built on it: {_listed(built_on[line])})")
+    if unreadable:
+        library.remove(unreadable)
 
 
 class _Expansion:
@@ -314,6 +424,7 @@ class _Expansion:
     def __init__(self, name: str, most_chars: int):
         self.name, self.most_chars = name, most_chars
         self.produced = 0
+        self.unreadable: dict[str, int] = {}  # the @string macros that could not be read, and their lines
 
     def text(self, value: str, macros: dict[str, str], line: int, owner: str, assigned: str) -> str:
         """The text of `value`, assigned to `assigned` (a field or @string name) on `line`
@@ -322,29 +433,34 @@ class _Expansion:
         pieces = _pieces(value.strip())
         if pieces is None:
             shown = value if len(value) <= 60 else value[:57] + "..."
-            raise PaperpoolError(
+            raise _Refused(
+                line + 1,
                 f"{where}: the value {shown!r} cannot be read; write it in braces, "
-                "or as pieces in braces, quotes or @string names joined by #"
+                "or as pieces in braces, quotes or @string names joined by #",
             )
         texts = []
         for kind, piece in pieces:
             if kind == "text" and (depth := _brace_depth(piece)) > MAX_BRACE_DEPTH:
-                raise PaperpoolError(
-                    f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces"
+                raise _Refused(
+                    line + 1, f"{where}: braces nested {depth:,} deep, more than {MAX_BRACE_DEPTH}; remove the extra braces"
                 )
             if kind == "name" and not piece.isdigit():
+                if piece.lower() in self.unreadable:
+                    raise _BuiltOnUnreadable(self.unreadable[piece.lower()])
                 if piece.lower() not in macros:
-                    raise PaperpoolError(
+                    raise _Refused(
+                        line + 1,
                         f"{where}: @string macro '{piece}' is not defined; define it above this line with "
-                        f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}"
+                        f"@string{{{piece} = {{...}}}}, or put the text in braces: {assigned} = {{{piece}}}",
                     )
                 piece = macros[piece.lower()]
             texts.append(piece)
         length = sum(len(text) for text in texts)  # counted before the texts are joined
         if length > MAX_VALUE_CHARS:
-            raise PaperpoolError(
+            raise _Refused(
+                line + 1,
                 f"{where}: the value is {length:,} characters long, over the limit of {MAX_VALUE_CHARS:,}; "
-                "shorten it or leave it out"
+                "shorten it or leave it out",
             )
         self.produced += length
         if self.produced > self.most_chars:
