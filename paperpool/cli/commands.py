@@ -620,8 +620,11 @@ def registry_doc_command(file: Path | None, check: bool) -> None:
             raise PaperpoolError("--check: name the file to compare, e.g. paperpool registry-doc docs/registry.md --check")
         click.echo(text, nl=False)
         return
+    check_output(file, str(file))  # a file, or the place for one: what --check compares is what it would write
     current = file.read_text(encoding="utf-8") if file.is_file() else None
     if check:
+        if current is None:
+            raise PaperpoolError(f"{file}: no such file; run paperpool registry-doc {file} to write the reference, and commit it")
         if current != text:
             raise PaperpoolError(
                 f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result"

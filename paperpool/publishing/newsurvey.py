@@ -19,8 +19,8 @@ from pathlib import Path
 
 import jinja2
 
-from paperpool.files.problems import PaperpoolError
-from paperpool.files.yamlio import new_folder
+from paperpool.files.problems import PaperpoolError, printable
+from paperpool.files.yamlio import Document, new_folder
 from paperpool.pool import fileschemas
 from paperpool.project import Project
 from paperpool.registry import (
@@ -29,6 +29,7 @@ from paperpool.registry import (
     REGISTRY_FILE,
     refused_character_message,
 )
+from paperpool.sitegen.configrules import check_settings
 
 from . import readme, release
 
@@ -52,20 +53,27 @@ def create(
     target = target.absolute()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise PaperpoolError(f"{target}: already exists and is not empty; new-survey starts a pool in a new or empty folder")
-    if title is not None and (not title.strip() or any(ch in title for ch in "\r\n")):
-        raise PaperpoolError("--title: give the survey's title on one line")
-    invisible = title is not None and (CONTROL_CHARACTERS.search(title) or BIDI_CONTROLS.search(title))
+    # the title given, else one made of the folder's name, which may hold anything a name may
+    said = "--title" if title is not None else f"the folder's name {printable(repr(target.name))} (the title without --title)"
+    fix = "" if title is not None else "; give --title, or choose another folder name"
+    title = title if title is not None else f"The {target.name} survey"
+    if not title.strip() or any(ch in title for ch in "\r\n"):
+        raise PaperpoolError(f"{said}: give the survey's title on one line{fix}")
+    invisible = CONTROL_CHARACTERS.search(title) or BIDI_CONTROLS.search(title)
     if invisible:  # the registry refuses them: the new pool would not load
-        raise PaperpoolError(f"--title: {refused_character_message(invisible.group())}")
+        raise PaperpoolError(f"{said}: {refused_character_message(invisible.group())}{fix}")
     if site_url is not None and not SITE_URL.match(site_url):
         raise PaperpoolError(
             f"--site-url: '{site_url}' is not an https:// address; give the address the site will be published "
             f"at, such as {SITE_URL_EXAMPLE}"
         )
+    if site_url is not None and (wrong := check_settings(Document(target / "mkdocs.yml", {"site_url": site_url}), target, False)):
+        # as validate would say of mkdocs.yml, but for the trust a pool's maintainers may give it
+        raise PaperpoolError(f"--site-url: {wrong[0].message.split(', or pass --trust-config')[0]}")
     _refuse_inside_a_pool(target)
     this = this or release.current()  # how the survey installs this paperpool again
     context = {
-        "title": title or f"The {target.name} survey",
+        "title": title,
         "today": today.isoformat(),
         "year": today.year,
         "version": this.version,

@@ -55,9 +55,12 @@ def watched_files(root: Path, out: Path) -> dict[Path, float]:
         elif out.is_relative_to(top.resolve()):
             continue
         elif top.is_dir():
-            for path in walk.files(top, top.name):  # never into a link to a folder
-                if not any(part.startswith(".") for part in path.relative_to(top).parts[:-1]):
-                    _watch(path, found)
+            try:
+                for path in walk.files(top, top.name):  # never into a link to a folder
+                    if not any(part.startswith(".") for part in path.relative_to(top).parts[:-1]):
+                        _watch(path, found)
+            except PaperpoolError:  # nested past what paperpool reads: what is deeper is not watched
+                continue  # (a build that reads the folder says so itself; serving goes on)
     return found
 
 

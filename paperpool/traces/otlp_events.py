@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, OtlpProblem, Span, read_spans
+from .schema import schema as trace_schema
 from .schema import schema_id
 
 AGENT = "agent"  # an agent's invocation, or a workflow that runs agents: one instance each
@@ -158,6 +159,12 @@ def _unclaimed(following: list[int], at: int) -> int:
 
 
 Visit = tuple[Span, str | None]  # a span to visit, and the agent instance acting for it
+
+
+@functools.cache
+def _reason_most() -> int:
+    """The characters an event's reason may hold: the trace schema's maxLength."""
+    return trace_schema()["$defs"]["event"]["properties"]["reason"]["maxLength"]
 
 
 class Converter:
@@ -360,6 +367,8 @@ class Converter:
         identifier = f"{span.span_id}-{suffix}"
         event = {"id": identifier, "t": self._t(nanos), "type": kind, "agent": agent}
         event.update({key: value for key, value in fields.items() if value is not None})
+        if isinstance(event.get("reason"), str):  # a recorded verdict or error may be an essay; the schema holds a few words
+            event["reason"] = event["reason"][: _reason_most()]
         event["content_ref"] = f"otlp-span:{span.span_id}"
         self.events.append(event)
         self.keys[identifier] = (event["t"], len(self.events))
@@ -471,7 +480,7 @@ class Converter:
         if failed(span) and not any(failed(child) for child in span.children):
             message = str(span.status.get("message") or "").strip()
             reason = f"{span.name or 'a span'} failed" + (f": {message}" if message else "")
-            self._emit("safety_event", span, "error", span.end, acting, role=self._role(acting), reason=reason[:2000])
+            self._emit("safety_event", span, "error", span.end, acting, role=self._role(acting), reason=reason)
 
     def _model_call(self, span: Span, step: Step, agent: str) -> None:
         seconds = round((span.end - span.start) / 1e9, 6)

@@ -166,3 +166,37 @@ def test_new_survey_takes_the_site_url(run, tmp_path):
         ),
     )
     assert not (tmp_path / "u").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("e\x1bx", "'e\\x1bx' (the title without --title): contains the invisible control character U+001B; remove it"),
+        ("r\u202eev", "'r\\u202eev' (the title without --title): contains the invisible control character U+202E; remove it"),
+        ("a\nb", "'a\\nb' (the title without --title): give the survey's title on one line"),
+    ],
+    ids=["escape", "right-to-left-override", "line-break"],
+)
+def test_a_folder_name_the_title_cannot_hold_is_refused_in_one_line(run, tmp_path, name, said):
+    """The title made of the folder's name was an internal error (the new registry did not
+    load) where --title's own was refused; nothing is left behind."""
+    result = run("new-survey", name, cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: the folder's name {said}; give --title, or choose another folder name\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ('https://x/"><script>alert(1)</script>', "holds '\"', which the theme would write into every page as markup; remove it"),
+        ("https://x:99999/", "'https://x:99999/' cannot be read as an address (port out of range 0-65535); correct the address"),
+    ],
+    ids=["markup", "port"],
+)
+def test_a_site_url_that_validate_would_refuse_is_refused_at_once(run, tmp_path, address, said):
+    result = run("new-survey", "s", "--site-url", address, cwd=tmp_path)
+    assert (result.exit_code, result.output) == (1, f"Error: --site-url: {said}\n")
+    assert list(tmp_path.iterdir()) == []

@@ -4,6 +4,7 @@ the repository as docs/registry.md and published on every site paperpool builds.
 from __future__ import annotations
 
 import jsonschema_rs
+import pytest
 
 from paperpool.pool import fileschemas
 from paperpool.registry import schema
@@ -70,3 +71,19 @@ def test_the_site_has_the_reference_in_its_contributing_pages_and_the_schemas_in
     assert "](registry.md)" in (site / "contributing.md").read_text(encoding="utf-8")
     assert "registry.md#schema-files" in (site / "downloads.md").read_text(encoding="utf-8")
     assert sorted(p.name for p in (site / "downloads" / "schemas").iterdir()) == sorted(fileschemas.FILES.values())
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("/dev/zero", "/dev/zero: is a device, not a regular file; give the path of a regular file or of a new one"),
+        ("missing.md", "missing.md: no such file; run paperpool registry-doc missing.md to write the reference, and commit it"),
+        ("nowhere/x.md", "nowhere/x.md: the folder nowhere does not exist; create it first"),
+    ],
+    ids=["device", "missing", "no-folder"],
+)
+def test_registry_doc_check_says_what_it_cannot_compare(run, tmp_path, given, said):
+    """It said "out of date" of anything it could not compare, and offered a command that
+    would itself be refused (the ninth review)."""
+    result = run("registry-doc", "--check", given, cwd=tmp_path)
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {said}")

@@ -575,6 +575,13 @@ def test_serve_rebuilds_when_an_entry_changes(tmp_path):
         (root / "notes").mkdir()
         (root / "notes" / "a\x1b]0;HACKED\x07\nError: forged").write_text("", encoding="utf-8")
         assert server.stdout.readline().startswith("rebuilt after a change to notes/a\\x1b]0;HACKED\\x07\\nError: forged in ")
+        # a folder nested past what paperpool reads, which the build never reads (the ninth review):
+        # it is not watched below that depth, and serving goes on
+        deep = root / "notes" / "/".join(["d"] * 70)
+        deep.mkdir(parents=True)
+        (deep / "f").write_text("", encoding="utf-8")
+        edit(root / "papers" / "alpha.yaml", "Alpha: learning again", "Alpha: learning")
+        assert server.stdout.readline().startswith("rebuilt after a change to papers/alpha.yaml in ")
     finally:
         server.terminate()
         server.wait(timeout=10)

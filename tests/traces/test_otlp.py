@@ -818,3 +818,47 @@ def test_a_long_loop_of_parents_is_said_by_its_first_and_last_spans(run, tmp_pat
         f"form a loop {shown} -> (4,991 more spans) -> 0000000000001387 -> 0000000000001388 -> 0000000000000001;" in result.output
     )
     assert not (tmp_path / "t.json").exists()
+
+
+def test_a_guardrails_long_reason_is_cut_as_a_failed_spans_is(run, tmp_path):
+    """A guardrail's verdict reason of 2,500 characters (an LLM judge's explanation) made the
+    import fail on the converted trace's own limit, naming a pointer into a file never
+    written; it is cut to the schema's 2,000 characters, as a failed span's message is."""
+
+    def attribute(key, value):
+        return {"key": key, "value": {"stringValue": value}}
+
+    def span(number, parent, name, attributes):
+        made = {
+            "traceId": "0" * 31 + "1",
+            "spanId": f"{number:016x}",
+            "name": name,
+            "startTimeUnixNano": str(100 * number),
+            "endTimeUnixNano": str(100 * number + 50 if parent else 10_000),
+            "attributes": [attribute(key, value) for key, value in attributes.items()],
+        }
+        return made | ({"parentSpanId": f"{parent:016x}"} if parent else {})
+
+    reason = "The response was blocked because " + "it quoted personal data of a third party; " * 60
+    spans = [
+        span(1, None, "invoke_agent planner", {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"}),
+        span(
+            2,
+            1,
+            "apply_guardrail",
+            {
+                "gen_ai.operation.name": "apply_guardrail",
+                "gen_ai.guardrail.name": "pii",
+                "gen_ai.guardrail.verdict.type": "deny",
+                "gen_ai.guardrail.verdict.reason": reason,
+            },
+        ),
+    ]
+    path = tmp_path / "guard.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    result = run("trace", "import", str(path), "-o", str(tmp_path / "t.json"), cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    events = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["events"]
+    [safety] = [event for event in events if event["type"] == "safety_event"]
+    assert len(reason) > 2_000 and len(safety["reason"]) == 2_000
+    assert safety["reason"].startswith("guardrail pii deny")

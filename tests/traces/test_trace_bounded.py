@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from paperpool.files.problems import SUGGEST_AMONG, SUGGEST_LONGEST, suggest
+from paperpool.files.problems import SUGGEST_AMONG, SUGGEST_LONGEST, PaperpoolError, suggest
 from paperpool.traces import rules, schema, validation
 
 from ..conftest import REPO, children, edit
@@ -711,3 +711,37 @@ def test_recognising_openinference_decodes_each_part_of_the_text_once(tmp_path, 
     monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
     assert len(openinference.first_spans(path)) <= 1
     assert len(calls) == decodes
+
+
+@pytest.mark.slow
+def test_a_corpus_page_of_too_many_counted_rows_names_the_setting(pool_copy):
+    """200 groups of 13 traces, ten counted fields each holding 13 values per group: 26,000
+    rows (the ninth review's 500 groups made an 11 MB page, refused by the page limit with
+    "look for a very long value" although no value was long); now refused naming the corpus
+    and the settings to change."""
+    from paperpool.registry import load_registry
+    from paperpool.traces.site import corpora
+
+    stop = [{"id": "a", "t": 0, "type": "stop", "agent": "o"}]
+    lines = [
+        json.dumps(
+            {"trace_id": f"t{g}-{k}", "task_id": f"T{g}", "events": stop, "edges": []}
+            | {f"x_f{j}": f"v{k}-{j}" for j in range(10)}
+        )
+        for g in range(200)
+        for k in range(13)
+    ]
+    (pool_copy / "corpora" / "many.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fields = ", ".join(f"x_f{j}" for j in range(10))
+    declared = (
+        f"    - name: many\n      path: corpora/many.jsonl\n      title: Many\n      by: [task_id]\n      count: [{fields}]\n"
+    )
+    edit(pool_copy / "registry.yaml", "  corpora:\n", "  corpora:\n" + declared)
+    registry, problems = load_registry(pool_copy)
+    assert registry is not None, problems
+    with pytest.raises(PaperpoolError) as refused:
+        corpora.pages(registry)
+    assert refused.value.message == (
+        "registry.yaml: traces.corpora: many: its 10 counted fields over 200 groups make 26,000 rows, over the 20,000 a "
+        "corpus page shows; count fewer fields (count), or group by a field with fewer values (by)"
+    )

@@ -26,6 +26,7 @@ from . import paths
 
 MAX_SHOWN = summary.KEPT_CHARS  # characters of a value or group a table cell shows
 MOST_VALUES = 12  # values of a counted field shown per group; the others are summed in one row
+MOST_COUNTED_ROWS = 20_000  # rows of the counted fields' tables on one corpus page (some 3 MB)
 MOST_PROBLEMS = 10  # the invalid traces' problem lines shown
 NONE = "(none)"  # a group or value the trace does not give
 
@@ -83,14 +84,17 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
             result = summary.summarise(folder, by, bounds)
         except PaperpoolError as exc:
             raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
-        counted = (
-            # time_unit once: the page states it whether or not the corpus counts it
-            summary.field_counts(
-                folder, inputs, by, ["time_unit", *(name for name in corpus.count if name != "time_unit")], bounds
+        try:
+            counted = (
+                # time_unit once: the page states it whether or not the corpus counts it
+                summary.field_counts(
+                    folder, inputs, by, ["time_unit", *(name for name in corpus.count if name != "time_unit")], bounds
+                )
+                if outcome.traces > outcome.invalid
+                else []
             )
-            if outcome.traces > outcome.invalid
-            else []
-        )
+        except PaperpoolError as exc:
+            raise PaperpoolError(f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: {exc.message}") from None
     valid = outcome.traces - outcome.invalid
     over = f"over the {plural(valid, 'valid trace')} of the corpus ({outcome.traces:,} in all)"
     grouped = f", by {', '.join(by)}" if by else ""
@@ -121,8 +125,23 @@ def _page(registry: Registry, corpus: Corpus) -> CorpusPage:
             [[*_shown(_cells(row, by)), row["type"], f"{row['events']:,}", _percent(row["share"])] for row in result.event_types],
             len(by) + 1,
         ),
-        [_counts(name, [row for row in counted if row["field"] == name], by, groups, over, grouped) for name in corpus.count],
+        _counted_tables(corpus, counted, by, groups, over, grouped),
     )
+
+
+def _counted_tables(corpus, counted: list[dict], by: list[str], groups: list, over: str, grouped: str) -> list[Table]:
+    """A table per counted field, refused past MOST_COUNTED_ROWS rows in all: each group
+    shows up to MOST_VALUES + 1 rows of each field (500 groups and ten fields made 65,000
+    rows, a page of 11 MB, refused by the page limit with no word of which setting)."""
+    tables = [_counts(name, [row for row in counted if row["field"] == name], by, groups, over, grouped) for name in corpus.count]
+    shown = sum(len(table.rows) for table in tables)
+    if shown > MOST_COUNTED_ROWS:
+        raise PaperpoolError(
+            f"{REGISTRY_FILE}: traces.corpora: {corpus.name}: its {plural(len(corpus.count), 'counted field')} over "
+            f"{plural(len(groups), 'group')} make {shown:,} rows, over the {MOST_COUNTED_ROWS:,} a corpus page shows; "
+            "count fewer fields (count), or group by a field with fewer values (by)"
+        )
+    return tables
 
 
 def _groups(metrics: list[dict], by: list[str]) -> list[tuple[tuple, int]]:
