@@ -146,7 +146,7 @@ class Client:
                     f"could not be reached ({_reason(exc)})",
                     f"check the network connection, or set {service.variable} to a mirror",
                 ) from None
-            if status in (404, 410):
+            if status in service.absent:
                 return None
             if status in RETRIED and retry:
                 SLEEP(_wait(status, retry_after, attempt))
@@ -156,7 +156,10 @@ class Client:
             if status >= 500:
                 raise failure(service, url, f"failed (HTTP {status}, {ATTEMPTS} tries)", "try again later")
             if status >= 400:
-                raise failure(service, url, f"refused the request (HTTP {status})", "check the identifier")
+                fix = (
+                    "check the identifier" if status != 404 else f"check {service.variable}, which names where {service.name} is"
+                )
+                raise failure(service, url, f"refused the request (HTTP {status})", fix)
             return Answer(status, text, final)
         raise AssertionError("unreachable: the last attempt returns or raises")
 

@@ -13,13 +13,15 @@ from pathlib import Path
 
 from paperpool.files.inputs import read_input
 from paperpool.files.problems import PaperpoolError, plural, printable
-from paperpool.formats.bibtex.importing import BibImport, import_records
+from paperpool.formats.bibtex.importing import BibImport, Skipped, import_records
 from paperpool.formats.bibtex.reading import BibRecord
 from paperpool.pool import identity
 from paperpool.pool.reading import Pool
+from paperpool.pool.recordchecks import identity_tokens
 
 from . import arxiv, crossref, openalex, openreview
 from .client import Client
+from .services import ARXIV, CROSSREF, OPENALEX, OPENREVIEW
 
 SCHEMES = {"arxiv": "arXiv id", "doi": "DOI", "openreview": "OpenReview id"}
 MAX_IDS_BYTES = 1_000_000  # 20,000 identifiers; a list longer than that is not one survey's additions
@@ -109,9 +111,9 @@ def fetch_record(client: Client, wanted: Wanted, line: int) -> BibRecord:
         record = work.record(line) if work else openalex.fetch(client, wanted.value, line)
     if record is None:
         nobody = {
-            "arxiv": "arXiv has no paper",
-            "openreview": "OpenReview has no paper",
-            "doi": "neither Crossref nor OpenAlex has a paper",
+            "arxiv": f"arXiv ({ARXIV.base_url}) has no paper",
+            "openreview": f"OpenReview ({OPENREVIEW.base_url}) has no paper",
+            "doi": f"neither Crossref ({CROSSREF.base_url}) nor OpenAlex ({OPENALEX.base_url}) has a paper",
         }
         raise PaperpoolError(
             f"{wanted.where}: {nobody[wanted.scheme]} {wanted.value}; check the identifier. Nothing was written."
@@ -127,7 +129,28 @@ def _published_elsewhere(client: Client, paper: arxiv.ArxivPaper) -> openalex.Pu
 
 
 def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt.date, client: Client) -> BibImport:
-    """The stubs to write for the papers named, planned as import-bib plans a .bib's."""
-    records = [fetch_record(client, one, line) for line, one in enumerate(wanted, 1)]
-    places = {line: one.where for line, one in enumerate(wanted, 1)}
-    return import_records(pool, records, name, kind, added, lambda record: places[record.line])
+    """The stubs to write for the papers named, planned as import-bib plans a .bib's. An
+    identifier the pool already holds is skipped before any service is asked (the pool
+    knows it without the network)."""
+    held = _held(pool)
+    known, asked = [], []
+    for line, one in enumerate(wanted, 1):
+        owner = next((held[token] for token in sorted(identity.identifier_tokens(one.scheme, one.value)) if token in held), None)
+        if owner is not None:
+            known.append(Skipped(one.where, f"{owner} (same {identity.TOKEN_NAMES.get(one.scheme, one.scheme)} {one.value})"))
+        else:
+            asked.append((line, one))
+    records = [fetch_record(client, one, line) for line, one in asked]
+    places = {line: one.where for line, one in asked}
+    result = import_records(pool, records, name, kind, added, lambda record: places[record.line])
+    result.skipped = known + result.skipped
+    return result
+
+
+def _held(pool: Pool) -> dict[tuple[str, str], str]:
+    """Each (scheme, id) token of the pool's records, and the record holding it first."""
+    held: dict[tuple[str, str], str] = {}
+    for record in pool.all_records():
+        for token in identity_tokens(record, pool.registry.fields[record.kind]):
+            held.setdefault(token, record.rel)
+    return held

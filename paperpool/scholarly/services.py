@@ -13,13 +13,15 @@ class Service:
     name: str  # as messages name it
     default_url: str
     variable: str  # PAPERPOOL_<SERVICE>_URL
+    absent: tuple[int, ...] = (404, 410)  # the HTTP statuses by which it says it holds no such thing
 
     @property
     def base_url(self) -> str:
         return (os.environ.get(self.variable) or self.default_url).rstrip("/")
 
 
-ARXIV = Service("arXiv", "https://export.arxiv.org/api/query", "PAPERPOOL_ARXIV_URL")
+# arXiv's API answers a paper it does not hold with an empty feed: its 404 says the address is wrong
+ARXIV = Service("arXiv", "https://export.arxiv.org/api/query", "PAPERPOOL_ARXIV_URL", absent=())
 CROSSREF = Service("Crossref", "https://api.crossref.org", "PAPERPOOL_CROSSREF_URL")
 OPENREVIEW = Service("OpenReview", "https://api2.openreview.net", "PAPERPOOL_OPENREVIEW_URL")
 OPENALEX = Service("OpenAlex", "https://api.openalex.org", "PAPERPOOL_OPENALEX_URL")

@@ -137,17 +137,18 @@ def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy,
 
 
 def test_add_arxiv_of_a_paper_already_in_the_pool_is_refused_naming_its_file(run, pool_copy, server, snapshot):
-    openalex_answers(server)
-    arxiv_answers(server, "2412.01928", MALT)
+    """The pool knows its own ids without the network: no service is asked (issue 38:
+    offline, this was a network error)."""
     before = snapshot(pool_copy)
     result = run("add", "--arxiv", "2412.01928", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
         0,
         (
-            "skipped arXiv 2412.01928 (motwani2024malt): duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
+            "skipped arXiv 2412.01928: duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
             "created 0 entries, skipped 1 duplicate.\n"
         ),
     )
+    assert server.log == []
     assert snapshot(pool_copy) == before
 
 
@@ -209,12 +210,12 @@ def openreview_answers(server):
 
 
 def test_add_openreview_of_a_paper_in_the_pool_is_refused(run, pool_copy, server):
-    openreview_answers(server)
     result = run("add", "--openreview", "Q4Nk6PlZYH", "--dry-run", cwd=pool_copy)
     assert result.output == (
-        "skipped OpenReview Q4Nk6PlZYH (hsu2025depart): duplicate of papers/depart2026.yaml (same OpenReview id Q4Nk6PlZYH)\n"
+        "skipped OpenReview Q4Nk6PlZYH: duplicate of papers/depart2026.yaml (same OpenReview id Q4Nk6PlZYH)\n"
         "would create 0 entries, skipped 1 duplicate (dry run: nothing written).\n"
     )
+    assert server.log == []  # known without asking
 
 
 def test_add_openreview_reads_the_note(run, pool_copy, server):
@@ -267,7 +268,7 @@ def test_import_ids_reads_every_form_and_reports_like_import_bib(run, pool_copy,
         0,
         (
             "created papers/greshake2023what.yaml from ids.txt:3 (greshake2023what)\n"
-            "skipped ids.txt:4 (motwani2024malt): duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
+            "skipped ids.txt:4: duplicate of papers/malt.yaml (same arXiv id 2412.01928)\n"
             "skipped ids.txt:5 (greshake2023what): duplicate of ids.txt:3 (greshake2023what) (same arXiv id 2302.12173)\n"
             "created 1 entry, skipped 2 duplicates; fill in the TODO fields, then run paperpool validate.\n"
         ),
@@ -302,7 +303,8 @@ def url_of(server, arxiv_id: str) -> str:
 
 def arxiv_failure(run, pool: Path, server) -> str:
     """What `add --arxiv 2302.12173` says went wrong, after its one line's start
-    "Error: arXiv (URL) "; it must have failed."""
+    "Error: arXiv (URL) "; it must have failed. The pool must not hold that paper (one it
+    holds is known without asking): the callers ask it of a pool without greshake2023."""
     result = run("add", "--arxiv", "2302.12173", cwd=pool)
     start = f"Error: arXiv ({url_of(server, '2302.12173')}) "
     assert result.exit_code == 1 and result.output.startswith(start), result.output
@@ -315,7 +317,10 @@ def test_not_found_is_one_line(run, pool_copy, server, snapshot):
     result = run("add", "--arxiv", "2412.99999", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
         1,
-        ("Error: arXiv 2412.99999: arXiv has no paper 2412.99999; check the identifier. Nothing was written.\n"),
+        (
+            f"Error: arXiv 2412.99999: arXiv ({server.url_for('/api/query')}) has no paper 2412.99999; check the "
+            "identifier. Nothing was written.\n"
+        ),
     )
     assert snapshot(pool_copy) == before
 
@@ -327,8 +332,8 @@ def test_a_404_is_not_found(run, pool_copy, server):
     assert (result.exit_code, result.output) == (
         1,
         (
-            "Error: DOI 10.1234/nothing: neither Crossref nor OpenAlex has a paper 10.1234/nothing; check the identifier. "
-            "Nothing was written.\n"
+            f"Error: DOI 10.1234/nothing: neither Crossref ({server.url_for('/crossref')}) nor OpenAlex "
+            f"({server.url_for('/openalex')}) has a paper 10.1234/nothing; check the identifier. Nothing was written.\n"
         ),
     )
 
@@ -383,6 +388,7 @@ def test_a_retry_after_of_other_digits_is_no_retry_after(run, pool_copy, server,
 
 
 def test_429_every_time_gives_up_after_the_retries(run, pool_copy, server, waits, snapshot):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     server.expect_request("/api/query").respond_with_data("Rate exceeded.", status=429)
     before = snapshot(pool_copy)
     assert arxiv_failure(run, pool_copy, server) == (
@@ -394,6 +400,7 @@ def test_429_every_time_gives_up_after_the_retries(run, pool_copy, server, waits
 
 @pytest.mark.slow
 def test_a_timeout_is_retried_then_reported(run, pool_copy, server, monkeypatch):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     monkeypatch.setattr(client, "TIMEOUT", 0.2)
 
     def slow(request):
@@ -461,6 +468,7 @@ def _drip_into(connection) -> None:
     ],
 )
 def test_a_malformed_arxiv_answer_is_one_line(run, pool_copy, server, body, detail):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     server.expect_request("/api/query").respond_with_data(body, content_type=XML)
     assert arxiv_failure(run, pool_copy, server) == (
         f"gave an answer paperpool cannot read ({detail}); try again later; if it persists, check PAPERPOOL_ARXIV_URL "
@@ -471,6 +479,7 @@ def test_a_malformed_arxiv_answer_is_one_line(run, pool_copy, server, body, deta
 def test_an_arxiv_version_of_thousands_of_digits_is_a_malformed_answer(run, pool_copy, server, snapshot):
     """A hostile review: an entry id ending in v and 5,000 digits crashed int() (its limit
     is 4,300 digits). arXiv's versions are a few digits: the answer is not arXiv's."""
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     arxiv_answers(server, "2302.12173", GRESHAKE.replace("2302.12173v2</id>", "2302.12173v" + "1" * 5000 + "</id>"))
     before = snapshot(pool_copy)
     assert arxiv_failure(run, pool_copy, server) == (
@@ -510,6 +519,7 @@ def test_a_redirect_is_followed(run, pool_copy, server):
 
 
 def test_an_unreachable_service_is_one_line_and_nothing_is_written(run, pool_copy, waits, monkeypatch, snapshot):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -537,6 +547,7 @@ def test_answers_are_cached_so_a_second_run_asks_nothing(run, pool_copy, server)
 
 
 def test_an_answer_too_big_to_be_one_paper_is_malformed(run, pool_copy, server, monkeypatch):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     monkeypatch.setattr(client, "MAX_BYTES", 1000)
     arxiv_answers(server, "2302.12173", GRESHAKE)
     assert arxiv_failure(run, pool_copy, server) == (
@@ -577,6 +588,7 @@ def test_a_gzip_answer_is_read_and_a_bomb_is_stopped_at_the_limit_in_bounded_mem
 def test_an_answer_in_an_encoding_paperpool_does_not_ask_for_is_refused(run, pool_copy, server):
     """zstd (which httpx decodes when zstandard is installed, whole chunks at once) and any
     other encoding but gzip and deflate: refused, never decoded."""
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     import zstandard
 
     arxiv_answers(server, "2302.12173", zstandard.compress(bytes(1 << 20)), headers={"Content-Encoding": "zstd"})
@@ -587,6 +599,7 @@ def test_an_answer_in_an_encoding_paperpool_does_not_ask_for_is_refused(run, poo
 
 
 def test_a_malformed_openreview_answer_is_one_line(run, pool_copy, server):
+    pool_copy = without(pool_copy, "depart2026")  # a paper the pool holds is known without asking
     server.expect_request("/openreview/notes").respond_with_json({"notes": [{"id": "Q4Nk6PlZYH", "content": {}}]})
     result = run("add", "--openreview", "Q4Nk6PlZYH", cwd=pool_copy)
     assert (result.exit_code, result.output) == (
@@ -600,6 +613,7 @@ def test_a_malformed_openreview_answer_is_one_line(run, pool_copy, server):
 
 
 def test_a_server_error_every_time_is_reported_after_the_retries(run, pool_copy, server):
+    pool_copy = without(pool_copy, "greshake2023")  # a paper the pool holds is known without asking
     server.expect_request("/api/query").respond_with_data("Service Unavailable", status=503)
     assert arxiv_failure(run, pool_copy, server) == "failed (HTTP 503, 4 tries); try again later. Nothing was written.\n"
     assert len(server.log) == client.ATTEMPTS
@@ -659,3 +673,16 @@ def test_a_version_of_record_is_a_published_location_and_its_doi_its_own():
     }
     assert published({"locations": [repository, journal]}) == Published("JMLR", "journal", "10.5555/jmlr.1")
     assert published({"primary_location": "not a location", "locations": [None, 3, journal]}).venue == "JMLR"
+
+
+def test_a_404_from_arxiv_is_the_address_failing_not_a_paper_missing(run, pool_copy, server):
+    """arXiv's API answers a paper it lacks with an empty feed; its 404 means the address
+    is wrong (a mirror that moved, a proxy's page), said as the service failing, naming
+    the address asked (issue 38: it read as "arXiv has no paper")."""
+    server.expect_request("/api/query").respond_with_data("Not Found", status=404)
+    result = run("add", "--arxiv", "2412.99999", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: arXiv ({url_of(server, '2412.99999')}) refused the request (HTTP 404); check PAPERPOOL_ARXIV_URL, "
+        "which names where arXiv is. Nothing was written.\n",
+    )
