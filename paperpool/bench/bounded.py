@@ -311,6 +311,7 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     events = [{"id": "c", "t": 0, "type": "tool_call", "agent": caller, "tool": "x"}]
     events += [{"id": f"r{k}", "t": 1, "type": "tool_result", "agent": "r", "tool": "x", "call": "c"} for k in range(6_000)]
     answered = pool / "traces" / "answered.json"
+    answered.parent.mkdir(exist_ok=True)  # a pool given with --root may hold no traces yet
     answered.write_text(json.dumps({"trace_id": "answered", "events": events, "edges": []}), encoding="utf-8")
     found.append(
         BoundedRow(
@@ -329,28 +330,32 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
         )
     )
     claims = _claims_over_wide_vocabularies(shipped, folder / "pool-claims", 850)
-    found.append(
-        BoundedRow(
-            "validate: 850 claims of 70 columns over 200-value vocabularies",
-            f"{(claims / 'claims.yaml').stat().st_size / 1e6:,.1f} MB of claims",
-            repeat(lambda: run(paperpool(claims, "validate", "--no-cache"), folder, expect=0), times),
+    if claims is not None:  # a pool given with --root whose registry is not the survey's has none
+        found.append(
+            BoundedRow(
+                "validate: 850 claims of 70 columns over 200-value vocabularies",
+                f"{(claims / 'claims.yaml').stat().st_size / 1e6:,.1f} MB of claims",
+                repeat(lambda: run(paperpool(claims, "validate", "--no-cache"), folder, expect=0), times),
+            )
         )
-    )
     for path in (around, endless, broken):
         path.unlink()
     return found
 
 
-def _claims_over_wide_vocabularies(shipped: Path, pool: Path, count: int) -> Path:
+def _claims_over_wide_vocabularies(shipped: Path, pool: Path, count: int) -> Path | None:
     """The eighth review's claims: 72 choice fields sharing a vocabulary of 200 values, and
-    claims no record can satisfy whose impossible column is read last."""
+    claims no record can satisfy whose impossible column is read last; None for a pool
+    whose registry declares no venue field to add them after."""
+    venue = '  venue: {type: text, label: "Venue"}\n'
+    if venue not in (shipped / "registry.yaml").read_text(encoding="utf-8"):
+        return None
     shutil.copytree(shipped, pool, symlinks=True, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
     registry = (pool / "registry.yaml").read_text(encoding="utf-8")
     values = "".join(f'      - {{id: v{k}, label: "V{k}"}}\n' for k in range(200))
     registry = registry.replace("vocabularies:\n", 'vocabularies:\n  wide:\n    label: "Wide"\n    values:\n' + values, 1)
     names = [f"f{k}" for k in range(56)] + [f"a{k}" for k in range(8)] + [f"b{k}" for k in range(8)]
     fields = "".join(f'  {name}: {{type: choice, vocabulary: wide, label: "F {name}"}}\n' for name in names)
-    venue = '  venue: {type: text, label: "Venue"}\n'
     (pool / "registry.yaml").write_text(registry.replace(venue, venue + fields, 1), encoding="utf-8")
     claims = []
     for n in range(count):

@@ -449,8 +449,9 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
     click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
     if result.refused:
         raise PaperpoolError(
-            f"{plural(len(result.refused), 'record')} not imported (listed above); fix them and import the file again "
-            "(what was imported is then skipped as a duplicate), or give --all-or-nothing to import none"
+            f"{plural(result.records_refused, 'record')} not imported ({plural(len(result.refused), 'line')} above); fix "
+            "them and import the file again (what was imported is then skipped as a duplicate), or give --all-or-nothing "
+            "to import none"
         )
 
 

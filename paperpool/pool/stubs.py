@@ -5,6 +5,7 @@ and written without ever replacing a file."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,7 +216,7 @@ class PoolIndex:
 def write_planned(planned: list[Planned]) -> None:
     """Write each new record; refuse (before writing any) when a file is already there."""
     for item in planned:
-        if item.path.exists():
+        if os.path.lexists(item.path):  # a link leading nowhere too: it would stop the writing half-way
             raise PaperpoolError(f"{item.path}: already exists; paperpool never overwrites a record: choose another key")
     for item in planned:
         try:

@@ -461,7 +461,7 @@ def test_a_bib_as_people_write_it_imports_every_record_it_can_and_lists_the_othe
         "for field-value closing `,` or `}`, noticed on line 16); check its braces, quotes and commas",
         "not imported: written.bib:23: title: record 'untitled2021' has no title; add title = {...} to it",
         "created 2 entries, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.",
-        "Error: 2 records not imported (listed above); fix them and import the file again (what was imported is then "
+        "Error: 2 records not imported (2 lines above); fix them and import the file again (what was imported is then "
         "skipped as a duplicate), or give --all-or-nothing to import none",
     ]
     alpha = load_yaml(pool_copy / "papers" / "alpha2021.yaml").data
@@ -484,3 +484,56 @@ def test_all_or_nothing_imports_none_of_a_bib_with_a_bad_record(run, tiny, tmp_p
         "field-value closing `,` or `}`, noticed on line 16); check its braces, quotes and commas",
     )
     assert snapshot(tiny) == before
+
+
+def test_every_place_the_parser_starts_a_record_counts_against_the_limit(run, tiny, tmp_path):
+    """`@{`, `@1{` and `@é{` start records as bibtexparser reads them; the count of records
+    missed them (the tenth review: 4.9 MB of `@{,` ran past two minutes and 3 GB)."""
+    bib = tmp_path / "blocks.bib"
+    bib.write_text("@{,\n" * 50_001, encoding="utf-8")
+    result = run("import-bib", "--dry-run", str(bib), cwd=tiny)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: blocks.bib: nothing imported: more than 50,000 records begin in it (@type{ or @type( ), more than an "
+        "import reads at once; split it into several files\n",
+    )
+
+
+def test_refused_and_rewritten_records_leave_the_library_made_again_once(monkeypatch):
+    """Records refused (broken, an undefined macro) or read again (a field given twice) are
+    left out of, or put into, a library made again once: bibtexparser's own remove and
+    replace look each block up in a list (the tenth review: 50,000 such records, minutes)."""
+    import bibtexparser
+
+    from paperpool.formats.bibtex import reading
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a block taken out or put in one at a time")
+
+    monkeypatch.setattr(bibtexparser.Library, "remove", refused)
+    monkeypatch.setattr(bibtexparser.Library, "replace", refused)
+    text = "".join(
+        f"@a{{u{k}, title = undefinedmacro}}\n@a{{d{k}, title = {{T{k}}}, title = {{U}}}}\n@a{{,\n" for k in range(200)
+    )
+    read = reading.read_bib(text, "many.bib")
+    assert [record.key for record in read.records] == [f"d{k}" for k in range(200)]
+    assert (len(read.refused), read.records_refused, len(read.notes)) == (400, 400, 200)
+
+
+def test_a_link_named_like_a_record_is_a_taken_key(run, tiny, tmp_path):
+    """A pull request's link papers/zzz.yaml, leading nowhere: the import took the key, wrote
+    the records before it, then stopped at the link saying nothing was written (the tenth
+    review). Now the key is taken and the record written beside it."""
+    (tiny / "papers" / "zzz.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    bib = tmp_path / "two.bib"
+    bib.write_text(
+        "@article{aaa, title = {Alpha unique paper one}, author = {A, B}, year = 2024}\n"
+        "@article{zzz, title = {Zeta unique paper two}, author = {A, B}, year = 2024}\n",
+        encoding="utf-8",
+    )
+    result = run("import-bib", str(bib), cwd=tiny)
+    assert result.output.splitlines()[:2] == [
+        "created papers/aaa.yaml from two.bib:1 (aaa)",
+        "created papers/zzz-2.yaml from two.bib:2 (zzz); key 'zzz' is taken",
+    ]
+    assert not (tmp_path / "nowhere.yaml").exists()

@@ -9,6 +9,7 @@ is read depends on the target field's type: the table READERS below.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -186,6 +187,7 @@ class BibImport:
     created: list[Created] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # each record not imported: its place, what is wrong, the fix
+    records_refused: int = 0  # the records those lines stand for
     notes: list[str] = field(default_factory=list)  # how a record was read, where the file left a choice
     distinct: list[str] = field(default_factory=list)  # records kept beside one of a title alike, their ids differing
 
@@ -201,7 +203,17 @@ def import_bib(pool: Pool, bib_path: Path, kind: str, added: dt.date, all_or_not
         refuse_unreadable(read.refused, name)
     if not read.records:
         raise PaperpoolError(f"{name}: no BibTeX records found; a record starts like @article{{key, ...")
-    result = import_records(pool, read.records, name, kind, added, lambda bib: f"{name}:{bib.line}", read.refused, all_or_nothing)
+    result = import_records(
+        pool,
+        read.records,
+        name,
+        kind,
+        added,
+        lambda bib: f"{name}:{bib.line}",
+        read.refused,
+        all_or_nothing,
+        read.records_refused,
+    )
     result.notes = read.notes
     return result
 
@@ -215,6 +227,7 @@ def import_records(
     where: Callable[[BibRecord], str],
     unreadable: list[tuple[int, str]] = (),
     all_or_nothing: bool = True,
+    unreadable_records: int = 0,
 ) -> BibImport:
     """import_bib's work on records read from file `name` (a .bib, or another format read
     as BibTeX records), `where` naming each record's place in it ("new.bib:12");
@@ -235,9 +248,10 @@ def import_records(
                     Problem(name, bib.line, "title", f"record '{bib.key}' has no title; add title = {{...}} to it"),
                 )
             )
+            unreadable_records += 1
             continue
         record = stub(bib, settings, specs, registry)
-        key, wanted = _free_key(bib.key, index)
+        key, wanted = _free_key(bib.key, index, lambda key: os.path.lexists(registry.record_path(kind, key)))
         record["key"] = key
         record = complete(record, specs, registry, kind, added)
         target = registry.record_path(kind, key)
@@ -257,6 +271,7 @@ def import_records(
         found = check_planned(record, target, bib.line, name, registry, kind)
         if found:
             problems += [(bib.line, where(bib), problem) for problem in found]
+            unreadable_records += 1
             continue
         index.add(planned)
         result.created.append(
@@ -265,7 +280,7 @@ def import_records(
     lines = [_said(place, problem) for _, place, problem in sorted(problems, key=lambda found: found[0])]
     if lines and (all_or_nothing or not (result.created or result.skipped)):  # nothing imported: as one error
         raise PaperpoolError(f"{name}: nothing imported, {plural(len(lines), 'problem')}:", lines[:50])
-    result.refused = lines
+    result.refused, result.records_refused = lines, unreadable_records
     return result
 
 
@@ -306,11 +321,12 @@ def _kept(bib: BibRecord, spec: FieldSpec, registry: Registry) -> dict:
     return kept
 
 
-def _free_key(citation_key: str, index: PoolIndex) -> tuple[str, str]:
+def _free_key(citation_key: str, index: PoolIndex, occupied: Callable[[str], bool]) -> tuple[str, str]:
     """A record key made from the citation key (lower case, hyphens), with -2, -3 ...
-    appended while another record holds it. Returns (key, the key first wanted)."""
+    appended while another record holds it, or anything else lies where its file would
+    (a link, which is no record). Returns (key, the key first wanted)."""
     wanted = re.sub(r"[^a-z0-9]+", "-", citation_key.lower()).strip("-")[:70] or "record"
     key, number = wanted, 2
-    while index.key_taken(key) or not KEY_RE.match(key):
+    while index.key_taken(key) or not KEY_RE.match(key) or occupied(key):
         key, number = f"{wanted}-{number}", number + 1
     return key, wanted

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import re
@@ -199,6 +200,7 @@ class ReadBib:
     records: list[BibRecord]
     refused: list[tuple[int, str]] = field(default_factory=list)  # (line, "new.bib:12: what is wrong; the fix")
     notes: list[str] = field(default_factory=list)  # records read, with a field given twice
+    records_refused: int = 0  # the records the refused lines stand for (an @string's names those built on it)
 
 
 def parse_bib(text: str, name: str) -> list[BibRecord]:
@@ -231,12 +233,13 @@ def read_bib(text: str, name: str) -> ReadBib:
     _refuse_too_many_blocks(text, name)
     library = bibtexparser.parse_string(text, parse_stack=[])
     read = ReadBib([])
-    _fields_as_bibtex_reads_them(library, name, read)
-    _refuse_failed_blocks(library, text, name, read)
-    expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS, read)
+    lines = _Lines(text)
+    library = _fields_as_bibtex_reads_them(library, name, read)
+    library = _refuse_failed_blocks(library, lines, name, read)
+    library = expand_macros(library, name, 2 * len(text) + MACROS_MAY_ADD_CHARS, read)
     for middleware in (_SeparateCoAuthors(), middlewares.SplitNameParts()):
         library = middleware.transform(library)
-    _refuse_failed_blocks(library, text, name, read)  # a middleware turns a record it cannot read into a failed block
+    library = _refuse_failed_blocks(library, lines, name, read)  # a middleware turns a record it cannot read into a failed block
     for entry in library.entries:
         record = BibRecord(entry.key, entry.entry_type.lower(), entry.start_line + 1, {})
         try:
@@ -252,6 +255,7 @@ def read_bib(text: str, name: str) -> ReadBib:
                     ) from None
         except _Refused as refused:
             read.refused.append((refused.line, refused.message))
+            read.records_refused += 1
             continue
         read.records.append(record)
     read.records = resolve_crossrefs(read.records)
@@ -284,12 +288,15 @@ class _Refused(Exception):
         self.line, self.message = line, message
 
 
-def _fields_as_bibtex_reads_them(library: bibtexparser.Library, name: str, read: ReadBib) -> None:
+def _fields_as_bibtex_reads_them(library: bibtexparser.Library, name: str, read: ReadBib) -> bibtexparser.Library:
     """Each record's field names in lower case, as BibTeX reads them, and a field given
     twice (in any case) read as BibTeX reads it: its first value, noted. bibtexparser
-    refuses a record giving a field twice in the same case; that record is read here."""
-    for block in list(library.blocks):
+    refuses a record giving a field twice in the same case; that record is read here (the
+    library made again once: its own replace looks each block up in a list)."""
+    blocks, replaced = [], False
+    for block in library.blocks:
         entry = block.ignore_error_block if isinstance(block, DuplicateFieldKeyBlock) else block
+        blocks.append(entry if isinstance(entry, Entry) else block)
         if not isinstance(entry, Entry):
             continue
         kept: dict[str, Field] = {}
@@ -303,8 +310,31 @@ def _fields_as_bibtex_reads_them(library: bibtexparser.Library, name: str, read:
             else:
                 kept[item.key] = item
         entry.fields = list(kept.values())
-        if entry is not block:
-            library.replace(block, entry, fail_on_duplicate_key=False)
+        replaced = replaced or entry is not block
+    return bibtexparser.Library(blocks, fail_on_duplicate_key=False) if replaced else library
+
+
+def _without(library: bibtexparser.Library, dropped: list) -> bibtexparser.Library:
+    """The library without the blocks `dropped`, made again once (its own remove looks each
+    block up in a list: 50,000 refused records took minutes)."""
+    if not dropped:
+        return library
+    gone = set(map(id, dropped))
+    return bibtexparser.Library([block for block in library.blocks if id(block) not in gone], fail_on_duplicate_key=False)
+
+
+class _Lines:
+    """The line of any place in a text, each found by bisection in the line breaks' places,
+    counted once (a count of the breaks before each place was once per failed record)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.breaks: list[int] | None = None
+
+    def of(self, at: int) -> int:
+        if self.breaks is None:
+            self.breaks = [found.start() for found in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self.breaks, at) + 1
 
 
 def _read_field(record: BibRecord, key: str, value) -> None:
@@ -325,7 +355,7 @@ SHOWN_FAILED = 100  # unreadable records named in the error; the rest are counte
 # holds some 20,000. The parser keeps each block it cannot read with its error (2.5 kB apiece:
 # 800,000 broken records in 4.8 MB took 2 GB), so a file of more is refused before it is parsed.
 MOST_BLOCKS = 50_000
-_BLOCK_START = re.compile(r"@\s*[A-Za-z][\w-]*\s*[{(]")
+_BLOCK_START = re.compile(r"@\w*[ \t]*(?=[{(])")  # where bibtexparser's splitter starts one (its _BLOCK_START)
 
 
 def _refuse_too_many_blocks(text: str, name: str) -> None:
@@ -337,23 +367,24 @@ def _refuse_too_many_blocks(text: str, name: str) -> None:
         )
 
 
-def _refuse_failed_blocks(library: bibtexparser.Library, text: str, name: str, read: ReadBib) -> None:
-    """Each block the library could not read, said in `read` (with its line and the fix)
-    and taken out of the library."""
+def _refuse_failed_blocks(library: bibtexparser.Library, lines: _Lines, name: str, read: ReadBib) -> bibtexparser.Library:
+    """Each block the library could not read, said in `read` (with its line and the fix);
+    the library without them."""
     failed = library.failed_blocks
     if not failed:
-        return
+        return library
     # each record's first line by key, found once: library.entries rebuilds its list on
     # every call, and 20,000 records of one key took 33 s when each looked for the first
     first_lines: dict[str, int] = {}
     for entry in library.entries:
         first_lines.setdefault(entry.key, entry.start_line + 1)
     for block in failed:
-        read.refused.append((block.start_line + 1, _failed_block(block, first_lines, text, name)))
-    library.remove(failed)
+        read.refused.append((block.start_line + 1, _failed_block(block, first_lines, lines, name)))
+        read.records_refused += not isinstance(getattr(block, "ignore_error_block", None), String)
+    return _without(library, failed)
 
 
-def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> str:
+def _failed_block(block, first_lines: dict[str, int], lines: _Lines, name: str) -> str:
     line = block.start_line + 1  # bibtexparser counts from 0
     if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, String):
         first = block.previous_block.start_line + 1
@@ -370,7 +401,7 @@ def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> s
     error = getattr(block, "error", None)
     reason = " ".join(str(getattr(error, "abort_reason", "") or "").split()).rstrip(".")
     end = getattr(error, "end_index", None)
-    stopped = f", noticed on line {text.count(chr(10), 0, end) + 1}" if isinstance(end, int) else ""
+    stopped = f", noticed on line {lines.of(end)}" if isinstance(end, int) else ""
     detail = f" ({reason}{stopped})" if reason else ""
     return f"{name}:{line}: this record cannot be read{detail}; check its braces, quotes and commas"
 
@@ -380,12 +411,12 @@ def _failed_block(block, first_lines: dict[str, int], text: str, name: str) -> s
 # ---------------------------------------------------------------------------------
 
 
-def expand_macros(library: bibtexparser.Library, name: str, most_chars: int, read: ReadBib) -> None:
+def expand_macros(library: bibtexparser.Library, name: str, most_chars: int, read: ReadBib) -> bibtexparser.Library:
     """Replace every field's value as written (`ttl # " Extended"`, `{Title}`, `jan`,
     `2026`) with its text, in file order as BibTeX reads it: a macro is known from its
     @string on. A record (or @string) with a value that cannot be expanded (a macro not
-    defined, braces too deep, a value too long) is said in `read` and taken out of the
-    library; a file whose expanded text grows past `most_chars` is a PaperpoolError."""
+    defined, braces too deep, a value too long) is said in `read` and left out of the library
+    returned; a file whose expanded text grows past `most_chars` is a PaperpoolError."""
     macros = dict(MONTHS)
     expansion = _Expansion(name, most_chars)
     unreadable = []
@@ -401,6 +432,7 @@ def expand_macros(library: bibtexparser.Library, name: str, most_chars: int, rea
                     item.value = expansion.text(item.value, macros, line, f"record '{block.key}', {item.key}", item.key)
         except _BuiltOnUnreadable as built:
             unreadable.append(block)
+            read.records_refused += isinstance(block, Entry)
             built_on.setdefault(built.root, []).append(
                 f"@string '{block.key}'" if isinstance(block, String) else f"record '{block.key}' (line {block.start_line + 1})"
             )
@@ -408,14 +440,14 @@ def expand_macros(library: bibtexparser.Library, name: str, most_chars: int, rea
                 expansion.unreadable[block.key.lower()] = built.root
         except _Refused as refused:
             read.refused.append((refused.line, refused.message))
+            read.records_refused += isinstance(block, Entry)
             unreadable.append(block)
             if isinstance(block, String):
                 expansion.unreadable[block.key.lower()] = refused.line
     for at, (line, message) in enumerate(read.refused):
         if line in built_on:  # one line for the macro and what is built on it, which its fix mends
             read.refused[at] = (line, f"{message} (not read either, being built on it: {_listed(built_on[line])})")
-    if unreadable:
-        library.remove(unreadable)
+    return _without(library, unreadable)
 
 
 class _Expansion:
