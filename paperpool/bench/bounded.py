@@ -329,6 +329,22 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
             timed("import-bib", "--dry-run", str(broken)),
         )
     )
+    blocks = folder / "unnamed-blocks.bib"
+    blocks.write_text("@{,\n" * 1_225_000, encoding="utf-8")
+    undefined = folder / "undefined-macros.bib"
+    undefined.write_text("".join(f"@a{{k{k}, title = undefinedmacro}}\n" for k in range(50_000)), encoding="utf-8")
+    found += [
+        BoundedRow(
+            "import-bib --dry-run: 1.2 million records of no type, `@{,` (refused)",
+            f"{blocks.stat().st_size / 1e6:,.1f} MB",
+            timed("import-bib", "--dry-run", str(blocks)),
+        ),
+        BoundedRow(
+            "import-bib --dry-run: 50,000 records using an undefined @string (each listed, the first 100 shown)",
+            f"{undefined.stat().st_size / 1e6:,.1f} MB",
+            timed("import-bib", "--dry-run", str(undefined)),
+        ),
+    ]
     claims = _claims_over_wide_vocabularies(shipped, folder / "pool-claims", 850)
     if claims is not None:  # a pool given with --root whose registry is not the survey's has none
         found.append(
@@ -338,7 +354,7 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
                 repeat(lambda: run(paperpool(claims, "validate", "--no-cache"), folder, expect=0), times),
             )
         )
-    for path in (around, endless, broken):
+    for path in (around, endless, broken, blocks, undefined):
         path.unlink()
     return found
 
