@@ -10,14 +10,17 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paperpool.files import entrypoints
 from paperpool.files.oserrors import explain
 from paperpool.files.problems import PaperpoolError
-from paperpool.project import Project
 from paperpool.registry import REGISTRY_FILE, find_root, holds_registry
+
+if TYPE_CHECKING:
+    from paperpool.project import Project
 
 
 class Context:
@@ -38,6 +41,8 @@ class Context:
 
     @functools.cached_property
     def project(self) -> Project:
+        from paperpool.project import Project  # when a command opens the pool: `paperpool trace` may never
+
         return Project(self.root)
 
 
