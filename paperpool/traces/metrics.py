@@ -36,6 +36,7 @@ number, is null and a note says why.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import math
 
@@ -106,8 +107,16 @@ def agent_share(m: measures.Measures, names: list[str]) -> dict[str, dict]:
     }
 
 
-# A report for a terminal lists at most this many agents (a trace can hold 100,000).
+# A report for a terminal lists at most this many agents, and reward channels a line (a trace
+# can hold 100,000 of either).
 AGENTS_SHOWN = 20
+
+
+def _channels(channels: dict, show) -> str:
+    """The first AGENTS_SHOWN channels and their values, and how many more."""
+    listed = ", ".join(f"{k} {show(v)}" for k, v in itertools.islice(channels.items(), AGENTS_SHOWN))
+    more = len(channels) - AGENTS_SHOWN
+    return listed + (f", and {plural(more, 'more channel')} (--format json gives each)" if more > 0 else "")
 
 
 def _busiest(agents: dict) -> list[str]:
@@ -172,9 +181,9 @@ def to_text(result: dict, mapping: Subdecisions) -> str:
         lines.append(f"  {name}: {show(pair.get('events', '-'))} / {show(pair['declared'])}")
     lines.append("rewards:")
     declared = result["rewards"]["declared"]
-    lines.append("  declared: " + (", ".join(f"{k} {show(v)}" for k, v in declared.items()) or "none"))
+    lines.append("  declared: " + (_channels(declared, show) or "none"))
     for unit, channels in result["rewards"]["by_unit"].items():
-        lines.append(f"  credited to {unit}: " + ", ".join(f"{k} {show(v)}" for k, v in channels.items()))
+        lines.append(f"  credited to {unit}: " + _channels(channels, show))
     if not result["rewards"]["by_unit"]:
         lines.append("  no event carries a reward")
     busy = {"seconds": "busy s", "steps": "busy steps"}.get(time_unit, "busy time")

@@ -139,7 +139,7 @@ def first_spans(path: Path) -> list:
         text = read_start(path, SCANNED_BYTES).decode("utf-8", "replace")
     except TraceUnreadable:
         return []
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=_number_as_orjson_reads_it)
     raw: list = []
     reached = 0  # the furthest any decode has gone
     for match in _SPANS.finditer(text):
@@ -163,6 +163,17 @@ def first_spans(path: Path) -> list:
                 break
             at += 1
     return raw
+
+
+def _number_as_orjson_reads_it(text: str) -> int | float:
+    """A whole number as the importers' reader (orjson) gives it: an int within 64 bits, a
+    double past them. Python's json would make any int (a 400-digit one the OTLP reader
+    cannot take as a double), and refuses one of more than 4,300 digits."""
+    if len(text) <= 20:
+        value = int(text)
+        if -(2**63) <= value < 2**64:
+            return value
+    return float(text)
 
 
 def _past_space(text: str, at: int) -> int:
