@@ -105,6 +105,12 @@ class _Sources:
 
     def __init__(self, folder: Path, limits: Limits):
         self.folder, self.limits = folder, limits
+        above = next((part for part in folder.absolute().parts if "=" in part), None)
+        if above is not None:  # DuckDB reads every key=value folder of a path as a column, those above the tables too
+            raise PaperpoolError(
+                f"{printable(str(folder))}: its path holds the folder {printable(above[:100])}, which DuckDB would read "
+                "as a column of every row; give the tables a path without = in its folders' names (nothing was read)"
+            )
         self.files = {table: _parquet_files(folder / table) for table in ("traces", "events")}
 
     def __getitem__(self, table: str) -> str:
@@ -116,7 +122,10 @@ class _Sources:
         corpus_lines, more events than its traces may hold, or a trace's key given twice
         (each events row would then join every copy: 32 kB made a billion rows)."""
         where = printable(str(self.folder))
-        rows = {table: sum(_rows(path, self.folder / table, table) for path in files) for table, files in self.files.items()}
+        counted = {
+            table: [(path, *_rows(path, self.folder / table, table)) for path in files] for table, files in self.files.items()
+        }
+        rows = {table: sum(found[1] for found in listed) for table, listed in counted.items()}
         most = {"traces": self.limits.corpus_lines, "events": rows["traces"] * self.limits.trace_events}
         for table, count in rows.items():
             if count > most[table]:
@@ -132,6 +141,13 @@ class _Sources:
                 f"{where}: its traces table gives {twice:,} traces' keys ({', '.join(KEY)}) more than once, which "
                 "`paperpool trace export` never writes; give a folder it wrote"
             )
+        for path, count, size in counted["events"]:  # before any query reads the events
+            if count > MOST_ROWS_PER_BYTE * max(size, 1):
+                raise PaperpoolError(
+                    f"{printable(str(path))}: holds {count:,} rows in {size:,} bytes, more than {MOST_ROWS_PER_BYTE} a byte, "
+                    "which no events table `paperpool trace export` writes holds (each row has its own time); export the "
+                    "corpus again with paperpool trace export"
+                )
 
 
 def _parquet_files(folder: Path) -> list[Path]:
@@ -178,18 +194,20 @@ def _for_duckdb(path: Path) -> str:
     return text
 
 
-def _rows(path: Path, table_folder: Path, table: str) -> int:
+def _rows(path: Path, table_folder: Path, table: str) -> tuple[int, int]:
     """A file's rows, from its metadata, once its columns are found to be ones `trace
     export` writes (each numeric one is five aggregates of one query: 16,000 columns of
-    one row took DuckDB 155 s)."""
+    one row took DuckDB 155 s). Its rows and its bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     shown = printable(str(path))
     try:  # opened here, not through a link: pyarrow reads a path such as `file:/x` as a URL
         with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
             metadata = pq.read_metadata(handle)
-            names = metadata.schema.to_arrow_schema().names
+            schema = metadata.schema.to_arrow_schema()
+            names = schema.names
     except (pa.ArrowException, OSError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc).strip() or type(exc).__name__)
         reason = reason.splitlines()[0].split(". ")[0].rstrip(".")
@@ -214,7 +232,40 @@ def _rows(path: Path, table_folder: Path, table: str) -> int:
             f"{shown}: its {decisions:,} {SUBDECISION}ID columns are more than `paperpool trace export` writes in "
             f"{_told(table)}; export the corpus again with paperpool trace export"
         )
-    return metadata.num_rows
+    for column in schema:
+        if not _written_by_export(column.type):
+            raise PaperpoolError(
+                f"{shown}: its column {printable(column.name[:100])} holds {printable(str(column.type)[:100])}, a type "
+                "`paperpool trace export` never writes (text, whole numbers, numbers, true or false); export the "
+                "corpus again with paperpool trace export"
+            )
+    return metadata.num_rows, size
+
+
+# A table `trace export` writes spends some bytes on every row (its time, at least): a file of
+# more rows than this a byte is made to hold rows it does not store (2 MB held 100 million, a
+# summary of an hour).
+MOST_ROWS_PER_BYTE = 10
+
+
+def _written_by_export(kind) -> bool:
+    """Whether a column's Arrow type is one trace export writes: text (plain or by dictionary),
+    a whole number, a number, true or false, or nothing (a column with no value)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return any(
+        test(kind)
+        for test in (
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_integer,
+            pa.types.is_floating,
+            pa.types.is_boolean,
+            pa.types.is_null,
+        )
+    )
 
 
 SUBDECISION = "subdecision_"  # a traces table's column for each sub-decision of the exporting pool's mapping
@@ -320,7 +371,7 @@ def _event_types(connection, sources: _Sources, by: list[str]) -> list[dict]:
     return [
         {
             **dict(zip(by, map(_group, found[:n]), strict=True)),
-            "type": found[n],
+            "type": _group(found[n]),  # a stranger's table may hold any text there
             "events": found[n + 1],
             "share": _rounded(found[n + 2]),
         }

@@ -313,8 +313,8 @@ def _step_number(value, steps: int, findings: list[Finding]) -> int | None:
     number = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
-    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        number = int(value.strip())
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 18:
+        number = int(value.strip())  # (past 18 digits no history is that long, and int() refuses 4,300)
     if number is None or number < 0:
         findings.append(
             Finding(

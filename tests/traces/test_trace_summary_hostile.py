@@ -200,3 +200,69 @@ def test_a_traces_folder_1500_levels_deep_is_one_line(run, tmp_path):
         1,
         f"Error: deep/traces{'/d' * 65}: folders nested more than 64 levels deep; flatten them (paperpool looks no deeper)\n",
     )
+
+
+def _retyped(exported: Path, into: Path, table: str, column: str, values) -> Path:
+    """A copy of the export whose `column` of `table` holds `values` (one per row)."""
+    shutil.copytree(exported, into)
+    path = into / table / "part-0.parquet"
+    read = pq.read_table(path)
+    array = values(read.num_rows)
+    pq.write_table(read.set_column(read.schema.get_field_index(column), pa.field(column, array.type), array), path)
+    return into
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "values", "shown"),
+    [
+        ("traces", "system", lambda n: pa.array([__import__("datetime").date(2020, 1, 1)] * n), "date32[day]"),
+        ("events", "type", lambda n: pa.array([b"\xff\x00abc"] * n), "binary"),
+        ("traces", "system", lambda n: pa.array([["A" * 1000] * 100] * n), "list<element: string>"),
+    ],
+    ids=["date", "binary", "list"],
+)
+def test_a_column_of_a_type_export_never_writes_is_refused(run, exported, tmp_path, table, column, values, shown):
+    """A date or bytes reached `--format json` as an internal error; a list of long text
+    was written whole once per measure (24 kB of Parquet, 542 MB of summary): the eleventh
+    review. Every column must be of a type export writes."""
+    folder = _retyped(exported, tmp_path / "retyped", table, column, values)
+    result = run("trace", "summary", str(folder), "--by", "system", "--format", "json", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {folder / table / 'part-0.parquet'}: its column {column} holds {shown}, a type `paperpool trace export` "
+        f"never writes (text, whole numbers, numbers, true or false); {AGAIN}",
+    )
+
+
+def test_a_key_value_folder_above_the_tables_is_refused(run, exported, tmp_path):
+    """DuckDB read `agents=999` above the tables as a column of every row (the eleventh review)."""
+    folder = tmp_path / "agents=999" / "tables"
+    shutil.copytree(exported, folder)
+    result = run("trace", "summary", str(folder), cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {folder}: its path holds the folder agents=999, which DuckDB would read as a column of every row; give "
+        "the tables a path without = in its folders' names (nothing was read)\n",
+    )
+
+
+def test_an_events_table_of_rows_it_does_not_store_is_refused_before_it_is_read(run, exported, tmp_path):
+    """Three million events (within the two traces' limit) in a few kB, dictionary-encoded
+    runs of one row: a summary of 2 MB such files ran over a minute (the eleventh review);
+    a table export writes spends bytes on every row."""
+    folder = tmp_path / "runs"
+    shutil.copytree(exported, folder)
+    first = pq.read_table(folder / "events" / "part-0.parquet").slice(0, 1).to_pylist()[0]
+    count = 3_000_000
+    zeros = pa.array([0] * count, pa.int8())
+    columns = {
+        name: pa.DictionaryArray.from_arrays(zeros, pa.array([first[name]])) for name in ("file", "trace_id", "event", "type")
+    }
+    pq.write_table(pa.table(columns), folder / "events" / "part-0.parquet", compression="zstd")
+    size = (folder / "events" / "part-0.parquet").stat().st_size
+    result = run("trace", "summary", str(folder), cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {folder / 'events' / 'part-0.parquet'}: holds {count:,} rows in {size:,} bytes, more than 10 a byte, "
+        "which no events table `paperpool trace export` writes holds (each row has its own time); " + AGAIN
+    )

@@ -781,3 +781,25 @@ def test_an_import_stopped_midway_leaves_no_file_and_no_folder(tmp_path, stop):
     _, said = command.communicate(timeout=60)
     assert command.returncode != 0 and "Traceback" not in said, said
     assert os.listdir(tmp_path) == []
+
+
+def test_a_mistake_step_of_thousands_of_digits_is_one_line(run, tmp_path):
+    """int() of a 5,000-digit string raised inside the importer (the eleventh review)."""
+    log = {
+        "history": [
+            {"content": "task", "role": "human"},
+            {"content": "plan", "role": "Orchestrator (thought)"},
+            {"content": "done", "role": "WebSurfer"},
+        ],
+        "question": "q",
+        "question_ID": "id1",
+        "mistake_agent": "WebSurfer",
+        "mistake_step": "9" * 5000,
+        "mistake_reason": "r",
+    }
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    result = run("trace", "import", "--from", "who-and-when", str(path), cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {path}: /mistake_step: '9999")
+    assert result.output.endswith("is not a step number; write the index in `history` of the failing step, counting from 0\n")
