@@ -237,7 +237,7 @@ class _Readings:
     def __iter__(self) -> Iterator[dict]:
         path, name = self.path, self.path.name
         if not path.is_file():
-            what = "is a folder" if path.is_dir() else "no such file"
+            what = "is a folder" if path.is_dir() else "is a device, pipe or socket" if path.exists() else "no such file"
             raise PaperpoolError(f"{path}: {what}; give the path of a CSV with a key column and orig_FIELD, ann_FIELD columns")
         wanted = None
         for line, row in read_table(path, self.check_header, ": key, then orig_FIELD and ann_FIELD per field"):

@@ -184,7 +184,9 @@ def _record_from_row(row: dict, line: int, name: str, registry: Registry, kind: 
 
 
 def _read_bib(path: Path) -> list[BibRecord]:
-    return parse_bib(read_input(path), path.name)
+    from .bibtex.importing import MAX_BIB_BYTES  # the .bib an import reads, by whichever command
+
+    return parse_bib(read_input(path, MAX_BIB_BYTES), path.name)
 
 
 class _BibIndex:

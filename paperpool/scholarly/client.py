@@ -112,7 +112,7 @@ class Client:
         it answers. HEAD first, which costs the server least; GET when HEAD is refused
         (many servers answer HEAD with 403, 404 or 405 and GET with the page)."""
         _keep_interval(service.name)
-        with contextlib.suppress(httpx.HTTPError):
+        with contextlib.suppress(httpx.HTTPError, httpx.InvalidURL):  # (a redirect to mailto: is no HTTPError)
             if self._fetch(url, "HEAD")[0] < 400:
                 return None
         try:  # once: a link that fails now is asked again by the next run (two failures a week apart)
@@ -172,6 +172,8 @@ class Client:
             return asyncio.run(asyncio.wait_for(self._request(method, url), DEADLINE))
         except TimeoutError:
             raise _Overdue(f"no whole answer within {DEADLINE:g} s") from None
+        except (OverflowError, ExceptionGroup) as exc:  # a redirect to a port past 65535, as the socket layer says it
+            raise httpx.ConnectError(f"cannot connect: {_innermost(exc)}") from None
 
     async def _request(self, method: str, url: str) -> tuple[int, str, str, str | None]:
         async with (
@@ -182,6 +184,13 @@ class Client:
             async for chunk in response.aiter_raw():
                 body.add(chunk)
             return response.status_code, body.text(), str(response.url), response.headers.get("retry-after")
+
+
+def _innermost(exc: BaseException) -> str:
+    """The first exception inside a group (anyio's task groups wrap the socket's own)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return str(exc) or type(exc).__name__
 
 
 class _Overdue(httpx.TimeoutException):

@@ -44,7 +44,10 @@ class CrossrefWork:
 
     @property
     def retraction(self) -> dict | None:
-        return next((notice for notice in self.notices if notice.get("type") in RETRACTIONS), None)
+        # a notice's type is text; any other is no notice paperpool knows (a list would not hash)
+        return next(
+            (notice for notice in self.notices if isinstance(notice.get("type"), str) and notice["type"] in RETRACTIONS), None
+        )
 
 
 def fetch(client: Client, doi: str) -> CrossrefWork | None:

@@ -281,6 +281,16 @@ def test_audit_of_a_folder_is_one_error(run, pool_copy, snapshot):
     assert snapshot(pool_copy) == before
 
 
+def test_audit_of_a_device_says_so(run, pool_copy):
+    """/dev/null was "no such file" (the eleventh review)."""
+    result = run("audit", "/dev/null", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: /dev/null: is a device, pipe or socket; give the path of a CSV with a key column and orig_FIELD, ann_FIELD "
+        "columns\n",
+    )
+
+
 def test_audit_help(run, pool_copy):
     result = run("audit", "--help", cwd=pool_copy)
     assert result.exit_code == 0

@@ -537,3 +537,17 @@ def test_a_link_named_like_a_record_is_a_taken_key(run, tiny, tmp_path):
         "created papers/zzz-2.yaml from two.bib:2 (zzz); key 'zzz' is taken",
     ]
     assert not (tmp_path / "nowhere.yaml").exists()
+
+
+def test_import_csv_reads_a_bib_within_the_limit_import_bib_keeps(run, pool_copy, tmp_path):
+    """import-csv --bib read a .bib of up to 50 MB, where import-bib reads 5 MB: 5.1 MB took
+    52 s and 48 MB would take minutes (the eleventh review)."""
+    table = tmp_path / "pool.csv"
+    assert run("export", "--format", "csv", "-o", str(table), cwd=pool_copy).exit_code == 0
+    bib = tmp_path / "big.bib"
+    bib.write_text("% a comment line of a bibliography\n" * 150_000, encoding="utf-8")
+    result = run("import-csv", str(table), "--bib", str(bib), "--dry-run", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: big.bib:1: file is {bib.stat().st_size:,} bytes, over the 5,000,000-byte limit; is it the right file?\n",
+    )

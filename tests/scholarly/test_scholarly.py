@@ -686,3 +686,23 @@ def test_a_404_from_arxiv_is_the_address_failing_not_a_paper_missing(run, pool_c
         f"Error: arXiv ({url_of(server, '2412.99999')}) refused the request (HTTP 404); check PAPERPOOL_ARXIV_URL, "
         "which names where arXiv is. Nothing was written.\n",
     )
+
+
+def test_an_address_of_a_port_past_65535_is_the_service_not_reached(run, pool_copy, waits, monkeypatch):
+    """A port past 65535 (a service's address, or where a redirect leads) raised an exception
+    group from the socket layer: an internal error (the eleventh review)."""
+    monkeypatch.setenv("PAPERPOOL_ARXIV_URL", "http://127.0.0.1:99999/api/query")
+    result = run("add", "--arxiv", "2412.99999", "--dry-run", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "Error: arXiv (http://127.0.0.1:99999/api/query?id_list=2412.99999) could not be reached (cannot connect: "
+    )
+
+
+def test_a_retraction_notice_of_a_type_that_is_not_text_is_no_retraction():
+    """A notice whose type is a list or an object could not be looked up (unhashable):
+    `refresh` ended in an internal error (the eleventh review)."""
+    from paperpool.scholarly.crossref import CrossrefWork
+
+    work = CrossrefWork("10.1234/abc", None, [{"type": ["retraction"]}, {"type": {"a": 1}}, {"type": "retraction", "DOI": "x"}])
+    assert work.retraction == {"type": "retraction", "DOI": "x"}
