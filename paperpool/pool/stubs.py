@@ -14,8 +14,10 @@ from rapidfuzz import fuzz, process
 from paperpool.files.problems import PaperpoolError, Problem
 from paperpool.files.yamlio import (
     MAX_FILE_BYTES,
+    NEW_FILE_FIX,
     Document,
     YamlProblem,
+    check_output,
     dump_yaml,
     parse_yaml,
     write_new,
@@ -214,9 +216,11 @@ class PoolIndex:
 
 
 def write_planned(planned: list[Planned]) -> None:
-    """Write each new record; refuse (before writing any) when a file is already there."""
+    """Write each new record; refuse (before writing any) when anything is already where
+    one goes: a link (even one leading nowhere) or a device as write_new refuses it, a file."""
     for item in planned:
-        if os.path.lexists(item.path):  # a link leading nowhere too: it would stop the writing half-way
+        check_output(item.path, fix=NEW_FILE_FIX)
+        if os.path.lexists(item.path):
             raise PaperpoolError(f"{item.path}: already exists; paperpool never overwrites a record: choose another key")
     for item in planned:
         try:
