@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import dump_yaml, write_atomic
@@ -22,7 +23,8 @@ from paperpool.formats.bibtex.importing import import_settings
 from paperpool.pool import identity
 from paperpool.pool.history import history_field
 from paperpool.pool.reading import Pool, Record
-from paperpool.pool.stubs import check_planned
+from paperpool.pool.recordchecks import identity_tokens
+from paperpool.pool.stubs import check_planned, planned_record
 
 from . import arxiv, crossref, links, openalex
 from .client import Client
@@ -224,6 +226,7 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
         if finding.update:
             by_record.setdefault(finding.record.rel, []).append(finding)
     planned = []
+    held = _ids_held(pool)
     for found in by_record.values():
         record = found[0].record
         data = dict(record.data)
@@ -238,6 +241,7 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
             data[history] = [*(data.get(history) or []), {"date": today, "was": was, "why": "; ".join(whys)}]
         # what a service says is a stranger's text: a value validate would refuse (a control
         # character, a record over its size) refuses the whole update, as add refuses it
+        _refuse_ids_of_another(pool, record, data, held)
         refused = check_planned(data, record.doc.path, 1, record.rel, pool.registry, record.kind)
         if refused:
             raise PaperpoolError(
@@ -249,6 +253,34 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
     for record, text in planned:  # every record's text made before any file is replaced
         write_atomic(record.doc.path, text, record.rel)
     return [record.rel for record, _ in planned]
+
+
+def _ids_held(pool: Pool) -> dict[tuple[str, str], set[str]]:
+    """Each (scheme, id) token of the pool's records, and the records holding it."""
+    held: dict[tuple[str, str], set[str]] = {}
+    for record in pool.all_records():
+        for token in identity_tokens(record, pool.registry.fields[record.kind]):
+            held.setdefault(token, set()).add(record.rel)
+    return held
+
+
+def _refuse_ids_of_another(pool: Pool, record: Record, data: dict, held: dict) -> None:
+    """Refuse an update that gives `record` an arXiv id, DOI, OpenReview id or link another
+    record holds (validate would refuse the pool: two records of one paper); else count its
+    new ids as held, so that two records of one run are not given one id either."""
+    updated = planned_record(data, record.doc.path, record.rel, record.kind)
+    allowed = set(data.get("distinct_from") or []) if isinstance(data.get("distinct_from"), list) else set()
+    tokens = identity_tokens(updated, pool.registry.fields[record.kind])
+    for token in sorted(tokens):
+        others = sorted(owner for owner in held.get(token, ()) if owner != record.rel and Path(owner).stem not in allowed)
+        if others:
+            what = identity.TOKEN_NAMES.get(token[0], token[0])
+            raise PaperpoolError(
+                f"{record.rel}: the services' answers would give it {what} {token[1]}, which {others[0]} holds; nothing "
+                "was written (if the two are one paper, merge them by hand; else check the paper's page)"
+            )
+    for token in tokens:
+        held.setdefault(token, set()).add(record.rel)
 
 
 def _comments_above(record: Record) -> str:

@@ -296,3 +296,24 @@ def test_a_link_whose_version_is_thousands_of_digits_is_no_versioned_link(run, p
         ),
     )
     assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+def test_refresh_write_refuses_to_give_a_record_an_id_another_holds(run, planted, snapshot):
+    """The published version's DOI OpenAlex lists is one another record already holds:
+    written, it left a pool validate refuses, with exit 0 (the eleventh review). Now
+    nothing is written, and the line names both records."""
+    pool, _ = planted
+    path = pool / "papers" / "greshake2023.yaml"
+    edit(path, "\nvenue: ACM AISec 2023\n", "\nvenue: arXiv\n")
+    edit(path, "\ndoi: 10.1145/3605764.3623985\n", "\ndoi: null\n")
+    edit(pool / "papers" / "malt.yaml", "\ndoi: null\n", "\ndoi: 10.1145/3605764.3623985\n")
+    before = snapshot(pool)
+    result = run("refresh", "--write", cwd=pool)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        1,
+        "Error: papers/greshake2023.yaml: the services' answers would give it DOI 10.1145/3605764.3623985, which "
+        "papers/malt.yaml holds; nothing was written (if the two are one paper, merge them by hand; else check the "
+        "paper's page)",
+    )
+    assert snapshot(pool) == before
