@@ -15,9 +15,11 @@ from paperpool.pool.fileschemas import header
 from paperpool.pool.reading import Pool
 from paperpool.pool.stubs import (
     Planned,
+    PoolIndex,
     check_planned,
     complete,
     identifiers_from_links,
+    planned_record,
 )
 from paperpool.registry import KEY_RE, CsvColumn, Registry
 from paperpool.registry.convert import ConvertError, converter
@@ -104,6 +106,7 @@ def import_csv(
     bib = _BibIndex(_read_bib(bib_path)) if bib_path else None
     specs = registry.fields[kind]
     existing = {record.key.casefold() for record in pool.all_records()}
+    index = PoolIndex(pool)  # a paper the pool (or an earlier row) records, by id, link or title
     planned, problems, seen = [], _Problems(), {}
     for line, row in rows:
         record, row_problems = _record_from_row(row, line, csv_path.name, registry, kind)
@@ -137,6 +140,14 @@ def import_csv(
                 )
             )
             continue
+        candidate = planned_record(record, target, f"{csv_path.name}:{line}", kind)
+        duplicate = index.same_paper(candidate)
+        if duplicate:
+            problems.append(
+                Problem(csv_path.name, line, "key", f"'{key}' is a paper the pool already records: {duplicate}; remove the row")
+            )
+            continue
+        index.add(candidate)
         problems += check_planned(record, target, line, csv_path.name, registry, kind)
         planned.append(Planned(target, record, header(registry, kind, target)))
     if problems.counted:

@@ -551,3 +551,21 @@ def test_import_csv_reads_a_bib_within_the_limit_import_bib_keeps(run, pool_copy
         1,
         f"Error: big.bib:1: file is {bib.stat().st_size:,} bytes, over the 5,000,000-byte limit; is it the right file?\n",
     )
+
+
+def test_import_csv_refuses_a_row_of_a_paper_the_pool_records(run, pool_copy, tmp_path, snapshot):
+    """A row under a new key for a paper the pool already records (same arXiv id) was
+    written, and validate then refused the pool (the eleventh review)."""
+    table = tmp_path / "all.csv"
+    assert run("export", "--format", "csv", "-o", str(table), cwd=pool_copy).exit_code == 0
+    lines = table.read_text(encoding="utf-8").splitlines(keepends=True)
+    row = lines[1].replace("agent-lightning,", "agent-lightning-copy,", 1)
+    (tmp_path / "dup.csv").write_text(lines[0] + row, encoding="utf-8")
+    before = snapshot(pool_copy)
+    result = run("import-csv", str(tmp_path / "dup.csv"), cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: dup.csv: nothing imported, 1 problem:\ndup.csv:2: key: 'agent-lightning-copy' is a paper the pool already "
+        "records: papers/agent-lightning.yaml (same arXiv id 2508.03680); remove the row\n",
+    )
+    assert snapshot(pool_copy) == before
