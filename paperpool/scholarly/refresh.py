@@ -243,6 +243,12 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
         # character, a record over its size) refuses the whole update, as add refuses it
         _refuse_ids_of_another(pool, record, data, held)
         refused = check_planned(data, record.doc.path, 1, record.rel, pool.registry, record.kind)
+        if refused and history and all(problem.field.split(".")[0].split("[")[0] == history for problem in refused):
+            raise PaperpoolError(  # not the services' doing: the record's own history has no room
+                f"{record.rel}: its {history} cannot take the entry this update records; nothing was written "
+                f"(move its older entries out of {history} by hand, then run refresh --write again)",
+                [str(problem) for problem in refused],
+            )
         if refused:
             raise PaperpoolError(
                 f"{record.rel}: the services' answers would make a record validate refuses; nothing was written "

@@ -317,3 +317,26 @@ def test_refresh_write_refuses_to_give_a_record_an_id_another_holds(run, planted
         "paper's page)",
     )
     assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+def test_a_history_with_no_room_is_said_as_such(run, planted, snapshot):
+    """A record already holding 200 changes: the update's entry would make 201, and the
+    refusal blamed the services' answers (the eleventh review)."""
+    pool, _ = planted
+    path = pool / "papers" / "greshake2023.yaml"
+    edit(path, "\nvenue: ACM AISec 2023\n", "\nvenue: arXiv\n")
+    edit(path, "\ndoi: 10.1145/3605764.3623985\n", "\ndoi: null\n")
+    entry = "- date: 2026-11-23\n  was:\n    venue: arXiv\n  why: Read again.\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(entry * 199)
+    assert run("validate", cwd=pool).exit_code == 0
+    before = snapshot(pool)
+    result = run("refresh", "--write", cwd=pool)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-2:] == [
+        "Error: papers/greshake2023.yaml: its changes cannot take the entry this update records; nothing was written "
+        "(move its older entries out of changes by hand, then run refresh --write again)",
+        "papers/greshake2023.yaml:1: changes: lists 201 changes, over 200; keep the retaggings that changed what the record says",
+    ]
+    assert snapshot(pool) == before
