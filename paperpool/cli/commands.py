@@ -447,7 +447,9 @@ def _report_import(pool, kind: str, result, dry_run: bool) -> None:
     todo = pool.registry.unknown_marker
     hint = f"; fill in the {todo} fields, then run paperpool validate" if result.created and todo and not dry_run else ""
     click.echo(f"{summary}{' (dry run: nothing written)' if dry_run else ''}{hint}.")
-    if result.refused:
+    if result.refused and not result.records_refused:  # only @string macros no record uses: every record came in
+        click.echo(f"({plural(len(result.refused), 'line')} above: no record uses what could not be read.)", err=True)
+    elif result.refused:
         raise PaperpoolError(
             f"{plural(result.records_refused, 'record')} not imported ({plural(len(result.refused), 'line')} above); fix "
             "them and import the file again (what was imported is then skipped as a duplicate), or give --all-or-nothing "

@@ -185,20 +185,43 @@ MAX_DIGITS = 20  # a year, a volume or a page is a few digits long
 def import_csljson(pool: Pool, path: Path, kind: str, added: dt.date, all_or_nothing: bool = False) -> BibImport:
     """What import-bib does, for the items of a CSL-JSON file: each read as the BibTeX
     record it would be, then stubs planned and duplicates skipped by the same code."""
+    if all_or_nothing:
+        records, unreadable, refused = read_records(path), [], 0
+    else:
+        records, unreadable, _ = read_items(path)
+        refused = len({number for number, _ in unreadable})
+        if not records:  # nothing to import: the file's problems as one error
+            read_records(path)
     return import_records(
         pool,
-        read_records(path),
+        records,
         path.name,
         kind,
         added,
         lambda record: f"{path.name}: item {record.line}",
-        all_or_nothing=all_or_nothing,
+        unreadable,
+        all_or_nothing,
+        refused,
     )
 
 
 def read_records(path: Path) -> list[BibRecord]:
     """The items of a CSL-JSON file as BibTeX records, `line` being the item's number
     (from 1). Raises a PaperpoolError listing every item that cannot be read."""
+    records, problems, counted = read_items(path)
+    if counted == 1:
+        raise PaperpoolError(problems[0][1])
+    if counted:
+        shown = [line for _, line in problems] + (
+            [f"... and {counted - len(problems):,} more"] if counted > len(problems) else []
+        )
+        raise PaperpoolError(f"{path.name}: nothing imported, {plural(counted, 'problem')}:", shown)
+    return records
+
+
+def read_items(path: Path) -> tuple[list[BibRecord], list[tuple[int, str]], int]:
+    """(the items that can be read, as BibTeX records; (item number, problem) for the
+    first SHOWN_PROBLEMS problems of the others; how many problems in all)."""
     name = path.name
     items = _load(read_input(path, MAX_CSLJSON_BYTES), name)
     if not isinstance(items, list):
@@ -211,16 +234,11 @@ def read_records(path: Path) -> list[BibRecord]:
     problems, counted, records = [], 0, []
     for number, item in enumerate(items, 1):
         found, many = item_problems(item, SHOWN_PROBLEMS - len(problems))
-        problems += [f"{name}: item {number}: {problem}" for problem in found]
+        problems += [(number, f"{name}: item {number}: {problem}") for problem in found]
         counted += many
         if not many:
             records.append(item_record(item, number))
-    if counted == 1:
-        raise PaperpoolError(problems[0])
-    if counted:
-        shown = problems + ([f"... and {counted - len(problems):,} more"] if counted > len(problems) else [])
-        raise PaperpoolError(f"{name}: nothing imported, {plural(counted, 'problem')}:", shown)
-    return records
+    return records, problems, counted
 
 
 def _load(text: str, name: str):

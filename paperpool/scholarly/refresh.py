@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import dump_yaml, write_atomic
@@ -272,13 +271,15 @@ def _ids_held(pool: Pool) -> dict[tuple[str, str], set[str]]:
 
 def _refuse_ids_of_another(pool: Pool, record: Record, data: dict, held: dict) -> None:
     """Refuse an update that gives `record` an arXiv id, DOI, OpenReview id or link another
-    record holds (validate would refuse the pool: two records of one paper); else count its
-    new ids as held, so that two records of one run are not given one id either."""
+    record holds (validate could refuse the pool: two records of one paper), whatever
+    distinct_from says; else count its new ids as held, so that two records of one run
+    are not given one id either."""
     updated = planned_record(data, record.doc.path, record.rel, record.kind)
-    allowed = set(data.get("distinct_from") or []) if isinstance(data.get("distinct_from"), list) else set()
     tokens = identity_tokens(updated, pool.registry.fields[record.kind])
+    # distinct_from is not read here: validate lets two records share an id only in one
+    # order of their files, and an update a maintainer did not write must never depend on it
     for token in sorted(tokens):
-        others = sorted(owner for owner in held.get(token, ()) if owner != record.rel and Path(owner).stem not in allowed)
+        others = sorted(owner for owner in held.get(token, ()) if owner != record.rel)
         if others:
             what = identity.TOKEN_NAMES.get(token[0], token[0])
             raise PaperpoolError(

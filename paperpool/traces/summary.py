@@ -239,7 +239,16 @@ def _rows(path: Path, table_folder: Path, table: str) -> tuple[int, int]:
                 "`paperpool trace export` never writes (text, whole numbers, numbers, true or false); export the "
                 "corpus again with paperpool trace export"
             )
-    return metadata.num_rows, size
+    # the rows DuckDB reads are those of each row group; the footer's own total is one more
+    # number a file may state (a footer listing one group a thousand times held a billion
+    # rows against a total of a million)
+    grouped = sum(metadata.row_group(k).num_rows for k in range(metadata.num_row_groups))
+    if grouped != metadata.num_rows or any(metadata.row_group(k).num_rows < 0 for k in range(metadata.num_row_groups)):
+        raise PaperpoolError(
+            f"{shown}: its row groups hold {grouped:,} rows where the file says {metadata.num_rows:,}, which no table "
+            "`paperpool trace export` writes does; export the corpus again with paperpool trace export"
+        )
+    return grouped, size
 
 
 # A table `trace export` writes spends some bytes on every row (its time, at least): a file of

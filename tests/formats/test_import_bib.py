@@ -569,3 +569,48 @@ def test_import_csv_refuses_a_row_of_a_paper_the_pool_records(run, pool_copy, tm
         "records: papers/agent-lightning.yaml (same arXiv id 2508.03680); remove the row\n",
     )
     assert snapshot(pool_copy) == before
+
+
+def test_import_csljson_imports_the_items_it_can_read_and_lists_the_others(run, pool_copy, tmp_path):
+    """An item of the wrong shape stopped the whole file, against --all-or-nothing's help
+    (the twelfth review); now it is listed, and the others imported."""
+    items = tmp_path / "items.json"
+    items.write_text(
+        '[{"type":"article-journal","title":"A Wholly Different Paper About Quokkas","author":[{"family":"Doe","given":'
+        '"Jane"}],"issued":{"date-parts":[[2024]]},"DOI":"10.9999/q.1","id":"q1"},'
+        '{"type":"article-journal","title":["bad"],"author":[{"family":"Roe","given":"R"}],"issued":{"date-parts":[[2024]]},'
+        '"id":"q2"}]',
+        encoding="utf-8",
+    )
+    result = run("import-csljson", str(items), "--dry-run", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            "would create papers/q1.yaml from items.json: item 1 (q1)",
+            "not imported: items.json: item 2: title: is a JSON list, not text; give it as text",
+            "would create 1 entry, skipped 0 duplicates (dry run: nothing written).",
+            "Error: 1 record not imported (1 line above); fix them and import the file again (what was imported is then "
+            "skipped as a duplicate), or give --all-or-nothing to import none",
+        ],
+    )
+
+
+def test_an_unused_string_that_cannot_be_read_stops_no_record(run, pool_copy, tmp_path):
+    """Every record imported, only an @string defined twice refused: the summary said "0
+    records not imported" and exit 1 (the twelfth review)."""
+    bib = tmp_path / "s.bib"
+    bib.write_text(
+        '@string{jn = "Journal One"}\n@string{jn = "Journal Two"}\n'
+        "@article{good2024, title = {A Wholly Different Paper About Numbats}, author = {Doe, Jane}, year = {2024}}\n",
+        encoding="utf-8",
+    )
+    result = run("import-bib", str(bib), "--dry-run", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            "would create papers/good2024.yaml from s.bib:3 (good2024)",
+            "not imported: s.bib:2: @string macro 'jn' is defined twice (first on line 1); keep one definition",
+            "would create 1 entry, skipped 0 duplicates (dry run: nothing written).",
+            "(1 line above: no record uses what could not be read.)",
+        ],
+    )

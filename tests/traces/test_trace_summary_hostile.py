@@ -266,3 +266,23 @@ def test_an_events_table_of_rows_it_does_not_store_is_refused_before_it_is_read(
         f"Error: {folder / 'events' / 'part-0.parquet'}: holds {count:,} rows in {size:,} bytes, more than 10 a byte, "
         "which no events table `paperpool trace export` writes holds (each row has its own time); " + AGAIN
     )
+
+
+def test_a_footer_listing_a_row_group_many_times_is_refused(run, exported, tmp_path):
+    """The rows-per-byte and row limits were held to the footer's own total, one number
+    a file states: a footer listing one row group a thousand times held a billion rows
+    against a total of a million, and DuckDB read them all (the twelfth review)."""
+    from .parquet_footer import row_groups_repeated
+
+    folder = tmp_path / "repeated"
+    shutil.copytree(exported, folder)
+    path = folder / "events" / "part-0.parquet"
+    path.write_bytes(row_groups_repeated(path.read_bytes(), 1_000))
+    rows = pq.read_metadata(path).num_rows
+    assert sum(pq.read_metadata(path).row_group(k).num_rows for k in range(1_000)) == 1_000 * rows
+    result = run("trace", "summary", str(folder), cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {path}: its row groups hold {1_000 * rows:,} rows where the file says {rows:,}, which no table "
+        f"`paperpool trace export` writes does; {AGAIN}",
+    )
