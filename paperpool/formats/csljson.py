@@ -185,13 +185,10 @@ MAX_DIGITS = 20  # a year, a volume or a page is a few digits long
 def import_csljson(pool: Pool, path: Path, kind: str, added: dt.date, all_or_nothing: bool = False) -> BibImport:
     """What import-bib does, for the items of a CSL-JSON file: each read as the BibTeX
     record it would be, then stubs planned and duplicates skipped by the same code."""
-    if all_or_nothing:
-        records, unreadable, refused = read_records(path), [], 0
-    else:
-        records, unreadable, _ = read_items(path)
-        refused = len({number for number, _ in unreadable})
-        if not records:  # nothing to import: the file's problems as one error
-            read_records(path)
+    records, unreadable, counted = read_items(path)  # read once, whatever is done with its problems
+    if all_or_nothing or not records:  # nothing to import: the file's problems as one error
+        _refuse_items(path.name, unreadable, counted)
+    refused = len({number for number, _ in unreadable})
     return import_records(
         pool,
         records,
@@ -209,14 +206,17 @@ def read_records(path: Path) -> list[BibRecord]:
     """The items of a CSL-JSON file as BibTeX records, `line` being the item's number
     (from 1). Raises a PaperpoolError listing every item that cannot be read."""
     records, problems, counted = read_items(path)
+    _refuse_items(path.name, problems, counted)
+    return records
+
+
+def _refuse_items(name: str, problems: list[tuple[int, str]], counted: int) -> None:
+    """The items that cannot be read as one PaperpoolError (with none, nothing is raised)."""
     if counted == 1:
         raise PaperpoolError(problems[0][1])
     if counted:
-        shown = [line for _, line in problems] + (
-            [f"... and {counted - len(problems):,} more"] if counted > len(problems) else []
-        )
-        raise PaperpoolError(f"{path.name}: nothing imported, {plural(counted, 'problem')}:", shown)
-    return records
+        more = [f"... and {counted - len(problems):,} more"] if counted > len(problems) else []
+        raise PaperpoolError(f"{name}: nothing imported, {plural(counted, 'problem')}:", [line for _, line in problems] + more)
 
 
 def read_items(path: Path) -> tuple[list[BibRecord], list[tuple[int, str]], int]:

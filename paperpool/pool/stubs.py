@@ -120,6 +120,16 @@ def _too_big(record: dict, size: int, line: int, name: str) -> Problem:
     )
 
 
+def ids_held(pool: Pool) -> dict[tuple, list[str]]:
+    """Each (scheme, id) token of the pool's records (an arXiv id, a DOI, a link), and the
+    records holding it, in the order the pool reads them."""
+    held: dict[tuple, list[str]] = {}
+    for record in pool.all_records():
+        for token in identity_tokens(record, pool.registry.fields[record.kind]):
+            held.setdefault(token, []).append(record.rel)
+    return held
+
+
 class PoolIndex:
     """What the pool already holds, for telling whether a new record is a paper already
     recorded: the same arXiv id, DOI, OpenReview id or link, or a title at least

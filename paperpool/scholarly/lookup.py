@@ -17,7 +17,7 @@ from paperpool.formats.bibtex.importing import BibImport, Skipped, import_record
 from paperpool.formats.bibtex.reading import BibRecord
 from paperpool.pool import identity
 from paperpool.pool.reading import Pool
-from paperpool.pool.recordchecks import identity_tokens
+from paperpool.pool.stubs import ids_held
 
 from . import arxiv, crossref, openalex, openreview
 from .client import Client
@@ -132,10 +132,12 @@ def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt
     """The stubs to write for the papers named, planned as import-bib plans a .bib's. An
     identifier the pool already holds is skipped before any service is asked (the pool
     knows it without the network)."""
-    held = _held(pool)
+    held = ids_held(pool)
     known, asked = [], []
     for line, one in enumerate(wanted, 1):
-        owner = next((held[token] for token in sorted(identity.identifier_tokens(one.scheme, one.value)) if token in held), None)
+        owner = next(
+            (held[token][0] for token in sorted(identity.identifier_tokens(one.scheme, one.value)) if token in held), None
+        )
         if owner is not None:
             known.append(Skipped(one.where, f"{owner} (same {identity.TOKEN_NAMES.get(one.scheme, one.scheme)} {one.value})"))
         else:
@@ -145,12 +147,3 @@ def import_ids(pool: Pool, wanted: list[Wanted], name: str, kind: str, added: dt
     result = import_records(pool, records, name, kind, added, lambda record: places[record.line])
     result.skipped = known + result.skipped
     return result
-
-
-def _held(pool: Pool) -> dict[tuple[str, str], str]:
-    """Each (scheme, id) token of the pool's records, and the record holding it first."""
-    held: dict[tuple[str, str], str] = {}
-    for record in pool.all_records():
-        for token in identity_tokens(record, pool.registry.fields[record.kind]):
-            held.setdefault(token, record.rel)
-    return held

@@ -23,7 +23,7 @@ from paperpool.pool import identity
 from paperpool.pool.history import history_field
 from paperpool.pool.reading import Pool, Record
 from paperpool.pool.recordchecks import identity_tokens
-from paperpool.pool.stubs import check_planned, planned_record
+from paperpool.pool.stubs import check_planned, ids_held, planned_record
 
 from . import arxiv, crossref, links, openalex
 from .client import Client
@@ -225,7 +225,7 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
         if finding.update:
             by_record.setdefault(finding.record.rel, []).append(finding)
     planned = []
-    held = _ids_held(pool)
+    held = ids_held(pool)
     for found in by_record.values():
         record = found[0].record
         data = dict(record.data)
@@ -260,15 +260,6 @@ def apply(pool: Pool, findings: list[Finding], today: dt.date) -> list[str]:
     return [record.rel for record, _ in planned]
 
 
-def _ids_held(pool: Pool) -> dict[tuple[str, str], set[str]]:
-    """Each (scheme, id) token of the pool's records, and the records holding it."""
-    held: dict[tuple[str, str], set[str]] = {}
-    for record in pool.all_records():
-        for token in identity_tokens(record, pool.registry.fields[record.kind]):
-            held.setdefault(token, set()).add(record.rel)
-    return held
-
-
 def _refuse_ids_of_another(pool: Pool, record: Record, data: dict, held: dict) -> None:
     """Refuse an update that gives `record` an arXiv id, DOI, OpenReview id or link another
     record holds (validate could refuse the pool: two records of one paper), whatever
@@ -287,7 +278,7 @@ def _refuse_ids_of_another(pool: Pool, record: Record, data: dict, held: dict) -
                 "was written (if the two are one paper, merge them by hand; else check the paper's page)"
             )
     for token in tokens:
-        held.setdefault(token, set()).add(record.rel)
+        held.setdefault(token, []).append(record.rel)
 
 
 def _comments_above(record: Record) -> str:

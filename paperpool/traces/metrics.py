@@ -109,22 +109,22 @@ def agent_share(m: measures.Measures, names: list[str]) -> dict[str, dict]:
 
 # A report for a terminal lists at most this many agents, and reward channels a line (a trace
 # can hold 100,000 of either).
-AGENTS_SHOWN = 20
+LISTED_AT_MOST = 20
 
 
 def _channels(channels: dict, show) -> str:
-    """The first AGENTS_SHOWN channels and their values, and how many more."""
-    listed = ", ".join(f"{k} {show(v)}" for k, v in itertools.islice(channels.items(), AGENTS_SHOWN))
-    more = len(channels) - AGENTS_SHOWN
+    """The first LISTED_AT_MOST channels and their values, and how many more."""
+    listed = ", ".join(f"{k} {show(v)}" for k, v in itertools.islice(channels.items(), LISTED_AT_MOST))
+    more = len(channels) - LISTED_AT_MOST
     return listed + (f", and {plural(more, 'more channel')} (--format json gives each)" if more > 0 else "")
 
 
 def _busiest(agents: dict) -> list[str]:
-    """Every agent in order of its first event, or, past AGENTS_SHOWN, the busiest ones
+    """Every agent in order of its first event, or, past LISTED_AT_MOST, the busiest ones
     (by events, then first event)."""
-    if len(agents) <= AGENTS_SHOWN:
+    if len(agents) <= LISTED_AT_MOST:
         return list(agents)
-    return heapq.nsmallest(AGENTS_SHOWN, agents, key=lambda name: -agents[name]["events"])
+    return heapq.nsmallest(LISTED_AT_MOST, agents, key=lambda name: -agents[name]["events"])
 
 
 def _rounded(values: np.ndarray) -> list:
