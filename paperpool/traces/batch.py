@@ -92,10 +92,11 @@ SHORT = 256  # bytes: a line this short is measured once for all its copies in a
 
 
 def _measured_once(record: Record, mapping: Subdecisions, limits: Limits, alike: dict) -> rows.Measured:
-    """rows.measure of a record, or of a short one with the same bytes measured before in
-    this batch, named as this one."""
+    """rows.measure of a record, or of a short line of a JSON Lines file with the same bytes
+    measured before in this batch, named as this one. Only lines: what is said of a file
+    holding one trace is worded for a file, and names it in the command that converts it."""
     data = record.data
-    if data is None or len(data) > SHORT:
+    if data is None or len(data) > SHORT or record.line is None:
         return rows.measure(record, mapping, limits)
     earlier = alike.get(data)
     if earlier is None:

@@ -368,3 +368,22 @@ def test_short_lines_alike_are_measured_once_and_named_each_as_itself(tmp_path):
     records = list(corpus.records([path]))
     assert _compare(records, size=len(records)) == 0
     assert [row.line for row in records] == list(range(1, 11))
+
+
+def test_a_short_file_is_measured_as_itself_whatever_came_before(tmp_path):
+    """Round thirteen's review: a short file measured once for its copies was named in the
+    next one's conversion hint, and a line's wording reached a file with the same bytes
+    (and a file's a line). Each file, and each line after a file, is now its own."""
+    export = (
+        b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"7e5ea7c4000000000000000000000001",'
+        b'"spanId":"0000000000000001","name":"a","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]}'
+    )
+    cut = b'{"trace_id": "x", "events": [\n'
+    for name, data in (("y1.json", export), ("y2.json", export), ("b.json", cut), ("c.json", cut)):
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "a.jsonl").write_bytes(cut)
+    names = ["y1.json", "y2.json", "a.jsonl", "b.json", "c.json", "a.jsonl"]
+    records = list(corpus.records([tmp_path / name for name in names]))
+    _compare(records, size=len(records))
+    problems = batch.measure(records, MAPPING).problems
+    assert "y2.json -o" in problems[1] and "truncated; export or copy it again" in problems[3]
