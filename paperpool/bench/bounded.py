@@ -312,7 +312,10 @@ def _eighth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     events += [{"id": f"r{k}", "t": 1, "type": "tool_result", "agent": "r", "tool": "x", "call": "c"} for k in range(6_000)]
     answered = pool / "traces" / "answered.json"
     answered.parent.mkdir(exist_ok=True)  # a pool given with --root may hold no traces yet
-    answered.write_text(json.dumps({"trace_id": "answered", "events": events, "edges": []}), encoding="utf-8")
+    answered.write_text(
+        json.dumps({"trace_id": "answered", "task_id": "t", "rewards": {}, "costs": {}, "events": events, "edges": []}),
+        encoding="utf-8",
+    )
     found.append(
         BoundedRow(
             "build: a caller of a 100,000-character name answered 6,000 times (drawn as one mark)",

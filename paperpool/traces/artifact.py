@@ -226,6 +226,29 @@ def _findings(validator, document, root) -> list[Finding]:
     return schema.first_findings(validator, document, schema.MOST_PROBLEMS, root, every=True)
 
 
+def added_types(section: str, chunk: list) -> bool:
+    """Whether some item of a chunk has a type paperpool's format adds to the artifact's
+    (a stop event): the one place where the artifact's reading of an item paperpool's
+    schema accepts is stricter, so the items are then checked against it as well."""
+    added = _added(section)
+    return bool(added) and not added.isdisjoint(item.get("type") for item in chunk if isinstance(item, dict))
+
+
+@functools.cache
+def _added(section: str) -> frozenset:
+    def types(document: dict) -> set:
+        return set(document["$defs"][ITEMS[section]]["properties"]["type"]["enum"])
+
+    return frozenset(types(schema.schema()) - types(artifact_schema()))
+
+
+NO_EVENTS = Finding(
+    "/events",
+    "is empty: the survey artifact's format, as which a trace that declares no `schema` is read, asks for at least one "
+    "event; add the run's events",
+)
+
+
 @dataclass
 class Items:
     """What the two readings say of a chunk of events or edges."""
@@ -237,7 +260,7 @@ class Items:
 
 
 def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS) -> Items:
-    if _items(section, "paperpool").is_valid(chunk):  # the common case: nothing to doubt
+    if _items(section, "paperpool").is_valid(chunk) and not added_types(section, chunk):  # the common case: nothing to doubt
         return Items([], {}, {})
     errors, wrong = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
     broken = {position - offset for position in wrong}

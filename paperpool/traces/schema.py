@@ -238,6 +238,12 @@ def capped_items(
     return found, {offset + k for k in refused}
 
 
+def _declare_it() -> str:
+    """The other way out for a trace held to what the survey artifact's format asks
+    because it declares no schema (artifact.py)."""
+    return f'declare paperpool\'s schema in the trace ("schema": "{schema_id()}")'
+
+
 # How an expected JSON type is asked for in a message.
 _TYPE_WORDS = {
     "number": "a number",
@@ -278,7 +284,7 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     field is given the known one it is closest to, unless not `suggesting`, and past the
     first MOST_PROBLEMS + 1 of one error (which names them all)."""
     root = root or schema()
-    local = list(error.instance_path)
+    local = _local(error, document)
     path = located(local)
     kind = error.kind
     name = kind.name
@@ -299,6 +305,14 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
         if "then" in error.schema_path:
             event_type = _value_at(document, local + ["type"])
             return [Finding(pointer(path + [field]), f"missing: a {event_type} event needs `{field}` ({what}); add it")]
+        if root is not schema() and field not in _schema_node(error.schema_path, schema()):
+            return [
+                Finding(
+                    pointer(path + [field]),
+                    f"missing: add `{field}` ({what}), which the survey artifact's format asks for, as which a trace that "
+                    f"declares no `schema` is read; or {_declare_it()}",
+                )
+            ]
         return [Finding(pointer(path + [field]), f"missing: add `{field}` ({what})")]
     value = _value_at(document, local)
     shown = _show(value)
@@ -320,6 +334,14 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     if name == "enum":
         options = [str(option) for option in kind.options]
         noun = _enum_noun(path)
+        if root is not schema() and value in _schema_node(error.schema_path, schema()):
+            return [
+                Finding(
+                    pointer(path),
+                    f"{shown} is an {noun} of paperpool's format, not of the survey artifact's, as which a trace that declares "
+                    f"no `schema` is read; {_declare_it()}, or use one of {', '.join(options)}",
+                )
+            ]
         return [
             Finding(
                 pointer(path),
@@ -327,7 +349,8 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
             )
         ]
     if name == "minimum" and kind.limit == 0:
-        return [Finding(pointer(path), f"{shown} is negative; {path[-1]} cannot be negative, write 0 or more")]
+        named = path[-1] if isinstance(path[-1], str) and path[-1] else "it"  # (a list's item, or an empty key)
+        return [Finding(pointer(path), f"{shown} is negative; {named} cannot be negative, write 0 or more")]
     if name == "minimum":
         return [Finding(pointer(path), f"{shown} is below the minimum {kind.limit}; write {kind.limit} or more")]
     if name == "maximum":
@@ -353,6 +376,16 @@ def explain(error, document, located, root: dict | None = None, suggesting: bool
     if name == "const":
         return [Finding(pointer(path), f'{shown} is not this schema; write "{schema_id()}" or leave the field out')]
     return [Finding(pointer(path), f"{error.message}; see the schema {SCHEMA_FILE}")]
+
+
+def _local(error, document) -> list:
+    """Where in `document` the error is. jsonschema-rs leaves an empty key ("") out of the
+    path it gives, so a value refused under one is found one step further down."""
+    local = list(error.instance_path)
+    here = _value_at(document, local)
+    if isinstance(here, dict) and "" in here and here is not error.instance and here[""] == error.instance:
+        local.append("")
+    return local
 
 
 def _schema_node(schema_path, root: dict) -> dict:

@@ -114,6 +114,7 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             findings, doubts = schema_findings({**top, "events": [], "edges": []}), []
         else:
             findings, doubts = artifact.top_findings({**top, "events": [], "edges": []})
+            findings += [] if trace_source.count("events") else [artifact.NO_EVENTS]
         groups: dict = {}  # the warnings on events and edges, alike ones together
         builder = Builder()
         refused: dict[str, set[int]] = {"events": set(), "edges": set()}

@@ -92,14 +92,15 @@ def paperpool_events(draw) -> dict:
 edges = st.fixed_dictionaries({"src": names, "dst": names, "type": st.sampled_from(EDGE_TYPES)})
 amount_fields = st.fixed_dictionaries(
     {"tokens": amounts, "wall_clock_s": amounts},
-    optional={"tool_calls": amounts, "messages": amounts, "compute_s": numbers, "usd": numbers},
+    optional={"tool_calls": amounts, "messages": amounts, "compute_s": amounts, "usd": amounts},
 )
 
 
 @st.composite
 def artifact_traces(draw) -> dict:
     """A trace the artifact accepts: its schema (the test checks that it does), and its
-    checker's rules, which no schema states: each event its own id, each edge naming events."""
+    checker's rules (validate_trace.py), which its schema does not state: each event its
+    own id, each edge naming events, no cost negative."""
     trace = {"trace_id": draw(names), "task_id": draw(names)}
     if draw(st.booleans()):
         trace["system"] = draw(text)
@@ -110,8 +111,14 @@ def artifact_traces(draw) -> dict:
     trace["edges"] = [{**edge, "src": draw(ids), "dst": draw(ids)} for edge in draw(st.lists(edges, max_size=14))]
     trace["rewards"] = draw(st.dictionaries(text, numbers, max_size=3))
     costs = draw(amount_fields)
-    costs |= draw(st.dictionaries(text.filter(lambda key: key not in costs), numbers, max_size=2))
+    costs |= draw(st.dictionaries(text.filter(lambda key: key not in costs), amounts, max_size=2))
     trace["costs"] = costs
     if draw(st.booleans()):
         trace["metrics"] = draw(st.dictionaries(text, numbers, max_size=3))
     return trace
+
+
+# The fields paperpool's reading of the artifact's format asks of every trace besides
+# trace_id, events and edges (as its checker, validate_trace.py, does; its schema asks
+# tokens and wall_clock_s of costs too): a hand-written trace without `schema` adds these.
+ARTIFACT_ASKS = {"task_id": "t", "rewards": {}, "costs": {}}

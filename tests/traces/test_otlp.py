@@ -23,6 +23,7 @@ from paperpool.traces.loading import dump_trace
 from paperpool.traces.validation import check_trace
 
 from ..conftest import REPO
+from .artifact_traces import ARTIFACT_ASKS
 from .fixtures import example
 
 
@@ -616,7 +617,8 @@ def test_validate_names_the_importer_of_an_otlp_export(run, tmp_path, sdk_spans)
 def test_a_broken_trace_is_not_taken_for_an_importers_input(run, tmp_path):
     """Only a file with no trace's lists of events and edges is matched against the importers' formats."""
     (tmp_path / "t.json").write_text(
-        json.dumps({"trace_id": "t", "x_resourceSpans": [], "events": [{"id": "a"}], "edges": []}), encoding="utf-8"
+        json.dumps({"trace_id": "t", "x_resourceSpans": [], "events": [{"id": "a"}], "edges": []} | ARTIFACT_ASKS),
+        encoding="utf-8",
     )
     result = run("trace", "validate", "t.json", cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0]) == (

@@ -16,6 +16,7 @@ from paperpool.traces import artifact, mapping, metrics, synth, validation
 from paperpool.traces.schema import schema_id
 
 from .artifact_traces import (
+    ARTIFACT_ASKS,
     artifact_traces,
     artifact_valid,
     edges,
@@ -242,13 +243,30 @@ def test_what_the_artifact_refuses_too_is_an_error(run, tmp_path):
     )
     result = run("trace", "validate", str(path), cwd=tmp_path)
     topologies = "centralized, planner_executor_critic, debate, swarm, hierarchical, harness, mixed, unknown, other"
+    types = "orchestrator_decision, spawn, despawn, message, tool_call, tool_result, return, aggregate, human_intervention, safety_event"
+    read_as = "as which a trace that declares no `schema` is read"
+    declare = 'declare paperpool\'s schema in the trace ("schema": "urn:paperpool:schema:orchestration-trace:1.0.0")'
+    asked = f"which the survey artifact's format asks for, {read_as}; or {declare}"
     assert (result.exit_code, result.output.splitlines()) == (
         1,
         [
+            f"{path}: /task_id: missing: add `task_id` (the task the system was given), {asked}",
             f'{path}: /topology: "ring" is not a known topology; use one of {topologies}',
             f"{path}: /events/0/t: -1 is negative; t cannot be negative, write 0 or more",
             f"{path}: /events/1/agent: is empty; write a name",
-            f"{path}: invalid, 3 problems.",
+            (
+                f"{path}: /events/1/type: \"stop\" is an event type of paperpool's format, not of the survey artifact's, "
+                f"{read_as}; {declare}, or use one of {types}"
+            ),
+            (
+                f"{path}: /rewards: missing: add `rewards` (the run's rewards, one number per reward channel (for example "
+                f"team, orchestration, tool)), {asked}"
+            ),
+            (
+                f"{path}: /costs: missing: add `costs` (the run's costs as declared by the system; the events' own costs may "
+                f"not add up to more), {asked}"
+            ),
+            f"{path}: invalid, 7 problems.",
         ],
     )
 
@@ -293,7 +311,8 @@ def test_the_probes_say_all_that_paperpools_schema_asks_beyond_the_artifacts(eve
     and every probe: so no warning is missed by probing (artifact.py), however the schema
     file's x-artifact marks change."""
     for section, item in (("events", event), ("edges", edge)):
-        strict = artifact._items(section, "paperpool").is_valid([item])
+        # paperpool's event types beyond the artifact's (stop) are the one place its reading is stricter
+        strict = artifact._items(section, "paperpool").is_valid([item]) and not artifact.added_types(section, [item])
         lenient = artifact._items(section, "artifact").is_valid([item])
         probed = all(probe.one.is_valid(item) for probe in artifact.probes(section))
         assert strict == (lenient and probed), (section, item)
@@ -307,6 +326,7 @@ def test_a_warning_is_one_line_whatever_the_file_is_called(tmp_path):
     path.write_text(
         json.dumps(
             {"trace_id": "t", "events": [{"id": "a", "t": 0, "type": "message", "agent": "x", "latency_ms": 3}], "edges": []}
+            | ARTIFACT_ASKS
         ),
         encoding="utf-8",
     )
@@ -326,7 +346,9 @@ def test_a_trace_of_many_unknown_fields_shows_the_first_hundred_warnings(run, tm
     """One warning per unknown field name (issue 39's fresh review: 120,000 names printed
     120,000 lines): the first hundred shown, all counted."""
     event = {"id": "e0", "t": 0, "type": "message", "agent": "a"} | {f"f{i:04}": 0 for i in range(1200)}
-    (tmp_path / "t.json").write_text(json.dumps({"trace_id": "t", "events": [event], "edges": []}), encoding="utf-8")
+    (tmp_path / "t.json").write_text(
+        json.dumps({"trace_id": "t", "events": [event], "edges": []} | ARTIFACT_ASKS), encoding="utf-8"
+    )
     result = run("trace", "validate", "t.json", cwd=tmp_path)
     lines = result.output.splitlines()
     assert (result.exit_code, len(lines)) == (0, 101)

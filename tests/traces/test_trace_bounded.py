@@ -25,6 +25,7 @@ from paperpool.files.problems import SUGGEST_AMONG, SUGGEST_LONGEST, PaperpoolEr
 from paperpool.traces import rules, schema, validation
 
 from ..conftest import REPO, children, edit
+from .artifact_traces import ARTIFACT_ASKS
 
 
 def _write(path: Path, events: list, edges: list) -> Path:
@@ -322,6 +323,7 @@ def test_a_quote_in_a_long_name_is_said_in_one_pass(run, tmp_path):
                 "events": [{"id": "e", "t": 0, "type": "message", "agent": "a"}],
                 "edges": [{"src": "e", "dst": name + "b" * k, "type": "message"} for k in range(3)],
             }
+            | ARTIFACT_ASKS
         ),
         encoding="utf-8",
     )
@@ -341,7 +343,7 @@ def test_empty_events_without_edges_are_checked_an_event_at_a_time(run, tmp_path
     """200,000 empty events and no edges, no schema: the trace was checked whole, a
     million errors worded (16 s, 1.4 GB) before the first hundred were shown."""
     path = tmp_path / "empty.json"
-    path.write_text(json.dumps({"trace_id": "t", "events": [{}] * 200_000}), encoding="utf-8")
+    path.write_text(json.dumps({"trace_id": "t", "events": [{}] * 200_000} | ARTIFACT_ASKS), encoding="utf-8")
     result = run("trace", "validate", str(path), cwd=tmp_path)
     lines = result.output.splitlines()
     assert result.exit_code == 1 and len(lines) == schema.MOST_PROBLEMS + 1
@@ -725,7 +727,7 @@ def test_a_corpus_page_of_too_many_counted_rows_names_the_setting(pool_copy):
     stop = [{"id": "a", "t": 0, "type": "stop", "agent": "o"}]
     lines = [
         json.dumps(
-            {"trace_id": f"t{g}-{k}", "task_id": f"T{g}", "events": stop, "edges": []}
+            {"schema": schema.schema_id(), "trace_id": f"t{g}-{k}", "task_id": f"T{g}", "events": stop, "edges": []}
             | {f"x_f{j}": f"v{k}-{j}" for j in range(10)}
         )
         for g in range(200)

@@ -24,6 +24,7 @@ from paperpool.traces import limits, rows, schema, synth
 from paperpool.traces.mapping import default
 
 from ..conftest import REPO, descendants, edit
+from .artifact_traces import ARTIFACT_ASKS
 
 SWARM = REPO / "traces" / "swarm-six-workers.json"
 BAD_LINE = b'{"trace_id": "broken", "events": [{"id": "a", "t": 0, "type": "stop", "agent": "x"}], "edges": [], "schema": "nope"}'
@@ -435,18 +436,19 @@ def test_export_keeps_each_row_to_its_own_trace(run, tmp_path):
     """An edge's or a reward's keys cannot claim another trace's file, line or trace_id
     (a trace in the artifact's format may give them any key, with a warning)."""
     spoof = {
+        **ARTIFACT_ASKS,
         "trace_id": "art",
         "events": [
             {
                 "id": "e0",
                 "t": 0,
-                "type": "stop",
+                "type": "aggregate",
                 "agent": "a",
                 "rewards": [
                     {"channel": "c", "unit": "team", "value": 2.0, "trace_id": "honest", "file": "other.jsonl", "line": 9}
                 ],
             },
-            {"id": "e1", "t": 1, "type": "stop", "agent": "a", "rewards": 5},
+            {"id": "e1", "t": 1, "type": "aggregate", "agent": "a", "rewards": 5},
         ],
         "edges": [{"src": "e0", "dst": "e1", "type": "causal"}],
     }

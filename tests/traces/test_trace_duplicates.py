@@ -12,6 +12,7 @@ import pytest
 
 from paperpool.traces import duplicates, links, synth, validation
 from paperpool.traces.index import Builder
+from paperpool.traces.schema import schema_id
 
 WAYS = {
     "whole": {"apart_above": 2**62},
@@ -26,7 +27,7 @@ EDGE = '{"src": "e1", "dst": "e2", "type": "causal"}'
 
 
 def _trace(top: str = "", event: str = "", edge: str = "") -> str:
-    return f'{{"trace_id": "t"{top}, "events": [{EVENT}{event}}}, {STOP}], "edges": [{EDGE[:-1]}{edge}}}]}}'
+    return f'{{"schema": "{schema_id()}", "trace_id": "t"{top}, "events": [{EVENT}{event}}}, {STOP}], "edges": [{EDGE[:-1]}{edge}}}]}}'
 
 
 @pytest.mark.slow
@@ -152,7 +153,12 @@ def test_keys_given_twice_a_thousand_levels_down_give_the_first_hundred(run, tmp
     objects = "[" + ",".join(['{"a": 0, "a": 0}'] * 3000) + "]"
     path = tmp_path / "deep.json"
     path.write_text(
-        '{"trace_id": "t", "events": [], "edges": [], "x_a": ' + "[" * 1000 + objects + "]" * 1000 + "}", encoding="utf-8"
+        '{"trace_id": "t", "task_id": "t", "rewards": {}, "costs": {}, "events": [], "edges": [], "x_a": '
+        + "[" * 1000
+        + objects
+        + "]" * 1000
+        + "}",
+        encoding="utf-8",
     )
     result = run("trace", "validate", "deep.json", cwd=tmp_path)
     lines = result.output.splitlines()

@@ -271,7 +271,8 @@ def _strict_json(text: str) -> dict:
 
 
 def _write_trace(path, events: list[dict], edges: list[dict]) -> None:
-    path.write_text(json.dumps({"trace_id": "edge-of-double", "events": events, "edges": edges}), encoding="utf-8")
+    trace = {"schema": SCHEMA_ID, "trace_id": "edge-of-double", "events": events, "edges": edges}
+    path.write_text(json.dumps(trace), encoding="utf-8")
 
 
 NOT_FINITE = (

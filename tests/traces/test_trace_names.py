@@ -189,7 +189,7 @@ def test_validate_escapes_a_file_name(run, tmp_path, hostile_file):
     shutil.copyfile(TRACE, hostile_file)
     result = run("trace", "validate", hostile_file.name, cwd=tmp_path)
     assert (result.exit_code, result.output) == (0, f"{shown}: valid: 8 events, 10 edges.\n")
-    hostile_file.write_text("{}", encoding="utf-8")
+    hostile_file.write_text('{"task_id": "t", "rewards": {}, "costs": {}}', encoding="utf-8")
     result = run("trace", "validate", hostile_file.name, cwd=tmp_path)
     assert (result.exit_code, result.output.splitlines()[0], result.output.splitlines()[-1]) == (
         1,

@@ -449,7 +449,12 @@ def test_a_corpus_is_grouped_by_fields_a_row_of_trace_metrics_has():
 def _empty_events(path: Path, count: int, declared: bool = True) -> Path:
     head = f'"schema": "{schema.schema_id()}", ' if declared else ""
     path.write_text(
-        '{"trace_id": "empty", ' + head + '"edges": [], "events": [' + ",".join(["{}"] * count) + "]}", encoding="utf-8"
+        '{"trace_id": "empty", "task_id": "t", "rewards": {}, "costs": {}, '
+        + head
+        + '"edges": [], "events": ['
+        + ",".join(["{}"] * count)
+        + "]}",
+        encoding="utf-8",
     )
     return path
 

@@ -12,6 +12,7 @@ from paperpool.traces import mapping, metrics, synth, timeline
 from paperpool.traces.validation import check_trace
 
 from ..conftest import REPO
+from .artifact_traces import ARTIFACT_ASKS
 
 SVG = "{http://www.w3.org/2000/svg}"
 EXAMPLES = sorted((REPO / "traces").glob("*.json"))
@@ -190,7 +191,7 @@ def _answered(results: int, caller: str, times=None) -> dict:
         {"id": f"r{k}", "t": 1 if times is None else times[k], "type": "tool_result", "agent": "r", "tool": "x", "call": "c"}
         for k in range(results)
     ]
-    return {"trace_id": "answered", "events": events, "edges": []}
+    return {"trace_id": "answered", "events": events, "edges": []} | ARTIFACT_ASKS
 
 
 def test_events_on_one_pixel_are_one_mark_and_a_long_name_is_quoted_cut():
@@ -211,7 +212,7 @@ def test_a_drawing_holds_at_most_max_marks_and_says_how_many_events_it_left_out(
         {"id": f"m{k}", "t": k, "type": "message", "agent": f"a{k % lanes}", "to": f"a{(k + 1) % lanes}"}
         for k in range(lanes * each)
     ]
-    root = ET.fromstring(timeline.draw({"trace_id": "spread", "events": events, "edges": []}))
+    root = ET.fromstring(timeline.draw({"trace_id": "spread", "events": events, "edges": []} | ARTIFACT_ASKS))
     shapes = [shape for shape in root if shape.tag in (f"{SVG}circle", f"{SVG}rect", f"{SVG}polygon")]
     titles = [shape.find(f"{SVG}title") for shape in shapes]
     marks = [title.text for title in titles if title is not None and " by " in title.text]  # not the legend's
