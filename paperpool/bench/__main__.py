@@ -72,6 +72,14 @@ def _numbers(context, parameter, text: str) -> list[int]:
     help="Sizes of synthetic trace corpora (JSON Lines, 50 events a trace) for trace metrics, export and summary; 0 for none.",
 )
 @click.option(
+    "--corpus-kinds",
+    default="artifact,warned,imported",
+    show_default=True,
+    help="Other corpora timed at the same sizes, trace metrics against the orjson loop: "
+    + "; ".join(f"{name}: {said}" for name, said in corpora.KINDS.items() if name != "synth")
+    + " (none: an empty value).",
+)
+@click.option(
     "--bounded-groups",
     default="100,500",
     show_default=True,
@@ -95,6 +103,7 @@ def main(
     artifact_events: list[int],
     artifact_validator: Path | None,
     corpus_traces: list[int],
+    corpus_kinds: str,
     bounded_groups: list[int],
     repeat: int,
     engine: str,
@@ -141,6 +150,10 @@ def main(
         for size in (size for size in corpus_traces if size > 0):
             corpus_rows.append(corpora.measure(folder, size, repeat, seed))
             _progress(f"{size:,}-trace corpus measured")
+            for kind in _kinds(corpus_kinds):
+                row = corpora.measure_kind(folder, kind, size, repeat, template, seed)
+                corpus_rows += [row] if row is not None else []
+                _progress(f"{size:,}-trace corpus ({kind}) measured")
         bounded_rows = []
         if any(size > 0 for size in bounded_groups):
             bounded_rows = bounded.measure(shipped, folder, repeat, tuple(size for size in bounded_groups if size > 0))
@@ -154,6 +167,14 @@ def main(
     click.echo(results, nl=False)
     if write_to is not None:
         _write(write_to, results)
+
+
+def _kinds(given: str) -> list[str]:
+    kinds = [kind.strip() for kind in given.split(",") if kind.strip()]
+    unknown = [kind for kind in kinds if kind not in corpora.KINDS or kind == "synth"]
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)}: name some of artifact, warned, imported", param_hint="'--corpus-kinds'")
+    return kinds
 
 
 def _write(path: Path, results: str, check_only: bool = False) -> None:

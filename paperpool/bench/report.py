@@ -8,7 +8,7 @@ import sys
 from importlib import metadata
 
 from .bounded import BoundedRow
-from .corpora import CorpusRow
+from .corpora import KINDS, CorpusRow
 from .measure import Series
 from .pools import MainJob, PoolRow
 from .traces import ARTIFACT, TraceRow
@@ -140,6 +140,8 @@ def table(
         lines.append(_row("the artifact's validate_trace.py FILE", size, row.theirs, None))
     for row in corpora:
         size = f"{row.traces:,} traces, {row.events:,} events, {row.megabytes:,.0f} MB of JSON Lines"
+        if row.kind != "synth":
+            size += f": {KINDS[row.kind]}"
         lines.append(
             _row(
                 "trace metrics --format parquet (a corpus, every core)",
@@ -151,10 +153,11 @@ def table(
             )
         )
         lines.append(_row("a loop parsing every line with orjson, one process", size, row.plain, row.plain.median / row.traces))
-        lines.append(
-            _row("trace export (traces, events, edges, rewards as Parquet)", size, row.export, row.export.median / row.traces)
-        )
-        lines.append(_row("trace summary: DuckDB over the exported tables", size, row.summary))
+        if row.export.samples:
+            lines.append(
+                _row("trace export (traces, events, edges, rewards as Parquet)", size, row.export, row.export.median / row.traces)
+            )
+            lines.append(_row("trace summary: DuckDB over the exported tables", size, row.summary))
     smallest = next((row for row in bounded if row.items), None)
     for row in bounded:
         grown = row.items and smallest is not None and row is not smallest
@@ -288,11 +291,13 @@ def _bounded_targets(bounded: list[BoundedRow]) -> list[tuple[str, str, bool]]:
 def _corpus_targets(corpora: list[CorpusRow]) -> list[tuple[str, str, bool]]:
     found = []
     for row in corpora:
-        size = f"{row.traces:,} traces"
+        size = f"{row.traces:,} traces" + (f" ({KINDS[row.kind]})" if row.kind != "synth" else "")
         if row.traces >= 100_000:
             found.append(
                 (f"trace metrics --format parquet at most 2 x the orjson loop at {size}", f"{row.ratio:.2f} x", row.ratio <= 2)
             )
+        if row.kind != "synth":
+            continue
         peak = row.metrics.peak_mb or 0
         found.append((f"trace metrics under 1 GB at {size}", f"{peak:,.0f} MB", peak < 1024))
         found.append(
@@ -302,10 +307,11 @@ def _corpus_targets(corpora: list[CorpusRow]) -> list[tuple[str, str, bool]]:
                 row.summary.median < 2,
             )
         )
-    peaks = [row.metrics.peak_mb or 0 for row in corpora]
+    synth = [row for row in corpora if row.kind == "synth"]
+    peaks = [row.metrics.peak_mb or 0 for row in synth]
     if len(peaks) > 1 and min(peaks) > 0:
         growth = max(peaks) / min(peaks)
-        target = f"trace metrics' memory the same from {corpora[0].traces:,} to {corpora[-1].traces:,} traces (within 25%)"
+        target = f"trace metrics' memory the same from {synth[0].traces:,} to {synth[-1].traces:,} traces (within 25%)"
         found.append((target, f"{growth:.2f} x", growth <= 1.25))
     return found
 

@@ -234,6 +234,29 @@ def added_types(section: str, chunk: list) -> bool:
     return bool(added) and not added.isdisjoint(item.get("type") for item in chunk if isinstance(item, dict))
 
 
+def read_whole(trace: dict) -> tuple[int, list] | None:
+    """How batch.py reads a trace that declares no schema, its lists in one chunk: how many
+    warnings validation gives it before the graph rules, and its events as paperpool reads
+    them; None when the artifact's reading refuses it (rows.measure then says why). The
+    same checks as validation's, the warnings counted but not worded."""
+    top = {key: value for key, value in trace.items() if key not in ITEMS}
+    if not _whole("artifact").is_valid({**top, "events": [], "edges": []}):
+        return None
+    if schema.valid(trace) and not added_types("events", trace["events"]):  # the common case: nothing to doubt
+        return 0, trace["events"]
+    _, doubts = top_findings({**top, "events": [], "edges": []})
+    groups: dict = {}
+    events = trace["events"]
+    for section in ITEMS:
+        read = items(section, trace[section], 0, -1, worded=False)
+        if read.refused:
+            return None
+        merge(groups, read.warnings)
+        if section == "events" and read.read_as:
+            events = [read.read_as.get(k, event) for k, event in enumerate(events)]
+    return len(doubts) + len(groups), events
+
+
 @functools.cache
 def _added(section: str) -> frozenset:
     def types(document: dict) -> set:
@@ -259,7 +282,9 @@ class Items:
     refused: set[int] = frozenset()  # the positions of every item the artifact's reading refuses
 
 
-def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS) -> Items:
+def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS, worded: bool = True) -> Items:
+    """What the two readings say of a chunk; without `worded`, each warning is counted
+    but not worded (its first place's finding is None: batch.py only counts them)."""
     if _items(section, "paperpool").is_valid(chunk) and not added_types(section, chunk):  # the common case: nothing to doubt
         return Items([], {}, {})
     errors, wrong = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
@@ -279,19 +304,13 @@ def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLE
             continue
         one = probe.one.is_valid
         refused = [k for k in doubted if not one(chunk[k])]
-        _group(warnings, probe.key, section, chunk, refused, offset)
+        first = _worded(section, chunk[refused[0]], offset + refused[0], probe.key) if worded else None
+        warnings[(section, probe.key)] = [first, len(refused)]
         if probe.drops is not None:
             for k in refused:
                 item = read_as.get(k, chunk[k])
                 read_as[k] = {key: value for key, value in item.items() if key != probe.drops}
     return Items(errors, warnings, {offset + k: item for k, item in read_as.items()}, wrong)
-
-
-def _group(warnings: dict, key: tuple, section: str, chunk: list, refused: list[int], offset: int) -> None:
-    """One warning for the items a probe refused, worded from the first one's errors."""
-    first = refused[0]
-    words = _worded(section, chunk[first], offset + first, key)
-    warnings[(section, key)] = [words, len(refused)]
 
 
 def _worded(section: str, item, position: int, key: tuple) -> Finding:

@@ -9,11 +9,13 @@ without a C compiler), the rules checked over the whole batch, and the batch mea
 by measures.py, which measures a single trace the same way, as a batch of one.
 
 What this path reads and checks is its own, for speed: it vouches only for a trace
-that declares the schema, passes it, gives no key twice, and keeps the graph rules it
-checks. Everything else (an invalid trace, one in the artifact's format, one whose
-results must be paired by tool name, one whose edges between events of one time run
-against the file's order, which may close a cycle) is checked by rows.measure, which
-says what is wrong exactly as `trace validate` does. So the two readings and the two
+that passes the schema (or, declaring none, the survey artifact's reading of it, its
+warnings counted as validation counts them: artifact.read_whole), gives no key twice,
+and keeps the graph rules it checks. Everything else (an invalid trace, one that breaks
+a graph rule, which in the artifact's format is a warning, one whose results must be
+paired by tool name, one whose edges between events of one time run against the file's
+order, which may close a cycle) is checked by rows.measure, which says what is wrong
+exactly as `trace validate` does. So the two readings and the two
 checks remain, and tests/traces/test_trace_batch.py holds them to the same rows over
 synthetic, imported and hand-written traces; the measures are one.
 """
@@ -29,7 +31,7 @@ from operator import is_not, itemgetter
 import numpy as np
 import orjson
 
-from . import duplicates, measures, paths, rows, rules, schema, validation
+from . import artifact, duplicates, measures, paths, rows, rules, schema, validation
 from .compiled import loops as _native
 from .corpus import Record
 from .index import EDGE_CODES, EVENT_CODES, NO_TOOL
@@ -121,6 +123,7 @@ class _Columns:
         self.records: list[Record] = []
         self.tops: list[dict] = []  # each trace's fields but its events and edges
         self.n: list[int] = []
+        self.warnings: list[int] = []  # what validation warns of before the graph rules (a trace that declares no schema)
         self.n_edges: list[int] = []
         self.t = _column("d")
         self.kind = _column("b")  # position in schema.event_types()
@@ -158,15 +161,23 @@ class _Columns:
             trace = orjson.loads(data)
         except orjson.JSONDecodeError:
             return False
-        if not (isinstance(trace, dict) and validation.declares_schema(trace)):
+        if not isinstance(trace, dict):
             return False
         events, edges = trace.get("events"), trace.get("edges")
-        if not (
-            isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events and schema.valid(trace)
-        ):
+        if not (isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events):
             return False
+        if validation.declares_schema(trace):
+            if not schema.valid(trace):
+                return False
+            warnings = 0
+        else:  # read as the survey artifact's format allows (artifact.py)
+            read = artifact.read_whole(trace)
+            if read is None:
+                return False
+            warnings, events = read
         if not (_read if _native is None else _read_natively)(self, data, trace, events, edges):
             return False
+        self.warnings.append(warnings)
         self.n.append(len(events))
         self.n_edges.append(len(edges))
         self.records.append(record)
@@ -255,7 +266,7 @@ def _measure(c: _Columns, mapping: Subdecisions) -> tuple[dict[str, list], list[
         "valid": [True] * B,
         "problem": [None] * B,
         "problems": [0] * B,
-        "warnings": [0] * B,
+        "warnings": c.warnings,
     }
     table |= rows.table(measures.Values(graph.measures), c.tops, mapping)
     return table, graph.ok.tolist()

@@ -247,13 +247,15 @@ CORPUS_TOPOLOGIES = ("hierarchical", "centralized", "swarm", "planner_executor_c
 DISTINCT = 500  # traces a corpus draws from: a million rollouts are their runs, steps and groups over these shapes
 
 
-def corpus(traces: int, events: int = 50, group_size: int = 8, seed: int = 0):
+def corpus(traces: int, events: int = 50, group_size: int = 8, seed: int = 0, dialect: str = "paperpool"):
     """Rollouts as an RL run dumps them, one trace at a time: `traces` traces of `events`
     events each (topologies in turn), in groups of `group_size` rollouts of one task,
     numbered by step, each with its own trace_id and team reward. The shapes repeat
-    (there are DISTINCT of them); ids, steps, groups and rewards do not."""
+    (there are DISTINCT of them); ids, steps, groups and rewards do not. In the artifact's
+    dialect, each trace is as `generate` writes one (no schema declared; warnings)."""
     shapes = [
-        generate(events, CORPUS_TOPOLOGIES[n % len(CORPUS_TOPOLOGIES)], seed=seed + n) for n in range(min(DISTINCT, traces))
+        generate(events, CORPUS_TOPOLOGIES[n % len(CORPUS_TOPOLOGIES)], seed=seed + n, dialect=dialect)
+        for n in range(min(DISTINCT, traces))
     ]
     per_step = group_size * 64
     for n in range(traces):
@@ -329,7 +331,7 @@ def main(events: int, topology: str, fanout: int, depth: int, seed: int, dialect
     """Write a synthetic orchestration trace, or a corpus of them: the same file for the
     same options."""
     if traces is not None:
-        write_corpus(corpus(traces, events, seed=seed), output)
+        write_corpus(corpus(traces, events, seed=seed, dialect=dialect), output)
         click.echo(f"wrote {output}: {traces:,} traces of {events:,} events", err=True)
         return
     if topology == "hierarchical" and depth > MAX_DEPTH:
