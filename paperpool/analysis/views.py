@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from paperpool.pool.reading import Pool, Record
 from paperpool.registry import Registry
 from paperpool.rendering.markdown import visible
+from paperpool.rendering.tex import readable
 
 DEFAULT_TAGS: list[str] = []
 
@@ -40,7 +41,7 @@ def entry_view(registry: Registry, record: Record) -> EntryView:
     # text for people: without bidirectional controls, which would reorder it on screen
     return EntryView(
         key=record.key,
-        title=visible(data.get("title") or record.key),
+        title=visible(readable(str(data.get("title") or record.key))),  # its TeX math as text
         year=data.get("year"),
         authors=visible(short_authors(data.get("authors") or [], data.get("authors_complete", True))),
         venue=visible(data.get("venue") or ""),

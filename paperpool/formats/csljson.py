@@ -21,6 +21,7 @@ from paperpool.files.problems import PaperpoolError, plural, printable
 from paperpool.pool.adding import suggested_key
 from paperpool.pool.reading import Pool
 from paperpool.registry import Registry
+from paperpool.rendering.tex import readable
 
 from .bibtex.importing import BibImport, import_records
 from .bibtex.reading import ARXIV_IN_TEXT, BibRecord
@@ -90,6 +91,8 @@ def entry_item(registry: Registry, data: dict) -> dict:
             notes.append(f"arXiv:{value}" if any(field == "archiveprefix" for field, _ in cited.fields) else value)
         elif VARIABLES.get(name) == "note":
             notes += [] if _only_links(value, links) else [value]
+        elif name == "title":  # TeX math as text: a CSL item is read by people, not by TeX
+            item.setdefault("title", readable(value))
         elif name in VARIABLES:
             item.setdefault(VARIABLES[name], value[0] if isinstance(value, list) else value)
     if notes:

@@ -5,6 +5,7 @@ field by field, with one `TAG  - value` line each and nothing encoded."""
 from __future__ import annotations
 
 from paperpool.registry import Registry
+from paperpool.rendering.tex import readable
 
 from .bibtex.writing import Citation, citation
 
@@ -60,6 +61,8 @@ def _tagged(name: str, value, cited: Citation) -> list[tuple[str, str]]:
         return [("SP", start.strip())] + ([("EP", end.strip())] if end.strip() else [])
     if name == "eprint":
         return [("N1", f"arXiv:{value}")]
+    if name == "title":  # TeX math as text, as in CSL-JSON; the BibTeX keeps it as written
+        return [("TI", readable(value))]
     if name == "archiveprefix" or name not in TAGS:
         return []
     return [(TAGS[name], item) for item in values]

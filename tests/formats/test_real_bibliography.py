@@ -37,3 +37,19 @@ def test_every_record_of_a_real_bibliography_is_imported_skipped_or_listed_with_
     assert len(created) > 2_000
     # BibTeX's own reading: a field given twice keeps its first value, noted (the file has such records)
     assert any(line.startswith(f"note: {path.name}:") and "is given twice" in line for line in lines)
+
+
+def test_its_titles_read_as_text_with_their_math_kept_for_bibtex():
+    """TeX's names ({\\LaTeX}, \\TeX) are words, not dropped; math stays as written in the
+    record (BibTeX writes it back) and reads as text wherever people read it."""
+    from paperpool.formats.bibtex.reading import read_bib
+    from paperpool.rendering.tex import readable
+
+    path = Path(REAL_BIB)
+    titles = [record.title for record in read_bib(path.read_text(encoding="utf-8", errors="replace"), path.name).records]
+    with_math = [title for title in titles if "$" in title]
+    assert len(with_math) >= 10
+    assert all("\\" in title for title in with_math if "Omega" in title)  # kept as written
+    assert [readable(title) for title in with_math if "\\" in readable(title)] == []
+    assert any("Ω" in readable(title) for title in with_math)
+    assert sum("LaTeX" in title for title in titles) > 100

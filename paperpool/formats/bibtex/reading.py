@@ -128,6 +128,26 @@ class _Latex(LatexNodes2Text):
 # gives ˆ, not the ^ that BibTeX exports write as {\textasciicircum}.
 _PARSED_MACROS = latexwalker.get_default_latex_context_db()
 _PARSED_MACROS.add_context_category("paperpool", prepend=True, macros=[macrospec.std_macro("href", False, 2)])
+_TEX_NAMES = {
+    "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2ε",
+    "BibTeX": "BibTeX",
+    "XeTeX": "XeTeX",
+    "XeLaTeX": "XeLaTeX",
+    "LuaTeX": "LuaTeX",
+    "LuaLaTeX": "LuaLaTeX",
+    "pdfTeX": "pdfTeX",
+    "pdfLaTeX": "pdfLaTeX",
+    "eTeX": "ε-TeX",
+    "ConTeXt": "ConTeXt",
+    "AmS": "AMS",
+    "AmSTeX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX",
+    "METAFONT": "METAFONT",
+    "MF": "METAFONT",
+    "MP": "MetaPost",
+}
 _TEXT_MACROS = get_default_latex_context_db()
 _TEXT_MACROS.add_context_category(
     "paperpool",
@@ -138,6 +158,8 @@ _TEXT_MACROS.add_context_category(
         # how paperpool's exports write a brace that does not pair (bibtex.writing._latex)
         MacroTextSpec("textbraceleft", simplify_repl="{"),
         MacroTextSpec("textbraceright", simplify_repl="}"),
+        # the names of TeX's family, which pylatexenc drops ({\LaTeX} 2.09 read as " 2.09")
+        *(MacroTextSpec(macro, simplify_repl=name) for macro, name in _TEX_NAMES.items()),
     ],
 )
 _LATEX = _Latex(latex_context=_TEXT_MACROS, math_mode="verbatim", keep_braced_groups=False)
