@@ -443,8 +443,9 @@ def _count(n: int | None) -> str:
 
 def _moved(before: list[str], after: list[str]) -> str:
     """Keys that joined (+) and left (-), e.g. `+gamma -delta`."""
-    joined = [f"+{key}" for key in after if key not in before]
-    left = [f"-{key}" for key in before if key not in after]
+    had, has = set(before), set(after)  # (lists: a key looked up in each made a cell cost keys squared)
+    joined = [f"+{key}" for key in after if key not in had]
+    left = [f"-{key}" for key in before if key not in has]
     return markdown.text(" ".join(joined + left)) or "(none)"
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from paperpool.files.problems import Problem
 
-from .model import FieldSpec, Registry, evidence_of, lookup, registry_problem
+from .model import FieldSpec, Registry, lookup, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
@@ -60,7 +60,15 @@ class Column:
 
 
 def columns_for(registry: Registry, kind: str) -> dict[str, Column]:
-    """Every column of a kind's frame, declared fields first, then the combined ones."""
+    """Every column of a kind's frame, declared fields first, then the combined ones:
+    made once per registry and kind (a command asks some fifty times), a copy given."""
+    made = registry.__dict__.setdefault("_columns", {})
+    if kind not in made:
+        made[kind] = _columns_for(registry, kind)
+    return dict(made[kind])
+
+
+def _columns_for(registry: Registry, kind: str) -> dict[str, Column]:
     columns = _columns(registry, registry.fields[kind])
     for name, body in _combined_settings(registry, kind).items():
         parts = [part for part in body.get("fields") or [] if part in columns]
@@ -160,6 +168,11 @@ BOOL_VALUES = ["true", "false"]
 
 def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", parent: str = "") -> dict[str, Column]:
     columns = {}
+    # each field's evidence field (evidence_of), found in one pass rather than one per field
+    evidence = {}
+    for other, spec in specs.items():
+        if spec.type == "evidence" and spec.targets and len(spec.targets) == 1:
+            evidence.setdefault(spec.targets[0], other)
     for spec in specs.values():
         name, label = prefix + spec.name, f"{parent}{spec.title}"
         vocabulary = registry.vocabularies[spec.vocabulary].ids if spec.vocabulary else None
@@ -167,7 +180,7 @@ def _columns(registry: Registry, specs: dict[str, FieldSpec], prefix: str = "", 
             "source": name,
             "missing_unassessed": spec.missing_means == "not_assessed",
             "unassessed_values": _unassessed_values(registry, spec),
-            "evidence": evidence_of(specs, spec.name) or "",
+            "evidence": evidence.get(spec.name, ""),
         }
         if spec.type == "mapping":
             columns.update(_columns(registry, spec.fields, name + ".", f"{label}: "))

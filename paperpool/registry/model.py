@@ -5,6 +5,7 @@ reader of a pool needs."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,20 @@ class Vocabulary:
         return [value.id for value in self.values]
 
     def get(self, value_id) -> Value | None:
-        return next((value for value in self.values if value.id == value_id), None)
+        try:
+            return self._by_id.get(value_id)
+        except TypeError:  # a list or mapping where a value belongs: none of them
+            return None
+
+    @functools.cached_property
+    def _by_id(self) -> dict:
+        """Each value by its id, the first of any given twice (which validation refuses);
+        looked up in one step (a search of 200 values, for each of 200, for each field,
+        made a registry of 2,000 fields take a minute to read)."""
+        found: dict = {}
+        for value in self.values:
+            found.setdefault(value.id, value)
+        return found
 
     def maps_to(self, value_id):
         value = self.get(value_id)

@@ -11,7 +11,7 @@ import html
 import re
 import urllib.parse
 
-from paperpool.files.problems import BIDI_CHARACTERS
+from paperpool.files.problems import BIDI_CHARACTERS, shown_name
 
 # Characters that start markdown syntax anywhere in a line or a table cell ({ } because
 # attribute lists turn `{: onclick=...}` into HTML attributes), escaped with a backslash.
@@ -49,11 +49,18 @@ def safe_title(title: str) -> str:
     return visible(title).translate(TITLE_LOOKALIKES)
 
 
+# Characters of one value written as markdown (a summary is some 2,000): each escape is a
+# placeholder Python-Markdown puts back by rebuilding the value's text, so a value's cost
+# grows with the square of its escapes (round thirteen: a venue of 100 kB of `*` took the
+# build 46 s); a longer value is shown cut, saying how many characters more the record holds.
+TEXT_SHOWN = 3_000
+
+
 def text(value) -> str:
     """`value` as inert markdown on one line: HTML escaped, markdown punctuation escaped."""
     if value is None:
         return ""
-    flat = WHITESPACE.sub(" ", visible(value)).strip()
+    flat = shown_name(WHITESPACE.sub(" ", visible(value)).strip(), TEXT_SHOWN)
     escaped = html.escape(flat, quote=False).translate(REFERENCES)
     escaped = SPECIAL.sub(r"\\\1", DOUBLED.sub(lambda found: f"&#{ord(found[0][0])};" * 2, escaped))
     escaped = LINE_START.sub(lambda found: f"{found[1]}&#{ord(found[2])};", escaped)
@@ -98,11 +105,16 @@ def address(url: str) -> str:
 URL_CHARACTERS = "-._~:/?#[]@!$&()*+,;=%"  # RFC 3986's, but `'`: an attribute may be quoted with it
 
 
+PADDED = 200  # characters a table's cells are padded to at most; a longer cell is written as it is
+
+
 def table(headers: list[str], rows: list[list], align: list[str] | None = None) -> str:
     """A pipe table whose columns line up in a terminal. Cells are used as given:
     escape record text with `text` first. `align` is "l" or "r" per column."""
     cells = [[str(cell) for cell in row] for row in rows]
-    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    # padded to the column's widest cell, up to PADDED: one cell of a megabyte padding every
+    # other row to it made a table of rows x that megabyte (round thirteen: 558 MB of stats)
+    widths = [min(max([len(h)] + [len(row[i]) for row in cells]), PADDED) for i, h in enumerate(headers)]
     align = align or ["l"] * len(headers)
 
     def line(row: list[str]) -> str:

@@ -1,0 +1,78 @@
+"""The pool side of issue 39's thirteenth hostile review: work that grew with the square of
+its input, each now in proportion to it. The times themselves are the benchmark's to show
+(paperpool/bench/bounded.py); these tests hold the shapes that made the work grow."""
+
+from __future__ import annotations
+
+import re
+
+from paperpool.analysis import diff
+from paperpool.registry import load_registry
+from paperpool.registry.columns import columns_for
+from paperpool.rendering import markdown
+
+from .conftest import edit
+
+
+def test_a_table_pads_its_cells_to_at_most_padded_characters():
+    """One cell of 700,000 characters padded each of 20,000 rows to it (558 MB of stats)."""
+    rows = [["a" * 700_000]] + [[f"N{k:05d}"] for k in range(20_000)]
+    table = markdown.table(["author"], rows)
+    lines = table.splitlines()
+    assert len(table) < 700_000 + 20_003 * (markdown.PADDED + 5)  # (it was 20,001 x 700,000)
+    assert lines[2] == f"| {'a' * 700_000} |"
+    assert lines[3] == f"| {'N00000'.ljust(markdown.PADDED)} |"
+    # a column no wider than PADDED lines up as before
+    assert markdown.table(["n", "count"], [["a", 1], ["bb", 22]], ["l", "r"]).splitlines() == [
+        "| n  | count |",
+        "|----|------:|",
+        "| a  |     1 |",
+        "| bb |    22 |",
+    ]
+
+
+def test_a_long_value_is_written_cut_saying_how_much_more_the_record_holds():
+    """A venue of 100 kB of `*` took the site's build 46 s: every escape is a placeholder that
+    Python-Markdown puts back by rebuilding the value's text."""
+    written = markdown.text("*" * 100_000)
+    assert written == "\\*" * markdown.TEXT_SHOWN + f"… ({100_000 - markdown.TEXT_SHOWN:,} characters more)"
+    assert markdown.text("a short venue") == "a short venue"
+
+
+def test_keys_that_moved_between_cells_are_found_in_one_pass():
+    before = [f"k{n}" for n in range(50_000)]
+    after = before[1:] + ["new"]
+    assert diff._moved(before, after) == "+new -k0"
+
+
+def test_columns_are_made_once_per_registry_and_handed_out_as_copies(pool_copy):
+    registry, problems = load_registry(pool_copy)
+    assert registry is not None, problems
+    first = columns_for(registry, "entries")
+    first["made-up"] = None
+    again = columns_for(registry, "entries")
+    assert "made-up" not in again and again.keys() == first.keys() - {"made-up"}
+    assert registry.__dict__["_columns"]["entries"] is registry.__dict__["_columns"]["entries"]
+
+
+def test_a_vocabulary_finds_a_value_by_its_id_and_nothing_for_a_list(pool_copy):
+    registry, _ = load_registry(pool_copy)
+    vocabulary = next(iter(registry.vocabularies.values()))
+    first = vocabulary.values[0]
+    assert vocabulary.get(first.id) is first
+    assert vocabulary.get(["a", "list"]) is None and vocabulary.get("no such value") is None
+
+
+def test_a_registry_of_many_choice_maps_over_wide_vocabularies_validates(run, pool_copy):
+    """2,000 choice_map fields over two 200-value vocabularies took validate 61 s: each
+    field's modes were looked up value by value and its evidence field searched for among
+    every field. Now a column is made once and each lookup is one step."""
+    values = "".join(f"      - id: v{n}\n        label: Value {n}\n" for n in range(200))
+    vocabularies = f"  va:\n    label: A\n    values:\n{values}  vb:\n    label: B\n    values:\n{values}"
+    fields = "".join(f"  m{n}:\n    type: choice_map\n    keys: vb\n    vocabulary: va\n" for n in range(300))
+    text = (pool_copy / "registry.yaml").read_text(encoding="utf-8")
+    assert re.search(r"(?m)^vocabularies:\n", text) and re.search(r"(?m)^entry_fields:\n", text)
+    edit(pool_copy / "registry.yaml", "vocabularies:\n", "vocabularies:\n" + vocabularies)
+    edit(pool_copy / "registry.yaml", "entry_fields:\n", "entry_fields:\n" + fields)
+    result = run("validate", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (0, "ok: 84 entries and 32 exclusions, no problems.")
