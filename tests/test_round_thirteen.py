@@ -76,3 +76,22 @@ def test_a_registry_of_many_choice_maps_over_wide_vocabularies_validates(run, po
     edit(pool_copy / "registry.yaml", "entry_fields:\n", "entry_fields:\n" + fields)
     result = run("validate", cwd=pool_copy)
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "ok: 84 entries and 32 exclusions, no problems.")
+
+
+def test_a_gap_table_whose_records_fall_in_too_many_cells_is_refused_naming_it(run, pool_copy, monkeypatch):
+    """400 records holding 45 values of two fields each fell in 810,000 cells of one table:
+    `gaps` wrote 72 MB from 1.6 MB of records and `diff`, which computes it twice, took
+    minutes. A table of more than MOST_PLACES places is refused (lowered here to the
+    shipped pool's size: its first table has 95 places)."""
+    from paperpool.analysis import stats
+
+    monkeypatch.setattr(stats, "MOST_PLACES", 90)
+    result = run("gaps", "--format", "json", cwd=pool_copy)
+    first = result.output.splitlines()[0]
+    assert result.exit_code == 1
+    assert re.fullmatch(
+        r"Error: registry\.yaml: gaps table 'family-unit' of reward_families and credit_unit: its records fall in "
+        r"[0-9,]+ cells in all \(a record is in every cell its values of both fields make\), more than the 90 a table "
+        r"holds; cross fields whose records hold fewer values each",
+        first,
+    ), first

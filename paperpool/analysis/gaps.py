@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from paperpool.registry import Registry
+from paperpool.registry import REGISTRY_FILE, Registry
 from paperpool.registry.columns import NONE
 from paperpool.registry.query import parse
 from paperpool.registry.tables import sparse_at_most
@@ -80,7 +80,7 @@ def _table(registry: Registry, frame: Frame, body: dict, limit: int) -> GapTable
     table = GapTable(str(body["id"]), str(body.get("title") or body["id"]), str(body.get("note") or ""), rows, [])
     if isinstance(body["columns"], str):
         across = table.across = body["columns"]
-        _, keys = crosstab_frame(frame, rows, across)
+        _, keys = crosstab_frame(frame, rows, across, f"{REGISTRY_FILE}: gaps table '{table.id}'")
         # a record with no value on an axis, or one that is not a cell of the taxonomy
         # (in_gaps: false, such as "not applicable"), is in no cell
         keys = keys.loc[cell_values(registry, frame, rows, keys.index), cell_values(registry, frame, across, keys.columns)]

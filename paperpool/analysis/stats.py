@@ -48,9 +48,24 @@ def count(frame: Frame, name: str) -> dict[str, int]:
     return {str(value): int(counts.get(value, 0)) for value in frame.values_in_order(name, counts.index)}
 
 
-def crosstab_frame(frame: Frame, rows: str, columns: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+# Places a cross-tab puts its records in at most: a record is in every cell its values of
+# both fields make, so 400 records holding 45 values of each were 810,000 places per table
+# (round thirteen: `gaps` wrote 72 MB from 1.6 MB of records, `diff` took minutes). A pool
+# of 10,000 entries with a few values of each field makes some 100,000.
+MOST_PLACES = 500_000
+
+
+def crosstab_frame(frame: Frame, rows: str, columns: str, where: str = "") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Counts and cell keys of two columns: one DataFrame of counts, one of key lists,
-    both with every vocabulary value as a row or column."""
+    both with every vocabulary value as a row or column (`where`: what declares the
+    cross-tab, for the error of one past MOST_PLACES)."""
+    places = int((frame.long(rows).groupby("key").size() * frame.long(columns).groupby("key").size()).sum())
+    if places > MOST_PLACES:
+        raise PaperpoolError(
+            f"{where or 'the cross-tab'} of {rows} and {columns}: its records fall in {places:,} cells in all (a record is in "
+            f"every cell its values of both fields make), more than the {MOST_PLACES:,} a table holds; cross fields whose "
+            "records hold fewer values each"
+        )
     pairs = frame.long(rows).merge(frame.long(columns), on="key", suffixes=("_row", "_col"))
     row_values = frame.values_in_order(rows, pairs["value_row"])
     col_values = frame.values_in_order(columns, pairs["value_col"])
