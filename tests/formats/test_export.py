@@ -298,3 +298,62 @@ def test_a_bibtex_field_from_a_list_field_is_one_text_in_every_format(run, pool_
     malt = json.loads(run("export", "--format", "csljson", cwd=pool_copy).output)
     families = {item["id"]: item.get("page") for item in malt}
     assert any(page and ", " in page for page in families.values())
+
+
+# Text of every kind the LaTeX encoding meets: accents precomposed and combining (e + U+0301
+# is é once in NFC), marks that stay apart (ạ + U+0301), CJK, braces, quotes, % and &.
+VARIED = 'Über naïve cafe\u0301 漢字 {a} "q" ạ\u0301 %& '
+VARIED_LATEX = '\\"Uber na{\\"\\i}ve caf\\\'e 漢字 \\{a\\} "q" ạ\u0301 \\%\\& '
+
+
+def test_bib_export_encodes_a_long_field_as_it_encodes_a_short_one(run, pool_copy):
+    """pylatexenc takes time in the square of a text's length (400 kB of é: 4 s; issue 41's
+    review), so a long text is encoded in pieces: the LaTeX is the same, here 300 times
+    the short text's, in each of the fields that take the value."""
+    edit(pool_copy / "registry.yaml", "    url: [urls]\n", "    url: [urls]\n    venue: [bibtex.booktitle]\n")
+    edit(
+        pool_copy / "papers" / "malt.yaml",
+        "  booktitle: Conference on Language Modeling (COLM)",
+        f"  booktitle: '{VARIED * 300}'",
+    )
+    malt = _exported_malt(run, pool_copy)
+    value = "{" + (VARIED_LATEX * 300).rstrip() + "}"
+    assert f"  booktitle = {value},\n" in malt and f"  venue = {value}\n" in malt
+
+
+def test_long_text_is_encoded_in_pieces_as_pylatexenc_encodes_it_whole():
+    """The pieces are cut where NFC changes nothing: never inside a combining sequence
+    (but between the marks of a run too long for any text), a Hangul syllable's jamo or a
+    surrogate pair, so their LaTeX, joined, is the whole text's."""
+    import random
+
+    from paperpool.formats.bibtex import writing
+
+    marks = ["\u0301", "\u0323", "\u0308", "\u031b", "\u0345"]
+    jamo = ["\u1100", "\u1161", "\u11a8", "\uac00"]  # L, V, T and an LV syllable: L+V and LV+T compose
+    alphabet = [*VARIED, "e\u0301", *marks, "\ud83d\ude00", "😀", "\u0b47", "\u0b3e", "\u0b56", "\u0f73", "\u212b", *jamo]
+    rng = random.Random(41)
+    for trial in range(60):
+        text = "".join(rng.choice(alphabet) for _ in range(3_000))
+        if trial % 3 == 0:  # a base with more marks than a piece holds
+            text = "a" + "".join(rng.choice(marks) for _ in range(2_500)) + text
+        if trial % 5 == 0:
+            text = "".join(rng.choice(jamo) for _ in range(3_000))
+        for encoder in (writing._ENCODER, writing._NAME_ENCODER):
+            assert writing._unicode_to_latex(text, encoder) == encoder.unicode_to_latex(text), trial
+
+
+def test_fields_taking_one_entry_field_share_its_value(pool_copy):
+    """A registry may map many BibTeX fields to one entry field (issue 41's review: 2,000
+    to a 600 kB journal took RIS and CSL-JSON 633 MB): the value is made once."""
+    from paperpool.formats.bibtex.writing import citation
+    from paperpool.registry import load_registry
+
+    extra = "".join(f"    x{number}: [bibtex.booktitle]\n" for number in range(150))
+    edit(pool_copy / "registry.yaml", "    url: [urls]\n", "    url: [urls]\n" + extra)
+    registry, problems = load_registry(pool_copy)
+    assert not problems
+    cited = citation(registry, _records(pool_copy)["malt"])
+    values = [value for name, value in cited.fields if name == "booktitle" or name.startswith("x")]
+    assert len(values) == 151 and all(value is values[0] for value in values)
+    assert values[0] == "Conference on Language Modeling (COLM)"

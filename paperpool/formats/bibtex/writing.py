@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -46,6 +47,11 @@ _NAME_ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_pr
 _KEPT = {'"': '"', "{": "\\{", "}": "\\}"}
 _UNPAIRED = {'"': '"', "{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
 _KEPT_SPLIT = re.compile(r'(["{}])')
+# pylatexenc adds each character's LaTeX to a string it keeps on an object, which CPython
+# copies whole every time: a text of n characters takes time in n squared (400,000
+# characters, 4 s). Longer text is encoded in pieces of about this many characters, each
+# quick; see _unicode_to_latex for why the pieces' LaTeX, joined, is the whole text's.
+_PIECE = 1_000
 _FORMAT = bibtexparser.BibtexFormat()
 _FORMAT.indent = "  "
 _FORMAT.block_separator = "\n"
@@ -94,7 +100,7 @@ def citation(registry: Registry, data: dict) -> Citation:
     kind = _first(data, settings.get("type", [])) or DEFAULT_TYPE
     if not BIBTEX_NAME.fullmatch(str(kind)):  # a record's value, written after `@`: `misc{evil, ...}\n@misc` would be two
         kind = DEFAULT_TYPE
-    fields, verbatim = [], set()
+    fields, verbatim, made = [], set(), {}
     for name, given in (settings.get("fields") or {}).items():
         if not BIBTEX_NAME.fullmatch(str(name)):  # validate refuses it
             continue
@@ -105,21 +111,31 @@ def citation(registry: Registry, data: dict) -> Citation:
         if value in (None, "", [], {}):
             continue
         spec = resolve_spec(specs, source)
-        if spec is not None and spec.type in VERBATIM_TYPES:
+        as_is = spec is not None and spec.type in VERBATIM_TYPES
+        if as_is:
             verbatim.add(name)
-            fields.append((name, [str(item) for item in value] if isinstance(value, list) else str(value)))
-        elif isinstance(value, list):
-            # a list is names only for the fields of names; any other (pages from a list
-            # field, say) is one text, as BibTeX, RIS and CSL-JSON each take it
-            items = [visible(item) for item in value]
-            fields.append((name, items if name in NAME_FIELDS else ", ".join(items)))
-        else:
-            # bidirectional controls would reorder the citation on screen; they are dropped
-            fields.append((name, " ".join(visible(value).split())))
+        # Fields that take the same entry field share its value, made once: the registry
+        # may map many to one, which would otherwise hold as many copies of a long value.
+        how = (source, as_is, name in NAME_FIELDS)
+        if how not in made:
+            made[how] = _cited_value(value, as_is, name in NAME_FIELDS)
+        fields.append((name, made[how]))
         if spec is not None and spec.scheme == "arxiv" and name == "eprint":
             fields.append(("archiveprefix", "arXiv"))
     others = bool(settings.get("authors_complete")) and lookup(data, settings["authors_complete"]) is False
     return Citation(str(kind), str(key), fields, verbatim, others)
+
+
+def _cited_value(value, as_is: bool, names: bool) -> str | list[str]:
+    if as_is:  # links and identifiers
+        return [str(item) for item in value] if isinstance(value, list) else str(value)
+    if isinstance(value, list):
+        # a list is names only for the fields of names; any other (pages from a list
+        # field, say) is one text, as BibTeX, RIS and CSL-JSON each take it
+        items = [visible(item) for item in value]
+        return items if names else ", ".join(items)
+    # bidirectional controls would reorder the citation on screen; they are dropped
+    return " ".join(visible(value).split())
 
 
 def field_sources(given) -> tuple[list[str], list[str] | None]:
@@ -135,20 +151,26 @@ def field_sources(given) -> tuple[list[str], list[str] | None]:
 
 def _entry(registry: Registry, data: dict) -> model.Entry:
     cited = citation(registry, data)
+    written = {}  # fields sharing a value (see citation) share its encoding, made once
     fields = []
     for name, value in cited.fields:
-        if name in cited.verbatim:
-            text = _verbatim(value[0] if isinstance(value, list) else value)
-        elif isinstance(value, list):
-            text = " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
-        elif name == "pages":
-            # import-bib reads BibTeX's range `7--9` as the en dash it typesets; written back
-            # as {\textendash}, biblatex would no longer see a range
-            text = _latex(value.replace("\u2013", "--"))
-        else:
-            text = _latex(value)
-        fields.append(model.Field(name, text))
+        how = (id(value), name in cited.verbatim, name == "pages")
+        if how not in written:
+            written[how] = _field_text(name, value, cited)
+        fields.append(model.Field(name, written[how]))
     return model.Entry(cited.type, _citation_key(cited.key), fields)
+
+
+def _field_text(name: str, value, cited: Citation) -> str:
+    if name in cited.verbatim:
+        return _verbatim(value[0] if isinstance(value, list) else value)
+    if isinstance(value, list):
+        return " and ".join([_one_name(item) for item in value] + (["others"] if cited.others else []))
+    if name == "pages":
+        # import-bib reads BibTeX's range `7--9` as the en dash it typesets; written back
+        # as {\textendash}, biblatex would no longer see a range
+        return _latex(value.replace("\u2013", "--"))
+    return _latex(value)
 
 
 def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
@@ -165,7 +187,52 @@ def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
 
 def _encoded(text: str, encoder: UnicodeToLatexEncoder) -> str:
     kept = _KEPT if _paired(text) else _UNPAIRED
-    return "".join(kept.get(part) or encoder.unicode_to_latex(part) for part in _KEPT_SPLIT.split(text))
+    # split's empty parts (between two kept characters) skipped: a call costs pylatexenc a class of its own
+    return "".join(kept.get(part) or _unicode_to_latex(part, encoder) for part in _KEPT_SPLIT.split(text) if part)
+
+
+def _unicode_to_latex(text: str, encoder: UnicodeToLatexEncoder) -> str:
+    """`encoder.unicode_to_latex(text)`, in time linear in the text's length. pylatexenc
+    puts the text in NFC and writes each character's LaTeX in turn (the rules paperpool
+    gives it are one character's each), so a text in NFC cut into pieces that NFC leaves
+    as they are has, joined, the pieces' LaTeX for its own: the cuts are made where no
+    character composes or reorders with the one before it (_cut)."""
+    if len(text) <= _PIECE:
+        return encoder.unicode_to_latex(text)
+    return "".join(encoder.unicode_to_latex(piece) for piece in _pieces(unicodedata.normalize("NFC", text)))
+
+
+def _pieces(text: str):
+    start = 0
+    while len(text) - start > _PIECE:
+        end = _cut(text, start + _PIECE)
+        yield text[start:end]
+        start = end
+    yield text[start:]
+
+
+def _cut(text: str, at: int) -> int:
+    """The first place from `at` before a character that starts a combining sequence
+    and does not compose with the one before it (in NFC text such a place is reached by
+    neither composition nor reordering). A base followed by more than _PIECE combining
+    marks (no text has that many; a hostile record can) is cut between two of its marks:
+    marks that start a piece have no base to compose with and are already in order."""
+    end = min(len(text), at + _PIECE)
+    for place in range(at, end):
+        if _starts_sequence(text[place - 1], text[place]):
+            return place
+    for place in range(at, end):
+        if unicodedata.combining(text[place - 1]) and unicodedata.combining(text[place]):
+            return place
+    return end
+
+
+def _starts_sequence(before: str, char: str) -> bool:
+    return (
+        unicodedata.combining(char) == 0
+        and not ("\ud800" <= before <= "\udbff" and "\udc00" <= char <= "\udfff")  # a surrogate pair, as some decoders leave one
+        and unicodedata.normalize("NFC", before + char) == before + char
+    )
 
 
 def _one_name(name: str) -> str:
