@@ -5,6 +5,7 @@ its input, each now in proportion to it. The times themselves are the benchmark'
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from paperpool.analysis import diff
 from paperpool.registry import load_registry
@@ -63,17 +64,37 @@ def test_a_vocabulary_finds_a_value_by_its_id_and_nothing_for_a_list(pool_copy):
     assert vocabulary.get(["a", "list"]) is None and vocabulary.get("no such value") is None
 
 
-def test_a_registry_of_many_choice_maps_over_wide_vocabularies_validates(run, pool_copy):
-    """2,000 choice_map fields over two 200-value vocabularies took validate 61 s: each
-    field's modes were looked up value by value and its evidence field searched for among
-    every field. Now a column is made once and each lookup is one step."""
+def _wide_choice_maps(pool: Path, fields: int) -> None:
     values = "".join(f"      - id: v{n}\n        label: Value {n}\n" for n in range(200))
     vocabularies = f"  va:\n    label: A\n    values:\n{values}  vb:\n    label: B\n    values:\n{values}"
-    fields = "".join(f"  m{n}:\n    type: choice_map\n    keys: vb\n    vocabulary: va\n" for n in range(300))
-    text = (pool_copy / "registry.yaml").read_text(encoding="utf-8")
-    assert re.search(r"(?m)^vocabularies:\n", text) and re.search(r"(?m)^entry_fields:\n", text)
-    edit(pool_copy / "registry.yaml", "vocabularies:\n", "vocabularies:\n" + vocabularies)
-    edit(pool_copy / "registry.yaml", "entry_fields:\n", "entry_fields:\n" + fields)
+    declared = "".join(f"  m{n}:\n    type: choice_map\n    keys: vb\n    vocabulary: va\n" for n in range(fields))
+    edit(pool / "registry.yaml", "vocabularies:\n", "vocabularies:\n" + vocabularies)
+    edit(pool / "registry.yaml", "entry_fields:\n", "entry_fields:\n" + declared)
+
+
+def test_a_registry_whose_fields_make_too_many_columns_is_refused(run, pool_copy):
+    """5,000 choice_maps over 200-value vocabularies (322 kB) made a million columns: every
+    command took 8 s and 600 MB. 120 make 24,120, and the shipped fields 55 more: over MOST_COLUMNS."""
+    _wide_choice_maps(pool_copy, 120)
+    result = run("validate", cwd=pool_copy)
+    line = next(n for n, text in enumerate((pool_copy / "registry.yaml").read_text().splitlines(), 1) if text == "entry_fields:")
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            f"registry.yaml:{line}: entry_fields: the fields make 24,175 columns (a choice_map one per value of its "
+            "vocabulary, and one more), over the 20,000 paperpool reads; declare fewer fields, or choice_maps over smaller "
+            "vocabularies",
+            "1 error, 0 warnings.",
+        ],
+    )
+
+
+def test_a_registry_of_many_choice_maps_over_wide_vocabularies_validates(run, pool_copy):
+    """2,000 choice_map fields over two 200-value vocabularies took validate 61 s (now
+    refused: too many columns, above); 90 such fields read quickly: each
+    field's modes were looked up value by value and its evidence field searched for among
+    every field. Now a column is made once and each lookup is one step."""
+    _wide_choice_maps(pool_copy, 90)  # 18,090 columns and the shipped fields', under MOST_COLUMNS
     result = run("validate", cwd=pool_copy)
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "ok: 84 entries and 32 exclusions, no problems.")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from paperpool.files.problems import Problem
 
-from .model import FieldSpec, Registry, lookup, registry_problem
+from .model import RECORD_KINDS, FieldSpec, Registry, lookup, registry_problem
 
 NONE = "(none)"  # how a missing value is counted
 SINGLE = {"key", "text", "bool", "integer", "date", "url", "identifier", "choice"}
@@ -101,6 +101,41 @@ def assessed(data: dict, column: Column, columns: dict[str, Column]) -> bool:
         )
     values = value if isinstance(value, (list, tuple)) else [value]
     return not any(isinstance(item, str) and item in column.unassessed_values for item in values)
+
+
+# Columns a kind's frame may have, a choice_map's one per value of its vocabulary: a real
+# survey's registry makes some hundred. 5,000 choice_maps over 200-value vocabularies (a
+# registry of 322 kB) made a million, and every command that reads the pool took 8 s.
+MOST_COLUMNS = 20_000
+
+
+def check_columns(registry: Registry) -> list[Problem]:
+    """Each kind's fields make at most MOST_COLUMNS columns."""
+    problems = []
+    for kind, section in RECORD_KINDS.items():
+        made = _column_count(registry, registry.fields[kind])
+        if made > MOST_COLUMNS:
+            problems.append(
+                registry_problem(
+                    registry.document,
+                    (section,),
+                    f"the fields make {made:,} columns (a choice_map one per value of its vocabulary, and one more), over "
+                    f"the {MOST_COLUMNS:,} paperpool reads; declare fewer fields, or choice_maps over smaller vocabularies",
+                )
+            )
+    return problems
+
+
+def _column_count(registry: Registry, specs: dict[str, FieldSpec]) -> int:
+    made = 0
+    for spec in specs.values():
+        if spec.type == "mapping":
+            made += _column_count(registry, spec.fields)
+        elif spec.type == "choice_map":
+            made += 1 + len(registry.vocabularies[spec.vocabulary].values)
+        else:
+            made += 1
+    return made
 
 
 def check_combined(registry: Registry) -> list[Problem]:

@@ -15,7 +15,7 @@ from paperpool.files.yamlio import Document, YamlProblem, file_kind, load_yaml
 
 from . import schema, sections
 from .characters import BIDI_CONTROLS, refused_character_message, refused_characters
-from .columns import check_combined
+from .columns import check_columns, check_combined
 from .model import RECORD_KINDS, REGISTRY_FILE, Registry, lookup, registry_problem
 from .reader import RegistryReader
 from .tables import check_gaps, check_sizes, check_statistics
@@ -167,7 +167,7 @@ def section_problems(registry: Registry) -> list[Problem]:
     feature's section names): the core's tables, each registered feature's section, then
     the size of every table together."""
     features = sections.registered().values()
-    problems = check_combined(registry)
+    problems = check_columns(registry) or check_combined(registry)
     if not problems:
         problems = check_statistics(registry) + check_gaps(registry)
         problems += [problem for feature in features if feature.check for problem in feature.check(registry)]
