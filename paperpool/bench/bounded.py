@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -100,6 +101,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found += _unshaped_cases(shipped, folder, times)
     found += _seventh_cases(shipped, folder, times)
     found += _eighth_cases(shipped, folder, times)
+    found += _thirteenth_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -278,6 +280,58 @@ def _seventh_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
     for path in (lines, plain, readings):
         path.unlink()
     shutil.rmtree(wide)
+    return found
+
+
+def _thirteenth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The thirteenth round's, in copies of the shipped pool: a venue of 100 kB of `*`
+    (escaped as markdown, a placeholder each), an author of 700 kB among 20,000 (every row
+    of the table padded to it), and registries of 10,000 text fields and of 5,000
+    choice_maps over 200-value vocabularies (columns rebuilt, values searched, for each)."""
+    found = []
+    pool = folder / "pool-starred-venue"
+    shutil.copytree(shipped, pool, symlinks=True)
+    record = sorted((pool / "papers").glob("*.yaml"))[0]
+    text = record.read_text(encoding="utf-8")
+    record.write_text(re.sub(r"(?m)^venue: .*$", "venue: '" + "*" * 100_000 + "'", text, count=1), encoding="utf-8")
+    found.append(BoundedRow("build: a venue of 100,000 `*` (shown to 3,000)", "a 100 kB record", _build(pool, folder, times, 0)))
+    pool = folder / "pool-long-author"
+    shutil.copytree(shipped, pool, symlinks=True)
+    record = sorted((pool / "papers").glob("*.yaml"))[0]
+    text = record.read_text(encoding="utf-8")
+    authors = "authors:\n- " + "a" * 700_000 + "\n" + "".join(f"- N{k:05d}\n" for k in range(20_000))
+    record.write_text(text.replace("authors:\n", authors, 1), encoding="utf-8")
+    found.append(
+        BoundedRow(
+            "stats --by authors: an author of 700,000 characters among 20,000",
+            f"a {record.stat().st_size / 1e3:,.0f} kB record",
+            repeat(lambda: run(paperpool(pool, "stats", "--by", "authors"), pool, expect=0), times),
+        )
+    )
+    values = "".join(f"      - id: v{n}\n        label: Value {n}\n" for n in range(200))
+    for fields, declared, expect in (
+        (10_000, "  t{n}:\n    type: text\n", 0),
+        (5_000, "  m{n}:\n    type: choice_map\n    keys: vb\n    vocabulary: va\n", 1),
+    ):
+        pool = folder / f"pool-fields-{fields}"
+        shutil.copytree(shipped, pool, symlinks=True)
+        registry = pool / "registry.yaml"
+        text = registry.read_text(encoding="utf-8")
+        text = text.replace("vocabularies:\n", f"vocabularies:\n  va:\n    label: A\n    values:\n{values}", 1)
+        text = text.replace("vocabularies:\n", f"vocabularies:\n  vb:\n    label: B\n    values:\n{values}", 1)
+        registry.write_text(
+            text.replace("entry_fields:\n", "entry_fields:\n" + "".join(declared.format(n=n) for n in range(fields)), 1)
+        )
+        kind = "text fields" if expect == 0 else "choice_maps over 200-value vocabularies (refused)"
+        found.append(
+            BoundedRow(
+                f"validate --no-cache: a registry of {fields:,} {kind}",
+                f"{registry.stat().st_size / 1e3:,.0f} kB registry",
+                repeat(
+                    lambda pool=pool, expect=expect: run(paperpool(pool, "validate", "--no-cache"), pool, expect=expect), times
+                ),
+            )
+        )
     return found
 
 
