@@ -25,9 +25,11 @@ import json
 import os
 import stat
 from pathlib import Path
+from urllib.parse import quote
 
+from paperpool.files.problems import PaperpoolError
 from paperpool.files.yamlio import MAX_FILE_BYTES, YamlProblem, read_bytes
-from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, FieldSpec, Registry
+from paperpool.registry import KEY_RE, MAX_TEXT_CHARS, RECORD_KINDS, REGISTRY_FILE, FieldSpec, Registry
 from paperpool.registry import schema as registry_schema
 
 from . import evidence, history, identity, ledger
@@ -49,6 +51,12 @@ EMPTY = [None, "", [], {}]
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"  # a day (validate checks that the calendar has it)
 URL_PATTERN = r"^https?://\S"
 NOUNS = {"entries": "a retained entry", "exclusions": "an excluded record"}
+# What one record kind's fields may take in its schema, in characters of JSON. A
+# vocabulary is written once, under $defs, whatever the number of fields using it; what
+# each field still repeats is its description, which names up to 12 values of each of
+# its vocabularies (ids of up to 2,000 characters): 20,000 choice_map fields of a 1 MB
+# registry would otherwise make a schema of about a GB. The shipped survey's is 40 kB.
+MAX_SCHEMA_CHARS = 5_000_000
 
 
 def registry() -> dict:
@@ -64,22 +72,45 @@ def record(reg: Registry, kind: str) -> dict:
         f"{NOUNS[kind].capitalize()} of {title}: one YAML file in {reg.pool[kind]}/, named by its key. Made by "
         f"`paperpool schemas` from registry.yaml's {RECORD_KINDS[kind]}; `paperpool validate` checks more than this schema can."
     )
-    return {"$schema": DIALECT, "title": f"{title}: {NOUNS[kind]}", "description": about, **_mapping(reg, reg.fields[kind])}
+    mapping = _mapping(reg, reg.fields[kind], _Budget(kind))
+    found = {"$schema": DIALECT, "title": f"{title}: {NOUNS[kind]}", "description": about, **mapping}
+    definitions = _definitions(reg, reg.fields[kind])
+    return found | ({"$defs": definitions} if definitions else {})  # none for fields without a vocabulary
 
 
-def _mapping(reg: Registry, specs: dict[str, FieldSpec]) -> dict:
+class _Budget:
+    """The characters left for one record kind's fields in its schema (MAX_SCHEMA_CHARS):
+    spent field by field as they are made, so that a registry past it is refused after
+    making at most that much, never after making the whole schema."""
+
+    def __init__(self, kind: str):
+        self.kind, self.left = kind, MAX_SCHEMA_CHARS
+
+    def spend(self, part) -> None:
+        self.left -= len(json.dumps(part, ensure_ascii=False))
+        if self.left < 0:
+            raise PaperpoolError(
+                f"{REGISTRY_FILE}: {RECORD_KINDS[self.kind]}: the schema of {NOUNS[self.kind]} would be over "
+                f"{MAX_SCHEMA_CHARS:,} characters (each field's description names values of its vocabularies); "
+                "declare fewer fields, or give the vocabularies they use shorter ids"
+            )
+
+
+def _mapping(reg: Registry, specs: dict[str, FieldSpec], budget: _Budget) -> dict:
     return {
         "type": "object",
-        "properties": {name: _field(reg, spec, specs) for name, spec in specs.items()},
+        "properties": {name: _field(reg, spec, specs, budget) for name, spec in specs.items()},
         "required": [name for name, spec in specs.items() if spec.required],
         "additionalProperties": False,
     }
 
 
-def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
+def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec], budget: _Budget) -> dict:
     """A field's schema: its type's, or the unknown marker (a value not known yet, a
     warning of validate), or, when the field is optional, an empty value."""
-    typed = _typed(reg, spec, specs)
+    typed = _typed(reg, spec, specs, budget)
+    # a mapping's own fields were spent as they were made
+    budget.spend({"type": spec.type} if spec.type == "mapping" else typed)
     allowed = [typed]
     if reg.unknown_marker is not None:
         allowed.append({"const": reg.unknown_marker, "description": "Not known yet: validate warns until it is filled in."})
@@ -87,10 +118,11 @@ def _field(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
         allowed.append({"enum": EMPTY, "description": "Empty: the same as leaving the field out."})
     # what validate would ask for, and the registry's hint for contributors
     about = f"{spec.title}: {expected_value(spec, reg)}" + (f". {spec.help}" if spec.help else "")
+    budget.spend(about)
     return {"title": spec.title, "description": about + (" (required)" if spec.required else " (optional)"), "anyOf": allowed}
 
 
-def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
+def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec], budget: _Budget) -> dict:
     kind = spec.type
     if kind == "key":
         return {"type": "string", "pattern": _ecma(KEY_RE), "description": "The file's name without .yaml."}
@@ -120,21 +152,17 @@ def _typed(reg: Registry, spec: FieldSpec, specs: dict[str, FieldSpec]) -> dict:
         pattern, example = identity.PATTERNS[spec.scheme]
         return {"type": "string", "pattern": _ecma(pattern), "description": example[:1].upper() + example[1:] + "."}
     if kind == "choice":
-        return _choice(reg, spec.vocabulary)
+        return _choice(spec.vocabulary)
     if kind == "choice_list":
-        return {"type": "array", "items": _choice(reg, spec.vocabulary), "uniqueItems": True}
+        return {"type": "array", "items": _choice(spec.vocabulary), "uniqueItems": True}
     if kind == "choice_map":
-        keys = reg.vocabularies[spec.keys]
-        return {
-            "type": "object",
-            "propertyNames": {"enum": keys.ids},
-            "properties": {value.id: {"description": value.label, **_choice(reg, spec.vocabulary)} for value in keys.values},
-            "additionalProperties": False,
-        }
+        # the keys' vocabulary (which keys, each described) and the values' are each
+        # written once under $defs: a field costs the same whatever their sizes
+        return {"type": "object", "allOf": [_ref(KEYS + spec.keys)], "additionalProperties": _choice(spec.vocabulary)}
     if kind == "key_list":
         return {"type": "array", "items": {"type": "string"}, "description": "Keys of other records."}
     if kind == "mapping":
-        return _mapping(reg, spec.fields)
+        return _mapping(reg, spec.fields, budget)
     if kind == "history":
         return _history(specs, spec)
     if kind == "evidence":
@@ -146,10 +174,60 @@ def _url() -> dict:
     return {"type": "string", "pattern": URL_PATTERN, "description": "An http(s) link."}
 
 
-def _choice(reg: Registry, name: str) -> dict:
+# The names of a vocabulary's definitions under $defs: its values, and its values as the
+# keys of a choice_map. The prefixes differ in their first letter, so no two names meet.
+CHOICE, KEYS = "choice-", "keys-"
+
+
+def _choice(name: str) -> dict:
+    return _ref(CHOICE + name)
+
+
+def _ref(definition: str) -> dict:
+    """A reference to a definition of the document's $defs: a JSON Pointer (~ and / escaped)
+    in a URI fragment (the rest percent-encoded, as a vocabulary's name may be any text)."""
+    return {"$ref": "#/$defs/" + quote(definition.replace("~", "~0").replace("/", "~1"), safe="")}
+
+
+def _definitions(reg: Registry, specs: dict[str, FieldSpec]) -> dict:
+    """The $defs of the schema of fields `specs`: each vocabulary they use, once, in the
+    registry's order."""
+    values, keys = _vocabularies(specs)
+    found = {CHOICE + name: _values(reg, name) for name in reg.vocabularies if name in values}
+    return found | {KEYS + name: _keys(reg, name) for name in reg.vocabularies if name in keys}
+
+
+def _vocabularies(specs: dict[str, FieldSpec]) -> tuple[set[str], set[str]]:
+    """The vocabularies of the values, and of the choice_map keys, of `specs` and the fields
+    of their mappings."""
+    values, keys = set(), set()
+    for spec in specs.values():
+        if spec.type in ("choice", "choice_list", "choice_map"):
+            values.add(spec.vocabulary)
+        if spec.type == "choice_map":
+            keys.add(spec.keys)
+        if spec.type == "mapping":
+            inner_values, inner_keys = _vocabularies(spec.fields)
+            values |= inner_values
+            keys |= inner_keys
+    return values, keys
+
+
+def _values(reg: Registry, name: str) -> dict:
     vocabulary = reg.vocabularies[name]
     # enumDescriptions: the labels, which editors that know the keyword show beside each value
     return {"enum": vocabulary.ids, "enumDescriptions": [value.label for value in vocabulary.values]}
+
+
+def _keys(reg: Registry, name: str) -> dict:
+    """A choice_map's keys: the values of vocabulary `name`, each described by its label
+    (an editor's hover and completion); its values' schema is the field's own."""
+    vocabulary = reg.vocabularies[name]
+    return {
+        "propertyNames": {"enum": vocabulary.ids},
+        "properties": {value.id: {"description": value.label} for value in vocabulary.values},
+        "additionalProperties": False,
+    }
 
 
 def _history(specs: dict[str, FieldSpec], spec: FieldSpec) -> dict:
@@ -288,14 +366,17 @@ def pool_export(reg: Registry) -> dict:
     publish's pool.json): the registry's survey block, then each kind's records, each as
     its kind's schema says (its dates written as YYYY-MM-DD)."""
     title = reg.survey.get("title") or "the pool"
+    records = {kind: record(reg, kind) for kind in reg.fields}
     kinds = {
         kind: {
             "description": f"Every {NOUNS[kind][NOUNS[kind].index(' ') + 1 :]}, by key.",
             "type": "array",
-            "items": {key: value for key, value in record(reg, kind).items() if key != "$schema"},
+            "items": {key: value for key, value in document.items() if key not in ("$schema", "$defs")},
         }
-        for kind in reg.fields
+        for kind, document in records.items()
     }
+    # a $ref's pointer starts at the document's root: the records' definitions move there
+    definitions = {name: body for document in records.values() for name, body in document.get("$defs", {}).items()}
     return {
         "$schema": DIALECT,
         "title": f"{title}: pool.json",
@@ -304,7 +385,7 @@ def pool_export(reg: Registry) -> dict:
         "required": ["survey", *kinds],
         "additionalProperties": False,
         "properties": {"survey": {"type": "object", "description": "registry.yaml's survey block, as it is there."}, **kinds},
-    }
+    } | ({"$defs": definitions} if definitions else {})
 
 
 def documents(reg: Registry) -> dict[str, dict]:

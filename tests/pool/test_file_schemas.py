@@ -83,8 +83,11 @@ def test_the_record_schema_rejects_a_broken_record(field, value):
 
 def test_the_record_schema_is_made_from_the_registry_not_written_for_one_survey():
     registry = _registry(TINY)
-    method = fileschemas.record(registry, "entries")["properties"]["method"]["anyOf"][0]
-    assert method["enum"] == registry.vocabularies[registry.fields["entries"]["method"].vocabulary].ids
+    document = fileschemas.record(registry, "entries")
+    method = document["properties"]["method"]["anyOf"][0]  # its vocabulary, written once under $defs
+    vocabulary = registry.fields["entries"]["method"].vocabulary
+    assert method == {"$ref": f"#/$defs/choice-{vocabulary}"}
+    assert document["$defs"][f"choice-{vocabulary}"]["enum"] == registry.vocabularies[vocabulary].ids
     assert "TODO" in json.dumps(fileschemas.record(registry, "entries")) and registry.unknown_marker == "TODO"
 
 
@@ -231,3 +234,59 @@ def _undescribed(node, path=()):
 def test_every_property_of_the_records_and_claims_schemas_is_described(root):
     documents = fileschemas.documents(_registry(root))
     assert {name: list(_undescribed(document)) for name, document in documents.items()} == {name: [] for name in documents}
+
+
+# ---------------------------------------------------------------------------------
+# a schema grows with its registry, not with fields x keys x values
+# ---------------------------------------------------------------------------------
+
+
+def _with_maps(root, fields: int, ids: tuple[str, str] = ("a", "b"), values: int = 200, label: str = "L" * 290) -> None:
+    """Give the pool at `root` two vocabularies of `values` values (va's with long labels)
+    and `fields` choice_map fields from vb's values to va's."""
+    va = "".join(f'      - {{id: {ids[0]}{j}, label: "{label}{j}"}}\n' for j in range(values))
+    vb = "".join(f'      - {{id: {ids[1]}{j}, label: "B{j}"}}\n' for j in range(values))
+    vocabularies = f'  va:\n    label: "VA"\n    values:\n{va}  vb:\n    label: "VB"\n    values:\n{vb}'
+    edit(root / "registry.yaml", "vocabularies:\n", "vocabularies:\n" + vocabularies)
+    maps = "".join(f"  m{i}: {{type: choice_map, keys: vb, vocabulary: va}}\n" for i in range(fields))
+    edit(root / "registry.yaml", "entry_fields:\n", "entry_fields:\n" + maps)
+    with (root / "registry.yaml").open("a", encoding="utf-8") as registry:
+        registry.write("\nsite:\n  axes: [method]\n")  # a page for each value of every map is another limit
+
+
+def test_many_choice_maps_write_each_vocabulary_once(run, tiny):
+    """50 choice_map fields over two 200-value vocabularies wrote 674 MB entries and 698 MB
+    pool schemas (a copy of va's 200 labels for each of vb's 200 keys in each field)."""
+    _with_maps(tiny, 50)
+    assert run("schemas", cwd=tiny).exit_code == 0
+    registry_bytes = (tiny / "registry.yaml").stat().st_size
+    sizes = {path.name: path.stat().st_size for path in (tiny / "schemas").iterdir()}
+    assert max(sizes.values()) < 2 * registry_bytes, (sizes, registry_bytes)
+    document = json.loads((tiny / "schemas" / "entries.schema.json").read_text(encoding="utf-8"))
+    # each vocabulary the entries use, once, in the registry's order (vb as the maps' keys only)
+    assert list(document["$defs"]) == ["choice-va", "choice-method", "choice-unit", "choice-mode", "keys-vb", "keys-decision"]
+    # what the maps accept is what they did: keys of vb, each to a value of va
+    validator = jsonschema_rs.validator_for(document)
+    alpha = _data(tiny / "papers" / "alpha.yaml")
+    assert validator.is_valid(alpha | {"m0": {"b0": "a1", "b199": "a199"}, "m49": {}})
+    for broken in ({"b0": "b1"}, {"a0": "a1"}, {"b0": ["a1"]}, ["b0"], {"b200": "a0"}):
+        assert not validator.is_valid(alpha | {"m7": broken}), broken
+    pool = jsonschema_rs.validator_for(json.loads((tiny / "schemas" / "pool.schema.json").read_text(encoding="utf-8")))
+    exported = json.loads(run("export", "--format", "json", cwd=tiny).output)
+    assert pool.is_valid(exported)
+    exported["entries"][0]["m3"] = {"b0": "a200"}
+    assert not pool.is_valid(exported)
+
+
+def test_a_registry_whose_schema_would_be_too_large_is_refused_in_one_line(run, tiny):
+    """What a field still repeats is its description, which names 12 values of each
+    vocabulary: ids of 2,000 characters make each choice_map field's 48,000."""
+    _with_maps(tiny, 110, ids=("a" * 1995, "b" * 1995), values=12, label="L")
+    result = run("schemas", cwd=tiny)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: registry.yaml: entry_fields: the schema of a retained entry would be over 5,000,000 characters "
+        "(each field's description names values of its vocabularies); declare fewer fields, or give the "
+        "vocabularies they use shorter ids\n",
+    )
+    assert not (tiny / "schemas").exists()
