@@ -56,3 +56,38 @@ def test_a_title_with_math_is_text_on_the_site_and_in_citations_and_tex_in_bibte
     page = (tmp_path / "site" / "entries" / f"{key}.html").read_text(encoding="utf-8")
     assert "<h1" in page and shown in page
     assert page.count(r"\sqrt") == 1  # in the Cite block's BibTeX only
+
+
+def test_math_that_could_end_its_field_or_run_a_command_is_written_as_text_in_bibtex(run, pool_copy):
+    """Round fourteen: `\\{\\{}}` pairs for BibTeX, which counts every brace, but closes the
+    field for bibtexparser (import-bib's reader), which skips a brace after a backslash; and
+    `\\input` or `\\write18` kept as written would run where the citation is compiled. Such
+    math is written as text, as any other title is; known math is kept."""
+    import bibtexparser
+
+    paper = sorted((pool_copy / "papers").glob("*.yaml"))[0]
+    first = next(line for line in paper.read_text(encoding="utf-8").splitlines() if line.startswith("title:"))
+    hostile = (
+        r"Proximal $\{\{}}@misc{evil, title = {Injected}, url = {https://evil.example/}}\{\{}}$ and "
+        r"$\input{/etc/passwd}$ but $\alpha_1 \le \sqrt{s}$"
+    )
+    edit(paper, first, "title: " + json.dumps(hostile))
+    bib = run("export", "--format", "bib", cwd=pool_copy).output
+    library = bibtexparser.parse_string(bib)
+    assert "evil" not in [entry.key for entry in library.entries] and not library.failed_blocks
+    title = next(entry for entry in library.entries if entry.key == paper.stem)["title"]
+    assert r"$\alpha_1 \le \sqrt{s}$" in title  # kept as written
+    assert r"\input" not in title.replace(r"{\textbackslash}input", "")  # written as text
+
+
+def test_a_title_of_many_unclosed_optional_arguments_reads_in_time(run, tmp_path):
+    """pylatexenc's time doubled with each `\\cite[` left open (22 in a title of 130
+    characters: minutes; 30: days), on import and when math is shown as text."""
+    slow = r"\cite[" * 30
+    assert readable(f"Slow ${slow}$ title").startswith("Slow ")
+    (tmp_path / "slow.bib").write_text(
+        f"@article{{slow2025,\n  title = {{Slow {slow}}},\n  author = {{Doe, Jane}},\n  year = {{2025}}\n}}\n", encoding="utf-8"
+    )
+    assert run("new-survey", "fresh", "--title", "Fresh", cwd=tmp_path).exit_code == 0
+    result = run("import-bib", "--dry-run", str(tmp_path / "slow.bib"), cwd=tmp_path / "fresh")
+    assert result.exit_code == 0 and "would create papers/" in result.output

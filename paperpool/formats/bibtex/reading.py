@@ -33,6 +33,7 @@ from pylatexenc.latex2text import (
 
 from paperpool.files.problems import PaperpoolError, plural
 from paperpool.pool import identity
+from paperpool.rendering.tex import bounded_brackets
 
 ARXIV_IN_TEXT = re.compile(r"arxiv[:\s/]*(?:abs/)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 # A link in text ends at a space, a brace, a quote or angle bracket around it (<link>), or
@@ -676,6 +677,6 @@ class _UnreadableLatex(ValueError):
 
 def _decode(text: str) -> str:
     try:
-        return " ".join(_LATEX.latex_to_text(text).split())
+        return " ".join(_LATEX.latex_to_text(bounded_brackets(text)).split())
     except Exception as error:  # pylatexenc fails in many ways on LaTeX it cannot read (a macro without its arguments)
         raise _UnreadableLatex from error

@@ -21,7 +21,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from paperpool.registry import Registry, lookup, resolve_spec
 from paperpool.rendering.markdown import visible
-from paperpool.rendering.tex import pieces
+from paperpool.rendering.tex import pieces, safe_math
 
 from . import sections
 from .sections import BIBTEX_NAME
@@ -181,7 +181,7 @@ def pool_bibtex(registry: Registry, entries: list[dict]) -> str:
 
 def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
     if encoder is _ENCODER and "$" in text:  # TeX math as the record holds it (import-bib keeps it): written as it is
-        return "".join(piece if math and _paired(piece) else _encoded(piece, encoder) for math, piece in pieces(text))
+        return "".join(piece if math and safe_math(piece) else _encoded(piece, encoder) for math, piece in pieces(text))
     return _encoded(text, encoder)
 
 
