@@ -34,6 +34,7 @@ class EntryView:
     tags: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     record: dict = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)  # every author, as the record lists them
 
 
 def entry_view(registry: Registry, record: Record) -> EntryView:
@@ -42,14 +43,27 @@ def entry_view(registry: Registry, record: Record) -> EntryView:
     return EntryView(
         key=record.key,
         title=visible(readable(str(data.get("title") or record.key))),  # its TeX math as text
-        year=data.get("year"),
-        authors=visible(short_authors(data.get("authors") or [], data.get("authors_complete", True))),
+        year=_year(data.get("year")),
+        authors=visible(short_authors(_names(data.get("authors")), data.get("authors_complete", True))),
         venue=visible(data.get("venue") or ""),
         summary=visible(data.get("summary") or ""),
         tags=tags(registry, data),
         links=links(data),
         record=data,
+        names=[visible(name) for name in _names(data.get("authors"))],
     )
+
+
+def _year(value) -> int | None:
+    """A record's year as the pages sort and show it: a whole number. A registry may type
+    `year` otherwise (text, a list); such a value is not shown as the year, nor sorted by
+    (round fourteen: a text year crashed the build, and would have been written unescaped)."""
+    return value if type(value) is int else None
+
+
+def _names(value) -> list[str]:
+    """A record's authors as the pages list them: the names among its values."""
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
 
 
 def short_authors(authors: list[str], complete: bool) -> str:

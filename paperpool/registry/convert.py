@@ -55,9 +55,12 @@ URL_SEPARATOR = " ; "
 
 
 def _listed(value) -> list:
-    """A list field's items; a text (the unknown marker `add` writes, TODO) is one item,
-    not its letters (T and O and D and O)."""
-    return [value] if isinstance(value, str) else list(value or [])
+    """A list field's items, as text; a text (the unknown marker `add` writes, TODO) is one
+    item, not its letters (T and O and D and O), and so is any other single value (a
+    registry may type the field otherwise than the CSV column's converter expects)."""
+    if isinstance(value, list | tuple):
+        return [str(item) for item in value]
+    return [] if value is None else [str(value)]
 
 
 def _url_list_in(cell: str):

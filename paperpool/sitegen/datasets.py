@@ -46,7 +46,7 @@ def entries(analysis: SiteAnalysis) -> dict:
                 # full names, then the rest (key, venue, summary and the columns' values)
                 "find": [
                     view.title,
-                    visible(" ".join(str(a) for a in view.record.get("authors") or [])),
+                    " ".join(view.names),
                     _words(key, view.venue, view.summary, *(cells[name] for name in columns)),
                 ],
                 "bibtex": analysis.bibtex[key],

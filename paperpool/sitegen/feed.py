@@ -44,7 +44,7 @@ def atom(analysis: SiteAnalysis, recent: list[EntryView], site_url: str | None) 
         ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", type="text/html", href=base + paths.html(paths.entry(view.key)))
         for link in view.links[:1]:
             ET.SubElement(entry, f"{{{ATOM}}}link", rel="related", href=link.url)
-        for name in view.record.get("authors") or []:
+        for name in view.names:
             author = ET.SubElement(entry, f"{{{ATOM}}}author")
             _text(author, "name", name)
         if view.summary:

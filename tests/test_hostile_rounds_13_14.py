@@ -1,6 +1,7 @@
-"""The pool side of issue 39's thirteenth hostile review: work that grew with the square of
-its input, each now in proportion to it. The times themselves are the benchmark's to show
-(paperpool/bench/bounded.py); these tests hold the shapes that made the work grow."""
+"""The pool side of issue 39's thirteenth and fourteenth hostile reviews: work that grew
+with the square of its input, each now in proportion to it (the times themselves are the
+benchmark's to show, paperpool/bench/bounded.py; these tests hold the shapes that made
+the work grow), and a registry typing the fields the pages show otherwise."""
 
 from __future__ import annotations
 
@@ -116,3 +117,30 @@ def test_a_gap_table_whose_records_fall_in_too_many_cells_is_refused_naming_it(r
         r"holds; cross fields whose records hold fewer values each",
         first,
     ), first
+
+
+def test_a_registry_typing_year_and_authors_otherwise_builds_without_showing_them_raw(run, tmp_path):
+    """Round fourteen: `year: {type: text}` crashed the build's sort (and would have been
+    written into pages unescaped), `authors: {type: integer}` the entry page, the feed and
+    the CSV downloads. A year that is not a whole number is not shown as the year; authors
+    that are not names are not listed."""
+    assert run("new-survey", "typed", "--title", "Typed", cwd=tmp_path).exit_code == 0
+    pool = tmp_path / "typed"
+    registry = pool / "registry.yaml"
+    text = registry.read_text(encoding="utf-8")
+    year = next(line for line in text.splitlines() if line.startswith("  year: {type: integer"))
+    authors = next(line for line in text.splitlines() if line.startswith("  authors: {type: text_list"))
+    edit(registry, year, '  year: {type: text, required: true, label: "Year"}')
+    edit(registry, authors, '  authors: {type: integer, label: "Authors"}')
+    paper = next((pool / "papers").glob("*.yaml"))
+    lines = paper.read_text(encoding="utf-8").splitlines()
+    start = lines.index("authors:")
+    end = next(k for k in range(start + 1, len(lines)) if not lines[k].startswith("- "))
+    lines[start:end] = ["authors: 5"]
+    paper.write_text("\n".join(lines).replace("year: 2017", "year: '<b>2017</b>'") + "\n", encoding="utf-8")
+    assert run("validate", cwd=pool).exit_code == 0
+    built = run("build", cwd=pool)
+    assert built.exit_code == 0, built.output
+    page = (pool / "build" / "site" / "entries" / f"{paper.stem}.html").read_text(encoding="utf-8")
+    assert "<b>2017" not in page
+    assert run("publish", cwd=pool).exit_code == 0 and run("readme", cwd=pool).exit_code == 0
