@@ -319,9 +319,15 @@ def _worded(section: str, item, position: int, key: tuple) -> Finding:
     def located(local: list) -> list:
         return [section, position, *local[1:]]
 
-    for error in validator.iter_errors([item]):
-        if _key_of(error, section) == key:
-            return schema.explain(error, [item], located, schema.schema())[0]
+    try:
+        for error in validator.iter_errors([item]):
+            if _key_of(error, section) == key:
+                return schema.explain(error, [item], located, schema.schema())[0]
+    except ValueError as exc:  # nested past what jsonschema-rs words (the artifact's format allows anything there)
+        if not schema.too_deep(exc):
+            raise
+        where = [section, position, key[1]] if key[0] == "property" else [section, position]
+        return Finding(schema.pointer(where), f"nested deeper than {schema.CHECKED_DEPTH} levels: paperpool does not read it")
     return Finding(schema.pointer([section, position]), "does not follow paperpool's trace schema here; see the schema")
 
 

@@ -387,3 +387,27 @@ def test_a_short_file_is_measured_as_itself_whatever_came_before(tmp_path):
     _compare(records, size=len(records))
     problems = batch.measure(records, MAPPING).problems
     assert "y2.json -o" in problems[1] and "truncated; export or copy it again" in problems[3]
+
+
+def test_a_field_nested_past_the_schemas_depth_is_read_alike_both_ways(tmp_path):
+    """Round fourteen: a trace without a schema whose event `cost`, `rewards` or `call`
+    (anything, in the artifact's format) nests 900 levels deep was invalid alone (wording
+    its warning asked jsonschema-rs for errors it cannot give that deep) and valid in a
+    batch. Both now warn that paperpool does not read it."""
+    deep = 1
+    for _ in range(900):
+        deep = [deep]
+    traces = [
+        {
+            "trace_id": f"t{name}",
+            "task_id": "t",
+            "rewards": {},
+            "costs": {},
+            "events": [{"id": "e", "t": 0, "type": "orchestrator_decision", "agent": "lead", name: deep}],
+            "edges": [],
+        }
+        for name in ("cost", "rewards", "call")
+    ]
+    records = _lines(tmp_path / "deep.jsonl", [json.dumps(trace).encode() for trace in traces])  # (orjson writes 255 levels)
+    assert _compare(records, size=len(records)) == 3
+    assert batch.measure(records, MAPPING).table["warnings"] == [1, 1, 1]
