@@ -161,7 +161,7 @@ class _Columns:
             trace = orjson.loads(data)
         except orjson.JSONDecodeError:
             return False
-        if not isinstance(trace, dict):
+        if not isinstance(trace, dict) or validation.too_many_channels(trace) is not None:
             return False
         events, edges = trace.get("events"), trace.get("edges")
         if not (isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events):

@@ -747,3 +747,31 @@ def test_a_corpus_page_of_too_many_counted_rows_names_the_setting(pool_copy):
         "registry.yaml: traces.corpora: many: its 10 counted fields over 200 groups make 26,000 rows, over the 20,000 a "
         "corpus page shows; count fewer fields (count), or group by a field with fewer values (by)"
     )
+
+
+def test_a_trace_of_thousands_of_reward_channels_is_refused_before_the_schema(run, tmp_path):
+    """Round fourteen: the schema words each badly named channel with an error holding the
+    whole `rewards` object, so 4,000 took 10 s and 2.6 GB, 120,000 over 23 GB, declared or
+    not, alone or in a corpus or a pool's build. More than MOST_CHANNELS is one problem."""
+    from paperpool.traces import batch, corpus, mapping, rows
+    from paperpool.traces.validation import MOST_CHANNELS
+
+    trace = {
+        "trace_id": "t1",
+        "task_id": "task",
+        "events": [{"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"}],
+        "edges": [],
+        "costs": {},
+        "rewards": {str(n): 0 for n in range(5_000)},
+    }
+    (tmp_path / "many.json").write_text(json.dumps(trace), encoding="utf-8")
+    (tmp_path / "many.jsonl").write_text(json.dumps(trace) + "\n" + json.dumps({"schema": schema.schema_id(), **trace}) + "\n")
+    said = (
+        f"/rewards: declares 5,000 reward channels, over the {MOST_CHANNELS} a trace may; keep the run's channels there "
+        "and put any other numbers in an x_ field"
+    )
+    result = run("trace", "validate", "many.json", cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()) == (1, [f"many.json: {said}", "many.json: invalid, 1 problem."])
+    records = list(corpus.records([tmp_path / "many.jsonl"]))
+    measured = batch.measure(records, mapping.default())
+    assert measured.table["problem"] == [said, said] == [rows.measure(r, mapping.default()).row["problem"] for r in records]
