@@ -56,10 +56,12 @@ def safe_math(piece: str) -> bool:
         name = match.group(1)
         if name not in _SAFE_COMMANDS and name not in _ESCAPED_SAFE:
             return False
-    return _pairs(piece) and _pairs(re.sub(r"\\[{}]", "", piece))
+    return braces_pair(piece) and braces_pair(re.sub(r"\\[{}]", "", piece))
 
 
-def _pairs(text: str) -> bool:
+def braces_pair(text: str) -> bool:
+    """Whether every brace of `text` closes one opened before it, and all are closed (as
+    BibTeX counts them: escaped ones too)."""
     depth = 0
     for character in text:
         depth += {"{": 1, "}": -1}.get(character, 0)

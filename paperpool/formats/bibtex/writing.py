@@ -21,7 +21,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from paperpool.registry import Registry, lookup, resolve_spec
 from paperpool.rendering.markdown import visible
-from paperpool.rendering.tex import pieces, safe_math
+from paperpool.rendering.tex import braces_pair, pieces, safe_math
 
 from . import sections
 from .sections import BIBTEX_NAME
@@ -186,7 +186,7 @@ def _latex(text: str, encoder: UnicodeToLatexEncoder = _ENCODER) -> str:
 
 
 def _encoded(text: str, encoder: UnicodeToLatexEncoder) -> str:
-    kept = _KEPT if _paired(text) else _UNPAIRED
+    kept = _KEPT if braces_pair(text) else _UNPAIRED
     # split's empty parts (between two kept characters) skipped: a call costs pylatexenc a class of its own
     return "".join(kept.get(part) or _unicode_to_latex(part, encoder) for part in _KEPT_SPLIT.split(text) if part)
 
@@ -273,18 +273,9 @@ def _verbatim(value) -> str:
     None of these belongs in a link (RFC 3986)."""
     text = re.sub(r"\s", lambda match: quote(match.group()), str(value))
     text = re.sub(r"\\(?=[{}_%&#$]|$)", "%5C", text)
-    if not _paired(text):
+    if not braces_pair(text):
         text = text.replace("{", "%7B").replace("}", "%7D")
     return text
-
-
-def _paired(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _citation_key(key: str) -> str:
