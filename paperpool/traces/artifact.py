@@ -284,7 +284,8 @@ class Items:
 
 def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLEMS, worded: bool = True) -> Items:
     """What the two readings say of a chunk; without `worded`, each warning is counted
-    but not worded (its first place's finding is None: batch.py only counts them)."""
+    but not worded (its first place's finding is None, and how many places it has is None
+    unless the items it drops a field from had to be found: batch.py only counts them)."""
     if _items(section, "paperpool").is_valid(chunk) and not added_types(section, chunk):  # the common case: nothing to doubt
         return Items([], {}, {})
     errors, wrong = schema.capped_items(_items(section, "artifact"), section, chunk, offset, most, artifact_schema())
@@ -301,6 +302,9 @@ def items(section: str, chunk: list, offset: int, most: int = schema.MOST_PROBLE
             continue
         if probe.key == ("additionalProperties",):  # which fields, found by name
             _unknown_fields(section, chunk, doubted, offset, warnings)
+            continue
+        if not worded and probe.drops is None:  # counted as one warning: which items, and how many, is not asked
+            warnings[(section, probe.key)] = [None, None]
             continue
         one = probe.one.is_valid
         refused = [k for k in doubted if not one(chunk[k])]
