@@ -115,7 +115,28 @@ class _Sources:
 
     def __getitem__(self, table: str) -> str:
         listed = ", ".join("'" + _for_duckdb(path).replace("'", "''") + "'" for path in self.files[table])
-        return f"read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
+        return f"read_parquet([{listed}], hive_partitioning = true, union_by_name = true{self._partition_types(table)})"
+
+    def _partition_types(self, table: str) -> str:
+        """The key=value folders' values as `trace export` wrote them: DuckDB would guess a
+        type for each, and a run named 2024-1-1 became the date of another run named
+        2024-01-01 (round fifteen: their groups merged, and JSON could not hold the date).
+        A whole-number column of a row (step) stays one; every other value is text."""
+        keys = sorted(
+            {
+                part.split("=", 1)[0]
+                for path in self.files[table]
+                for part in path.relative_to(self.folder / table).parts[:-1]
+                if "=" in part
+            }
+        )
+        if not keys:
+            return ""
+        kinds = {column.name: column.type for column in IDENTITY}
+        typed = ", ".join(
+            f"'{key.replace(chr(39), chr(39) * 2)}': {'BIGINT' if kinds.get(key) == 'int' else 'VARCHAR'}" for key in keys
+        )
+        return f", hive_types_autocast = false, hive_types = {{{typed}}}"
 
     def check(self, connection) -> None:
         """Refuse a folder no export within the corpus's limits writes: more traces than

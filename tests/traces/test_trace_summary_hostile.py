@@ -286,3 +286,24 @@ def test_a_footer_listing_a_row_group_many_times_is_refused(run, exported, tmp_p
         f"Error: {path}: its row groups hold {100 * rows:,} rows where the file says {rows:,}, which no table "
         f"`paperpool trace export` writes does; {AGAIN}",
     )
+
+
+def test_partition_values_are_read_as_export_wrote_them(run, tmp_path):
+    """Round fifteen: DuckDB guessed each key=value folder's type, so runs named 2024-1-1
+    and 2024-01-01 became one date (their groups merged, and the JSON summary crashed on
+    the date). A partition's value is now text, and a step a whole number."""
+    schema_id = "urn:paperpool:schema:orchestration-trace:1.0.0"
+
+    def trace(number: int, run_name: str, events: int) -> str:
+        made = [{"id": f"e{k}", "t": k, "type": "message", "agent": "a", "to": "b"} for k in range(events)]
+        return json.dumps(
+            {"schema": schema_id, "trace_id": f"t{number}", "run": run_name, "step": number, "events": made, "edges": []}
+        )
+
+    (tmp_path / "runs.jsonl").write_text(trace(0, "2024-1-1", 2) + "\n" + trace(1, "2024-01-01", 9) + "\n", encoding="utf-8")
+    for by in ("run", "step"):
+        assert run("trace", "export", "runs.jsonl", "-o", f"by-{by}", "--partition-by", by, cwd=tmp_path).exit_code == 0
+        result = run("trace", "summary", f"by-{by}", "--by", by, "--format", "json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        events = {row[by]: row["max"] for row in json.loads(result.output)["metrics"] if row["measure"] == "events"}
+        assert events == ({"2024-1-1": 2.0, "2024-01-01": 9.0} if by == "run" else {0: 2.0, 1: 9.0})
