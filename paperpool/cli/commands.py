@@ -585,6 +585,11 @@ def schemas_command(context: Context, check: bool) -> None:
 
     registry = context.project.pool().registry
     folder = registry.root / fileschemas.FOLDER
+    if folder.is_symlink():  # read through, --check would compare files anywhere (writing refuses it too)
+        raise PaperpoolError(
+            f"{fileschemas.FOLDER}/: is a symbolic link, which paperpool neither reads nor writes through; "
+            "remove it, then run paperpool schemas"
+        )
     stale = fileschemas.stale(registry)
     if check:
         for name in stale:  # a file there that is not read says so first, by its name

@@ -6,7 +6,13 @@ and the citations meant for reading (CSL-JSON, RIS, COinS) show it with readable
 from __future__ import annotations
 
 import functools
+import logging
 import re
+
+# pylatexenc logs a warning for what it cannot read or write (a character with no LaTeX
+# form, a macro without its arguments); paperpool says what matters itself, and a build
+# must not print a line per title
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 # math between $$ and $$, or single dollars: at least one character, no dollar inside,
 # and not a dollar escaped as \$ (a price in a title stays as written)
@@ -50,7 +56,7 @@ def safe_math(piece: str) -> bool:
     commands, and braces that pair however a reader counts them (BibTeX counts every brace,
     bibtexparser only those after no backslash: `\\{\\{}}` pairs for one and closes the
     field for the other)."""
-    if _BARE.search(piece):  # a comment, a parameter or an alignment tab to TeX, outside their place
+    if _BARE.search(piece) or "^^" in piece:  # a comment, parameter or tab outside its place; ^^5c is TeX's \\
         return False
     for match in _COMMAND.finditer(piece):
         name = match.group(1)
@@ -95,7 +101,7 @@ def readable(text: str) -> str:
 def _as_text(math: str) -> str:
     from pylatexenc.latex2text import LatexNodes2Text  # only where a title holds math
 
-    if len(math) > LONGEST:
+    if len(math) > LONGEST or not braces_pair(math):  # (unclosed: pylatexenc tries every reading, 3.4 times longer each two)
         return f"${math}$"
     try:
         shown = LatexNodes2Text(math_mode="text").latex_to_text(bounded_brackets(math))

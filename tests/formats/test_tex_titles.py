@@ -69,7 +69,7 @@ def test_math_that_could_end_its_field_or_run_a_command_is_written_as_text_in_bi
     first = next(line for line in paper.read_text(encoding="utf-8").splitlines() if line.startswith("title:"))
     hostile = (
         r"Proximal $\{\{}}@misc{evil, title = {Injected}, url = {https://evil.example/}}\{\{}}$ and "
-        r"$\input{/etc/passwd}$ but $\alpha_1 \le \sqrt{s}$"
+        r"$\input{/etc/passwd}$ or $^^5cinput^^7b/etc/passwd^^7d$ but $\alpha_1 \le \sqrt{s}$"
     )
     edit(paper, first, "title: " + json.dumps(hostile))
     bib = run("export", "--format", "bib", cwd=pool_copy).output
@@ -78,6 +78,7 @@ def test_math_that_could_end_its_field_or_run_a_command_is_written_as_text_in_bi
     title = next(entry for entry in library.entries if entry.key == paper.stem)["title"]
     assert r"$\alpha_1 \le \sqrt{s}$" in title  # kept as written
     assert r"\input" not in title.replace(r"{\textbackslash}input", "")  # written as text
+    assert "$^^5c" not in title  # TeX reads ^^5c as a backslash (round fifteen)
 
 
 def test_a_title_of_many_unclosed_optional_arguments_reads_in_time(run, tmp_path):
@@ -85,6 +86,8 @@ def test_a_title_of_many_unclosed_optional_arguments_reads_in_time(run, tmp_path
     characters: minutes; 30: days), on import and when math is shown as text."""
     slow = r"\cite[" * 30
     assert readable(f"Slow ${slow}$ title").startswith("Slow ")
+    fractions = "$" + r"\frac{" * 30 + "x$"  # braces left open: kept as written (round fifteen: 20 took a minute)
+    assert readable(f"Fractions {fractions}") == f"Fractions {fractions}"
     (tmp_path / "slow.bib").write_text(
         f"@article{{slow2025,\n  title = {{Slow {slow}}},\n  author = {{Doe, Jane}},\n  year = {{2025}}\n}}\n", encoding="utf-8"
     )

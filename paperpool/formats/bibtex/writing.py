@@ -9,7 +9,6 @@ back as they were; see `_verbatim` for the few links that cannot be.
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -31,9 +30,8 @@ DEFAULT_TYPE = "misc"
 # Without a bibtex_export section, the conventional field names are used where declared.
 DEFAULT_FIELDS = {"title": ["title"], "author": ["authors"], "year": ["year"], "doi": ["doi"], "url": ["urls", "url"]}
 
-# Characters with no LaTeX form (CJK, say) are kept as they are; pylatexenc would log a
-# warning for each, which a build must not print.
-logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+# Characters with no LaTeX form (CJK, say) are kept as they are (pylatexenc's warning for
+# each is silenced in rendering/tex.py, which this module imports).
 _ENCODER = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces", unknown_char_policy="keep")
 # In a name every LaTeX form is braced, {\~n} and {\"U}: BibTeX reads a brace group as one
 # special character, where it would split Ma\~nana at the ~ and take \"U apart for initials.

@@ -1,4 +1,4 @@
-"""The pool side of issue 39's thirteenth and fourteenth hostile reviews: work that grew
+"""The pool side of issue 39's thirteenth to fifteenth hostile reviews: work that grew
 with the square of its input, each now in proportion to it (the times themselves are the
 benchmark's to show, paperpool/bench/bounded.py; these tests hold the shapes that made
 the work grow), and a registry typing the fields the pages show otherwise."""
@@ -144,3 +144,44 @@ def test_a_registry_typing_year_and_authors_otherwise_builds_without_showing_the
     page = (pool / "build" / "site" / "entries" / f"{paper.stem}.html").read_text(encoding="utf-8")
     assert "<b>2017" not in page
     assert run("publish", cwd=pool).exit_code == 0 and run("readme", cwd=pool).exit_code == 0
+
+
+def _nested_mapping(depth: int, fields: int) -> str:
+    """An entry field `deep`: mappings nested `depth` deep around `fields` text fields."""
+    inner = "{" + ", ".join(f"f{n}: {{type: text}}" for n in range(fields)) + "}"
+    for _ in range(depth):
+        inner = f"{{m: {{type: mapping, fields: {inner}}}}}"
+    return f"  deep: {{type: mapping, fields: {inner}}}\n"
+
+
+def test_schemas_count_what_they_write_indented(run, pool_copy):
+    """Round fifteen: the schemas' size bound counted fields compact, and texts() writes them
+    indented two spaces a level: 19,900 fields in mappings 30 deep (863 kB of registry) were
+    written as 443 MB. Counted as written, 5,000 such fields are over the bound; as many
+    at the top level are not."""
+    registry = pool_copy / "registry.yaml"
+    original = registry.read_text(encoding="utf-8")
+    edit(registry, "entry_fields:\n", "entry_fields:\n" + _nested_mapping(28, 5_000))
+    result = run("schemas", cwd=pool_copy)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        1,
+        "Error: registry.yaml: entry_fields: the schema of a retained entry would be over 5,000,000 characters (each "
+        "field's description names values of its vocabularies); declare fewer fields, or give the vocabularies they use "
+        "shorter ids",
+    )
+    assert not (pool_copy / "schemas").exists()
+    registry.write_text(original.replace("entry_fields:\n", "entry_fields:\n" + _nested_mapping(0, 5_000), 1), encoding="utf-8")
+    assert run("schemas", cwd=pool_copy).exit_code == 0
+
+
+def test_schemas_check_reads_no_folder_that_is_a_link(run, pool_copy, tmp_path):
+    assert run("schemas", cwd=pool_copy).exit_code == 0
+    elsewhere = tmp_path / "elsewhere"
+    (pool_copy / "schemas").rename(elsewhere)
+    (pool_copy / "schemas").symlink_to(elsewhere)
+    result = run("schemas", "--check", cwd=pool_copy)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: schemas/: is a symbolic link, which paperpool neither reads nor writes through; remove it, then run "
+        "paperpool schemas\n",
+    )
