@@ -11,12 +11,12 @@ by measures.py, which measures a single trace the same way, as a batch of one.
 What this path reads and checks is its own, for speed: it vouches only for a trace
 that passes the schema (or, declaring none, the survey artifact's reading of it, its
 warnings counted as validation counts them: artifact.read_whole), gives no key twice,
-and keeps the graph rules it checks. Everything else (an invalid trace, one that breaks
-a graph rule, which in the artifact's format is a warning, one whose results must be
-paired by tool name, one whose edges between events of one time run against the file's
-order, which may close a cycle) is checked by rows.measure, which says what is wrong
-exactly as `trace validate` does. So the two readings and the two
-checks remain, and tests/traces/test_trace_batch.py holds them to the same rows over
+and keeps the graph rules it checks, but one: a tool_result that answers no call, which
+in the artifact's format is a warning, is counted here as validation counts it.
+Everything else (an invalid trace, one that breaks another graph rule, one whose edges
+between events of one time run against the file's order, which may close a cycle) is
+checked by rows.measure, which says what is wrong exactly as `trace validate` does. So
+the two readings and the two checks remain, and tests/traces/test_trace_batch.py holds them to the same rows over
 synthetic, imported and hand-written traces; the measures are one.
 """
 
@@ -123,7 +123,8 @@ class _Columns:
         self.records: list[Record] = []
         self.tops: list[dict] = []  # each trace's fields but its events and edges
         self.n: list[int] = []
-        self.warnings: list[int] = []  # what validation warns of before the graph rules (a trace that declares no schema)
+        self.warnings: list[int] = []  # what validation warns of (a trace that declares no schema)
+        self.declared: list[bool] = []  # whether each declares paperpool's schema
         self.n_edges: list[int] = []
         self.t = _column("d")
         self.kind = _column("b")  # position in schema.event_types()
@@ -166,7 +167,8 @@ class _Columns:
         events, edges = trace.get("events"), trace.get("edges")
         if not (isinstance(events, list) and isinstance(edges, list) and 0 < len(events) <= self.max_events):
             return False
-        if validation.declares_schema(trace):
+        declared = validation.declares_schema(trace)
+        if declared:
             if not schema.valid(trace):
                 return False
             warnings = 0
@@ -178,6 +180,7 @@ class _Columns:
         if not (_read if _native is None else _read_natively)(self, data, trace, events, edges):
             return False
         self.warnings.append(warnings)
+        self.declared.append(declared)
         self.n.append(len(events))
         self.n_edges.append(len(edges))
         self.records.append(record)
@@ -340,19 +343,66 @@ class _Graph:
         self.flag(edge_tr, ordering & (t[src] == t[dst]) & (rank[src] >= rank[dst]))
 
     def results(self) -> None:
-        """Each tool_result's call: the one `call` names, else the first tool_call with an
-        edge into it (rules.tool_results); a wrong one, or a result to pair by tool name,
-        is rows.measure's. The actor of a result is then its caller."""
-        kind, tool = self.kind, self.tool
+        """Each tool_result's call, as rules.tool_results pairs them: the one `call` names,
+        else the first tool_call with an edge into it, else the latest call of the same
+        tool made no later. A wrong `call` is rows.measure's to word. The actor of a
+        result is then its caller."""
+        kind = self.kind
         results = np.flatnonzero(kind == EVENT_CODES["tool_result"])
-        calls = np.where(np.array(self.c.call_given, dtype=bool), np.array(self.c.named_call, dtype=np.int64), -1)[results]
-        calls = np.where(calls == -1, rules.linked_calls(kind, self.src, self.dst, results), calls)
+        given = np.array(self.c.call_given, dtype=bool)[results]
+        named = np.array(self.c.named_call, dtype=np.int64)[results]
+        calls = np.where(given, named, rules.linked_calls(kind, self.src, self.dst, results))
+        checked = np.flatnonzero(calls >= 0)
+        wrong = rules.mismatched(kind, self.t, self.tool, results[checked], calls[checked], self.c.tools[NO_TOOL])
+        calls[checked[wrong]] = -1  # a wrong call answers nothing
+        self.flag(self.tr[results], given & (calls < 0))
+        by_tool = np.flatnonzero(~given & (calls < 0))
+        calls[by_tool] = self.latest_calls(results[by_tool])
+        self.unanswered(results[by_tool[calls[by_tool] < 0]])
         answered = calls >= 0
-        answered[answered] = ~rules.mismatched(kind, self.t, tool, results[answered], calls[answered], self.c.tools[NO_TOOL])
-        self.flag(self.tr[results], ~answered)
         actor = self.agent.copy()
         actor[results[answered]] = self.agent[calls[answered]]
         self.batch.actor = actor
+
+    def latest_calls(self, results: np.ndarray) -> np.ndarray:
+        """For each result, the latest tool_call of its trace and tool in time order (ties
+        in the file's), at or before it, or -1 (rules._pair_by_tool, for a whole batch)."""
+        calls = np.flatnonzero(self.kind == EVENT_CODES["tool_call"])
+        candidates = np.concatenate([calls, results])
+        order = np.lexsort((candidates, self.t[candidates], self.tool[candidates], self.tr[candidates]))
+        ordered = candidates[order]
+        group = self.tr[ordered] * (len(self.c.tools) + 1) + self.tool[ordered]
+        last = np.where(order < calls.size, np.arange(order.size), -1)  # each place's latest call so far
+        np.maximum.accumulate(last, out=last)
+        found = np.full(order.size, -1, dtype=np.int64)
+        seen = last >= 0
+        seen[seen] = group[last[seen]] == group[seen]
+        found[seen] = ordered[last[seen]]
+        place = np.empty_like(order)
+        place[order] = np.arange(order.size)
+        return found[place[calls.size :]]
+
+    def unanswered(self, results: np.ndarray) -> None:
+        """Results answering no call: an error in paperpool's format (rows.measure's to
+        say), a warning in the artifact's, counted as validation counts a rule's findings
+        (those alike in wording are one; the first MOST_PROBLEMS + 1 in time order are
+        worded, as rules.tool_results words them)."""
+        if not results.size:
+            return
+        declared = np.array(self.c.declared, dtype=bool)
+        self.flag(self.tr[results], declared[self.tr[results]])
+        results = results[~declared[self.tr[results]]]
+        owner = self.tr[results]
+        results = results[np.lexsort((results, self.t[results], owner))]
+        owner = self.tr[results]
+        starts = np.searchsorted(owner, owner)  # each result's rank in its trace, in time order
+        kept = np.arange(results.size) - starts <= schema.MOST_PROBLEMS
+        names = {code: name for name, code in self.c.tools.items() if name is not None}
+        said: dict[int, set[str]] = {}
+        for k, at in zip(owner[kept].tolist(), results[kept].tolist(), strict=True):
+            said.setdefault(k, set()).add(validation.alike(rules.unanswered(names[int(self.tool[at])], self.t[at])))
+        for k, shapes in said.items():
+            self.c.warnings[k] += len(shapes)
 
     def agents(self) -> None:
         """An agent acts no earlier than its spawn, and a return goes to an agent of the

@@ -258,25 +258,25 @@ def _pair_by_tool(ix: TraceIndex, results: np.ndarray, calls: np.ndarray, unpair
         a = latest.get(tool)
         if a is None and len(findings) >= most:
             continue
-        if a is None and tool == NO_TOOL:
-            findings.append(
-                Finding(
-                    f"/events/{i}",
-                    f"tool_result without `tool` answers no tool_call: there is no call "
-                    f"without `tool` at or before t={_num(ix.t[i])}; name the tool, or the call in `call`",
-                )
-            )
-        elif a is None:
-            findings.append(
-                Finding(
-                    f"/events/{i}",
-                    f"tool_result of '{tool}' answers no tool_call: there is no call of "
-                    f"'{tool}' at or before t={_num(ix.t[i])}; add the tool_call, or name it in `call`",
-                )
-            )
+        if a is None:
+            findings.append(Finding(f"/events/{i}", unanswered(tool, ix.t[i])))
         else:
             calls[waiting[i]] = a
     return findings
+
+
+def unanswered(tool: str, t: float) -> str:
+    """What is said of a tool_result of `tool` (NO_TOOL: none named) at time t that
+    answers no tool_call (batch.py counts these words as validation does)."""
+    if tool == NO_TOOL:
+        return (
+            f"tool_result without `tool` answers no tool_call: there is no call "
+            f"without `tool` at or before t={_num(t)}; name the tool, or the call in `call`"
+        )
+    return (
+        f"tool_result of '{tool}' answers no tool_call: there is no call of "
+        f"'{tool}' at or before t={_num(t)}; add the tool_call, or name it in `call`"
+    )
 
 
 def acting_before_spawn(m: measures.Measures) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

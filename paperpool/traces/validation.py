@@ -165,7 +165,7 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
                     findings += found
                     continue
                 for finding in found:
-                    artifact.merge(groups, {("rule", rule, _shape(finding.message)): [finding, 1]})
+                    artifact.merge(groups, {("rule", rule, alike(finding.message)): [finding, 1]})
         doubts += artifact.warnings_of(groups)
         return _capped(top, findings, ix, sorted(doubts, key=Doubt.sort_key))
 
@@ -198,7 +198,7 @@ def _items_checked(
     return read.errors, set(read.refused), read.read_as
 
 
-def _shape(message: str) -> str:
+def alike(message: str) -> str:
     """What a graph rule's message says, without the names, times and places it quotes:
     the rule's findings alike in it are counted as one warning. Word by word, in one
     pass: a regular expression trying each place in a long name (a trace without a schema

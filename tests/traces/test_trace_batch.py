@@ -250,10 +250,10 @@ CORNERS = [
 
 def test_corner_traces_have_the_same_rows_in_a_batch(tmp_path):
     records = _lines(tmp_path / "corners.jsonl", CORNERS)
-    # the batch measures the single event, the loop and the deep chain (measures.py walks
-    # them, for one trace or many); the tie may hide a cycle and the calls need pairing by
-    # tool name, which are rules rows.measure checks
-    assert _compare(records) == 3
+    # the batch measures the single event, the loop, the deep chain (measures.py walks
+    # them, for one trace or many) and the calls paired by tool name; the tie may hide a
+    # cycle, which rules.ordering searches on its own
+    assert _compare(records) == 4
 
 
 def _costed(*costs: dict, **top) -> dict:
@@ -411,3 +411,52 @@ def test_a_field_nested_past_the_schemas_depth_is_read_alike_both_ways(tmp_path)
     records = _lines(tmp_path / "deep.jsonl", [json.dumps(trace).encode() for trace in traces])  # (orjson writes 255 levels)
     assert _compare(records, size=len(records)) == 3
     assert batch.measure(records, MAPPING).table["warnings"] == [1, 1, 1]
+
+
+TOOLS = ["search", "python", "", "it's a b'c", "two words", "'quoted'"]
+
+
+def _by_tool(rng: random.Random, k: int, declared: bool) -> dict:
+    """A trace of tool calls and results, most results left to pair by tool name: no
+    `call`, and no edge into them or one from a call of another tool. Some answer no call
+    (a call of their tool only later, at the same time later in the file, or none); tools
+    unnamed, or named with quotes and spaces, whose words the warnings are counted by."""
+    events, edges = [], []
+    t = 0.0
+    for position in range(rng.randint(1, 40)):
+        t += rng.choice([0.0, 0.0, 0.5, 1.0])
+        kind = rng.choice(["tool_call", "tool_call", "tool_result", "message"])
+        event = _event(position, t, kind, rng.choice(["lead", "worker"]))
+        if kind != "message" and rng.random() < 0.9:
+            event["tool"] = rng.choice(TOOLS)
+        if kind == "tool_result" and rng.random() < 0.1:
+            calls = [e["id"] for e in events if e["type"] == "tool_call"]
+            if calls:
+                edges.append({"src": rng.choice(calls), "dst": event["id"], "type": "tool_dependency"})
+        events.append(event)
+    if rng.random() < 0.05:  # more unanswered results than are worded: a no-tool one past them
+        at = len(events)
+        events += [_event(at + j, t + 1, "tool_result", "w", tool="never") for j in range(schema.MOST_PROBLEMS + 3)]
+        events.append(_event(len(events), t + 2, "tool_result", "w"))
+    trace = {"trace_id": f"tools-{k}", "events": events, "edges": edges}
+    if declared:
+        return trace | {"schema": SCHEMA_ID}
+    return trace | {"task_id": "t", "rewards": {}, "costs": {}}
+
+
+def test_results_paired_by_tool_name_and_results_answering_none_in_a_batch(tmp_path):
+    """Issue 38: a result left to pair by tool name, and one answering no call (a warning
+    in the artifact's format, counted as validation counts it: alike words once, the
+    first MOST_PROBLEMS + 1 worded), are measured in a batch as alone; an unanswered
+    result in paperpool's format is an error, which rows.measure words."""
+    rng = random.Random(38)
+    traces = [_by_tool(rng, k, declared=k % 3 == 0) for k in range(300)]
+    records = _lines(tmp_path / "tools.jsonl", traces)
+    here = _compare(records)
+    measured = batch.measure(records, MAPPING)
+    artifact_rows = [k for k, trace in enumerate(traces) if "schema" not in trace]
+    assert all(measured.table["valid"][k] for k in artifact_rows)
+    assert here >= len(artifact_rows)  # every trace in the artifact's format, warned or not
+    warned = [measured.table["warnings"][k] for k in artifact_rows]
+    assert max(warned) >= 3 and 0 in warned  # warnings alike and not, and traces with none
+    assert not all(measured.table["valid"])  # paperpool's format refuses a result answering nothing
