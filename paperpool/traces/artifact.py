@@ -48,6 +48,8 @@ class Doubt:
 
     first: Finding
     count: int = 1
+    alike: str = "like it"  # what the others share with the first
+    at_least: bool = False  # whether more were left uncounted (a graph rule stops at its cap)
 
     def line(self, file: str) -> str:
         """One line, as Finding.line writes a problem, with `warning:` after the file."""
@@ -57,7 +59,7 @@ class Doubt:
         if self.count > 1:
             section = self.first.pointer.split("/")[1] if self.first.pointer.count("/") > 1 else ""
             noun = {"events": "event", "edges": "edge"}.get(section, "place")
-            more = f" (and {plural(self.count - 1, 'more ' + noun)} like it)"
+            more = f" (and {'at least ' if self.at_least else ''}{plural(self.count - 1, 'more ' + noun)} {self.alike})"
         return f"{printable(file)}: warning: {printable(text)}{more}"
 
     def sort_key(self) -> tuple:
@@ -399,5 +401,16 @@ def merge(into: dict, found: dict) -> None:
             into[key] = [first, count]
 
 
-def warnings_of(groups: dict) -> list[Doubt]:
-    return [Doubt(first, count) for first, count in groups.values()]
+def warnings_of(groups: dict, capped: frozenset = frozenset()) -> list[Doubt]:
+    """The warnings of a trace's groups (`capped`: the graph rules whose findings reached
+    their cap, so that each of their counts is a least one)."""
+    return [Doubt(first, count, _alike(key), key[0] == "rule" and key[1] in capped) for key, (first, count) in groups.items()]
+
+
+def _alike(key: tuple) -> str:
+    """What a group's places share: a property's probe gathers every warning on that
+    property, whatever it says (an object where text goes, text too long)."""
+    kind = key[1] if len(key) > 1 else None
+    if isinstance(kind, tuple) and kind[:1] == ("property",):
+        return f"with a warning on `{printable(shown_name(str(kind[1])))}`"
+    return "like it"

@@ -38,6 +38,7 @@ from .otlp_events import (
     Convention,
     Step,
     genai_step,
+    json_in_text,
     transfer_target,
 )
 
@@ -80,10 +81,7 @@ def _langgraph_node(attributes: dict) -> str | None:
     metadata = attributes.get("metadata")
     if not isinstance(metadata, str) or "langgraph_node" not in metadata:
         return None
-    try:
-        parsed = json.loads(metadata)
-    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
-        return None
+    parsed = json_in_text(metadata)
     node = parsed.get("langgraph_node") if isinstance(parsed, dict) else None
     return node if isinstance(node, str) else None
 

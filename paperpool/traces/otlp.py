@@ -351,13 +351,13 @@ def kind_of(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"the number {_shown(value)}"
+        return f"the number {shown(value)}"
     if isinstance(value, str):
-        return f"the text {_shown(value)}"
+        return f"the text {shown(value)}"
     return {list: "a list", dict: "an object", bytes: "bytes"}.get(type(value), "an object")
 
 
-def _shown(value) -> str:
+def shown(value) -> str:
     """A value as a message quotes it: as JSON writes it, text quoted, a long one cut short
     and a list or an object in short."""
     if isinstance(value, bool):
@@ -487,7 +487,7 @@ def _identifier(value, size: int, path: list, findings: list[Finding]) -> str | 
     findings.append(
         Finding(
             pointer(path),
-            f"{_shown(value)} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
+            f"{shown(value)} is not a {size}-byte id in hex ({2 * size} digits) or base64; "
             "export the spans with an OTLP JSON exporter",
         )
     )
@@ -503,13 +503,13 @@ def _nanos(value, path: list, findings: list[Finding]) -> int | None:
         findings.append(
             Finding(
                 pointer(path),
-                f"{_shown(value)} is past the latest time OTLP can hold (2^64 - 1 ns, in 2554); "
+                f"{shown(value)} is past the latest time OTLP can hold (2^64 - 1 ns, in 2554); "
                 "write the time in nanoseconds since 1970",
             )
         )
     else:
         findings.append(
-            Finding(pointer(path), f"{_shown(value)} is not a time in nanoseconds; write a whole number, as a string or not")
+            Finding(pointer(path), f"{shown(value)} is not a time in nanoseconds; write a whole number, as a string or not")
         )
     return None
 
@@ -666,8 +666,7 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
         findings.append(
             Finding(
                 pointer(here),
-                f"{_shown(found)} is not a 64-bit integer; write a whole number from "
-                f"{INT64[0]} to {INT64[1]}, as a string or not",
+                f"{shown(found)} is not a 64-bit integer; write a whole number from {INT64[0]} to {INT64[1]}, as a string or not",
             )
         )
         return None
@@ -679,7 +678,7 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
         findings.append(
             Finding(
                 pointer(here),
-                f"{_shown(found)} is not a number; write a number or, as protobuf's JSON "
+                f"{shown(found)} is not a number; write a number or, as protobuf's JSON "
                 'mapping does, "NaN", "Infinity" or "-Infinity"',
             )
         )
@@ -710,7 +709,7 @@ def _bytes(text: str, path: list, findings: list[Finding]) -> bytes | None:
     try:
         return base64.b64decode(text + "=" * (-len(text) % 4), altchars=altchars, validate=True)
     except (binascii.Error, ValueError):
-        findings.append(Finding(pointer(path), f"{_shown(text)} is not base64; write the bytes in base64"))
+        findings.append(Finding(pointer(path), f"{shown(text)} is not base64; write the bytes in base64"))
         return None
 
 

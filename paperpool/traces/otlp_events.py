@@ -19,11 +19,12 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+import orjson
 
 from .otlp import MODEL_OPERATIONS, TOOL_OPERATION, OtlpProblem, Span, read_spans
 from .schema import schema as trace_schema
@@ -120,16 +121,23 @@ def transfer_target(tool: str, named, arguments) -> str:
     if isinstance(named, str) and named:
         return named
     if tool in TRANSFER_TOOLS:
-        try:
-            given = json.loads(arguments) if isinstance(arguments, str) else arguments
-        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: no object to read
-            given = None
+        given = json_in_text(arguments) if isinstance(arguments, str) else arguments
         if isinstance(given, dict):
             return next((str(given[key]) for key in TRANSFER_ARGUMENTS if isinstance(given.get(key), str) and given[key]), "")
         return ""
     if tool.startswith(TRANSFER_PREFIX) and len(tool) > len(TRANSFER_PREFIX):
         return tool[len(TRANSFER_PREFIX) :]
     return ""
+
+
+def json_in_text(text: str):
+    """The JSON an attribute holds as text (a tool call's arguments, LangChain's metadata),
+    or None when it holds none. Read by orjson, as trace files are: Python's json would
+    take a lone surrogate (\\ud800), which no trace paperpool writes can hold."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # not JSON, nested past 1,024 levels, or no UTF-8 text
+        return None
 
 
 GENAI = Convention("OpenTelemetry GenAI", genai_step)

@@ -48,6 +48,8 @@ def critical_paths(t, src, dst, edge_code, tr, first, B) -> tuple[np.ndarray, np
     rank = _rank(order)
     if np.any(rank[a] >= rank[b]):  # ordering edges between events of one time, listed against the file's order
         rank = _topological_rank(t.size, a, b, order)
+        forward = rank[a] < rank[b]  # all but the edges that close a cycle, which is cut there
+        a, b = a[forward], b[forward]
     by_target = np.argsort(rank[b], kind="stable")
     length, start = longest_chains(a[by_target], b[by_target], t)
     has_events = np.flatnonzero(np.diff(np.r_[first, t.size]) > 0)

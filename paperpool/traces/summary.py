@@ -488,7 +488,13 @@ def _value(trace: dict, dotted: str) -> str | None:
         return value
     import orjson
 
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:  # nested past the 254 levels orjson writes (it reads 1,024)
+        return TOO_DEEP
+
+
+TOO_DEEP = "(a value nested too deep to show)"  # what is counted for it
 
 
 def _sortable(values: tuple) -> tuple:

@@ -136,6 +136,7 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
             findings, doubts = artifact.top_findings({**top, "events": [], "edges": []})
             findings += [] if trace_source.count("events") else [artifact.NO_EVENTS]
         groups: dict = {}  # the warnings on events and edges, alike ones together
+        capped: set[str] = set()  # the graph rules that found more than they word
         builder = Builder()
         refused: dict[str, set[int]] = {"events": set(), "edges": set()}
         for offset, events in trace_source.chunks("events"):
@@ -164,9 +165,11 @@ def _check_source(trace_source, resolving: links.Apart | None) -> Checked:
                 if rule in REFUSED_BY_THE_ARTIFACT:
                     findings += found
                     continue
+                if len(found) > MOST_PROBLEMS:
+                    capped.add(rule)
                 for finding in found:
                     artifact.merge(groups, {("rule", rule, alike(finding.message)): [finding, 1]})
-        doubts += artifact.warnings_of(groups)
+        doubts += artifact.warnings_of(groups, frozenset(capped))
         return _capped(top, findings, ix, sorted(doubts, key=Doubt.sort_key))
 
 

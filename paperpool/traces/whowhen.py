@@ -43,7 +43,6 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -52,7 +51,7 @@ from pathlib import Path
 from paperpool.files.problems import plural
 
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable
-from .otlp import kind_of
+from .otlp import kind_of, shown
 from .schema import Finding, pointer
 
 DATA_FILE = "whowhen.yaml"
@@ -277,7 +276,7 @@ def _magentic_step(role: str, content: str, here: list, findings: list[Finding])
     findings.append(
         Finding(
             pointer(here),
-            f"{_shown(role)} is no step of a Magentic-One log; a step's role is an agent's "
+            f"{shown(role)} is no step of a Magentic-One log; a step's role is an agent's "
             "name, human, or NAME (thought), NAME (-> AGENT) or NAME (termination condition)",
         )
     )
@@ -319,7 +318,7 @@ def _step_number(value, steps: int, findings: list[Finding]) -> int | None:
         findings.append(
             Finding(
                 "/mistake_step",
-                f"{_shown(value)} is not a step number; write the index in `history` of the failing step, counting from 0",
+                f"{shown(value)} is not a step number; write the index in `history` of the failing step, counting from 0",
             )
         )
         return None
@@ -375,12 +374,6 @@ def _check_name(name: str, path: list, findings: list[Finding], what: str = "the
         )
         return False
     return True
-
-
-def _shown(value) -> str:
-    """A value as a message quotes it: text quoted, the rest as JSON writes it, cut short."""
-    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:36] + "..."
 
 
 # Converting a log
