@@ -35,6 +35,22 @@ def printable(text: str, lines: bool = False) -> str:
     return _UNPRINTABLE.sub(escape, text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value) -> bool:
+    """Whether a value parsed from JSON holds a lone surrogate in some text: Python's json
+    reads an unpaired \\ud800 as one, and no file (a record, a page) can then hold it. (A
+    pair is read as the one character it stands for.)"""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(lone_surrogate(key) or lone_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(map(lone_surrogate, value))
+    return False
+
+
 def utf8_name(path) -> bool:
     """Whether a path (str or Path) is UTF-8 text throughout, as every name paperpool
     reads must be: one that is not (Linux allows any byte but / in a name) is refused or

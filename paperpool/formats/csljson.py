@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from paperpool.files.inputs import read_input
-from paperpool.files.problems import PaperpoolError, plural, printable
+from paperpool.files.problems import PaperpoolError, lone_surrogate, plural, printable
 from paperpool.pool.adding import suggested_key
 from paperpool.pool.reading import Pool
 from paperpool.registry import Registry
@@ -296,6 +296,8 @@ def _item_problems(item) -> Iterator[str]:
     if not isinstance(item, dict):
         yield f'is a JSON {_kind(item)}, not an object; each item is an object such as {{"type": ..., "title": ...}}'
         return
+    if lone_surrogate(item):
+        yield "a text holds half of a character (an unpaired \\ud800 to \\udfff), which no record can hold; export the item again"
     for variable, kinds in [
         ("id", _NUMBER),
         ("citation-key", _STRING),

@@ -30,7 +30,7 @@ from typing import Self
 import httpx
 
 from paperpool.files.caches import cache_folder
-from paperpool.files.problems import PaperpoolError, plural
+from paperpool.files.problems import PaperpoolError, lone_surrogate, plural
 from paperpool.files.yamlio import write_atomic
 
 from .. import __version__
@@ -244,9 +244,12 @@ def malformed(service: Service, url: str, detail: str) -> PaperpoolError:
 def parsed_json(service: Service, url: str, text: str):
     """An answer that should be JSON, parsed; anything else is a malformed answer."""
     try:
-        return json.loads(text)
+        parsed = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise malformed(service, url, f"not JSON: {str(exc)[:120]}") from None
+    if lone_surrogate(parsed):
+        raise malformed(service, url, "a text holds half of a character (an unpaired \\ud800 to \\udfff)")
+    return parsed
 
 
 def _reason(exc: Exception) -> str:

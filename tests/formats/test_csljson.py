@@ -270,3 +270,26 @@ def test_a_bibtex_year_that_is_no_number_is_exported_as_written(run, pool_copy, 
     result = run("export", "--format", "csljson", cwd=pool_copy)
     assert result.exit_code == 0, result.output
     assert next(item for item in json.loads(result.output) if item["id"] == "malt")["issued"] == {"literal": year}
+
+
+def test_an_item_holding_half_a_character_is_listed_and_the_others_imported(run, tiny, tmp_path):
+    """Issue 39's sixteenth review: a title with an unpaired \\ud800, which Python's json
+    reads as a lone surrogate, ended the import in an internal error when the record was
+    written. It is that item's problem; the good item is imported."""
+    path = tmp_path / "half.json"
+    path.write_text(
+        '[{"id": "bad", "type": "article-journal", "title": "Bad \\ud800 title", "issued": {"date-parts": [[2024]]}},'
+        ' {"id": "good", "type": "article-journal", "title": "A good title", "author": [{"family": "Doe", "given": "J"}],'
+        ' "issued": {"date-parts": [[2024]]}}]',
+        encoding="utf-8",
+    )
+    result = run("import-csljson", str(path), cwd=tiny)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "created papers/good.yaml from half.json: item 2 (good)",
+        "not imported: half.json: item 1: a text holds half of a character (an unpaired \\ud800 to \\udfff), which no "
+        "record can hold; export the item again",
+        "created 1 entry, skipped 0 duplicates; fill in the TODO fields, then run paperpool validate.",
+        "Error: 1 record not imported (1 line above); fix them and import the file again (what was imported is then "
+        "skipped as a duplicate), or give --all-or-nothing to import none",
+    ]

@@ -496,6 +496,10 @@ def test_an_arxiv_version_of_thousands_of_digits_is_a_malformed_answer(run, pool
         ("{not json", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
         ('{"status": "ok", "message": []}', "no `message` object"),
         ('{"status": "ok", "message": {"title": [], "author": "Doe"}}', "title: missing; every item needs a title"),
+        (  # issue 39's sixteenth review: Python's json reads an unpaired surrogate, which no record can hold
+            '{"status": "ok", "message": {"title": ["Bad \\ud800 title"]}}',
+            "a text holds half of a character (an unpaired \\ud800 to \\udfff)",
+        ),
     ],
 )
 def test_a_malformed_crossref_answer_is_one_line(run, pool_copy, server, body, detail):
