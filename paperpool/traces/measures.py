@@ -475,20 +475,50 @@ class Values:
 
     def notes(self, k: int) -> list[dict]:
         """Why trace k's measures are null, each by the report's JSON pointer."""
+        return [{"key": key, "why": why} for key, why in self._notes(k)]
+
+    def said(self, k: int) -> list[str]:
+        """The notes as a corpus's `notes` column joins them, `pointer: why` each."""
+        fixed = _fixed_lines()
+        return [fixed.get(note) or f"{note[0]}: {note[1]}" for note in self._notes(k)]
+
+    def _notes(self, k: int) -> list[tuple[str, str]]:
         costed, chain_known, not_finite = self._flags
         notes = []
         if not costed[k]:
-            notes += [{"key": schema.pointer(["costs", key, "events"]), "why": NO_COSTS} for key in ("tokens", "seconds")]
+            notes += _NO_COSTS
         if not chain_known[k]:
-            notes += [{"key": schema.pointer([key]), "why": no_dependencies()} for key in CHAIN_KEYS]
-        notes += [{"key": schema.pointer(key.split("/")), "why": NOT_FINITE} for key, mask in not_finite.items() if mask[k]]
+            notes += _no_chain()
+        notes += [(_pointer(key), NOT_FINITE) for key, mask in not_finite.items() if mask[k]]
         for unit, channels in self.by_unit(k).items():
             notes += [
-                {"key": schema.pointer(["rewards", "by_unit", unit, name]), "why": NOT_FINITE}
+                (schema.pointer(["rewards", "by_unit", unit, name]), NOT_FINITE)
                 for name, total in channels.items()
                 if total is None
             ]
         return notes
+
+
+# The notes most traces of a corpus share, made once (a pointer and its line per trace
+# were a tenth of a small trace's cost).
+_NO_COSTS = [(schema.pointer(["costs", key, "events"]), NO_COSTS) for key in ("tokens", "seconds")]
+
+
+@functools.cache
+def _no_chain() -> list[tuple[str, str]]:
+    return [(schema.pointer([key]), no_dependencies()) for key in CHAIN_KEYS]
+
+
+@functools.cache
+def _pointer(key: str) -> str:
+    return schema.pointer(key.split("/"))
+
+
+@functools.cache
+def _fixed_lines() -> dict[tuple[str, str], str]:
+    """The lines of the notes of fixed wording (a reward channel's is made each time)."""
+    fixed = _NO_COSTS + _no_chain()
+    return {note: f"{note[0]}: {note[1]}" for note in fixed}
 
 
 MEASURES = (

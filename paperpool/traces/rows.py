@@ -190,7 +190,7 @@ def table(values: measures.Values, tops: list[dict], mapping: Subdecisions) -> d
     units = {unit: [None] * m.B for unit in schema.credit_units()}
     notes, rewards_declared = [], []
     for k, top in enumerate(tops):
-        said = [f"{note['key']}: {note['why']}" for note in values.notes(k)]
+        said = values.said(k)
         for unit, channels in values.by_unit(k).items():  # a channel past a double's range has its own note
             if unit in units:
                 units[unit][k], why = channels_summed(list(channels.values()), ["rewards", "by_unit", unit])
