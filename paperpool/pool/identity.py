@@ -6,18 +6,18 @@ import functools
 import os
 import re
 import unicodedata
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from paperpool.files.problems import BIDI_CHARACTERS
 
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\Z")
-DOI_RE = re.compile(r"^10\.\d{4,9}/\S+\Z")
+DOI_RE = re.compile(r"^10\.\d{4,9}/[^\s\\{}]+\Z")  # no backslash or brace: no DOI has one, and TeX would read them
 OPENREVIEW_RE = re.compile(r"^[A-Za-z0-9_-]{6,20}\Z")
 PREFIXED_RE = re.compile(r"^[A-Za-z][A-Za-z0-9 ._/-]*:\S+\Z|^[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 
 PATTERNS = {
     "arxiv": (ARXIV_RE, "an arXiv id like 2508.04652 or cs/0112017, without 'arXiv:'"),
-    "doi": (DOI_RE, "a DOI like 10.1287/moor.27.4.819.297, without https://doi.org/"),
+    "doi": (DOI_RE, "a DOI like 10.1287/moor.27.4.819.297, without https://doi.org/ (and without spaces, \\, { or })"),
     "openreview": (OPENREVIEW_RE, "the id after ?id= in an OpenReview link, like 7Yayy5fNLg"),
     "prefixed": (PREFIXED_RE, "an identifier like arXiv:2305.14325, OpenReview:ZIpdu0cHYu or a plain NAME-WITHOUT-SPACES"),
 }
@@ -35,6 +35,7 @@ def invisible(text: str) -> bool:
 # What a link must not hold: an invisible character, or a space of any kind (re's \s is
 # str.isspace, character by character)
 _NOT_IN_LINKS = re.compile(_INVISIBLE.pattern[:-1] + r"\s]")
+_TEX_IN_LINKS = re.compile(r"[\\{}]")
 
 
 @functools.lru_cache(maxsize=1024)  # asked twice of each link: by its field's check, then for its identity
@@ -42,6 +43,9 @@ def url_problem(url: str) -> str | None:
     """Why a string is not an acceptable web link, or None when it is."""
     if _NOT_IN_LINKS.search(url):
         return "contains spaces or invisible control characters"
+    tex = _TEX_IN_LINKS.search(url)
+    if tex:  # RFC 3986 allows neither; written into BibTeX, TeX would read them as commands and groups
+        return f"holds '{tex.group()}', which no link may hold; percent-encode it as {quote(tex.group())}"
     try:
         parts = urlsplit(url)
     except ValueError:  # an unbalanced [ of an IPv6 host, say

@@ -184,9 +184,9 @@ def test_bib_export_keeps_a_brace_that_does_not_pair_inside_its_field(run, pool_
 
 
 def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path):
-    """A link is one of biblatex's verbatim fields: written as it is, paired braces, &, %,
-    #, ~ and ; included, and import-bib reads it back as it was."""
-    link = "https://example.org/w?a=1&b={2}&c=%7C;d=--#x~y"
+    """A link is one of biblatex's verbatim fields: written as it is, &, %, #, ~ and ;
+    included, and import-bib reads it back as it was."""
+    link = "https://example.org/w?a=1&b=%7B2%7D&c=%7C;d=--#x~y"
     edit(pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", f"urls:\n- '{link}'\n")
     malt = _exported_malt(run, pool_copy)
     assert malt.endswith(f"  url = {{{link}}}\n}}\n")
@@ -195,16 +195,54 @@ def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path)
     assert f"\nurls:\n- {link}\n" in (empty_pool / "papers" / "malt.yaml").read_text(encoding="utf-8")
 
 
-def test_bib_export_percent_encodes_only_what_no_bibtex_reader_could_read_back(run, pool_copy):
-    """A brace that does not pair would break the record for BibTeX, which counts every
-    brace, and a backslash before a brace hides it from bibtexparser: these, which no link
-    may hold unencoded (RFC 3986), are percent-encoded; paired braces stay as they are."""
-    edit(
-        pool_copy / "papers" / "malt.yaml", "urls:\n- https://arxiv.org/abs/2412.01928\n", "urls:\n- 'https://example.org/a{b'\n"
-    )
-    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%7Bb}\n}\n")
-    edit(pool_copy / "papers" / "malt.yaml", "- 'https://example.org/a{b'\n", "- 'https://example.org/a\\{b}'\n")
-    assert _exported_malt(run, pool_copy).endswith("  url = {https://example.org/a%5C{b}}\n}\n")
+@pytest.mark.parametrize(
+    ("field", "before", "after", "problem"),
+    [
+        (
+            "urls",
+            "urls:\n- https://arxiv.org/abs/2412.01928\n",
+            "urls:\n- 'https://example.org/a\\input{/etc/hostname}'\n",
+            "papers/malt.yaml:21: urls: 'https://example.org/a\\input{/etc/hostname}' holds '\\', which no link may hold; "
+            "percent-encode it as %5C; give an http:// or https:// link",
+        ),
+        (
+            "doi",
+            "doi: null\n",
+            "doi: '10.1234/x\\input{/etc/hostname}'\n",
+            "papers/malt.yaml:18: doi: '10.1234/x\\input{/etc/hostname}' is not a DOI like 10.1287/moor.27.4.819.297, "
+            "without https://doi.org/ (and without spaces, \\, { or })",
+        ),
+    ],
+)
+def test_a_link_or_doi_holding_tex_is_refused(run, pool_copy, field, before, after, problem):
+    """Issue 39's sixteenth review: `\\input{/etc/hostname}` in a DOI or a link passed
+    validate and went into the BibTeX as written, where TeX ran it when a style handed
+    the value to a macro, or a registry put it in `note`. No DOI or link (RFC 3986) holds
+    a backslash or a brace."""
+    edit(pool_copy / "papers" / "malt.yaml", before, after)
+    result = run("validate", cwd=pool_copy)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == problem
+
+
+def test_bib_export_never_writes_a_backslash_or_an_unpaired_brace_into_a_link():
+    """What validate refuses is still never written for TeX to read: every backslash of a
+    link and braces that do not pair are percent-encoded."""
+    from paperpool.formats.bibtex.writing import _verbatim
+
+    assert _verbatim("https://example.org/a\\input{b}") == "https://example.org/a%5Cinput{b}"
+    assert _verbatim("https://example.org/a{b") == "https://example.org/a%7Bb"
+    assert _verbatim("https://example.org/a b") == "https://example.org/a%20b"
+
+
+def test_a_link_mapped_to_a_text_field_is_written_as_text(run, pool_copy):
+    """A registry may put a DOI or a link in `note`, which TeX reads as text, not verbatim:
+    there it is encoded as text is."""
+    edit(pool_copy / "registry.yaml", "    doi: [doi]\n", "    doi: [doi]\n    note: [doi]\n")
+    edit(pool_copy / "papers" / "malt.yaml", "doi: null\n", "doi: 10.1234/a_b%c\n")
+    malt = _exported_malt(run, pool_copy)
+    assert "  doi = {10.1234/a_b%c},\n" in malt
+    assert "  note = {10.1234/a\\_b\\%c},\n" in malt
 
 
 # Names BibTeX would misread unless written with care: accents, LaTeX's special characters,

@@ -343,3 +343,19 @@ def test_a_history_with_no_room_is_said_as_such(run, planted, snapshot):
         "papers/greshake2023.yaml:1: changes: lists 201 changes, over 200; keep the retaggings that changed what the record says",
     ]
     assert snapshot(pool) == before
+
+
+@pytest.mark.slow
+def test_refresh_write_refuses_a_doi_holding_tex(run, planted, request, snapshot):
+    """Issue 39's sixteenth review: Crossref's `is-preprint-of` naming
+    `10.9999/...\\input{/etc/hostname}` was written as the record's DOI, which validate
+    accepted and the BibTeX export wrote for TeX to run. No DOI holds a backslash or a
+    brace: validate refuses it, and so refresh --write writes nothing."""
+    pool, _ = planted
+    hostile = "10.9999/x\\input{/etc/hostname}"
+    request.node.crossref_retraction["message"]["relation"] = {"is-preprint-of": [{"id-type": "doi", "id": hostile}]}
+    before = snapshot(pool)
+    result = run("refresh", "--write", "--no-links", cwd=pool)
+    assert result.exit_code == 1
+    assert "papers/dec-pomdp2002.yaml: the services' answers would make a record validate refuses" in result.output
+    assert snapshot(pool) == before

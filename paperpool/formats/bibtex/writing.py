@@ -23,6 +23,7 @@ from paperpool.rendering.markdown import visible
 from paperpool.rendering.tex import braces_pair, pieces, safe_math
 
 from . import sections
+from .reading import VERBATIM_FIELDS
 from .sections import BIBTEX_NAME
 
 VERBATIM_TYPES = {"url", "url_list", "identifier"}
@@ -109,7 +110,9 @@ def citation(registry: Registry, data: dict) -> Citation:
         if value in (None, "", [], {}):
             continue
         spec = resolve_spec(specs, source)
-        as_is = spec is not None and spec.type in VERBATIM_TYPES
+        # a link or identifier is written as it is only where biblatex reads it so: in any
+        # other field (a registry may put a DOI in `note`) TeX reads it, so it is encoded
+        as_is = spec is not None and spec.type in VERBATIM_TYPES and name.lower() in VERBATIM_FIELDS
         if as_is:
             verbatim.add(name)
         # Fields that take the same entry field share its value, made once: the registry
@@ -264,13 +267,13 @@ def _first_with_source(data: dict, sources: list[str]):
 
 def _verbatim(value) -> str:
     """A link or identifier as it is, which biblatex and import-bib read back as it was.
-    A link that no BibTeX reader could read back has the characters at fault
-    percent-encoded: braces that do not pair (BibTeX counts every brace, escaped or not),
-    a backslash before a brace (bibtexparser then skips the brace), before _ % & # $
-    (a LaTeX escape, which import-bib undoes) or at the end, and spaces, which end a link.
-    None of these belongs in a link (RFC 3986)."""
+    A link that no BibTeX reader could read back, or that TeX could run, has the
+    characters at fault percent-encoded: braces that do not pair (BibTeX counts every
+    brace, escaped or not), every backslash (a style may hand the link to a macro, which
+    reads \\input as TeX), and spaces, which end a link. None of these belongs in a link
+    (RFC 3986), and validate refuses them in links and DOIs."""
     text = re.sub(r"\s", lambda match: quote(match.group()), str(value))
-    text = re.sub(r"\\(?=[{}_%&#$]|$)", "%5C", text)
+    text = text.replace("\\", "%5C")  # a style may pass the link to a macro, where TeX would run \input
     if not braces_pair(text):
         text = text.replace("{", "%7B").replace("}", "%7D")
     return text
