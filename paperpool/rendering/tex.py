@@ -17,7 +17,7 @@ logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 # math between $$ and $$, or single dollars: at least one character, no dollar inside,
 # and not a dollar escaped as \$ (a price in a title stays as written)
 _MATH = re.compile(r"\$\$([^$]+?)\$\$|(?<!\\)\$((?:[^$\\]|\\.)+?)(?<!\\)\$")
-LONGEST = 1000  # characters of math read as text; a longer span (no title's) is kept as written
+LONGEST = 1000  # characters of math read as text in one text; the rest (no title's) is kept as written
 
 
 def pieces(text: str) -> list[tuple[bool, str]]:
@@ -78,33 +78,95 @@ def braces_pair(text: str) -> bool:
 
 # pylatexenc tries each `[` after a command as the start of an optional argument and, when
 # none closes, every way of reading them: its time doubles with each (20 `\cite[` in a title
-# of 120 characters took minutes). A text with more than a few is read with its `[` as text.
+# of 120 characters took minutes; four before 90 kB of text, 10 s). A `[` that no `]`
+# closes is read as text, and a text with more than a few that are closed has all of
+# them read as text.
 _OPTIONAL_OPENER = re.compile(r"(\\[A-Za-z@]+\*?\s*)\[")
 MOST_OPENERS = 4
 
 
 def bounded_brackets(latex: str) -> str:
     """`latex` as pylatexenc can read it in time linear in its length."""
-    if len(_OPTIONAL_OPENER.findall(latex)) <= MOST_OPENERS:
+    if "[" not in latex:
         return latex
-    return _OPTIONAL_OPENER.sub(lambda match: match.group(1) + "{[}", latex)
+    openers = {match.end() - 1 for match in _OPTIONAL_OPENER.finditer(latex)}
+    if not openers:
+        return latex
+    closed = _closed(latex, openers)
+    if len(closed) > MOST_OPENERS:
+        closed = set()
+    return _OPTIONAL_OPENER.sub(lambda match: match.group() if match.end() - 1 in closed else match.group(1) + "{[}", latex)
+
+
+def _closed(latex: str, openers: set[int]) -> set[int]:
+    """The openers (positions of `[`) that a `]` closes as pylatexenc reads them: in the
+    same group, not escaped, not in a comment or in math (each passed over whole), the
+    latest open one first. Where the reading is in doubt, an opener counts as open."""
+    closed: set[int] = set()
+    waiting: list[tuple[int, int]] = []  # (an opener, its group's depth)
+    depth, at, end = 0, 0, len(latex)
+    while at < end:
+        character = latex[at]
+        if character == "\\":
+            at += 2  # an escaped character, or a command's first letter
+            continue
+        if character == "%":
+            at = _past(latex, "\n", at)
+            continue
+        if character == "$":
+            at = _past(latex, "$", at)
+            continue
+        if character == "{":
+            depth += 1
+        elif character == "}":
+            while waiting and waiting[-1][1] == depth:  # the group ends with them open
+                waiting.pop()
+            depth -= 1
+        elif character == "[" and at in openers:
+            waiting.append((at, depth))
+        elif character == "]" and waiting and waiting[-1][1] == depth:
+            closed.add(waiting.pop()[0])
+        at += 1
+    return closed
+
+
+def _past(text: str, mark: str, at: int) -> int:
+    """Just past the next `mark` after `at` (the text's end when there is none)."""
+    found = text.find(mark, at + 1)
+    return len(text) if found < 0 else found + 1
 
 
 def readable(text: str) -> str:
-    """`text` with each $...$ span written as text; the rest as it is."""
+    """`text` with each $...$ span written as text, up to LONGEST characters of math in
+    all (pylatexenc reads some 20,000 characters a second: a title of 27,000 spans took
+    a build minutes); the rest as it is."""
     if "$" not in text:
         return text
-    return _MATH.sub(lambda match: _as_text(match.group(1) or match.group(2)), text)
+    left = LONGEST
+
+    def shown(match: re.Match) -> str:
+        nonlocal left
+        math = match.group(1) or match.group(2)
+        left -= len(math)
+        return _as_text(math) if left >= 0 else match.group()
+
+    return _MATH.sub(shown, text)
 
 
 @functools.lru_cache(maxsize=4096)
 def _as_text(math: str) -> str:
-    from pylatexenc.latex2text import LatexNodes2Text  # only where a title holds math
-
-    if len(math) > LONGEST or not braces_pair(math):  # (unclosed: pylatexenc tries every reading, 3.4 times longer each two)
+    if not braces_pair(math):  # (unclosed: pylatexenc tries every reading, 3.4 times longer each two)
         return f"${math}$"
     try:
-        shown = LatexNodes2Text(math_mode="text").latex_to_text(bounded_brackets(math))
+        shown = _converter().latex_to_text(bounded_brackets(math))
     except Exception:  # noqa: BLE001  (pylatexenc's errors have no common base: the span is kept as written)
         return f"${math}$"
     return " ".join(shown.split())
+
+
+@functools.cache
+def _converter():
+    """One converter for every span (making one costs more than reading a short span)."""
+    from pylatexenc.latex2text import LatexNodes2Text  # only where a title holds math
+
+    return LatexNodes2Text(math_mode="text")

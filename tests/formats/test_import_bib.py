@@ -264,7 +264,7 @@ def test_import_bib_reads_links_and_identifiers_as_written(run, empty_pool, tmp_
     stub = (empty_pool / "papers" / "links.yaml").read_text(encoding="utf-8")
     assert (
         "\ndoi: 10.1234/a--b_c\nopenreview_id: null\nurls:\n"
-        "- https://example.org/w?a=1&b={2}&c=%7C#x~y--z\n"
+        "- https://example.org/w?a=1&b=%7B2%7D&c=%7C#x~y--z\n"  # braces as a browser sends them
         "- https://example.org/a_b?x=1;y=2\n"
         "- https://example.org/h?a=1&b=2%20c\n"
         "- https://example.org/n?a=1&b=2\n"

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from paperpool.rendering.tex import readable
+from paperpool.rendering.tex import LONGEST, bounded_brackets, readable
 
 from ..conftest import edit
 
@@ -94,3 +94,30 @@ def test_a_title_of_many_unclosed_optional_arguments_reads_in_time(run, tmp_path
     assert run("new-survey", "fresh", "--title", "Fresh", cwd=tmp_path).exit_code == 0
     result = run("import-bib", "--dry-run", str(tmp_path / "slow.bib"), cwd=tmp_path / "fresh")
     assert result.exit_code == 0 and "would create papers/" in result.output
+
+
+@pytest.mark.parametrize(
+    ("latex", "read"),
+    [
+        (r"\cite[a]{b}", r"\cite[a]{b}"),  # closed: an optional argument
+        (r"\cite[a" * 4 + "{a}" * 3, r"\cite{[}a" * 4 + "{a}" * 3),  # round sixteen: four open ones made 90 kB take 10 s
+        (r"\sqrt[3]{x} + \sqrt[", r"\sqrt[3]{x} + \sqrt{[}"),
+        (r"{\cite[a} b]", r"{\cite{[}a} b]"),  # its group ends first
+        (r"\cite[a $]$ b", r"\cite{[}a $]$ b"),  # in math
+        ("\\cite[a % ]\n b", "\\cite{[}a % ]\n b"),  # in a comment
+        (r"\cite[a \] b", r"\cite{[}a \] b"),  # escaped
+        (r"\cite[ \foo[ ] ]", r"\cite[ \foo[ ] ]"),  # the latest open one first
+    ],
+)
+def test_an_optional_argument_no_bracket_closes_is_read_as_text(latex, read):
+    assert bounded_brackets(latex) == read
+
+
+def test_math_past_longest_characters_in_one_title_is_kept_as_written():
+    """Round sixteen: a title of 27,000 small spans had each read by pylatexenc (a build
+    took minutes); LONGEST characters of math are read, the rest is kept as written."""
+    span = r"$\Omega$ "
+    title = span * (LONGEST // len(r"\Omega") + 5)
+    shown = readable(title)
+    assert shown.startswith("Ω " * 10) and shown.endswith(span * 5)
+    assert shown.count("Ω") == LONGEST // len(r"\Omega")

@@ -100,11 +100,17 @@ NOT_INHERITED = {"title", "doi", "url", "eprint", "archiveprefix", "primaryclass
 
 def verbatim(value: str) -> str:
     """A link or identifier as a .bib writes it: taken as it is, but for the backslash
-    before _ % & # $ that LaTeX without the url package needs, and \\url{...} around it."""
+    before _ % & # $ that LaTeX without the url package needs, and \\url{...} around it.
+    A link's braces and other backslashes, which no link may hold as they are (RFC 3986),
+    are percent-encoded, as a browser sends them."""
     value = " ".join(value.split())
     if match := _URL_MACRO.fullmatch(value):
         value = match.group(1).strip()
-    return _LATEX_ESCAPE.sub(r"\1", value)
+    value = _LATEX_ESCAPE.sub(r"\1", value)
+    return value.translate(_ENCODED_IN_LINKS) if "://" in value else value
+
+
+_ENCODED_IN_LINKS = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C"})
 
 
 class _Latex(LatexNodes2Text):
