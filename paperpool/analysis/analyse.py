@@ -60,6 +60,11 @@ class Analysis:
             return self
         return analyse(self.whole or self.pool, publication.date)
 
+    @property
+    def claims_said(self) -> str:
+        """The claims in one sentence (claims.summary), as the site's pages say them."""
+        return claims.summary(self.outcomes)
+
     @functools.cached_property
     def outcomes(self) -> list[claims.Outcome]:
         """Every claim of the ledger, recomputed (a published one at publication and now);

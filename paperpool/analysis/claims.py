@@ -55,6 +55,11 @@ class Outcome:
         return len(self.rows)
 
     @property
+    def changed(self) -> bool:
+        """Whether a published claim's value now differs from its value at publication."""
+        return self.now is not None and (self.now.value != self.value or self.now.assessed != self.assessed)
+
+    @property
     def holds(self) -> bool:
         return self.claim.satisfied_by(self.value) and not (self.entered or self.left or self.gone) and not self.dispute_moved
 
@@ -241,9 +246,8 @@ def to_text(outcomes: list[Outcome]) -> str:
         if outcome.now is not None:
             label, day = ("now:", "") if outcome.now_at == "now" else ("as of:", outcome.now_at.removeprefix("as of ") + ": ")
             lines.append(f"  {label:<10}{day}{counted(outcome.now.value, outcome.now.assessed, outcome)} ({since_text(outcome)})")
-        lines.append(
-            f"  rows:     {', '.join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)}"
-        )
+        rows = ", ".join(outcome.rows) if outcome.rows and len(outcome.rows) <= 20 else _rows_summary(outcome.rows)
+        lines.append(f"  rows:     {rows}" + (" (at publication)" if outcome.now is not None else ""))
         if moved(outcome):
             lines.append(f"  moved:    {moved(outcome)}")
         if c.boundary:
@@ -284,10 +288,20 @@ def _rows_summary(rows: list[str]) -> str:
 
 
 def summary(outcomes: list[Outcome]) -> str:
+    """One sentence a reader cannot misread: how many claims hold, over which pool each kind
+    is counted, and how many published ones have another value now (holding at publication
+    beside a changed value is not a contradiction, but must not read as one)."""
     failing = sum(not o.holds for o in outcomes)
-    if not failing:
-        return f"{plural(len(outcomes), 'claim')}: all hold."
-    return f"{plural(len(outcomes), 'claim')}: {failing} no longer {'holds' if failing == 1 else 'hold'}."
+    published = sum(o.now is not None for o in outcomes)
+    changed = sum(o.changed for o in outcomes)
+    said = f"{plural(len(outcomes), 'claim')}: " + (
+        f"{failing} no longer {'holds' if failing == 1 else 'hold'}" if failing else "all hold"
+    )
+    if published:
+        said += f" ({published} published, counted at publication; {len(outcomes) - published} live, counted now)"
+    if changed:
+        said += f"; {plural(changed, 'published claim')} {'has' if changed == 1 else 'have'} a different value now"
+    return said + "."
 
 
 def to_json(outcomes: list[Outcome]) -> str:

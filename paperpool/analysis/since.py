@@ -66,7 +66,7 @@ def since_publication(analysis: Analysis) -> SincePublication | None:
     fresh = {key for items in added.values() for key, _ in items}
     why = history.since(analysis.pool, publication.date)
     retagged = sorted((key, what) for key, what in why.items() if key not in fresh and history.RETAGGED in what)
-    moved = [o for o in analysis.outcomes if o.now is not None and (o.now.value != o.value or o.now.assessed != o.assessed)]
+    moved = [o for o in analysis.outcomes if o.changed]
     return SincePublication(publication, added, retagged, moved, _cells(published, analysis), why)
 
 

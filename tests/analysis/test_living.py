@@ -40,7 +40,7 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
     assert run("validate", cwd=pool_copy).output == "ok: 89 entries and 32 exclusions, no problems.\n"
     assert (run("claims", "--check", cwd=pool_copy).exit_code, run("claims", "--check", cwd=pool_copy).output) == (
         0,
-        "15 claims: all hold.\n",
+        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); 7 published claims have a different value now.\n",
     )
     assert run("readme", "--check", cwd=pool_copy).exit_code == 0
     assert (pool_copy / "claims.yaml").read_bytes() == ledger
@@ -52,7 +52,7 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
         "  query:    (every record) (over entries)\n"
         "  value:    84 at publication (expected 84)\n"
         f"  now:      89 (+5 since publication: {added})\n"
-        "  rows:     84 records (agent-lightning, agent-qmix2026, agentdojo2024, agents-under-siege2025, agentspawn, ...)\n"
+        "  rows:     84 records (agent-lightning, agent-qmix2026, agentdojo2024, agents-under-siege2025, agentspawn, ...) (at publication)\n"
         "  boundary: Counts records retained after screening, of every category, including surveys, benchmarks, "
         "classical MARL and industrial cases; not only RL methods."
     )
@@ -97,7 +97,9 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
     _add_change(
         path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n"
     )
-    assert run("claims", "--check", cwd=pool_copy).output == "15 claims: all hold.\n"
+    assert run("claims", "--check", cwd=pool_copy).output == (
+        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); 3 published claims have a different value now.\n"
+    )
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [
         "  value:    8 at publication (expected 8)",

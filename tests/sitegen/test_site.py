@@ -706,6 +706,13 @@ def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_th
         '<a href="https://github.com/example/pool/issues/new">suggest a paper</a> · '
         "Pool last changed: 2026-11-23 (the latest day a record entered the pool or was changed, as the records say)</p>"
     ) in home
+    # issue 37: "all hold" beside changed values said which count holds only on another page
+    said = (
+        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); "
+        "2 published claims have a different value now."
+    )
+    assert f'<a href="claims.html">{said}</a>' in home
+    assert f"<p>{said}</p>" in (tmp_path / "site" / "claims.html").read_text(encoding="utf-8")
     block = home.split('id="cite-this-survey"')[1].split("</code>")[0]
     assert html.unescape(re.sub(r"<[^>]+>", "", block.split("<code>")[1])) == (
         "@article{zhang2026,\n  title = {Reinforcement Learning <b>for</b> LLM-based Multi-Agent Systems},\n  year = {2026}\n}\n"
