@@ -11,13 +11,13 @@ from urllib.parse import parse_qs, quote, urlsplit
 from paperpool.files.problems import BIDI_CHARACTERS
 
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\Z")
-DOI_RE = re.compile(r"^10\.\d{4,9}/[^\s\\{}]+\Z")  # no backslash or brace: no DOI has one, and TeX would read them
+DOI_RE = re.compile(r"^10\.\d{4,9}/[^\s\\{}^]+\Z")  # no \ { } ^: no DOI has one, and TeX reads them (^^5c is \)
 OPENREVIEW_RE = re.compile(r"^[A-Za-z0-9_-]{6,20}\Z")
 PREFIXED_RE = re.compile(r"^[A-Za-z][A-Za-z0-9 ._/-]*:\S+\Z|^[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 
 PATTERNS = {
     "arxiv": (ARXIV_RE, "an arXiv id like 2508.04652 or cs/0112017, without 'arXiv:'"),
-    "doi": (DOI_RE, "a DOI like 10.1287/moor.27.4.819.297, without https://doi.org/ (and without spaces, \\, { or })"),
+    "doi": (DOI_RE, "a DOI like 10.1287/moor.27.4.819.297, without https://doi.org/ (and without spaces, \\, {, } or ^)"),
     "openreview": (OPENREVIEW_RE, "the id after ?id= in an OpenReview link, like 7Yayy5fNLg"),
     "prefixed": (PREFIXED_RE, "an identifier like arXiv:2305.14325, OpenReview:ZIpdu0cHYu or a plain NAME-WITHOUT-SPACES"),
 }
@@ -35,7 +35,7 @@ def invisible(text: str) -> bool:
 # What a link must not hold: an invisible character, or a space of any kind (re's \s is
 # str.isspace, character by character)
 _NOT_IN_LINKS = re.compile(_INVISIBLE.pattern[:-1] + r"\s]")
-_TEX_IN_LINKS = re.compile(r"[\\{}]")
+_TEX_IN_LINKS = re.compile(r"[\\{}^]")  # \ { } and ^ (TeX writes any character as ^^ and its hex: ^^5c is \)
 
 
 @functools.lru_cache(maxsize=1024)  # asked twice of each link: by its field's check, then for its identity

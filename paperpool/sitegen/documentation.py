@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from urllib.parse import quote
 
 from paperpool.files import walk
 from paperpool.files.problems import Problem
 
 from ..registry import Registry, linked_step, outside_pool, registry_problem
+from ..rendering.markdown import address
 from . import paths
 from .handwritten import read_page
 
@@ -80,6 +80,8 @@ def _links_out(text: str, page: str, repository: str | None) -> str:
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), target))
         if not repository or resolved.startswith("../"):
             return label
-        return f"[{label}]({repository.rstrip('/')}/blob/HEAD/{quote(resolved)})"
+        # the registry's address, like any value of a pool file, is encoded (a `)` in it
+        # ended the link and what followed was read as raw HTML)
+        return f"[{label}](<{address(repository.rstrip('/') + '/blob/HEAD/' + resolved)}>)"
 
     return _OUT.sub(replaced, text)

@@ -210,7 +210,21 @@ def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path)
             "doi: null\n",
             "doi: '10.1234/x\\input{/etc/hostname}'\n",
             "papers/malt.yaml:18: doi: '10.1234/x\\input{/etc/hostname}' is not a DOI like 10.1287/moor.27.4.819.297, "
-            "without https://doi.org/ (and without spaces, \\, { or })",
+            "without https://doi.org/ (and without spaces, \\, {, } or ^)",
+        ),
+        (  # round seventeen: ^^5c is TeX's way of writing a backslash
+            "urls",
+            "urls:\n- https://arxiv.org/abs/2412.01928\n",
+            "urls:\n- 'https://example.org/^^5cinput^^7b/etc/hostname^^7d'\n",
+            "papers/malt.yaml:21: urls: 'https://example.org/^^5cinput^^7b/etc/hostname^^7d' holds '^', which no link may "
+            "hold; percent-encode it as %5E; give an http:// or https:// link",
+        ),
+        (
+            "doi",
+            "doi: null\n",
+            "doi: '10.1234/x^^5cinput'\n",
+            "papers/malt.yaml:18: doi: '10.1234/x^^5cinput' is not a DOI like 10.1287/moor.27.4.819.297, "
+            "without https://doi.org/ (and without spaces, \\, {, } or ^)",
         ),
     ],
 )
@@ -228,11 +242,15 @@ def test_a_link_or_doi_holding_tex_is_refused(run, pool_copy, field, before, aft
 def test_bib_export_never_writes_a_backslash_or_an_unpaired_brace_into_a_link():
     """What validate refuses is still never written for TeX to read: every backslash of a
     link and braces that do not pair are percent-encoded."""
-    from paperpool.formats.bibtex.writing import _verbatim
+    from paperpool.formats.bibtex.reading import verbatim
+    from paperpool.formats.bibtex.writing import _citation_key, _verbatim
 
     assert _verbatim("https://example.org/a\\input{b}") == "https://example.org/a%5Cinput{b}"
     assert _verbatim("https://example.org/a{b") == "https://example.org/a%7Bb"
     assert _verbatim("https://example.org/a b") == "https://example.org/a%20b"
+    assert _verbatim("https://example.org/^^5cinput") == "https://example.org/%5E%5E5cinput"
+    assert _citation_key("malt^^5cinput^^7bx^^7d") == "malt5cinput7bx7d"  # a key a registry takes from a record
+    assert verbatim("https://example.org/^^5c{x}") == "https://example.org/%5E%5E5c%7Bx%7D"  # as import-bib reads a link
 
 
 def test_a_link_mapped_to_a_text_field_is_written_as_text(run, pool_copy):

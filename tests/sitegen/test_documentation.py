@@ -41,6 +41,17 @@ def test_the_documentation_folder_is_published_with_its_links(run, tmp_path):
     assert home.index('href="documentation/index.html"') < home.index('href="documentation/guide.html"')
 
 
+def test_a_repository_address_reaches_the_documentation_s_links_encoded(run, tmp_path):
+    """Issue 39's seventeenth review: the registry's repository went raw into each link out
+    of the folder, so a `)` in it ended the link and the rest was live HTML."""
+    root = _pool(tmp_path, repository='"https://github.com/o/r)<img/src=x/onerror=alert(1)>"')
+    assert run("validate", cwd=root).exit_code == 0
+    assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0
+    index = (tmp_path / "site" / "documentation" / "index.html").read_text(encoding="utf-8")
+    assert "<img" not in index
+    assert 'href="https://github.com/o/r)%3Cimg/src=x/onerror=alert(1)%3E/blob/HEAD/CONTRIBUTING.md"' in index
+
+
 def test_without_a_repository_a_link_out_of_the_folder_is_its_text(run, tmp_path):
     root = _pool(tmp_path, repository=None)
     assert run("build", "--out", str(tmp_path / "site"), cwd=root).exit_code == 0

@@ -101,7 +101,7 @@ NOT_INHERITED = {"title", "doi", "url", "eprint", "archiveprefix", "primaryclass
 def verbatim(value: str) -> str:
     """A link or identifier as a .bib writes it: taken as it is, but for the backslash
     before _ % & # $ that LaTeX without the url package needs, and \\url{...} around it.
-    A link's braces and other backslashes, which no link may hold as they are (RFC 3986),
+    A link's braces, ^ and other backslashes, which no link may hold as they are (RFC 3986),
     are percent-encoded, as a browser sends them."""
     value = " ".join(value.split())
     if match := _URL_MACRO.fullmatch(value):
@@ -110,7 +110,7 @@ def verbatim(value: str) -> str:
     return value.translate(_ENCODED_IN_LINKS) if "://" in value else value
 
 
-_ENCODED_IN_LINKS = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C"})
+_ENCODED_IN_LINKS = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C", "^": "%5E"})
 
 
 class _Latex(LatexNodes2Text):

@@ -269,11 +269,12 @@ def _verbatim(value) -> str:
     """A link or identifier as it is, which biblatex and import-bib read back as it was.
     A link that no BibTeX reader could read back, or that TeX could run, has the
     characters at fault percent-encoded: braces that do not pair (BibTeX counts every
-    brace, escaped or not), every backslash (a style may hand the link to a macro, which
-    reads \\input as TeX), and spaces, which end a link. None of these belongs in a link
+    brace, escaped or not), every backslash and ^ (a style may hand the link to a macro,
+    which reads \\input, or ^^5cinput, as TeX), and spaces, which end a link. None of these belongs in a link
     (RFC 3986), and validate refuses them in links and DOIs."""
     text = re.sub(r"\s", lambda match: quote(match.group()), str(value))
-    text = text.replace("\\", "%5C")  # a style may pass the link to a macro, where TeX would run \input
+    # a style may pass the link to a macro, where TeX would run \input, or ^^5cinput (^^5c is \)
+    text = text.replace("\\", "%5C").replace("^", "%5E")
     if not braces_pair(text):
         text = text.replace("{", "%7B").replace("}", "%7D")
     return text
@@ -281,4 +282,4 @@ def _verbatim(value) -> str:
 
 def _citation_key(key: str) -> str:
     # a key holding a comma, brace or space would end the record's header early
-    return "".join(char for char in key if char not in ',{}()"#%~\\ \t\n') or "entry"
+    return "".join(char for char in key if char not in ',{}()"#%~\\^ \t\n') or "entry"
