@@ -107,9 +107,10 @@ def import_csv(
     specs = registry.fields[kind]
     existing = {record.key.casefold() for record in pool.all_records()}
     index = PoolIndex(pool)  # a paper the pool (or an earlier row) records, by id, link or title
+    read = [(line, *_record_from_row(row, line, csv_path.name, registry, kind)) for line, row in rows]
+    index.prepare([record.get("title") for _, record, _ in read if record])  # titles compared at once, not row by row
     planned, problems, seen = [], _Problems(), {}
-    for line, row in rows:
-        record, row_problems = _record_from_row(row, line, csv_path.name, registry, kind)
+    for line, record, row_problems in read:
         problems += row_problems
         if record is None:
             continue
