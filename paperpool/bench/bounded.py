@@ -10,6 +10,7 @@ one because the page's counts are grouped in one pass (its two sizes give a rati
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import random
@@ -102,6 +103,7 @@ def measure(shipped: Path, folder: Path, times: int, groups: tuple[int, ...] = (
     found += _seventh_cases(shipped, folder, times)
     found += _eighth_cases(shipped, folder, times)
     found += _thirteenth_cases(shipped, folder, times)
+    found += _sixteenth_cases(shipped, folder, times)
     for count in groups:
         pool = _pool(shipped, folder / f"pool-groups-{count}", "task_id", "x_value")
         _grouped_corpus(pool, count)
@@ -332,6 +334,90 @@ def _thirteenth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRo
                 ),
             )
         )
+    return found
+
+
+def _sixteenth_cases(shipped: Path, folder: Path, times: int) -> list[BoundedRow]:
+    """The sixteenth and seventeenth rounds', in copies of the shipped pool: BibTeX values
+    whose optional arguments no bracket closes (pylatexenc tried every reading), a title of
+    27,000 math spans (each read, with a converter of its own), and imports whose rows were
+    compared, and whose keys numbered, one by one against all before them."""
+    found = []
+    bib = folder / "open-brackets.bib"
+    title = "\\cite[a" * 4 + "{a}" * 29_900
+    bib.write_text(
+        "\n".join(
+            f"@article{{k{n},\n  title = {{{title} {n}}},\n  author = {{Doe, Jane}},\n  year = {{2024}}\n}}\n" for n in range(10)
+        ),
+        encoding="utf-8",
+    )
+    pool = folder / "pool-open-brackets"
+    shutil.copytree(shipped, pool, symlinks=True)
+    found.append(
+        BoundedRow(
+            "import-bib: 10 titles of four open `\\cite[` and 90 kB (refused: too long)",
+            f"{bib.stat().st_size / 1e3:,.0f} kB of BibTeX",
+            repeat(lambda: run(paperpool(pool, "import-bib", "--dry-run", str(bib)), pool, expect=1), times),
+        )
+    )
+    pool = folder / "pool-math-spans"
+    shutil.copytree(shipped, pool, symlinks=True)
+    registry = pool / "registry.yaml"
+    registry.write_text(re.sub(r"(?m)^(  title: \{type: text, required: true), max_length: \d+", r"\1", registry.read_text()))
+    record = pool / "papers" / "coma2018.yaml"
+    spans = " ".join(f"$\\cite[a\\cite[a\\cite[a\\cite[a {n}$" for n in range(27_000))
+    record.write_text(re.sub(r"(?m)^title: .*$", lambda _: "title: '" + spans + "'", record.read_text(), count=1))
+    found.append(
+        BoundedRow(
+            "export --format ris: a title of 27,000 math spans (1,000 characters of math read)",
+            f"a {record.stat().st_size / 1e3:,.0f} kB record",
+            repeat(
+                lambda: run(paperpool(pool, "export", "--format", "ris", "-o", str(folder / "out.ris")), pool, expect=0), times
+            ),
+        )
+    )
+    rng = random.Random(17)
+    items = [
+        {
+            "type": "article-journal",
+            "citation-key": "x",
+            "title": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(60)),
+            "author": [{"family": "Doe", "given": "J"}],
+            "issued": {"date-parts": [[2024]]},
+        }
+        for _ in range(16_000)
+    ]
+    same = folder / "same-key.json"
+    same.write_text(json.dumps(items), encoding="utf-8")
+    found.append(
+        BoundedRow(
+            "import-csljson --dry-run: 16,000 items of one citation key",
+            f"{same.stat().st_size / 1e6:,.1f} MB of CSL-JSON",
+            repeat(lambda: run(paperpool(shipped, "import-csljson", "--dry-run", str(same)), folder, expect=0), times),
+        )
+    )
+    rows = folder / "rows.csv"
+    exported = subprocess.run(paperpool(shipped, "export", "--format", "csv"), capture_output=True, text=True, check=True)
+    header, first = exported.stdout.splitlines()[:2]
+    names = header.split(",")
+    with rows.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(names)
+        template = next(csv.reader([first]))
+        for n in range(16_000):
+            row = dict(zip(names, template, strict=True))
+            row |= {"key": f"k{n}", "title": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(200))}
+            row |= {name: "" for name in ("arxiv_id", "doi", "openreview_id") if name in row}
+            if "url" in row:
+                row["url"] = f"https://example.org/p{n}"
+            writer.writerow(row.values())
+    found.append(
+        BoundedRow(
+            "import-csv --dry-run: 16,000 rows of distinct titles",
+            f"{rows.stat().st_size / 1e6:,.1f} MB of CSV",
+            repeat(lambda: run(paperpool(shipped, "import-csv", "--dry-run", str(rows)), folder, expect=0), times),
+        )
+    )
     return found
 
 
