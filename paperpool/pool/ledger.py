@@ -159,6 +159,14 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             continue
         for message in _says_nothing(claim, published() if claim.published else pool, columns):
             problem("where", message, "warning")
+        stated = _stated_counts(claim.statement)
+        if stated and isinstance(claim.expected, int) and claim.expected not in stated:
+            problem(
+                "statement",
+                f"says {' and '.join(map(str, sorted(stated)))}, but the claim expects {claim.expected}: a statement says "
+                "the number its query counts; correct the statement or the expected value",
+                "warning",
+            )
         if _disputes_nothing(claim):
             problem(
                 "dispute",
@@ -167,6 +175,17 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
             )
         claims.append(claim)
     return claims, problems
+
+
+# The counts a statement gives: numbers standing alone (not O5, K2.5 or 2605.02801), and
+# "no entry", "none of the records" for 0.
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w]|\.\d)")
+_NONE = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
+
+
+def _stated_counts(statement: str) -> set[int]:
+    counts = {int(found.replace(",", "")) for found in _NUMBER.findall(statement)}
+    return counts | ({0} if _NONE.search(statement) else set())
 
 
 def _says_nothing(claim: Claim, counted: Pool, columns: dict[str, dict[str, Column]]) -> list[str]:

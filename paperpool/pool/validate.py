@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError, Problem, errors, suggest
@@ -235,6 +236,53 @@ def _same_key_score(key: str, threshold: float) -> float:
 
 SUGGESTED = 5  # unknown keys of one record given a did-you-mean
 
+# A description that says no record holds its value: "No retained entry learns this ...",
+# "none of the entries". What a value means does not change; how many hold it does.
+_NO_RECORD = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
+
+
+def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
+    """A vocabulary value whose description says no record holds it while some entry does
+    (a warning): a description states what a value means, and the pages count it from the
+    records (issue 37: "No retained entry learns this decision" stood over a list of nine)."""
+    doc = pool.registry.document
+    specs = pool.registry.fields["entries"].values()
+    problems = []
+    for name, body in (doc.data.get("vocabularies") or {}).items():
+        values = body.get("values") if isinstance(body, dict) else None
+        for index, value in enumerate(values if isinstance(values, list) else []):
+            said = value.get("description") if isinstance(value, dict) else None
+            if not isinstance(said, str) or not _NO_RECORD.search(said):
+                continue
+            holding = [record.key for record in pool.entries if _holds(record.data, specs, name, value.get("id"))]
+            if holding:
+                shown = ", ".join(holding[:5]) + (f" and {len(holding) - 5} more" if len(holding) > 5 else "")
+                problems.append(
+                    Problem(
+                        REGISTRY_FILE,
+                        doc.line("vocabularies", name, "values", index, "description"),
+                        f"vocabularies.{name}.{value.get('id')}.description",
+                        f"says '{_NO_RECORD.search(said).group()}', but {len(holding)} entries hold {value.get('id')} "
+                        f"({shown}); say what the value means, and let the pages count it from the records",
+                        "warning",
+                    )
+                )
+    return problems
+
+
+def _holds(data: dict, specs, vocabulary: str, value) -> bool:
+    """Whether a record holds `value` of `vocabulary` in any field: a choice, a list's item,
+    or a map's key or value."""
+    for spec in specs:
+        given = data.get(spec.name)
+        if spec.vocabulary == vocabulary and (given == value or (isinstance(given, list) and value in given)):
+            return True
+        if isinstance(given, dict) and (
+            (spec.keys == vocabulary and value in given) or (spec.vocabulary == vocabulary and value in given.values())
+        ):
+            return True
+    return False
+
 
 def check_registry_references(pool: Pool) -> list[Problem]:
     """Keys the registry or a record names must exist."""
@@ -254,6 +302,7 @@ def check_registry_references(pool: Pool) -> list[Problem]:
                             f"'{key}' is not a retained entry; correct the key or add the entry to {pool.registry.pool['entries']}/",
                         )
                     )
+    problems += _descriptions_denying_the_data(pool)
     url = (
         (doc.data.get("survey") or {}).get("publication", {}).get("url")
         if isinstance((doc.data.get("survey") or {}).get("publication"), dict)
