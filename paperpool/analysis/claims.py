@@ -292,13 +292,15 @@ def summary(outcomes: list[Outcome]) -> str:
     is counted, and how many published ones have another value now (holding at publication
     beside a changed value is not a contradiction, but must not read as one)."""
     failing = sum(not o.holds for o in outcomes)
-    published = sum(o.now is not None for o in outcomes)
+    published = [o for o in outcomes if o.now is not None]
     changed = sum(o.changed for o in outcomes)
     said = f"{plural(len(outcomes), 'claim')}: " + (
         f"{failing} no longer {'holds' if failing == 1 else 'hold'}" if failing else "all hold"
     )
     if published:
-        said += f" ({published} published, counted at publication; {len(outcomes) - published} live, counted now)"
+        live = len(outcomes) - len(published)
+        said += f", {len(published)} published {'one' if len(published) == 1 else 'ones'} counted over the pool {published[0].at}"
+        said += f" and {live} live {'one' if live == 1 else 'ones'} counted now" if live else ""
     if changed:
         said += f"; {plural(changed, 'published claim')} {'has' if changed == 1 else 'have'} a different value now"
     return said + "."

@@ -51,6 +51,7 @@ def render_block(analysis: Analysis) -> str:
         "list_empty_up_to": LIST_EMPTY_UP_TO,
         "claims": outcomes,
         "claims_failing": [o for o in outcomes if not o.holds],
+        "claims_said": analysis.claims_said,
         "publication": registry.publication,
         "since": since_publication(analysis),
         "groups": grouped(pool),

@@ -283,7 +283,7 @@ def test_shipped_claims_all_hold(run):
     result = run("claims", "--check", cwd=REPO)
     assert (result.exit_code, result.output) == (
         0,
-        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); 2 published claims have a different value now.\n",
+        "15 claims: all hold, 14 published ones counted over the pool as of May 4, 2026 (arXiv 2605.02801v1) and 1 live one counted now; 2 published claims have a different value now.\n",
     )
 
 

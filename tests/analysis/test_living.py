@@ -40,7 +40,7 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
     assert run("validate", cwd=pool_copy).output == "ok: 89 entries and 32 exclusions, no problems.\n"
     assert (run("claims", "--check", cwd=pool_copy).exit_code, run("claims", "--check", cwd=pool_copy).output) == (
         0,
-        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); 7 published claims have a different value now.\n",
+        "15 claims: all hold, 14 published ones counted over the pool as of May 4, 2026 (arXiv 2605.02801v1) and 1 live one counted now; 7 published claims have a different value now.\n",
     )
     assert run("readme", "--check", cwd=pool_copy).exit_code == 0
     assert (pool_copy / "claims.yaml").read_bytes() == ledger
@@ -64,8 +64,9 @@ def test_five_new_papers_break_no_claim_and_need_no_edit_to_the_ledger(run, pool
     ]
     readme = (pool_copy / "README.md").read_text(encoding="utf-8")
     assert (
-        "Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 53 records retagged.\n"
-        "All 15 claims in claims.yaml hold (14 published, counted over the pool as of May 4, 2026; 1 live, counted now)"
+        "Since the published version (arXiv 2605.02801v1, as of May 4, 2026): 5 entries added, 54 records retagged.\n"
+        "15 claims: all hold, 14 published ones counted over the pool as of May 4, 2026 (arXiv 2605.02801v1) and 1 live "
+        "one counted now; 7 published claims have a different value now."
     ) in readme
 
 
@@ -98,7 +99,7 @@ def test_a_retag_recorded_in_changes_keeps_the_published_claim(run, pool_copy):
         path, "- date: 2026-11-23\n  was: {credit_granularity: orchestrator, credit_unit: orchestrator}\n  why: A test retag.\n"
     )
     assert run("claims", "--check", cwd=pool_copy).output == (
-        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); 3 published claims have a different value now.\n"
+        "15 claims: all hold, 14 published ones counted over the pool as of May 4, 2026 (arXiv 2605.02801v1) and 1 live one counted now; 3 published claims have a different value now.\n"
     )
     block = next(b for b in run("claims", cwd=pool_copy).output.split("\n\n") if "[holds] orchestrator-credit-broad" in b)
     assert block.splitlines()[3:5] == [

@@ -135,7 +135,7 @@ def test_import_csljson_writes_exactly_the_new_papers(run, pool_copy, snapshot):
         "key: okafor2026learning\n"
         "title: 'Learning When to Stop: Credit for Orchestrators'\n"  # CSL's <i> markup dropped
         "authors:\n- Okafor, Chidi\n- van der Berg, Anna\n- Müller, Jörg\n"  # the particle joins the family name
-        "authors_complete: true\naffiliation: null\nyear: 2026\n"
+        "authors_complete: true\naffiliation: null\nyear: 2026\npreprint_year: null\n"
         "venue: Proceedings of the 43rd International Conference on Machine Learning\n"
         "arxiv_id: null\ndoi: null\nopenreview_id: AbCdEf9876\nurls:\n- https://openreview.net/forum?id=AbCdEf9876\n"
     )

@@ -202,28 +202,28 @@ def test_bib_export_writes_a_link_as_it_is(run, pool_copy, empty_pool, tmp_path)
             "urls",
             "urls:\n- https://arxiv.org/abs/2412.01928\n",
             "urls:\n- 'https://example.org/a\\input{/etc/hostname}'\n",
-            "papers/malt.yaml:21: urls: 'https://example.org/a\\input{/etc/hostname}' holds '\\', which no link may hold; "
+            "papers/malt.yaml:22: urls: 'https://example.org/a\\input{/etc/hostname}' holds '\\', which no link may hold; "
             "percent-encode it as %5C; give an http:// or https:// link",
         ),
         (
             "doi",
             "doi: null\n",
             "doi: '10.1234/x\\input{/etc/hostname}'\n",
-            "papers/malt.yaml:18: doi: '10.1234/x\\input{/etc/hostname}' is not a DOI like 10.1287/moor.27.4.819.297, "
+            "papers/malt.yaml:19: doi: '10.1234/x\\input{/etc/hostname}' is not a DOI like 10.1287/moor.27.4.819.297, "
             "without https://doi.org/ (and without spaces, \\, {, } or ^)",
         ),
         (  # round seventeen: ^^5c is TeX's way of writing a backslash
             "urls",
             "urls:\n- https://arxiv.org/abs/2412.01928\n",
             "urls:\n- 'https://example.org/^^5cinput^^7b/etc/hostname^^7d'\n",
-            "papers/malt.yaml:21: urls: 'https://example.org/^^5cinput^^7b/etc/hostname^^7d' holds '^', which no link may "
+            "papers/malt.yaml:22: urls: 'https://example.org/^^5cinput^^7b/etc/hostname^^7d' holds '^', which no link may "
             "hold; percent-encode it as %5E; give an http:// or https:// link",
         ),
         (
             "doi",
             "doi: null\n",
             "doi: '10.1234/x^^5cinput'\n",
-            "papers/malt.yaml:18: doi: '10.1234/x^^5cinput' is not a DOI like 10.1287/moor.27.4.819.297, "
+            "papers/malt.yaml:19: doi: '10.1234/x^^5cinput' is not a DOI like 10.1287/moor.27.4.819.297, "
             "without https://doi.org/ (and without spaces, \\, {, } or ^)",
         ),
     ],
@@ -413,3 +413,39 @@ def test_fields_taking_one_entry_field_share_its_value(pool_copy):
     values = [value for name, value in cited.fields if name == "booktitle" or name.startswith("x")]
     assert len(values) == 151 and all(value is values[0] for value in values)
     assert values[0] == "Conference on Language Modeling (COLM)"
+
+
+def test_a_conference_paper_is_cited_by_its_conference_in_every_format(run, pool_copy):
+    """Issue 37: context-folding (ICML 2026) and seven other peer-reviewed entries were
+    exported as `@article{..., journal = {arXiv preprint ...}}`, and cited so in RIS and
+    CSL-JSON; the year is the version cited's, the arXiv id stays as eprint."""
+    bib = _read_bib(run("export", "--format", "bib", cwd=pool_copy).output)
+    assert bib["context-folding"] | {"author": None, "title": None} == {
+        "title": None,
+        "author": None,
+        "year": "2026",
+        "booktitle": "International Conference on Machine Learning (ICML)",
+        "eprint": "2510.11967",
+        "archiveprefix": "arXiv",
+        "url": "https://arxiv.org/abs/2510.11967",
+    }
+    assert bib["gaia2023"]["year"] == "2024"  # ICLR 2024; its first arXiv version (2023) is the record's preprint_year
+    ris = {record["id"]: record for record in rispy.loads(run("export", "--format", "ris", cwd=pool_copy).output)}
+    assert (ris["context-folding"]["type_of_reference"], ris["context-folding"]["secondary_title"]) == (
+        "CPAPER",
+        "International Conference on Machine Learning (ICML)",
+    )
+    csl = {item["id"]: item for item in json.loads(run("export", "--format", "csljson", cwd=pool_copy).output)}
+    assert (csl["context-folding"]["type"], csl["context-folding"]["container-title"], csl["context-folding"]["issued"]) == (
+        "paper-conference",
+        "International Conference on Machine Learning (ICML)",
+        {"date-parts": [[2026]]},
+    )
+    records = _records(pool_copy)
+    cited_as_preprints = [
+        key
+        for key, data in records.items()
+        if data.get("evidence_level") == "peer_reviewed"
+        and str((data.get("bibtex") or {}).get("journal", "")).startswith("arXiv preprint")
+    ]
+    assert cited_as_preprints == []

@@ -44,6 +44,7 @@ def test_import_bib_writes_exactly_the_new_papers(run, pool_copy, snapshot):
         "authors_complete: true\n"
         "affiliation: null\n"
         "year: 2026\n"
+        "preprint_year: null\n"
         "venue: Transactions on Machine Learning Research\n"
         "arxiv_id: null\n"
         "doi: 10.1234/tmlr.2026.0042\n"
@@ -224,6 +225,7 @@ def test_import_bib_expands_string_macros_and_concatenation(run, pool_copy, tmp_
         "authors_complete: true\n"
         "affiliation: null\n"
         "year: 2026\n"
+        "preprint_year: null\n"
         "venue: Transactions on Machine Learning Research\n"
     )
     assert stub.endswith(
@@ -314,7 +316,7 @@ def test_import_bib_resolves_a_crossref(run, empty_pool, tmp_path):
     assert sorted(path.name for path in (empty_pool / "papers").iterdir()) == ["p1.yaml", "p2.yaml"]
     one = (empty_pool / "papers" / "p1.yaml").read_text(encoding="utf-8")
     assert one.startswith(
-        "key: p1\ntitle: Paper One\nauthors:\n- Roe, Rick\nauthors_complete: true\naffiliation: null\nyear: 2025\n"
+        "key: p1\ntitle: Paper One\nauthors:\n- Roe, Rick\nauthors_complete: true\naffiliation: null\nyear: 2025\npreprint_year: null\n"
         "venue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: null\nopenreview_id: null\nurls: TODO\n"
     )
     assert one.endswith(
@@ -322,7 +324,10 @@ def test_import_bib_resolves_a_crossref(run, empty_pool, tmp_path):
         "  publisher: ACM\n  pages: '7'\nsecond_reading: null\n"
     )
     two = (empty_pool / "papers" / "p2.yaml").read_text(encoding="utf-8")
-    assert "\nyear: 2026\nvenue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: 10.1234/p2\n" in two
+    assert (
+        "\nyear: 2026\npreprint_year: null\nvenue: Proceedings of the Workshop on Halting\narxiv_id: null\ndoi: 10.1234/p2\n"
+        in two
+    )
 
 
 def test_two_records_that_cross_reference_each_other_are_two_papers(run, empty_pool, tmp_path):

@@ -121,6 +121,7 @@ def test_add_arxiv_writes_a_full_stub_that_validates_once_tagged(run, pool_copy,
         "authors_complete: true\n"
         "affiliation: null\n"
         "year: 2023\n"
+        "preprint_year: null\n"
         "venue: ACM AISec 2023\n"
         "arxiv_id: '2302.12173'\n"
         "doi: 10.1145/3605764.3623985\n"
@@ -182,7 +183,7 @@ def test_add_doi_reads_crossref(run, pool_copy, server):
         "key: bernstein2002complexity\n"
         "title: The Complexity of Decentralized Control of Markov Decision Processes\n"
         "authors:\n- Bernstein, Daniel S.\n- Givan, Robert\n- Immerman, Neil\n- Zilberstein, Shlomo\n"
-        "authors_complete: true\naffiliation: null\nyear: 2002\n"
+        "authors_complete: true\naffiliation: null\nyear: 2002\npreprint_year: null\n"
         "venue: Mathematics of Operations Research\n"
         "arxiv_id: null\ndoi: 10.1287/moor.27.4.819.297\nopenreview_id: null\n"
         "urls:\n- https://doi.org/10.1287/moor.27.4.819.297\n"
@@ -225,7 +226,7 @@ def test_add_openreview_reads_the_note(run, pool_copy, server):
         "# papers/hsu2025depart.yaml\nkey: hsu2025depart\n"
         "title: 'DEPART: Hierarchical Multi-Agent System for Multi-Turn Interaction'\n"
         "authors:\n- Hsu, Hao-Lun\n- Xu, Jing\n- Vichare, Nikhil\n- Carbone, Francesco\n- Pajic, Miroslav\n- Carenini, Giuseppe\n"
-        "authors_complete: true\naffiliation: null\nyear: 2025\nvenue: Submitted to ICLR 2026\n"
+        "authors_complete: true\naffiliation: null\nyear: 2025\npreprint_year: null\nvenue: Submitted to ICLR 2026\n"
         "arxiv_id: null\ndoi: null\nopenreview_id: Q4Nk6PlZYH\nurls:\n- https://openreview.net/forum?id=Q4Nk6PlZYH\n"
     )
 

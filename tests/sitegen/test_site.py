@@ -708,7 +708,7 @@ def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_th
     ) in home
     # issue 37: "all hold" beside changed values said which count holds only on another page
     said = (
-        "15 claims: all hold (14 published, counted at publication; 1 live, counted now); "
+        "15 claims: all hold, 14 published ones counted over the pool as of May 4, 2026 (arXiv 2605.02801v1) and 1 live one counted now; "
         "2 published claims have a different value now."
     )
     assert f'<a href="claims.html">{said}</a>' in home
