@@ -125,7 +125,7 @@ def read_traces(documents: list[tuple[int | None, object]]) -> dict[str, tuple[l
     lines: list[int | None] = []
     order = 0
     for line, document in documents:
-        if not isinstance(document, dict) or not isinstance(_field(document, "resourceSpans")[1], list):
+        if not isinstance(document, dict) or not isinstance(field(document, "resourceSpans")[1], list):
             raise OtlpProblem(
                 [
                     Finding(
@@ -165,7 +165,7 @@ def _refuse(placed: list[tuple[int | None, Finding]]) -> None:
 def _spans(document: dict, findings: list[Finding]):
     """The spans of one OTLP/JSON document, read in turn (each with its trace id and its
     resource's attributes), until more than MOST_PROBLEMS findings."""
-    key, listed = _field(document, "resourceSpans")
+    key, listed = field(document, "resourceSpans")
     for r, raw_resource in enumerate(listed):
         if _full(findings):
             return
@@ -175,12 +175,12 @@ def _spans(document: dict, findings: list[Finding]):
         for s, raw_scope in enumerate(resource_spans.get("scopeSpans", [])):
             if _full(findings):
                 return
-            scope_path = path + [_field(raw_resource, "scopeSpans")[0], s]
+            scope_path = path + [field(raw_resource, "scopeSpans")[0], s]
             scope_spans = _item(raw_scope, "ScopeSpans", scope_path, findings) or {}
             for k, raw_span in enumerate(scope_spans.get("spans", [])):
                 if _full(findings):
                     return
-                read = _span(raw_span, scope_path + [_field(raw_scope, "spans")[0], k], findings)
+                read = _span(raw_span, scope_path + [field(raw_scope, "spans")[0], k], findings)
                 if read is not None:
                     yield *read, resource
 
@@ -262,7 +262,7 @@ def _place(span: Span, line: int | None) -> str:
     return span.where if span.line == line else f"{span.where} on line {span.line}"
 
 
-def _field(node, name: str) -> tuple[str, object]:
+def field(node, name: str) -> tuple[str, object]:
     """(the key it is written under, its value) of a field named in lowerCamelCase, as
     OTLP/JSON writes it, or in snake_case, as protobuf's own field names are. Null is
     absent, as in protobuf's JSON mapping."""
@@ -392,7 +392,7 @@ def _message(node, kind: str, path: list, findings: list[Finding]) -> dict | Non
         return None
     fields = {}
     for name, spec in MESSAGES[kind].items():
-        key, value = _field(node, name)
+        key, value = field(node, name)
         if value is not None:
             decoded = _decode(value, spec, path + [key], findings)
             if decoded is not None:
@@ -635,7 +635,7 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
         return None
     held = []
     for name in ANY_VALUES:
-        key, found = _field(value, name)
+        key, found = field(value, name)
         if found is not None:
             held.append((name, key, found))
     for key in value:
@@ -686,7 +686,7 @@ def _one_value(value, path: list, findings: list[Finding], waiting: list):
     if name == "bytesValue" and isinstance(found, str):
         return _bytes(found, here, findings)
     if name in ("arrayValue", "kvlistValue") and isinstance(found, dict):
-        key, values = _field(found, "values")
+        key, values = field(found, "values")
         if name == "kvlistValue":
             pairs = _key_values(values if values is not None else [], here + [key], findings) or []
             members = {member: None for member, _, _ in pairs}

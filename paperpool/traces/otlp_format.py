@@ -12,6 +12,7 @@ from pathlib import Path
 from paperpool.files.problems import PaperpoolError
 
 from .importing import Imported, ImportOptions, TraceFormat, Unreadable, refuse_too_many, registered
+from .otlp import field
 from .schema import Finding
 
 EXPECTS = (
@@ -67,7 +68,7 @@ def documents(path: Path) -> list[tuple[int | None, object]]:
                 document = parsed_once(line)
             except (TraceUnreadable, OtlpProblem) as exc:
                 raise OtlpProblem([_in_a_line(f) for f in exc.findings], [number] * len(exc.findings)) from None
-            if not (isinstance(document, dict) and isinstance(document.get("resourceSpans"), list)):
+            if not isinstance(field(document, "resourceSpans")[1], list):  # lowerCamelCase or protobuf's snake_case
                 # each line of an OTLP/JSON Lines file is an export request: what is not one stops here, not
                 # after every line of the file is read and kept
                 raise OtlpProblem([Finding("", _NOT_A_REQUEST)], [number]) from None
@@ -76,7 +77,7 @@ def documents(path: Path) -> list[tuple[int | None, object]]:
 
 
 _NOT_A_REQUEST = (
-    "the line is no OTLP/JSON export request (an object with resourceSpans, a list); "
+    "the line is no OTLP/JSON export request (an object with resourceSpans, or resource_spans, a list); "
     "an OTLP/JSON Lines file holds one on each line"
 )
 

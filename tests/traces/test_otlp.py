@@ -567,6 +567,39 @@ def test_json_lines_from_the_file_exporter_give_one_trace_per_run(run, tmp_path)
     )
 
 
+def _snake(node):
+    if isinstance(node, dict):
+        return {"".join("_" + c.lower() if c.isupper() else c for c in key): _snake(value) for key, value in node.items()}
+    return [_snake(item) for item in node] if isinstance(node, list) else node
+
+
+def test_json_lines_in_protobuf_s_snake_case_import_as_the_document_does(run, tmp_path):
+    """Issue 39's eighteenth review: an OTLP/JSON Lines file in protobuf's field names
+    (resource_spans, a span a line) was refused as "no export request", while the same
+    spans as one document imported."""
+    whole = _snake(json.loads((REPO / "traces" / "otlp" / "research-team.otlp.json").read_text(encoding="utf-8")))
+    resource = whole["resource_spans"][0]
+    lines = [
+        json.dumps(
+            {
+                "resource_spans": [
+                    {"resource": resource["resource"], "scope_spans": [{"scope": scope.get("scope"), "spans": [span]}]}
+                ]
+            }
+        )
+        for scope in resource["scope_spans"]
+        for span in scope["spans"]
+    ]
+    (tmp_path / "snake.json").write_text(json.dumps(whole), encoding="utf-8")
+    (tmp_path / "snake.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name in ("snake.json", "snake.jsonl"):
+        result = run("trace", "import", name, "-o", f"{name}.out.json", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "snake.json.out.json").read_text(encoding="utf-8") == (tmp_path / "snake.jsonl.out.json").read_text(
+        encoding="utf-8"
+    )
+
+
 def test_an_unknown_format_is_named(run, tmp_path):
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
     result = run("trace", "import", "x.json", "--from", "pdf", cwd=tmp_path)
@@ -791,7 +824,7 @@ def test_a_json_lines_export_is_read_a_line_at_a_time_and_stops_at_its_first_bad
     objects.write_bytes(b"{}\n" * 1_000_000)
     result = run("trace", "import", "--from", "otlp", str(objects), "-o", str(tmp_path / "out.json"), cwd=tmp_path)
     assert result.output == (
-        f"Error: {objects}:1: the line is no OTLP/JSON export request (an object with resourceSpans, a list); an "
+        f"Error: {objects}:1: the line is no OTLP/JSON export request (an object with resourceSpans, or resource_spans, a list); an "
         "OTLP/JSON Lines file holds one on each line\n"
     )
 
