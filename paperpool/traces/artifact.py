@@ -326,7 +326,7 @@ def _worded(section: str, item, position: int, key: tuple) -> Finding:
         return [section, position, *local[1:]]
 
     try:
-        for error in validator.iter_errors([item]):
+        for error in schema.item_errors(validator, item)[0]:
             if _key_of(error, section) == key:
                 return schema.explain(error, [item], located, schema.schema())[0]
     except ValueError as exc:  # nested past what jsonschema-rs words (the artifact's format allows anything there)

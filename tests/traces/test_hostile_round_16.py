@@ -137,3 +137,34 @@ def test_warnings_say_what_the_places_they_count_share_and_when_counting_stopped
         f"{trace}: warning: /edges/1: causal, spawn, return and aggregate edges form a cycle e0 -> e1 -> e0; an event "
         "cannot wait on itself: remove or reverse one of these edges (and at least 100 more edges like it)",
     ]
+
+
+def test_an_event_holding_a_long_list_of_bad_values_is_worded_by_its_first(run, tmp_path):
+    """Round eighteen: one event whose rewards held a million empty objects (3 MB) made
+    3 million errors, 6 GB, before the first was worded: jsonschema-rs gathers them all.
+    An item of over LARGE_ITEM values gives its first error, and says so."""
+    events = [{"id": "e0", "t": 0, "type": "message", "agent": "a", "to": "a", "rewards": [{}] * 30_000}]
+    declared = tmp_path / "declared.json"
+    declared.write_text(
+        json.dumps({"schema": "urn:paperpool:schema:orchestration-trace:1.0.0", "trace_id": "t", "events": events, "edges": []}),
+        encoding="utf-8",
+    )
+    result = run("trace", "validate", str(declared), cwd=tmp_path)
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            f"{declared}: /events/0: holds over 10,000 values, so only its first problem was looked for; correct it and "
+            "check again",
+            f"{declared}: /events/0/rewards/0/channel: missing: add `channel` (the reward channel (for example team, "
+            "orchestration, tool, debate))",
+            f"{declared}: invalid, 2 problems.",
+        ],
+    )
+    loose = tmp_path / "loose.json"
+    loose.write_text(json.dumps(_no_schema(events, [])), encoding="utf-8")
+    warned = run("trace", "validate", str(loose), cwd=tmp_path)
+    assert warned.exit_code == 0
+    assert warned.output.splitlines()[0] == (
+        f"{loose}: warning: /events/0/rewards/0/channel: missing: add `channel` (the reward channel (for example team, "
+        "orchestration, tool, debate))"
+    )
