@@ -11,6 +11,8 @@ import string
 
 from paperpool.pool import stubs
 
+from .conftest import edit
+
 
 def test_records_of_one_citation_key_are_numbered_in_one_pass(run, tiny, tmp_path, monkeypatch):
     """16,000 CSL-JSON items of one citation-key took 32 s: each tried every number before
@@ -60,3 +62,60 @@ def test_import_csv_compares_the_file_s_titles_at_once(run, pool_copy, tmp_path,
     assert result.exit_code == 0, result.output
     assert result.output == "would write 200 entries to papers/\n"
     assert one_by_one == []
+
+
+def test_only_web_links_are_made_links_whatever_the_registry_types_them(run, pool_copy):
+    """Round eighteen: a registry typing `urls` as text let `javascript:alert(...)` pass
+    validate and go live on the entry's page, the README block and the feed; a link of one
+    `[` (`http://[x`) and a DOI typed as a number ended build and readme in an internal
+    error. Only the web links validate accepts are links, whatever the field's type."""
+    from paperpool.analysis.views import links
+
+    assert links({"urls": ["javascript:alert(1)", "http://[x", 5, "https://example.org/a"], "doi": 5}) == links(
+        {"urls": ["https://example.org/a"]}
+    )
+    assert [link.url for link in links({"url": "https://example.org/b", "doi": "10.1234/x"})] == [
+        "https://example.org/b",
+        "https://doi.org/10.1234/x",
+    ]
+    edit(
+        pool_copy / "registry.yaml",
+        '  urls: {type: url_list, required: true, label: "Links"}',
+        '  urls: {type: text_list, required: true, label: "Links"}',
+    )
+    edit(pool_copy / "papers" / "c3.yaml", "- https://arxiv.org/abs/2603.06859\n", "- 'javascript:alert(document.domain)'\n")
+    assert run("validate", cwd=pool_copy).exit_code == 0
+    assert run("build", cwd=pool_copy).exit_code == 0
+    page = (pool_copy / "build" / "site" / "entries" / "c3.html").read_text(encoding="utf-8")
+    assert 'href="javascript:' not in page and "javascript:alert" not in (pool_copy / "build" / "site" / "feed.xml").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_values_outside_a_wide_vocabulary_are_named_within_bounds(run, pool_copy):
+    """Round eighteen: each of 1,000 values outside a vocabulary of 200 ids of 50 characters
+    was compared by difflib with every id (19 s) and its line listed all 200 (10 MB of
+    output). The closest id is looked for within problems.suggest's bounds, and a line
+    lists the first 20."""
+    ids = [f"value-{n:03d}-" + "x" * 40 for n in range(200)]
+    values = "".join(f"      - id: {value}\n        label: V{n}\n" for n, value in enumerate(ids))
+    edit(pool_copy / "registry.yaml", "vocabularies:\n", f"vocabularies:\n  wide:\n    label: Wide\n    values:\n{values}")
+    edit(pool_copy / "registry.yaml", "entry_fields:\n", "entry_fields:\n  picked: {type: choice_list, vocabulary: wide}\n")
+    bad = "".join(f"- other-{n:04d}-" + "y" * 40 + "\n" for n in range(1_000))
+    path = pool_copy / "papers" / "c3.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "picked:\n" + bad, encoding="utf-8")
+    result = run("validate", cwd=pool_copy)
+    lines = [line for line in result.output.splitlines() if "is not an allowed value" in line]
+    assert result.exit_code == 1 and len(lines) == 1_000
+    assert all(len(line) < 2_000 and line.endswith(f"{ids[19]} or the 180 more in registry.yaml") for line in lines)
+
+
+def test_titles_are_compared_by_their_first_thousand_characters():
+    """Round eighteen: four titles of 900 kB, nearly alike, took validate 26 s (comparing
+    two titles costs the product of their lengths). A title's key keeps its first
+    COMPARED characters: long titles alike there are still found alike."""
+    from paperpool.pool import identity
+
+    long = "word " * 200_000
+    assert len(identity.title_key(long)) == identity.COMPARED
+    assert identity.similar_pairs([identity.title_key(long + "a"), identity.title_key(long + "b")], 90) == [(0, 1, 100.0)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from paperpool.pool.identity import DOI_RE, url_problem
 from paperpool.pool.reading import Pool, Record
 from paperpool.registry import Registry
 from paperpool.rendering.markdown import visible
@@ -101,10 +102,15 @@ def _in_taxonomy(registry: Registry, name: str, value) -> bool:
 
 
 def links(data: dict) -> list[Link]:
-    """The record's links, each labelled by its site, the DOI's resolver added when missing."""
-    urls = list(data.get("urls") or ([data["url"]] if data.get("url") else []))
-    if data.get("doi") and not any(data["doi"] in url for url in urls):
-        urls.append(f"https://doi.org/{data['doi']}")
+    """The record's links, each labelled by its site, the DOI's resolver added when missing.
+    Only web links validate accepts: a registry may type these fields otherwise (text, a
+    number), and a `javascript:` text went live on the entry's page, an IPv6 link of one
+    `[` ended the build."""
+    given = data.get("urls") if data.get("urls") else data.get("url")
+    urls = [url for url in (given if isinstance(given, list) else [given]) if isinstance(url, str) and not url_problem(url)]
+    doi = data.get("doi")
+    if isinstance(doi, str) and DOI_RE.match(doi) and not any(doi in url for url in urls):
+        urls.append(f"https://doi.org/{doi}")
     return [Link(_site(url), url) for url in urls]
 
 

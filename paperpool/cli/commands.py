@@ -629,19 +629,23 @@ def registry_doc_command(file: Path | None, check: bool) -> None:
         click.echo(text, nl=False)
         return
     check_output(file, str(file))  # a file, or the place for one: what --check compares is what it would write
-    current = file.read_text(encoding="utf-8") if file.is_file() else None
+    written = text.encode("utf-8")
+    current = None
+    if file.is_file():  # compared as bytes, as far as it could equal the reference: any other file is out of date
+        with file.open("rb") as handle:
+            current = handle.read(len(written) + 1)
     if check:
         if current is None:
             raise PaperpoolError(f"{file}: no such file; run paperpool registry-doc {file} to write the reference, and commit it")
-        if current != text:
+        if current != written:
             raise PaperpoolError(
                 f"{file}: the registry reference is out of date; run paperpool registry-doc {file} and commit the result"
             )
         click.echo(f"{file}: the registry reference is up to date.")
         return
-    if current != text:
+    if current != written:
         write_atomic(file, text)
-    click.echo(f"{file}: {'written' if current != text else 'already up to date'}.")
+    click.echo(f"{file}: {'written' if current != written else 'already up to date'}.")
 
 
 @cli.command("audit")

@@ -31,6 +31,20 @@ def test_registry_doc_check_fails_on_an_old_copy_and_writes_a_new_one(run, tmp_p
     assert run("registry-doc", cwd=tmp_path).output == registrydoc.markdown()  # standard output, outside any pool
 
 
+def test_registry_doc_compares_a_file_that_is_not_utf8_as_out_of_date(run, tmp_path):
+    """Round eighteen: a docs/registry.md holding the byte 0xff ended registry-doc, with and
+    without --check, in an internal error (it was read as UTF-8 text, whole)."""
+    copy = tmp_path / "registry.md"
+    copy.write_bytes(b"abc\xff\n")
+    result = run("registry-doc", str(copy), "--check", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: {copy}: the registry reference is out of date; run paperpool registry-doc {copy} and commit the result\n",
+    )
+    assert run("registry-doc", str(copy), cwd=tmp_path).output == f"{copy}: written.\n"
+    assert copy.read_text(encoding="utf-8") == registrydoc.markdown()
+
+
 def _settings(node: dict, document: dict, prefix: str = ""):
     """Every setting's name as the reference writes it, down to the shared definitions."""
     for name, body in node.get("properties", {}).items():
