@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import io
 import json
 import shutil
@@ -750,16 +751,17 @@ def test_a_corpus_page_cuts_a_long_value_and_tells_how_much_it_left_out():
     are still told apart by their whole values. (field_counts keeps a long value's first
     characters and its length: test_trace_bounded's ten counted megabytes.)"""
     from paperpool.traces.site.corpora import MAX_SHOWN, _counts
+    from paperpool.traces.summary import _group  # how the summary names a group: long ones cut
 
     value = "<b>" * 330_000
     counted = [
-        {"field": "x", "value": value[:MAX_SHOWN], "chars": len(value) + 1, "traces": 1, "run": "r" * 1000 + str(i % 2)}
+        {"field": "x", "value": value[:MAX_SHOWN], "chars": len(value) + 1, "traces": 1, "run": _group("r" * 1000 + str(i % 2))}
         for i in range(4)
     ]
-    groups = [(("r" * 1000 + "0",), 2), (("r" * 1000 + "1",), 2)]
+    groups = [((_group("r" * 1000 + "0"),), 2), ((_group("r" * 1000 + "1"),), 2)]
     table = _counts("x", counted, ["run"], groups, "over 4", ", by run")
     cells = [cell for row in table.rows for cell in row]
-    assert all(len(cell) < MAX_SHOWN + 40 for cell in cells)
+    assert all(len(cell) < MAX_SHOWN + 50 for cell in cells)
     assert table.rows[0][1] == value[:MAX_SHOWN] + f"… ({len(value) + 1 - MAX_SHOWN:,} characters more)"
     assert [row[-1] for row in table.rows] == ["50.0 %"] * 4  # each group's own size, not one merged
 
@@ -851,10 +853,29 @@ def test_a_summary_names_a_long_group_by_its_first_characters(run, tmp_path):
     (tmp_path / "long.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = run("trace", "summary", "long.jsonl", "--by", "task_id", "--format", "json", cwd=tmp_path)
     summary = json.loads(result.output[result.output.index("{") :])
-    assert {row["task_id"] for row in summary["metrics"]} == {
-        f"{i:05d}" + "x" * 195 + "… (31,805 characters more)" for i in range(50)
-    }
+
+    def named(value: str) -> str:
+        digest = hashlib.blake2b(value.encode(), digest_size=4).hexdigest()
+        return value[:200] + f"… (31,805 characters more, #{digest})"
+
+    assert {row["task_id"] for row in summary["metrics"]} == {named(f"{i:05d}" + "x" * 32_000) for i in range(50)}
     assert len(result.output) < 2_000_000
+
+
+def test_groups_alike_in_their_first_characters_and_length_are_two_groups(run, tmp_path):
+    """Round eighteen: two task ids sharing their first 200 characters and their length
+    were named alike, so the corpus page gave one of them the other's size (a share of
+    200 %), and cut the name again, counting its characters wrong."""
+    base = json.loads((REPO / "traces" / "debate-two-rounds.json").read_text(encoding="utf-8"))
+    del base["schema"]
+    ids = ["x" * 250 + "a", "x" * 250 + "b"]
+    lines = [json.dumps(base | {"trace_id": f"t{i}", "task_id": ids[i % 2]}) for i in range(3)]
+    (tmp_path / "alike.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run("trace", "summary", "alike.jsonl", "--by", "task_id", "--format", "json", cwd=tmp_path)
+    summary = json.loads(result.output[result.output.index("{") :])
+    traces = {row["task_id"]: row["traces"] for row in summary["metrics"] if row["measure"] == summary["metrics"][0]["measure"]}
+    assert sorted(traces.values()) == [1, 2] and len(traces) == 2
+    assert all(name.startswith("x" * 200 + "… (51 characters more, #") for name in traces)
 
 
 @pytest.mark.slow

@@ -241,10 +241,10 @@ def _labels(group: tuple) -> list[str]:
 
 
 def _shown(values) -> list[str]:
-    """Values as a table cell shows them: a long one cut, with the number of characters
-    left out (a 16 kB corpus whose values were a million characters each made a page
-    over the 5 MB a page may be)."""
-    return [_cut(str(value), len(str(value))) for value in values]
+    """Group values as a table cell shows them: as the summary names them, a long one
+    already cut there (summary._group), with the characters left out and a digest that
+    tells it from others alike; cut again, its count of characters was wrong."""
+    return [str(value) for value in values]
 
 
 def _cut(text: str, chars: int | None) -> str:
