@@ -15,7 +15,6 @@ from paperpool.files import walk
 from paperpool.files.problems import Problem
 
 from ..registry import Registry, linked_step, outside_pool, registry_problem
-from ..rendering.markdown import address
 from . import paths
 from .handwritten import read_page
 
@@ -81,7 +80,10 @@ def _links_out(text: str, page: str, repository: str | None) -> str:
         if not repository or resolved.startswith("../"):
             return label
         # the registry's address, like any value of a pool file, is encoded (a `)` in it
-        # ended the link and what followed was read as raw HTML)
+        # ended the link and what followed was read as raw HTML); imported here, as the
+        # pages are made, not when the registry's sections are read (test_architecture)
+        from ..rendering.markdown import address
+
         return f"[{label}](<{address(repository.rstrip('/') + '/blob/HEAD/' + resolved)}>)"
 
     return _OUT.sub(replaced, text)
