@@ -269,7 +269,64 @@ def _rows(path: Path, table_folder: Path, table: str) -> tuple[int, int]:
             f"{shown}: its row groups hold {grouped:,} rows where the file says {metadata.num_rows:,}, which no table "
             "`paperpool trace export` writes does; export the corpus again with paperpool trace export"
         )
+    _text_within_bounds(path, shown, metadata, schema, table)
     return grouped, size
+
+
+MOST_TEXT = 1 << 30  # bytes of text a table file may hold once each row has its own, as DuckDB reads it
+
+
+def _text_within_bounds(path: Path, shown: str, metadata, schema, table: str) -> None:
+    """Refuse a file whose text columns the summary reads (a trace's every one; an
+    event's key, partitions and type), each row's value written out, pass MOST_TEXT. A
+    column written by dictionary holds each value once, however many rows use it, and
+    DuckDB copies it for each (a 6.5 kB events table of one 8 MiB type over 60,000 rows
+    took 6.6 GB): its dictionary is read as such and its rows' lengths summed. A column
+    written plain is as large as its pages say, before they are decompressed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from .tables import PARTITIONABLE
+
+    read = None if table == "traces" else {*KEY, *PARTITIONABLE, "type"}
+    texts = [
+        field.name
+        for field in schema
+        if (pa.types.is_string(_plain(field.type)) or pa.types.is_large_string(_plain(field.type)))
+        and (read is None or field.name in read)
+    ]
+    if not texts:
+        return
+    positions = {metadata.schema.column(k).name: k for k in range(metadata.num_columns)}
+    pages = sum(
+        metadata.row_group(g).column(positions[name]).total_uncompressed_size
+        for g in range(metadata.num_row_groups)
+        for name in texts
+        if name in positions
+    )
+    written = 0
+    if pages <= MOST_TEXT:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+            table = pq.ParquetFile(handle, read_dictionary=texts).read(
+                columns=texts
+            )  # (read_table imports pyarrow.dataset: 0.15 s)
+        for column in table.columns:
+            for chunk in column.chunks:  # in Arrow's compute: numpy's conversions import pandas (0.13 s)
+                if pa.types.is_dictionary(chunk.type) and len(chunk.dictionary):
+                    written += pc.sum(pc.take(pc.binary_length(chunk.dictionary), chunk.indices)).as_py() or 0
+    if pages > MOST_TEXT or written > MOST_TEXT:
+        raise PaperpoolError(
+            f"{shown}: its text, each row's written out, is {max(pages, written):,} bytes, over the {MOST_TEXT:,} "
+            "paperpool reads of a table (a long trace_id, file name or value repeated over many rows); shorten them in "
+            "the traces, and export the corpus again with paperpool trace export"
+        )
+
+
+def _plain(kind):
+    import pyarrow as pa
+
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
 
 
 # A table `trace export` writes spends some bytes on every row (its time, at least): a file of
@@ -346,6 +403,11 @@ def _summarise(connection, sources: _Sources, by: list[str]) -> Summary:
                 f"--by {field}: not a column of the traces table; "
                 f"{suggest(field, list(types), f'use {usual} or a measure (docs/traces.md: the rows)')}"
             )
+        if field in ROW_NAMES:
+            raise PaperpoolError(
+                f"--by {field}: the summary's rows name their own {', '.join(ROW_NAMES)} so, and a group of that name "
+                "would lose its value; group by another column"
+            )
     identity = {column.name for column in IDENTITY}
     measures = [name for name, kind in types.items() if name not in identity and name not in by and _numeric(kind)]
     groups = ", ".join(_quoted(field) for field in by)
@@ -380,12 +442,19 @@ def _summarise(connection, sources: _Sources, by: list[str]) -> Summary:
     return Summary(by, metrics, _event_types(connection, sources, by))
 
 
+# The names a summary row gives its own values (a measure's, an event type's): no group's.
+ROW_NAMES = ("measure", *STATISTICS, "type", "events", "share")
+
+
 def _event_types(connection, sources: _Sources, by: list[str]) -> list[dict]:
     """Events by type, and each type's share of the group's events. Grouped by a field
     the events table carries (its trace's key, the partition columns), it is read alone;
     by another, it is joined to its trace's row."""
     events, traces = sources["events"], sources["traces"]
-    if set(by) <= set(_columns(connection, events)):
+    from .tables import EVENT_COLUMNS
+
+    carried = set(_columns(connection, events)) - {column.name for column in EVENT_COLUMNS}  # its trace's key, partitions
+    if set(by) <= carried:  # (an event's own `tokens` is not its trace's)
         source, owner = f"{events} e", "e"
     else:
         key = " AND ".join(f"e.{_quoted(k)} IS NOT DISTINCT FROM t.{_quoted(k)}" for k in KEY)

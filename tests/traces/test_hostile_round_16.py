@@ -9,6 +9,7 @@ from pathlib import Path
 
 from paperpool.traces import summary
 
+from ..conftest import REPO
 from .fixtures import SOURCE_EXAMPLE
 
 
@@ -188,3 +189,51 @@ def test_an_exported_trace_s_key_is_written_once_per_batch_not_per_row(run, tmp_
     assert table.num_rows == 2_000
     summary = run("trace", "summary", "tables", "--format", "json", cwd=tmp_path)
     assert summary.exit_code == 0, summary.output
+
+
+def test_a_summary_refuses_tables_whose_text_written_out_passes_its_bound(run, tmp_path):
+    """Round eighteen: an events table of 6.5 kB held one type of 8 MiB, by dictionary, over
+    60,000 rows; DuckDB copies it for each row (6.6 GB). The text each row's value makes is
+    summed from the dictionary before any query, and a table past MOST_TEXT refused."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from paperpool.traces import summary
+
+    assert run("trace", "export", str(REPO / "traces" / "debate-two-rounds.json"), "-o", "tables", cwd=tmp_path).exit_code == 0
+    events = tmp_path / "tables" / "events" / "part-0.parquet"
+    table = pq.read_table(events)
+    row, rows = table.slice(0, 1).to_pylist()[0], 1_100
+    huge = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), pa.array(["x" * (1 << 20)]))
+    columns = {
+        name: huge if name == "type" else pa.array([row[name]] * rows, table.schema.field(name).type)
+        for name in table.schema.names
+    }
+    os.remove(events)
+    pq.write_table(pa.table(columns), events, compression="zstd")
+    result = run("trace", "summary", "tables", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: tables/events/part-0.parquet: its text, each row's written out, is "
+        f"{rows * (1 << 20) + sum(len(str(row[k])) for k in ('file', 'trace_id')) * rows:,} bytes, over the "
+        f"{summary.MOST_TEXT:,} paperpool reads of a table (a long trace_id, file name or value repeated over many rows); "
+        "shorten them in the traces, and export the corpus again with paperpool trace export\n",
+    )
+
+
+def test_a_summary_by_an_event_column_groups_by_the_trace_s_and_never_by_a_row_name(run, tmp_path):
+    """Round eighteen: `--by tokens` grouped the event types by each event's own tokens (the
+    events table has a column of that name), and `--by events` gave the event types' rows
+    two values of one name, losing the group's."""
+    assert run("trace", "export", str(REPO / "traces" / "debate-two-rounds.json"), "-o", "tables", cwd=tmp_path).exit_code == 0
+    by_tokens = json.loads(run("trace", "summary", "tables", "--by", "tokens", "--format", "json", cwd=tmp_path).output)
+    trace_tokens = {row["tokens"] for row in by_tokens["metrics"]}
+    assert len(trace_tokens) == 1 and {row["tokens"] for row in by_tokens["event_types"]} == trace_tokens
+    result = run("trace", "summary", "tables", "--by", "events", cwd=tmp_path)
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: --by events: the summary's rows name their own measure, traces, count, mean, min, p10, p25, p50, p75, "
+        "p90, max, type, events, share so, and a group of that name would lose its value; group by another column\n",
+    )
