@@ -97,8 +97,8 @@ class _Budget:
         if self.left < 0:
             raise PaperpoolError(
                 f"{REGISTRY_FILE}: {RECORD_KINDS[self.kind]}: the schema of {NOUNS[self.kind]} would be over "
-                f"{MAX_SCHEMA_CHARS:,} characters (each field's description names values of its vocabularies); "
-                "declare fewer fields, or give the vocabularies they use shorter ids"
+                f"{MAX_SCHEMA_CHARS:,} characters (each field is written with its label and help, a choice field "
+                "with its vocabulary's values); declare fewer fields, or choice fields over shorter vocabularies"
             )
 
 

@@ -177,9 +177,9 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
     return claims, problems
 
 
-# The counts a statement gives: numbers standing alone (not O5, K2.5 or 2605.02801), and
-# "no entry", "none of the records" for 0.
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w]|\.\d)")
+# The counts a statement gives: numbers standing alone (not O5, K2.5 or 2605.02801) of at
+# most 15 digits (int() refuses past 4,300), and "no entry", "none of the records" for 0.
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3}){1,4}|\d{1,15})(?![\w]|\.\d)")  # (a longer run is no count)
 _NONE = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
 
 

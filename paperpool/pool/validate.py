@@ -246,15 +246,17 @@ def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
     (a warning): a description states what a value means, and the pages count it from the
     records (issue 37: "No retained entry learns this decision" stood over a list of nine)."""
     doc = pool.registry.document
-    specs = pool.registry.fields["entries"].values()
     problems = []
+    held: dict | None = None  # vocabulary -> value -> the entries holding it, found once, when first needed
     for name, body in (doc.data.get("vocabularies") or {}).items():
         values = body.get("values") if isinstance(body, dict) else None
         for index, value in enumerate(values if isinstance(values, list) else []):
             said = value.get("description") if isinstance(value, dict) else None
             if not isinstance(said, str) or not _NO_RECORD.search(said):
                 continue
-            holding = [record.key for record in pool.entries if _holds(record.data, specs, name, value.get("id"))]
+            held = _held(pool) if held is None else held
+            identifier = value.get("id")
+            holding = held.get(name, {}).get(identifier, []) if isinstance(identifier, str) else []
             if holding:
                 shown = ", ".join(holding[:5]) + (f" and {len(holding) - 5} more" if len(holding) > 5 else "")
                 problems.append(
@@ -270,18 +272,28 @@ def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
     return problems
 
 
-def _holds(data: dict, specs, vocabulary: str, value) -> bool:
-    """Whether a record holds `value` of `vocabulary` in any field: a choice, a list's item,
-    or a map's key or value."""
-    for spec in specs:
-        given = data.get(spec.name)
-        if spec.vocabulary == vocabulary and (given == value or (isinstance(given, list) and value in given)):
-            return True
-        if isinstance(given, dict) and (
-            (spec.keys == vocabulary and value in given) or (spec.vocabulary == vocabulary and value in given.values())
-        ):
-            return True
-    return False
+def _held(pool: Pool) -> dict[str, dict[str, list[str]]]:
+    """{vocabulary: {value: the entries holding it}}, in one pass over the entries: a choice,
+    a list's items, a map's keys and values (a value asked of every entry and field in turn
+    made 19,000 described values over 1,000 entries a minute a command)."""
+    held: dict[str, dict[str, list[str]]] = {}
+    specs = list(pool.registry.fields["entries"].values())
+    for record in pool.entries:
+        for spec in specs:
+            given = record.data.get(spec.name)
+            found: list[tuple[str | None, object]] = []
+            if isinstance(given, dict):
+                found += [(spec.keys, key) for key in given] + [(spec.vocabulary, item) for item in given.values()]
+            elif isinstance(given, list):
+                found += [(spec.vocabulary, item) for item in given]
+            else:
+                found.append((spec.vocabulary, given))
+            for vocabulary, value in found:
+                if vocabulary and isinstance(value, str):
+                    keys = held.setdefault(vocabulary, {}).setdefault(value, [])
+                    if not keys or keys[-1] != record.key:
+                        keys.append(record.key)
+    return held
 
 
 def check_registry_references(pool: Pool) -> list[Problem]:

@@ -286,7 +286,7 @@ def test_a_registry_whose_schema_would_be_too_large_is_refused_in_one_line(run, 
     assert (result.exit_code, result.output) == (
         1,
         "Error: registry.yaml: entry_fields: the schema of a retained entry would be over 5,000,000 characters "
-        "(each field's description names values of its vocabularies); declare fewer fields, or give the "
-        "vocabularies they use shorter ids\n",
+        "(each field is written with its label and help, a choice field with its vocabulary's values); declare fewer "
+        "fields, or choice fields over shorter vocabularies\n",
     )
     assert not (tiny / "schemas").exists()
