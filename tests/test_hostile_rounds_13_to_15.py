@@ -166,8 +166,8 @@ def test_schemas_count_what_they_write_indented(run, pool_copy):
     assert (result.exit_code, result.output.splitlines()[-1]) == (
         1,
         "Error: registry.yaml: entry_fields: the schema of a retained entry would be over 5,000,000 characters (each "
-        "field's description names values of its vocabularies); declare fewer fields, or give the vocabularies they use "
-        "shorter ids",
+        "field is written with its label and help, a choice field with its vocabulary's values); declare fewer fields, "
+        "or choice fields over shorter vocabularies",
     )
     assert not (pool_copy / "schemas").exists()
     registry.write_text(original.replace("entry_fields:\n", "entry_fields:\n" + _nested_mapping(0, 5_000), 1), encoding="utf-8")
