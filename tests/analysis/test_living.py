@@ -264,8 +264,8 @@ def test_the_site_says_what_the_pool_adds_to_the_published_survey(run, pool_copy
     )
     bullets = {line.split("**")[1]: line for line in since if line.startswith("- **")}
     assert bullets["5 entries added"].startswith("- **5 entries added** since 2026-05-04: [Weak-for-Strong: ")
-    assert bullets["53 records retagged"].startswith(
-        "- **53 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
+    assert bullets["54 records retagged"].startswith(
+        "- **54 records retagged**: [Agent Lightning: Train ANY AI Agents with Reinforcement Learning](entries/agent-lightning.md) "
         "(retagged 2026-11-23: Sub-decisions, Strict explicit credit), "
     )
     assert bullets["7 published claims"] == (

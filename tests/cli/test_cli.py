@@ -214,9 +214,9 @@ def test_import_csv_writes_one_file_per_row(run, pool_copy, tmp_path):
     result = run("validate", cwd=pool_copy)
     assert result.exit_code == 0
     assert result.output == (
-        "papers/new-paper.yaml:25: subdecision_evidence: warning: not filled in yet; replace TODO with a list of evidence "
+        "papers/new-paper.yaml:26: subdecision_evidence: warning: not filled in yet; replace TODO with a list of evidence "
         "items (about, url, note)\n"
-        "papers/new-paper.yaml:29: evidence_level: warning: not filled in yet; replace TODO with one of "
+        "papers/new-paper.yaml:30: evidence_level: warning: not filled in yet; replace TODO with one of "
         "peer_reviewed, preprint, technical_report, product_documentation, blog, case_study\n"
         "0 errors, 2 warnings.\n"
     )

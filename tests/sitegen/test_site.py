@@ -699,12 +699,12 @@ def test_the_home_page_links_the_survey_its_repository_and_form_and_says_when_th
     )
     assert run("build", "--out", str(tmp_path / "site"), cwd=pool_copy).exit_code == 0
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    # the latest date_added or change of any record: the retaggings of 2026-11-23
+    # the latest date_added or change of any record: the citations by venue of 2026-11-29
     assert (
         '<p>The survey: <a href="https://arxiv.org/abs/2605.02801v1">arXiv 2605.02801v1</a> · '
         '<a href="https://github.com/example/pool">repository</a> · '
         '<a href="https://github.com/example/pool/issues/new">suggest a paper</a> · '
-        "Pool last changed: 2026-11-23 (the latest day a record entered the pool or was changed, as the records say)</p>"
+        "Pool last changed: 2026-11-29 (the latest day a record entered the pool or was changed, as the records say)</p>"
     ) in home
     # issue 37: "all hold" beside changed values said which count holds only on another page
     said = (
