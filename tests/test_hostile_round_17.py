@@ -148,3 +148,52 @@ def test_descriptions_saying_no_entry_are_checked_in_one_pass_over_the_entries(r
     monkeypatch.setattr(validate, "_held", lambda pool: passes.append(1) or gathered(pool))
     result = run("validate", "--no-cache", cwd=pool_copy)
     assert (result.exit_code, result.output, len(passes)) == (0, "ok: 84 entries and 32 exclusions, no problems.\n", 1)
+
+
+def test_many_values_on_one_line_are_shown_up_to_a_bound(run, tiny, tmp_path):
+    """Round twenty: 4,500 authors of 30 `*` each (180 kB, validate --strict clean) made the
+    entry page one line of 135,000 escapes, and the build took 66 s (Python-Markdown's time
+    on a line grows faster than its escapes). A line of many values shows as many as fit
+    JOINED_SHOWN characters and says how many more there are."""
+    from paperpool.rendering import markdown
+
+    parts = [markdown.text("*" * 30 + f"{n:05d}") for n in range(4_500)]
+    line = markdown.joined(parts, "; ")
+    assert len(line) <= markdown.JOINED_SHOWN + 100 and line.endswith(f"; … and {4_500 - line.count('; '):,} more")
+    assert markdown.joined(["a", "b"], ", ") == "a, b"
+    record = tiny / "papers" / "alpha.yaml"
+    names = ", ".join(f'"{"*" * 30}{n:05d}"' for n in range(4_500))
+    edit(record, 'authors: ["Ames, Ann", "Bell, Bo"]', f"authors: [{names}]")
+    built = run("build", "--out", str(tmp_path / "site"), "--keep-pages", str(tmp_path / "pages"), cwd=tiny)
+    assert built.exit_code == 0, built.output
+    lines = (tmp_path / "pages" / "entries" / "alpha.md").read_text(encoding="utf-8").splitlines()
+    markdown_lines = [line for line in lines if line.count("\\*") > 30]  # (the BibTeX and RIS blocks are code)
+    assert markdown_lines and all(len(line) < markdown.JOINED_SHOWN + 200 for line in markdown_lines)
+    assert all("; … and 4,351 more" in line for line in markdown_lines)
+
+
+def test_import_csv_with_a_bib_reads_fields_a_registry_types_otherwise(run, tmp_path):
+    """Round twenty: a registry typing `urls` as a whole number (validate: ok) made
+    `import-csv --bib` end in an internal error matching the row to its .bib record."""
+    import yaml
+
+    assert run("new-survey", "fresh", cwd=tmp_path).exit_code == 0
+    pool = tmp_path / "fresh"
+    for path in (pool / "papers").glob("*.yaml"):
+        path.unlink()
+    registry = yaml.safe_load((pool / "registry.yaml").read_text(encoding="utf-8"))
+    for column in registry["csv"]["entries"]["source_columns"]:
+        if column["field"] == "urls":
+            column["convert"] = "integer"
+    registry["entry_fields"]["urls"] = {"type": "integer", "label": "Links"}
+    (pool / "registry.yaml").write_text(yaml.safe_dump(registry, sort_keys=False), encoding="utf-8")
+    (pool / "new.csv").write_text(
+        "key,title,authors,authors_complete,year,venue,arxiv_id,doi,urls,approach,setting,date_added,summary\n"
+        'newone,Some title,"Doe, J",true,2020,X,2301.00001,,7,training,benchmark,2024-01-01,A sum\n',
+        encoding="utf-8",
+    )
+    (pool / "new.bib").write_text(
+        "@article{b1, title={Some title}, author={Doe, J}, year={2020}, eprint={2301.00001}}\n", encoding="utf-8"
+    )
+    result = run("import-csv", "new.csv", "--bib", "new.bib", cwd=pool)
+    assert (result.exit_code, result.output) == (0, "wrote 1 entry to papers/\n")

@@ -219,12 +219,14 @@ class _BibIndex:
     def match(self, record: dict) -> BibRecord | None:
         """The .bib record of a CSV row: the one with its arXiv id, else the one sharing a
         link with it, else the one with its title; none where two or more would."""
-        arxiv = record.get("arxiv_id")
-        tokens = {token for url in record.get("urls") or [] for token in identity.url_tokens(url)}
+        # a registry may type these fields otherwise (a number, a mapping): only text is matched
+        arxiv, urls, title = record.get("arxiv_id"), record.get("urls"), record.get("title")
+        links = [url for url in (urls if isinstance(urls, list) else []) if isinstance(url, str)]
+        tokens = {token for url in links for token in identity.url_tokens(url)}
         found = [
-            self.by_arxiv.get(identity.arxiv_id(arxiv), []) if arxiv else [],
+            self.by_arxiv.get(identity.arxiv_id(arxiv), []) if isinstance(arxiv, str) and arxiv else [],
             list({id(b): b for token in tokens for b in self.by_token.get(token, [])}.values()),
-            self.by_title.get(identity.title_key(record.get("title") or ""), []),
+            self.by_title.get(identity.title_key(title), []) if isinstance(title, str) else [],
         ]
         return next((matches[0] for matches in found if len(matches) == 1), None)
 
@@ -238,8 +240,10 @@ def _merge_bib(record: dict, bib: BibRecord | None) -> None:
         record["authors_complete"] = len(authors) == len(bib.authors)
     if bib.doi and not record.get("doi"):
         record["doi"] = bib.doi
-    urls = list(record.get("urls") or [])
-    record["urls"] = urls + [url for url in bib.urls if url not in urls]
+    urls = record.get("urls")
+    if urls is None or isinstance(urls, list):  # (a registry may type them otherwise: then they stay as the row gave them)
+        urls = list(urls or [])
+        record["urls"] = urls + [url for url in bib.urls if url not in urls]
     record["bibtex"] = {"type": bib.type, "key": bib.key, **{f: bib.fields[f] for f in BIB_FIELDS if bib.fields.get(f)}}
     if bib.fields.get("year") and bib.fields["year"] != str(record.get("year")):
         record["bibtex"]["year"] = bib.fields["year"]  # e.g. the venue's year where the entry gives the preprint's

@@ -96,6 +96,7 @@ class Renderer:
             autoescape=False,
         )
         self.env.filters["md"] = markdown.text
+        self.env.filters["joined"] = markdown.joined
         self.env.filters["md_link"] = markdown.link
         self.env.filters["code"] = markdown.code  # an id, a name or a query of the pool shown as code
         self.env.filters["html"] = markdown.html_text  # record text inside a raw HTML block

@@ -132,10 +132,13 @@ class _Formatter:
 
     def sources(self, items: list[dict]) -> str:
         """Evidence items as `: sentence (source)`, each linking to its page."""
-        return "".join(
-            f": {markdown.text(item.get('note') or '')}"
-            + (f" ({markdown.link('source', item['url'])})" if _is_web(str(item.get("url", ""))) else "")
-            for item in items
+        return markdown.joined(
+            (
+                f": {markdown.text(item.get('note') or '')}"
+                + (f" ({markdown.link('source', item['url'])})" if _is_web(str(item.get("url", ""))) else "")
+                for item in items
+            ),
+            "",
         )
 
     def plain(self, spec: FieldSpec, value, name: str) -> str:
@@ -152,7 +155,7 @@ class _Formatter:
         if kind == "bool":
             return "yes" if value else "no"
         if isinstance(value, list):
-            return LIST_SEPARATOR.join(markdown.text(item) for item in value)
+            return markdown.joined((markdown.text(item) for item in value), LIST_SEPARATOR)
         return markdown.text(value)
 
     def choice(self, name: str, vocabulary_name: str, value) -> str:
