@@ -180,12 +180,13 @@ def load_claims(pool: Pool) -> tuple[list[Claim], list[Problem]]:
 # The counts a statement gives: numbers standing alone (not O5, K2.5 or 2605.02801) of at
 # most 15 digits (int() refuses past 4,300), and "no entry", "none of the records" for 0.
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3}){1,4}|\d{1,15})(?![\w]|\.\d)")  # (a longer run is no count)
-_NONE = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
+# "No retained entry", "none of the records": a count of 0, in a statement or a description
+NO_RECORD = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
 
 
 def _stated_counts(statement: str) -> set[int]:
     counts = {int(found.replace(",", "")) for found in _NUMBER.findall(statement)}
-    return counts | ({0} if _NONE.search(statement) else set())
+    return counts | ({0} if NO_RECORD.search(statement) else set())
 
 
 def _says_nothing(claim: Claim, counted: Pool, columns: dict[str, dict[str, Column]]) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 from pathlib import Path
 
 from paperpool.files.problems import PaperpoolError, Problem, errors, suggest
@@ -15,7 +14,7 @@ from paperpool.registry import (
 
 from . import identity
 from .checked import CheckedRead
-from .ledger import load_claims
+from .ledger import NO_RECORD, load_claims
 from .reading import Pool, Record
 from .recordchecks import (
     record_facts,
@@ -236,10 +235,6 @@ def _same_key_score(key: str, threshold: float) -> float:
 
 SUGGESTED = 5  # unknown keys of one record given a did-you-mean
 
-# A description that says no record holds its value: "No retained entry learns this ...",
-# "none of the entries". What a value means does not change; how many hold it does.
-_NO_RECORD = re.compile(r"\b(?:no|none of the)\s+(?:\w+\s+){0,2}?(?:entry|entries|record|records|paper|papers)\b", re.IGNORECASE)
-
 
 def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
     """A vocabulary value whose description says no record holds it while some entry does
@@ -252,7 +247,10 @@ def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
         values = body.get("values") if isinstance(body, dict) else None
         for index, value in enumerate(values if isinstance(values, list) else []):
             said = value.get("description") if isinstance(value, dict) else None
-            if not isinstance(said, str) or not _NO_RECORD.search(said):
+            denying = (
+                NO_RECORD.search(said) if isinstance(said, str) else None
+            )  # what a value means does not change; its count does
+            if denying is None:
                 continue
             held = _held(pool) if held is None else held
             identifier = value.get("id")
@@ -264,7 +262,7 @@ def _descriptions_denying_the_data(pool: Pool) -> list[Problem]:
                         REGISTRY_FILE,
                         doc.line("vocabularies", name, "values", index, "description"),
                         f"vocabularies.{name}.{value.get('id')}.description",
-                        f"says '{_NO_RECORD.search(said).group()}', but {len(holding)} entries hold {value.get('id')} "
+                        f"says '{denying.group()}', but {len(holding)} entries hold {identifier} "
                         f"({shown}); say what the value means, and let the pages count it from the records",
                         "warning",
                     )

@@ -307,11 +307,9 @@ def _text_within_bounds(path: Path, shown: str, metadata, schema, table: str) ->
     )
     written = 0
     if pages <= MOST_TEXT:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
-            table = pq.ParquetFile(handle, read_dictionary=texts).read(
-                columns=texts
-            )  # (read_table imports pyarrow.dataset: 0.15 s)
-        for column in table.columns:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:  # (read_table imports pyarrow.dataset: 0.15 s)
+            columns = pq.ParquetFile(handle, read_dictionary=texts).read(columns=texts).columns
+        for column in columns:
             for chunk in column.chunks:  # in Arrow's compute: numpy's conversions import pandas (0.13 s)
                 if pa.types.is_dictionary(chunk.type) and len(chunk.dictionary):
                     written += pc.sum(pc.take(pc.binary_length(chunk.dictionary), chunk.indices)).as_py() or 0
